@@ -1,0 +1,57 @@
+import { eq } from 'drizzle-orm';
+import { ConfigError } from './config/config.load';
+import type { Config } from './config/config.schema';
+import { resolveMasterKey } from './config/master-key';
+import type { AppContext } from './context';
+import { migrateDatabase, openDatabase } from './db/database';
+import { meta } from './db/schema';
+import { systemClock, type Clock } from './lib/clock';
+import { createLogger, type Logger, type LogLevel } from './lib/logger';
+import { SecretBox } from './lib/secrets';
+import { seedAppsFromConfig } from './modules/apps/apps.seed';
+import { resolveAdminToken } from './modules/auth/admin-auth';
+
+export interface BootstrapOptions {
+  clock?: Clock;
+  logger?: Logger;
+  migrationsFolder?: string;
+}
+
+/**
+ * Opens and migrates the database, unlocks the secret store, resolves the admin token and applies
+ * the configured apps: everything that must be true before the server listens.
+ * Returns the generated admin token when one was made on this start (to print once).
+ */
+export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx: AppContext; generatedAdminToken?: string } {
+  const logger = options.logger ?? createLogger(config.log.level as LogLevel);
+  const db = openDatabase(config.database.path);
+  try {
+    migrateDatabase(db, options.migrationsFolder);
+    const { key } = resolveMasterKey(config.security.master_key, config.database.path);
+    const box = new SecretBox(key);
+    checkMasterKey(db, box);
+    const admin = resolveAdminToken(db, config.admin.token);
+    const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.hash };
+    seedAppsFromConfig(ctx);
+    return { ctx, generatedAdminToken: admin.generated };
+  } catch (e) {
+    db.$client.close();
+    throw e;
+  }
+}
+
+const CANARY_KEY = 'master_key_canary';
+
+/** Refuses to start with a master key other than the one the database's secrets were sealed with. */
+function checkMasterKey(db: AppContext['db'], box: SecretBox): void {
+  const row = db.select().from(meta).where(eq(meta.key, CANARY_KEY)).get();
+  if (!row) {
+    db.insert(meta).values({ key: CANARY_KEY, value: box.seal('islet', CANARY_KEY) }).run();
+    return;
+  }
+  try {
+    box.open(row.value, CANARY_KEY);
+  } catch {
+    throw new ConfigError(['the master key does not match this database: restore the islet.key file (or security.master_key) it was created with']);
+  }
+}

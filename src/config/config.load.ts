@@ -1,0 +1,179 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parse, TomlError } from 'smol-toml';
+import { locateKey, type KeyPath } from './config.locate';
+import {
+  APNS_FIELDS,
+  APP_FIELDS,
+  DEFAULT_PLANS,
+  FCM_FIELDS,
+  PLAN_FIELDS,
+  SECTIONS,
+  type AppConfig,
+  type Config,
+  type FieldSpec,
+  type SectionSpec,
+} from './config.schema';
+
+/** A configuration that cannot be used; its message lists every problem, one per line. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join('\n'));
+    this.name = 'ConfigError';
+  }
+}
+
+type Table = Record<string, unknown>;
+const isTable = (v: unknown): v is Table => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const APP_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/**
+ * Which file to read: `--config FILE`, else `ISLET_CONFIG`, else `./islet.toml` when present,
+ * else none (built-in defaults).
+ */
+export function resolveConfigPath(flag: string | undefined, env: Record<string, string | undefined>, cwd = process.cwd()): string | undefined {
+  if (flag) return flag;
+  if (env.ISLET_CONFIG) return env.ISLET_CONFIG;
+  const local = `${cwd}/islet.toml`;
+  return existsSync(local) ? local : undefined;
+}
+
+/** Reads, validates and resolves the configuration. Throws ConfigError naming `file:line:column`. */
+export function loadConfig(path: string | undefined, env: Record<string, string | undefined> = process.env): Config {
+  let text = '';
+  if (path !== undefined) {
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (e) {
+      throw new ConfigError([`${path}: cannot read the configuration file (${(e as NodeJS.ErrnoException).code ?? 'error'})`]);
+    }
+  }
+  return parseConfig(text, path ?? 'built-in defaults', env);
+}
+
+export function parseConfig(text: string, source: string, env: Record<string, string | undefined> = {}): Config {
+  let raw: Table;
+  try {
+    raw = parse(text) as Table;
+  } catch (e) {
+    if (e instanceof TomlError) throw new ConfigError([`${source}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`]);
+    throw e;
+  }
+  const problems: string[] = [];
+  const at = (path: KeyPath) => {
+    const pos = locateKey(text, path);
+    return pos ? `${source}:${pos.line}:${pos.column}` : source;
+  };
+  const keyName = (path: KeyPath) => path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+  const report = (path: KeyPath, message: string) => problems.push(`${at(path)}: ${keyName(path)} ${message}`);
+
+  const readSection = (table: unknown, spec: SectionSpec, path: KeyPath, nested: string[] = []): Table => {
+    const out: Table = {};
+    if (table === undefined) table = {};
+    if (!isTable(table)) {
+      report(path, 'must be a table');
+      return out;
+    }
+    for (const [key, value] of Object.entries(table)) {
+      if (!(key in spec) && !nested.includes(key)) report([...path, key], `is not a known key`);
+    }
+    for (const [key, field] of Object.entries(spec)) {
+      const value = table[key];
+      if (value === undefined) {
+        if ('default' in field) out[key] = field.default;
+        continue;
+      }
+      const problem = checkValue(field, value);
+      if (problem) report([...path, key], problem);
+      else out[key] = value;
+    }
+    return out;
+  };
+
+  const known = [...Object.keys(SECTIONS), 'plans', 'apps'];
+  for (const key of Object.keys(raw)) if (!known.includes(key)) report([key], 'is not a known section');
+
+  const config: Table = { source };
+  for (const [name, spec] of Object.entries(SECTIONS)) {
+    const section = readSection(raw[name], spec as SectionSpec, [name]);
+    for (const [key, field] of Object.entries(spec as SectionSpec)) {
+      const envName = `ISLET_${name}_${key}`.toUpperCase();
+      const envValue = env[envName];
+      if (envValue === undefined) continue;
+      const parsed = fromEnv(field, envValue);
+      if (parsed.ok) section[key] = parsed.value;
+      else problems.push(`environment ${envName}: ${parsed.problem}`);
+    }
+    config[name] = section;
+  }
+
+  const plans: Config['plans'] = { ...DEFAULT_PLANS };
+  if (raw.plans !== undefined) {
+    if (!isTable(raw.plans)) report(['plans'], 'must be a table of plans');
+    else
+      for (const [name, plan] of Object.entries(raw.plans)) {
+        plans[name] = readSection(plan, PLAN_FIELDS, ['plans', name]) as Config['plans'][string];
+      }
+  }
+  config.plans = plans;
+
+  const apps: AppConfig[] = [];
+  if (raw.apps !== undefined) {
+    if (!Array.isArray(raw.apps)) report(['apps'], 'must be an array of tables ([[apps]])');
+    else
+      raw.apps.forEach((entry, i) => {
+        const app = readSection(entry, APP_FIELDS, ['apps', i], ['apns', 'fcm']) as AppConfig;
+        if (app.id === undefined) report(['apps', i], 'needs an id');
+        else if (!APP_ID.test(app.id)) report(['apps', i, 'id'], 'must be 1-64 letters, digits, - or _');
+        else if (apps.some((a) => a.id === app.id)) report(['apps', i, 'id'], `repeats the app id "${app.id}"`);
+        if (app.plan !== undefined && !(app.plan in plans)) report(['apps', i, 'plan'], `names an unknown plan "${app.plan}"`);
+        if (isTable(entry) && entry.apns !== undefined) {
+          app.apns = readSection(entry.apns, APNS_FIELDS, ['apps', i, 'apns']) as AppConfig['apns'];
+          for (const k of ['bundle_id', 'team_id', 'key_id', 'key_file'] as const)
+            if (app.apns?.[k] === undefined) report(['apps', i, 'apns'], `needs ${k}`);
+        }
+        if (isTable(entry) && entry.fcm !== undefined) {
+          app.fcm = readSection(entry.fcm, FCM_FIELDS, ['apps', i, 'fcm']) as AppConfig['fcm'];
+          if (app.fcm?.service_account_file === undefined) report(['apps', i, 'fcm'], 'needs service_account_file');
+        }
+        apps.push(app);
+      });
+  }
+  config.apps = apps;
+
+  const server = config.server as Config['server'];
+  server.public_url ??= `http://localhost:${server.port}`;
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config as unknown as Config;
+}
+
+function checkValue(field: FieldSpec, value: unknown): string | undefined {
+  switch (field.kind) {
+    case 'string':
+      if (typeof value !== 'string') return `must be a string, not ${describe(value)}`;
+      if (field.oneOf && !field.oneOf.includes(value)) return `must be one of ${field.oneOf.join(', ')}`;
+      return undefined;
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) return `must be an integer, not ${describe(value)}`;
+      if (field.min !== undefined && value < field.min) return `must be at least ${field.min}`;
+      if (field.max !== undefined && value > field.max) return `must be at most ${field.max}`;
+      return undefined;
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : `must be true or false, not ${describe(value)}`;
+  }
+}
+
+function fromEnv(field: FieldSpec, raw: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+  let value: unknown = raw;
+  if (field.kind === 'integer') value = /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
+  if (field.kind === 'boolean') value = raw === 'true' ? true : raw === 'false' ? false : raw;
+  const problem = checkValue(field, value);
+  return problem ? { ok: false, problem } : { ok: true, value };
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return 'an array';
+  if (value instanceof Date) return 'a date';
+  if (isTable(value)) return 'a table';
+  if (typeof value === 'string') return `the string "${value}"`;
+  return `${typeof value} ${String(value)}`;
+}

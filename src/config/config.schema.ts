@@ -1,0 +1,112 @@
+/**
+ * The configuration schema: every key, its type, default, environment variable and meaning.
+ * It is the single source for validation, environment overrides, the redacted view and
+ * `islet.example.toml` (a test checks that the example names every key here).
+ */
+
+export type FieldSpec =
+  | { kind: 'string'; doc: string; default?: string; secret?: boolean; oneOf?: readonly string[] }
+  | { kind: 'integer'; doc: string; default?: number; min?: number; max?: number }
+  | { kind: 'boolean'; doc: string; default?: boolean };
+
+export type SectionSpec = Record<string, FieldSpec>;
+
+/** Sections with fixed keys; each key can be overridden by ISLET_<SECTION>_<KEY>. */
+export const SECTIONS = {
+  server: {
+    host: { kind: 'string', default: '0.0.0.0', doc: 'Address to listen on.' },
+    port: { kind: 'integer', default: 8080, min: 0, max: 65535, doc: 'TCP port to listen on (0 picks a free one).' },
+    public_url: { kind: 'string', doc: 'Address users reach the server at; default http://localhost:<port>.' },
+    rate_limit_per_second: {
+      kind: 'integer',
+      default: 1000,
+      min: 0,
+      doc: 'Requests per second allowed per app on the public API (bursts up to twice that); 0 turns the limit off.',
+    },
+  },
+  database: {
+    path: { kind: 'string', default: 'data/islet.db', doc: 'SQLite database file, relative to the working directory.' },
+  },
+  admin: {
+    token: {
+      kind: 'string',
+      secret: true,
+      doc: 'Bearer token of the admin API and console sign-in. Absent: generated on first start, printed once, and kept (hashed) in the database.',
+    },
+  },
+  security: {
+    master_key: {
+      kind: 'string',
+      secret: true,
+      doc: 'Base64 of 32 bytes that encrypt secrets at rest (AES-256-GCM). Absent: a key file islet.key (mode 0600) is created beside the database.',
+    },
+  },
+  scheduler: {
+    tick_seconds: { kind: 'integer', default: 5, min: 1, max: 3600, doc: 'Interval of quota and expiry enforcement.' },
+  },
+  retention: {
+    activities_days: { kind: 'integer', default: 90, min: 1, doc: 'Ended activities older than this are deleted.' },
+    deliveries_days: { kind: 'integer', default: 14, min: 1, doc: 'Finished deliveries older than this are deleted.' },
+  },
+  log: {
+    level: { kind: 'string', default: 'info', oneOf: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Log level.' },
+  },
+} as const satisfies Record<string, SectionSpec>;
+
+/** `[plans.<name>]`: what an app on that plan may do. */
+export const PLAN_FIELDS = {
+  live_activities: { kind: 'boolean', default: false, doc: 'Whether apps on this plan may start live activities.' },
+  minutes: {
+    kind: 'integer',
+    min: 0,
+    doc: 'Live activity minutes per billing period (calendar month, UTC); absent = unlimited; 0 = none.',
+  },
+  overage: { kind: 'boolean', default: false, doc: 'true: exceeding the minutes neither blocks starts nor ends activities.' },
+} as const satisfies SectionSpec;
+
+/** `[[apps]]`: apps declared in the file, upserted at every start. */
+export const APP_FIELDS = {
+  id: { kind: 'string', doc: 'App identifier used in URLs (letters, digits, - and _).' },
+  name: { kind: 'string', doc: 'Display name; default the id.' },
+  plan: { kind: 'string', default: 'pro', doc: 'Name of a plan.' },
+  app_secret: { kind: 'string', secret: true, doc: 'App Secret (X-Service-Key); absent: generated once and kept.' },
+  signing_secret: { kind: 'string', secret: true, doc: 'Signing Secret (device HMAC); absent: generated once and kept.' },
+} as const satisfies SectionSpec;
+
+export const APNS_FIELDS = {
+  bundle_id: { kind: 'string', doc: 'The iOS app bundle id (APNs topic).' },
+  team_id: { kind: 'string', doc: 'Apple developer team id (iss of the provider token).' },
+  key_id: { kind: 'string', doc: 'Id of the APNs auth key (kid of the provider token).' },
+  key_file: { kind: 'string', doc: 'Path of the .p8 auth key.' },
+  environment: { kind: 'string', default: 'production', oneOf: ['production', 'sandbox'], doc: 'APNs environment.' },
+  endpoint: { kind: 'string', doc: "Override of Apple's host, e.g. https://127.0.0.1:9443 (tests, proxies)." },
+  ca_file: { kind: 'string', doc: 'Extra trusted CA (PEM) for that endpoint.' },
+} as const satisfies SectionSpec;
+
+export const FCM_FIELDS = {
+  service_account_file: { kind: 'string', doc: 'Firebase service account JSON; its project_id and token_uri are honoured.' },
+  endpoint: { kind: 'string', doc: "Override of Google's FCM host, e.g. http://127.0.0.1:9444." },
+} as const satisfies SectionSpec;
+
+type ValueOf<F extends FieldSpec> = F extends { kind: 'integer' } ? number : F extends { kind: 'boolean' } ? boolean : string;
+type Resolved<S extends SectionSpec> = {
+  -readonly [K in keyof S]: S[K] extends { default: unknown } ? ValueOf<S[K]> : ValueOf<S[K]> | undefined;
+};
+
+export type PlanConfig = Resolved<typeof PLAN_FIELDS>;
+export type ApnsConfig = Resolved<typeof APNS_FIELDS>;
+export type FcmConfig = Resolved<typeof FCM_FIELDS>;
+export type AppConfig = Resolved<typeof APP_FIELDS> & { id: string; apns?: ApnsConfig; fcm?: FcmConfig };
+
+export type Config = { [S in keyof typeof SECTIONS]: Resolved<(typeof SECTIONS)[S]> } & {
+  plans: Record<string, PlanConfig>;
+  apps: AppConfig[];
+  /** Where the configuration came from, for messages: a file path or "built-in defaults". */
+  source: string;
+};
+
+/** Plans that exist without any configuration; `[plans.<name>]` keys override or add to them. */
+export const DEFAULT_PLANS: Record<string, PlanConfig> = {
+  free: { live_activities: false, minutes: undefined, overage: false },
+  pro: { live_activities: true, minutes: 10000, overage: false },
+};

@@ -1,0 +1,17 @@
+import type { Config } from './config/config.schema';
+import type { Db } from './db/database';
+import type { Clock } from './lib/clock';
+import type { Logger } from './lib/logger';
+import type { SecretBox } from './lib/secrets';
+
+/** Everything a module needs, built once by createApp's caller and passed down; no globals. */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  clock: Clock;
+  logger: Logger;
+  /** Seals and opens secrets stored in the database. */
+  box: SecretBox;
+  /** SHA-256 of the admin token (from config, or generated on first start). */
+  adminTokenHash: string;
+}

@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDatabaseReady, migrateDatabase, openDatabase } from './database';
+
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('database', () => {
+  test('a fresh file is created with WAL and foreign keys, and migrated', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-db-'));
+    const db = openDatabase(join(dir, 'nested', 'islet.db'));
+    expect(isDatabaseReady(db)).toBe(false);
+    migrateDatabase(db);
+    expect(isDatabaseReady(db)).toBe(true);
+    expect(db.$client.query<{ journal_mode: string }, []>('PRAGMA journal_mode').get()?.journal_mode).toBe('wal');
+    expect(db.$client.query<{ foreign_keys: number }, []>('PRAGMA foreign_keys').get()?.foreign_keys).toBe(1);
+    const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
+    expect(tables).toEqual(expect.arrayContaining(['apps', 'devices', 'activities', 'messages', 'deliveries', 'releases', 'notification_templates']));
+    db.$client.close();
+  });
+
+  test('migrating an existing database again keeps its data and changes nothing', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-db-'));
+    const path = join(dir, 'islet.db');
+    const first = openDatabase(path);
+    migrateDatabase(first);
+    first.$client.run("INSERT INTO meta (key, value) VALUES ('k', 'v')");
+    const applied = first.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM __drizzle_migrations').get()?.n;
+    first.$client.close();
+
+    const second = openDatabase(path);
+    migrateDatabase(second);
+    migrateDatabase(second);
+    expect(second.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM __drizzle_migrations').get()?.n).toBe(applied!);
+    expect(second.$client.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'k'").get()?.value).toBe('v');
+    second.$client.close();
+  });
+});

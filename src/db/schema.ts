@@ -1,0 +1,187 @@
+import { sql } from 'drizzle-orm';
+import { foreignKey, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/**
+ * The whole database. Times are integer milliseconds since the epoch (UTC); JSON columns are text.
+ * Secrets are stored sealed (AES-256-GCM, see lib/secrets.ts); the App Secret also as a SHA-256 hash
+ * so that authenticating a request needs no decryption.
+ */
+
+/** Key-value settings of the installation (e.g. the generated admin token's hash). */
+export const meta = sqliteTable('meta', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+});
+
+export const apps = sqliteTable('apps', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  plan: text('plan').notNull(),
+  appSecretHash: text('app_secret_hash').notNull(),
+  appSecretSealed: text('app_secret_sealed').notNull(),
+  signingSecretSealed: text('signing_secret_sealed').notNull(),
+  /** Sealed JSON of ApnsCredentials (lib/../delivery), null when the app has none. */
+  apnsSealed: text('apns_sealed'),
+  /** Sealed JSON of FcmCredentials, null when the app has none. */
+  fcmSealed: text('fcm_sealed'),
+  /** Set when a provider refused the credentials: delivery on that channel waits for new ones. */
+  apnsPausedReason: text('apns_paused_reason'),
+  fcmPausedReason: text('fcm_paused_reason'),
+  /** `config` when declared in the TOML file, `api` when made through the admin API or console. */
+  source: text('source', { enum: ['config', 'api'] }).notNull(),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export const endUsers = sqliteTable(
+  'end_users',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    id: text('id').notNull(),
+    tester: integer('tester', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at').notNull(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.id] })],
+);
+
+export const devices = sqliteTable(
+  'devices',
+  {
+    id: text('id').primaryKey(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    endUserId: text('end_user_id').notNull(),
+    platform: text('platform', { enum: ['ios', 'android'] }).notNull(),
+    token: text('token').notNull(),
+    pushToStartToken: text('push_to_start_token'),
+    environment: text('environment', { enum: ['production', 'sandbox'] }).notNull(),
+    /** Set when a provider said the token is no longer valid; such devices get nothing more. */
+    invalidatedAt: integer('invalidated_at'),
+    invalidReason: text('invalid_reason'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('devices_app_platform_token').on(t.appId, t.platform, t.token),
+    index('devices_app_user').on(t.appId, t.endUserId),
+  ],
+);
+
+export const activities = sqliteTable(
+  'activities',
+  {
+    id: text('id').primaryKey(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    endUserId: text('end_user_id').notNull(),
+    templateSlug: text('template_slug').notNull(),
+    platform: text('platform', { enum: ['ios', 'android'] }).notNull(),
+    state: text('state', { enum: ['Active', 'Ended'] }).notNull(),
+    attributes: text('attributes').notNull(),
+    contentState: text('content_state').notNull(),
+    /** The per-activity APNs update token the iOS device reported after a push-to-start. */
+    pushToken: text('push_token'),
+    startedAt: integer('started_at').notNull(),
+    endedAt: integer('ended_at'),
+    endReason: text('end_reason', { enum: ['api', 'quota', 'expired'] }),
+  },
+  (t) => [
+    index('activities_app_started').on(t.appId, t.startedAt, t.id),
+    index('activities_app_state').on(t.appId, t.state),
+  ],
+);
+
+/**
+ * What is to be delivered, once per event: a notification's rendered text, or a live activity
+ * event (start, update, end) with its data. Deliveries (one per device) point at it, so a send to
+ * 100,000 devices stores its content once.
+ */
+export const messages = sqliteTable(
+  'messages',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['notification', 'la_start', 'la_update', 'la_end'] }).notNull(),
+    activityId: text('activity_id'),
+    /** JSON of the provider-neutral content (delivery/message-content.ts). */
+    content: text('content').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('messages_activity').on(t.activityId)],
+);
+
+/** The durable outbox: one row per device and message, drained by the delivery workers. */
+export const deliveries = sqliteTable(
+  'deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    appId: text('app_id').notNull(),
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    deviceId: text('device_id').notNull(),
+    activityId: text('activity_id'),
+    /**
+     * pending: due at nextAttemptAt; held: waits for something (an iOS activity token, a paused
+     * channel); sending: claimed by a worker; delivered, failed, dropped: finished.
+     */
+    status: text('status', { enum: ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    provider: text('provider'),
+    providerId: text('provider_id'),
+    reason: text('reason'),
+    /** The exact request body sent (simulator and last attempt), for the console. */
+    sentPayload: text('sent_payload'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('deliveries_due').on(t.status, t.nextAttemptAt),
+    index('deliveries_app').on(t.appId, t.id),
+    index('deliveries_activity').on(t.activityId),
+  ],
+);
+
+export const releases = sqliteTable(
+  'releases',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    status: text('status', { enum: ['Draft', 'Testing', 'Live', 'Archived'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.version] }),
+    uniqueIndex('releases_one_live').on(t.appId).where(sql`status = 'Live'`),
+  ],
+);
+
+export const notificationTemplates = sqliteTable(
+  'notification_templates',
+  {
+    appId: text('app_id').notNull(),
+    version: integer('version').notNull(),
+    slug: text('slug').notNull(),
+    title: text('title').notNull(),
+    body: text('body').notNull(),
+    /** JSON array of placeholder names found in title and body. */
+    placeholders: text('placeholders').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.appId, t.version, t.slug] }),
+    foreignKey({ columns: [t.appId, t.version], foreignColumns: [releases.appId, releases.version] }).onDelete('cascade'),
+  ],
+);

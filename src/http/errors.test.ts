@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createHarness, type Harness } from '../test-support/harness';
+import { silentLogger } from '../lib/logger';
+import { errorResponse } from './error-response';
+import { createApp } from '../app';
+
+let h: Harness;
+afterEach(() => h?.close());
+
+describe('error shape', () => {
+  test('an unknown route is a 404 problem', async () => {
+    h = createHarness();
+    const res = await h.request('GET', '/nope');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toContain('application/problem+json');
+    expect(res.body).toEqual({ title: 'Not Found', status: 404, detail: 'no route for GET /nope' });
+  });
+
+  test('a known path with the wrong method is a 405 with Allow', async () => {
+    h = createHarness();
+    const res = await h.request('PUT', '/api/apps/a1/devices');
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.body.title).toBe('Method Not Allowed');
+  });
+
+  test('a body over 64 KiB is a 413, declared or streamed', async () => {
+    h = createHarness();
+    const app = await h.createApp({ id: 'a1' });
+    const big = JSON.stringify({ endUserId: 'u', platform: 'ios', token: 'x'.repeat(70 * 1024) });
+    const res = await h.request('POST', '/api/apps/a1/devices', { raw: big, headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' } });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ title: 'Content Too Large', status: 413, detail: 'request body exceeds 64 KiB' });
+    const stream = new ReadableStream({
+      start(c) {
+        c.enqueue(new TextEncoder().encode(big));
+        c.close();
+      },
+    });
+    const streamed = await h.app.handle(
+      new Request('http://islet.test/api/apps/a1/devices', { method: 'POST', body: stream, headers: { 'x-service-key': app.appSecret } }),
+    );
+    expect(streamed.status).toBe(413);
+  });
+
+  test('malformed JSON is a 400 that says so', async () => {
+    h = createHarness();
+    const app = await h.createApp({ id: 'a1' });
+    const res = await h.request('POST', '/api/apps/a1/devices', { raw: '{"endUserId": ', headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ title: 'Bad Request', status: 400, detail: 'request body is not valid JSON' });
+  });
+
+  test('an unexpected error is a generic 500 that leaks nothing, and is logged with the request id', () => {
+    const lines: string[] = [];
+    const logger = { ...silentLogger, error: (msg: string, f?: Record<string, unknown>) => lines.push(JSON.stringify({ msg, ...f })) };
+    const res = errorResponse('UNKNOWN', new Error('SQLITE_BUSY at /secret/path'), new Request('http://x/a'), 'req_1', () => [], logger);
+    expect(res.status).toBe(500);
+    return res.json().then((body) => {
+      expect(body).toEqual({ title: 'Internal Server Error', status: 500, detail: 'internal error; see the server log for request req_1' });
+      expect(lines[0]).toContain('SQLITE_BUSY');
+    });
+  });
+
+  test('request logs carry id, method, path, status and duration, and never a secret', async () => {
+    h = createHarness();
+    const app = await h.createApp({ id: 'a1' });
+    await h.request('POST', '/api/apps/a1/devices', { body: { endUserId: 'u', platform: 'ios', token: 't' }, headers: { 'x-service-key': app.appSecret, 'x-request-id': 'trace-42' } });
+    await h.request('POST', '/api/apps/a1/devices', { body: {}, headers: { 'x-service-key': 'wrong' } });
+    await Bun.sleep(5); // request lines are written after the response is sent
+    const lines = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(lines.find((l) => l.requestId === 'trace-42')).toMatchObject({ method: 'POST', path: '/api/apps/a1/devices', status: 200 });
+    expect(lines.at(-1)).toMatchObject({ status: 401 });
+    expect(typeof lines.at(-1).durationMs).toBe('number');
+    const all = h.logs.join('\n');
+    expect(all).not.toContain(app.appSecret);
+    expect(all).not.toContain(app.signingSecret);
+    expect(all).not.toContain('test-admin-token');
+  });
+
+  test('health and readiness answer without authentication', async () => {
+    h = createHarness();
+    expect((await h.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
+    expect((await h.request('GET', '/readyz')).body).toEqual({ status: 'ready' });
+  });
+
+  test('the per-app rate limit answers 429 with Retry-After, and refills with time', async () => {
+    h = createHarness();
+    const app = await h.createApp({ id: 'a1' });
+    h.ctx.config.server.rate_limit_per_second = 2;
+    const limited = createApp(h.ctx);
+    const call = () =>
+      limited.handle(
+        new Request('http://islet.test/api/apps/a1/devices', {
+          method: 'POST',
+          headers: { 'x-service-key': app.appSecret },
+          body: JSON.stringify({ endUserId: 'u', platform: 'ios', token: 't' }),
+        }),
+      );
+    const statuses = [];
+    for (let i = 0; i < 5; i++) statuses.push((await call()).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 429]);
+    const refused = await call();
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({ title: 'Too Many Requests', status: 429, detail: 'rate limit exceeded' });
+    h.clock.advance(1000);
+    expect((await call()).status).toBe(200);
+  });
+});

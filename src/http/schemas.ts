@@ -1,0 +1,24 @@
+import { t } from 'elysia';
+
+/** The body of every error response. */
+export const Problem = t.Object(
+  {
+    title: t.String({ description: 'Standard reason phrase of the status.', examples: ['Bad Request'] }),
+    status: t.Integer({ description: 'HTTP status code.', examples: [400] }),
+    detail: t.String({ description: 'What was wrong, naming the field where there is one.', examples: ['contentState.progress is required'] }),
+  },
+  { description: 'Error body' },
+);
+
+export const AppParams = t.Object({ appId: t.String({ description: 'The app identifier.' }) });
+
+export const Success = t.Object({ success: t.Literal(true) });
+
+/** `limit` (1-100, default 50) and `offset` (≥ 0, default 0). */
+export const PageQuery = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Maximum number of results (1 to 100).' })),
+  offset: t.Optional(t.Integer({ minimum: 0, default: 0, description: 'Pagination offset.' })),
+};
+
+/** Error responses for the OpenAPI document, by status. */
+export const errors = (...statuses: number[]) => Object.fromEntries(statuses.map((s) => [s, Problem]));

@@ -1,0 +1,24 @@
+import type { Clock } from './clock';
+
+/**
+ * A token bucket per key: `perSecond` tokens a second, holding at most twice that, so short bursts
+ * pass. `perSecond = 0` turns it off.
+ * @example const limit = rateLimiter(100, systemClock); const wait = limit('app-1'); // 0 = go
+ */
+export function rateLimiter(perSecond: number, clock: Clock): (key: string) => number {
+  if (perSecond <= 0) return () => 0;
+  const capacity = perSecond * 2;
+  const buckets = new Map<string, { tokens: number; at: number }>();
+  return (key) => {
+    const now = clock.now();
+    const bucket = buckets.get(key) ?? { tokens: capacity, at: now };
+    bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
+    bucket.at = now;
+    buckets.set(key, bucket);
+    if (bucket.tokens >= 1) {
+      bucket.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil((1 - bucket.tokens) / perSecond);
+  };
+}

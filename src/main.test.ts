@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MAIN = join(import.meta.dir, 'main.ts');
+let dir: string;
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: dir, env: { ...process.env, ISLET_CONFIG: '', ...env }, stdout: 'pipe', stderr: 'pipe' });
+
+async function startServer(config: string) {
+  writeFileSync(join(dir, 'islet.toml'), config);
+  const proc = Bun.spawn([process.execPath, MAIN, 'serve', '--config', join(dir, 'islet.toml')], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
+  const stderr = new Response(proc.stderr).text();
+  const reader = proc.stdout.getReader();
+  let out = '';
+  while (!out.includes('"listening"')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${await stderr}`);
+    out += new TextDecoder().decode(value);
+  }
+  const url = JSON.parse(out.split('\n').find((l) => l.includes('"listening"'))!).url.replace('0.0.0.0', '127.0.0.1');
+  return { proc, url: url as string, stderr };
+}
+
+describe('command line', () => {
+  test('version prints the version and commit', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    const res = run(['version']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout.toString()).toMatch(/^islet \d+\.\d+\.\d+ \(\w+\)\n$/);
+  });
+
+  test('check-config reports a bad key with its position and exits 1', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    writeFileSync(join(dir, 'bad.toml'), '[server]\nport = "x"\n');
+    const res = run(['check-config', '--config', 'bad.toml']);
+    expect(res.exitCode).toBe(1);
+    expect(res.stderr.toString()).toContain('bad.toml:2:1: server.port must be an integer');
+  });
+
+  test('check-config prints the configuration with secrets redacted', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    writeFileSync(join(dir, 'islet.toml'), '[admin]\ntoken = "super-secret-token"\n');
+    const res = run(['check-config']);
+    expect(res.exitCode).toBe(0);
+    expect(res.stdout.toString()).toContain('[redacted]');
+    expect(res.stdout.toString()).not.toContain('super-secret-token');
+  });
+
+  test('migrate creates the database and can run again', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    expect(run(['migrate'], { ISLET_DATABASE_PATH: 'db/x.db' }).exitCode).toBe(0);
+    const again = run(['migrate'], { ISLET_DATABASE_PATH: 'db/x.db' });
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout.toString()).toContain('db/x.db is up to date');
+  });
+
+  test('an unknown command exits 2 with the usage', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    const res = run(['frobnicate']);
+    expect(res.exitCode).toBe(2);
+    expect(res.stderr.toString()).toContain('Usage: islet');
+  });
+
+  test('the first start generates an admin token, prints it once, and the next start accepts it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    const config = `[server]\nport = 0\nhost = "127.0.0.1"\n[database]\npath = "${join(dir, 'i.db')}"\n`;
+    const first = await startServer(config);
+    first.proc.kill('SIGTERM');
+    await first.proc.exited;
+    const stderr = await first.stderr;
+    const token = /Admin token[^:]*: (\S+)/.exec(stderr)?.[1];
+    expect(token).toMatch(/^adm_/);
+
+    const second = await startServer(config);
+    const res = await fetch(`${second.url}/api/admin/apps`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.status).toBe(200);
+    second.proc.kill('SIGTERM');
+    await second.proc.exited;
+    expect(await second.stderr).not.toContain('Admin token');
+  });
+
+  test('SIGTERM lets a request in flight finish, then exits 0', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    const { proc, url } = await startServer(`[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n`);
+    // A request whose body arrives slowly is in flight when the signal comes.
+    let push!: (s: string) => void;
+    let end!: () => void;
+    const body = new ReadableStream<Uint8Array>({
+      start(c) {
+        push = (s) => c.enqueue(new TextEncoder().encode(s));
+        end = () => c.close();
+      },
+    });
+    const pending = fetch(`${url}/api/admin/apps`, { method: 'POST', body, headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    push('{"id": "slow", ');
+    await Bun.sleep(200);
+    proc.kill('SIGTERM');
+    await Bun.sleep(200);
+    push('"name": "Slow"}');
+    end();
+    const res = await pending;
+    expect(res.status).toBe(201);
+    expect(await proc.exited).toBe(0);
+  });
+});

@@ -1,0 +1,143 @@
+import { t } from 'elysia';
+import { AppParams, errors, Success } from '../../http/schemas';
+import type { Services } from '../../services';
+import { adminGroup } from '../admin/admin.guard';
+import { APP_ID_PATTERN, type SecretKind } from './apps.service';
+import { checkApnsKey, checkServiceAccount } from './credentials';
+
+const Name = t.String({ minLength: 1, maxLength: 200 });
+const SecretsBody = t.Object({ appSecret: t.String(), signingSecret: t.String() });
+const SECRET_KINDS: Record<string, SecretKind> = { 'app-secret': 'appSecret', 'signing-secret': 'signingSecret' };
+
+/** Admin API of apps: lifecycle, secrets, and APNs / FCM credentials. */
+export function appsAdminRoutes(services: Services) {
+  const { apps, ctx } = services;
+  return adminGroup(services, 'Admin: apps')
+    .get('/plans', () => ({
+      plans: Object.entries(ctx.config.plans).map(([name, p]) => ({
+        name,
+        liveActivities: p.live_activities,
+        minutes: p.minutes ?? null,
+        overage: p.overage,
+      })),
+    }), { detail: { summary: 'List plans (from the configuration)' } })
+    .get('/apps', () => ({ apps: apps.list().map((row) => apps.view(row)) }), {
+      detail: { summary: 'List apps' },
+    })
+    .post(
+      '/apps',
+      ({ body, set }) => {
+        const created = apps.create({ ...body, source: 'api' });
+        set.status = 201;
+        return { app: apps.view(created.row), appSecret: created.appSecret, signingSecret: created.signingSecret };
+      },
+      {
+        body: t.Object(
+          {
+            id: t.Optional(t.String({ pattern: APP_ID_PATTERN, description: 'Identifier used in URLs; generated when absent.' })),
+            name: t.Optional(Name),
+            plan: t.Optional(t.String({ description: 'A plan name from the configuration; default pro.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { ...errors(400, 401, 409) },
+        detail: { summary: 'Create an app', description: 'Answers 201 with both secrets, generated from a CSPRNG.' },
+      },
+    )
+    .get('/apps/:appId', ({ params }) => apps.view(apps.get(params.appId)), {
+      params: AppParams,
+      response: { ...errors(401, 404) },
+      detail: { summary: 'Get an app' },
+    })
+    .patch('/apps/:appId', ({ params, body }) => apps.view(apps.update(params.appId, body)), {
+      params: AppParams,
+      body: t.Object({ name: t.Optional(Name), plan: t.Optional(t.String()) }, { additionalProperties: false }),
+      response: { ...errors(400, 401, 404) },
+      detail: { summary: 'Rename an app or change its plan' },
+    })
+    .delete(
+      '/apps/:appId',
+      ({ params }) => {
+        apps.remove(params.appId);
+        return { success: true as const };
+      },
+      { params: AppParams, response: { 200: Success, ...errors(401, 404) }, detail: { summary: 'Delete an app and all its data' } },
+    )
+    .get('/apps/:appId/secrets', ({ params }) => apps.secrets(apps.get(params.appId)), {
+      params: AppParams,
+      response: { 200: SecretsBody, ...errors(401, 404) },
+      detail: { summary: "Show the app's App Secret and Signing Secret" },
+    })
+    .post(
+      '/apps/:appId/secrets/:kind',
+      ({ params }) => {
+        const kind = SECRET_KINDS[params.kind]!;
+        return { [kind]: apps.setSecret(params.appId, kind) };
+      },
+      {
+        params: t.Object({ appId: t.String(), kind: t.Union([t.Literal('app-secret'), t.Literal('signing-secret')]) }),
+        response: { ...errors(400, 401, 404) },
+        detail: { summary: 'Rotate one secret', description: 'The old value stops working at once; the new one is returned.' },
+      },
+    )
+    .put(
+      '/apps/:appId/apns',
+      ({ params, body }) => {
+        checkApnsKey(body.key);
+        apps.setApns(params.appId, { ...body, environment: body.environment ?? 'production' });
+        return apps.view(apps.get(params.appId));
+      },
+      {
+        params: AppParams,
+        body: t.Object(
+          {
+            bundleId: t.String({ minLength: 1 }),
+            teamId: t.String({ minLength: 1 }),
+            keyId: t.String({ minLength: 1 }),
+            key: t.String({ minLength: 1, description: 'Contents of the .p8 auth key (PEM).' }),
+            environment: t.Optional(t.Union([t.Literal('production'), t.Literal('sandbox')])),
+            endpoint: t.Optional(t.String({ description: "Override of Apple's host." })),
+            ca: t.Optional(t.String({ description: 'Extra trusted CA (PEM) for that endpoint.' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { ...errors(400, 401, 404) },
+        detail: { summary: 'Set APNs credentials', description: 'Stored encrypted; resumes a paused APNs channel.' },
+      },
+    )
+    .delete(
+      '/apps/:appId/apns',
+      ({ params }) => {
+        apps.setApns(params.appId, undefined);
+        return apps.view(apps.get(params.appId));
+      },
+      { params: AppParams, response: { ...errors(401, 404) }, detail: { summary: 'Remove APNs credentials (iOS falls back to the simulator)' } },
+    )
+    .put(
+      '/apps/:appId/fcm',
+      ({ params, body }) => {
+        apps.setFcm(params.appId, { serviceAccount: checkServiceAccount(body.serviceAccount), ...(body.endpoint ? { endpoint: body.endpoint } : {}) });
+        return apps.view(apps.get(params.appId));
+      },
+      {
+        params: AppParams,
+        body: t.Object(
+          {
+            serviceAccount: t.Object({}, { additionalProperties: true, description: 'The Firebase service account JSON.' }),
+            endpoint: t.Optional(t.String({ description: "Override of Google's FCM host." })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { ...errors(400, 401, 404) },
+        detail: { summary: 'Set FCM credentials', description: 'Stored encrypted; resumes a paused FCM channel.' },
+      },
+    )
+    .delete(
+      '/apps/:appId/fcm',
+      ({ params }) => {
+        apps.setFcm(params.appId, undefined);
+        return apps.view(apps.get(params.appId));
+      },
+      { params: AppParams, response: { ...errors(401, 404) }, detail: { summary: 'Remove FCM credentials (Android falls back to the simulator)' } },
+    );
+}

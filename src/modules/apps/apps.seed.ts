@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { ConfigError } from '../../config/config.load';
+import type { AppConfig } from '../../config/config.schema';
+import type { AppContext } from '../../context';
+import { HttpError } from '../../lib/errors';
+import { appsService } from './apps.service';
+import { checkApnsKey, checkServiceAccount, type ApnsCredentials, type FcmCredentials } from './credentials';
+
+/**
+ * Upserts the `[[apps]]` of the configuration: creates missing apps, and makes existing ones match
+ * what the file says (name, plan, given secrets, credentials). Secrets the file leaves out are
+ * generated once and kept. Files named in the config are read relative to the config file.
+ */
+export function seedAppsFromConfig(ctx: AppContext): void {
+  const service = appsService(ctx);
+  const base = ctx.config.source.endsWith('.toml') ? dirname(ctx.config.source) : process.cwd();
+  const problems: string[] = [];
+
+  ctx.config.apps.forEach((app, i) => {
+    try {
+      const apns = app.apns ? readApns(app.apns, base) : undefined;
+      const fcm = app.fcm ? readFcm(app.fcm, base) : undefined;
+      const existing = service.find(app.id);
+      if (!existing) {
+        service.create({ id: app.id, name: app.name, plan: app.plan, appSecret: app.app_secret, signingSecret: app.signing_secret, source: 'config' });
+      } else {
+        service.update(app.id, { name: app.name ?? existing.name, plan: app.plan });
+        const current = service.secrets(existing);
+        if (app.app_secret && app.app_secret !== current.appSecret) service.setSecret(app.id, 'appSecret', app.app_secret);
+        if (app.signing_secret && app.signing_secret !== current.signingSecret)
+          service.setSecret(app.id, 'signingSecret', app.signing_secret);
+      }
+      const row = service.get(app.id);
+      if (apns && JSON.stringify(service.apns(row)) !== JSON.stringify(apns)) service.setApns(app.id, apns);
+      if (fcm && JSON.stringify(service.fcm(row)) !== JSON.stringify(fcm)) service.setFcm(app.id, fcm);
+    } catch (e) {
+      const reason = e instanceof HttpError || e instanceof ConfigError ? e.message : String(e);
+      problems.push(`${ctx.config.source}: apps[${i}] (${app.id}): ${reason}`);
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+}
+
+function readFile(path: string, base: string, key: string): string {
+  const full = isAbsolute(path) ? path : resolve(base, path);
+  try {
+    return readFileSync(full, 'utf8');
+  } catch (e) {
+    throw new ConfigError([`${key} = "${path}": cannot read ${full} (${(e as NodeJS.ErrnoException).code ?? 'error'})`]);
+  }
+}
+
+function readApns(apns: NonNullable<AppConfig['apns']>, base: string): ApnsCredentials {
+  const key = readFile(apns.key_file!, base, 'apns.key_file');
+  checkApnsKey(key, 'apns.key_file');
+  return {
+    bundleId: apns.bundle_id!,
+    teamId: apns.team_id!,
+    keyId: apns.key_id!,
+    key,
+    environment: apns.environment as ApnsCredentials['environment'],
+    ...(apns.endpoint ? { endpoint: apns.endpoint } : {}),
+    ...(apns.ca_file ? { ca: readFile(apns.ca_file, base, 'apns.ca_file') } : {}),
+  };
+}
+
+function readFcm(fcm: NonNullable<AppConfig['fcm']>, base: string): FcmCredentials {
+  const text = readFile(fcm.service_account_file!, base, 'fcm.service_account_file');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError([`fcm.service_account_file is not valid JSON`]);
+  }
+  return { serviceAccount: checkServiceAccount(json, 'fcm.service_account_file'), ...(fcm.endpoint ? { endpoint: fcm.endpoint } : {}) };
+}

@@ -1,0 +1,164 @@
+import { isoTime } from '../../lib/clock';
+import { HttpError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import { generateSecret, sha256Hex } from '../../lib/secrets';
+import type { AppContext } from '../../context';
+import { appsRepository, type AppRow } from './apps.repository';
+import type { ApnsCredentials, FcmCredentials } from './credentials';
+
+export type SecretKind = 'appSecret' | 'signingSecret';
+
+/** Additional data binding each sealed value to its column and app (see SecretBox). */
+const purpose = (appId: string, column: string) => `apps.${column}:${appId}`;
+
+export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
+
+/** Use cases of apps: creation with fresh secrets, rotation, credentials, and their safe views. */
+export function appsService(ctx: AppContext) {
+  const repo = appsRepository(ctx.db);
+  const { box, clock } = ctx;
+
+  const requirePlan = (plan: string) => {
+    if (!(plan in ctx.config.plans)) {
+      throw new HttpError(400, `plan must be one of ${Object.keys(ctx.config.plans).join(', ')}`);
+    }
+  };
+
+  const get = (id: string): AppRow => {
+    const row = repo.find(id);
+    if (!row) throw new HttpError(404, 'app not found');
+    return row;
+  };
+
+  const secretColumns = (appId: string, appSecret: string, signingSecret: string) => ({
+    appSecretHash: sha256Hex(appSecret),
+    appSecretSealed: box.seal(appSecret, purpose(appId, 'app_secret')),
+    signingSecretSealed: box.seal(signingSecret, purpose(appId, 'signing_secret')),
+  });
+
+  return {
+    repo,
+    get,
+    find: repo.find,
+    list: repo.list,
+
+    create(input: { id?: string; name?: string; plan?: string; appSecret?: string; signingSecret?: string; source: AppRow['source'] }) {
+      const id = input.id ?? newId('app', clock.now());
+      const plan = input.plan ?? 'pro';
+      requirePlan(plan);
+      if (repo.find(id)) throw new HttpError(409, `app ${id} already exists`);
+      const appSecret = input.appSecret ?? generateSecret('sk');
+      const signingSecret = input.signingSecret ?? generateSecret('ss');
+      const now = clock.now();
+      const row: AppRow = {
+        id,
+        name: input.name ?? id,
+        plan,
+        ...secretColumns(id, appSecret, signingSecret),
+        apnsSealed: null,
+        fcmSealed: null,
+        apnsPausedReason: null,
+        fcmPausedReason: null,
+        source: input.source,
+        createdAt: now,
+        updatedAt: now,
+      };
+      repo.insert(row);
+      return { row, appSecret, signingSecret };
+    },
+
+    update(id: string, patch: { name?: string; plan?: string }) {
+      get(id);
+      if (patch.plan !== undefined) requirePlan(patch.plan);
+      repo.update(id, { ...patch, updatedAt: clock.now() });
+      return get(id);
+    },
+
+    remove(id: string) {
+      if (!repo.remove(id)) throw new HttpError(404, 'app not found');
+    },
+
+    /** Replaces one secret with a fresh one (or the given one) and returns it. */
+    setSecret(id: string, kind: SecretKind, value: string = generateSecret(kind === 'appSecret' ? 'sk' : 'ss')) {
+      const row = get(id);
+      const secrets = this.secrets(row);
+      secrets[kind] = value;
+      repo.update(id, { ...secretColumns(id, secrets.appSecret, secrets.signingSecret), updatedAt: clock.now() });
+      return value;
+    },
+
+    secrets(row: AppRow): { appSecret: string; signingSecret: string } {
+      return {
+        appSecret: box.open(row.appSecretSealed, purpose(row.id, 'app_secret')),
+        signingSecret: box.open(row.signingSecretSealed, purpose(row.id, 'signing_secret')),
+      };
+    },
+
+    /** Stores APNs credentials (or removes them with undefined); new credentials resume a paused channel. */
+    setApns(id: string, creds: ApnsCredentials | undefined) {
+      get(id);
+      repo.update(id, {
+        apnsSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null,
+        apnsPausedReason: null,
+        updatedAt: clock.now(),
+      });
+    },
+
+    setFcm(id: string, creds: FcmCredentials | undefined) {
+      get(id);
+      repo.update(id, {
+        fcmSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null,
+        fcmPausedReason: null,
+        updatedAt: clock.now(),
+      });
+    },
+
+    apns(row: AppRow): ApnsCredentials | undefined {
+      return row.apnsSealed ? (JSON.parse(box.open(row.apnsSealed, purpose(row.id, 'apns'))) as ApnsCredentials) : undefined;
+    },
+
+    fcm(row: AppRow): FcmCredentials | undefined {
+      return row.fcmSealed ? (JSON.parse(box.open(row.fcmSealed, purpose(row.id, 'fcm'))) as FcmCredentials) : undefined;
+    },
+
+    /** The admin view of an app: never a secret, but what the channels are and why one is paused. */
+    view(row: AppRow) {
+      const apns = this.apns(row);
+      const fcm = this.fcm(row);
+      return {
+        id: row.id,
+        name: row.name,
+        plan: row.plan,
+        source: row.source,
+        createdAt: isoTime(row.createdAt),
+        updatedAt: isoTime(row.updatedAt),
+        channels: {
+          apns: apns
+            ? {
+                transport: 'apns' as const,
+                bundleId: apns.bundleId,
+                teamId: apns.teamId,
+                keyId: apns.keyId,
+                environment: apns.environment,
+                endpoint: apns.endpoint ?? null,
+                status: row.apnsPausedReason ? ('paused' as const) : ('active' as const),
+                pausedReason: row.apnsPausedReason,
+              }
+            : { transport: 'simulator' as const, status: 'active' as const, pausedReason: null },
+          fcm: fcm
+            ? {
+                transport: 'fcm' as const,
+                projectId: fcm.serviceAccount.project_id,
+                clientEmail: fcm.serviceAccount.client_email,
+                endpoint: fcm.endpoint ?? null,
+                status: row.fcmPausedReason ? ('paused' as const) : ('active' as const),
+                pausedReason: row.fcmPausedReason,
+              }
+            : { transport: 'simulator' as const, status: 'active' as const, pausedReason: null },
+        },
+      };
+    },
+  };
+}
+
+export type AppsService = ReturnType<typeof appsService>;

@@ -1,0 +1,74 @@
+import type { AppContext } from '../../context';
+import { HttpError } from '../../lib/errors';
+import { rateLimiter } from '../../lib/rate-limiter';
+import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
+import type { AppRow } from '../apps/apps.repository';
+import type { AppsService } from '../apps/apps.service';
+
+export const SERVICE_KEY_HEADER = 'X-Service-Key';
+export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
+
+/**
+ * Authentication of the public API: the app's backend sends its App Secret in `X-Service-Key`;
+ * a device may instead sign its end user id with the Signing Secret (`X-End-User-Signature`).
+ * An unknown app and a wrong key get the same answer, so app ids cannot be probed.
+ */
+export function serviceAuth(ctx: AppContext, apps: AppsService) {
+  const limit = rateLimiter(ctx.config.server.rate_limit_per_second, ctx.clock);
+  const authenticated = new WeakMap<Request, AppRow>();
+
+  const admit = (request: Request, row: AppRow): AppRow => {
+    const wait = limit(row.id);
+    if (wait > 0) throw new HttpError(429, 'rate limit exceeded', { 'retry-after': String(wait) });
+    authenticated.set(request, row);
+    return row;
+  };
+
+  const byKey = (appId: string, key: string): AppRow => {
+    const row = apps.find(appId);
+    // Compare against a hash even when the app is unknown, so both paths take the same time.
+    const ok = safeEqual(sha256Hex(key), row?.appSecretHash ?? sha256Hex(''));
+    if (!row || !ok) throw new HttpError(401, 'invalid service key');
+    return row;
+  };
+
+  const serviceAuthApi = {
+    /**
+     * Route option that authenticates with `X-Service-Key` before the body is validated (Elysia's
+     * transform phase), so an unauthenticated caller gets 401 whatever it sent.
+     * @example .post('/api/apps/:appId/x', ({ request }) => auth.appOf(request), { transform: auth.requireKey })
+     */
+    requireKey: ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
+      serviceAuthApi.app(request, params.appId ?? '');
+    },
+
+    /** The app a request was authenticated for (by `app`, `appOrEndUser` or `requireKey`). */
+    appOf(request: Request): AppRow {
+      const row = authenticated.get(request);
+      if (!row) throw new Error('request was not authenticated');
+      return row;
+    },
+
+    /** The app whose App Secret is in `X-Service-Key`, or 401. */
+    app(request: Request, appId: string): AppRow {
+      const key = request.headers.get(SERVICE_KEY_HEADER);
+      if (!key) throw new HttpError(401, `${SERVICE_KEY_HEADER} header is required`);
+      return admit(request, byKey(appId, key));
+    },
+
+    /** Like `app`, or a valid `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). */
+    appOrEndUser(request: Request, appId: string, endUserId: string | undefined): AppRow {
+      const signature = request.headers.get(END_USER_SIGNATURE_HEADER);
+      if (request.headers.get(SERVICE_KEY_HEADER) || !signature) return serviceAuthApi.app(request, appId);
+      const row = apps.find(appId);
+      const expected = row && endUserId !== undefined ? hmacSha256Hex(apps.secrets(row).signingSecret, endUserId) : '';
+      if (!row || endUserId === undefined || !safeEqual(signature.toLowerCase(), expected)) {
+        throw new HttpError(401, 'invalid end user signature');
+      }
+      return admit(request, row);
+    },
+  };
+  return serviceAuthApi;
+}
+
+export type ServiceAuth = ReturnType<typeof serviceAuth>;

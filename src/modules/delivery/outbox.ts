@@ -1,0 +1,57 @@
+import type { Db } from '../../db/database';
+import { messageKind, type MessageContent } from './message-content';
+
+/** One device a message goes to, and whether its delivery may go now or must wait. */
+export interface DeliveryTarget {
+  deviceId: string;
+  /**
+   * pending: send as soon as a worker is free. held: wait for the iOS activity's own push token
+   * (released by `releaseHeld`). failed: cannot be sent at all (the reason says why), recorded so
+   * the console shows it.
+   */
+  status?: 'pending' | 'held' | 'failed';
+  reason?: string;
+}
+
+/**
+ * Writes a message and one delivery per target. Must run inside the caller's transaction, together
+ * with whatever the message is about, so that nothing accepted can be lost between the answer and
+ * the delivery. Returns the number of deliveries written.
+ * @example db.transaction(() => enqueue(db, { appId, content, targets, now }))
+ */
+export function enqueue(
+  db: Db,
+  input: { appId: string; content: MessageContent; targets: DeliveryTarget[]; now: number; activityId?: string },
+): { messageId: number; deliveries: number } {
+  const client = db.$client;
+  const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
+  const message = client
+    .query<{ id: number }, [string, string, string | null, string, number]>(
+      'INSERT INTO messages (app_id, kind, activity_id, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
+    )
+    .get(input.appId, messageKind(input.content), activityId, JSON.stringify(input.content), input.now)!;
+  if (input.content.type === 'live_activity' && input.content.event !== 'start') {
+    // Latest wins: a newer event for the activity replaces deliveries still held for it.
+    client
+      .query(
+        `UPDATE deliveries SET status = 'dropped', reason = 'superseded by a newer event', updated_at = ?
+          WHERE activity_id = ? AND status = 'held'`,
+      )
+      .run(input.now, activityId);
+  }
+  const insert = client.query(
+    `INSERT INTO deliveries (app_id, message_id, device_id, activity_id, status, attempts, next_attempt_at, reason, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+  );
+  for (const t of input.targets) {
+    insert.run(input.appId, message.id, t.deviceId, activityId, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now);
+  }
+  return { messageId: message.id, deliveries: input.targets.length };
+}
+
+/** Makes the deliveries held for an iOS activity due now (its push token has arrived). */
+export function releaseHeld(db: Db, activityId: string, now: number): number {
+  return db.$client
+    .query(`UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE activity_id = ? AND status = 'held'`)
+    .run(now, now, activityId).changes;
+}

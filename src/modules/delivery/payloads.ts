@@ -1,0 +1,77 @@
+import type { LiveActivityContent, MessageContent, NotificationContent } from './message-content';
+
+/** APNs refuses payloads larger than this; FCM's data limit is the same size. */
+export const MAX_PAYLOAD_BYTES = 4096;
+
+/** The name of the ActivityAttributes type the iOS app declares (docs/device-contract.md). */
+export const ATTRIBUTES_TYPE = 'IsletActivityAttributes';
+
+export interface ApnsRequest {
+  /** Which token: the device token, the push-to-start token, or the activity's own update token. */
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/**
+ * The APNs request (headers and JSON body) for a message, given the app's bundle id.
+ * @example apnsRequest(content, 'com.example.app').headers['apns-push-type'] // 'liveactivity'
+ */
+export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequest {
+  if (content.type === 'notification') {
+    return {
+      headers: { 'apns-push-type': 'alert', 'apns-topic': bundleId, 'apns-priority': '10' },
+      body: { aps: { alert: { title: content.title, body: content.body }, sound: 'default' } },
+    };
+  }
+  return {
+    headers: {
+      'apns-push-type': 'liveactivity',
+      'apns-topic': `${bundleId}.push-type.liveactivity`,
+      'apns-priority': '10',
+    },
+    body: { aps: liveActivityAps(content) },
+  };
+}
+
+function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {
+  const aps: Record<string, unknown> = { timestamp: seconds(c.timestamp), event: c.event, 'content-state': c.contentState };
+  if (c.event === 'start') {
+    aps['attributes-type'] = ATTRIBUTES_TYPE;
+    aps.attributes = { activityId: c.activityId, templateSlug: c.templateSlug, values: c.attributes };
+    if (c.alert) aps.alert = c.alert;
+  }
+  if (c.event === 'end' && c.dismissalAt !== undefined) aps['dismissal-date'] = seconds(c.dismissalAt);
+  return aps;
+}
+
+/**
+ * The FCM HTTP v1 `message` (without the token) for a message: a data message for live activities
+ * (every value a string, which FCM requires), a notification message for notifications.
+ */
+export function fcmMessage(content: MessageContent): Record<string, unknown> {
+  if (content.type === 'notification') return notificationMessage(content);
+  const data: Record<string, string> = {
+    type: 'live_activity',
+    event: content.event,
+    activityId: content.activityId,
+    templateSlug: content.templateSlug,
+    attributes: JSON.stringify(content.attributes),
+    contentState: JSON.stringify(content.contentState),
+    timestamp: String(content.timestamp),
+  };
+  if (content.dismissalAt !== undefined) data.dismissalAt = String(content.dismissalAt);
+  return { android: { priority: 'high' }, data };
+}
+
+function notificationMessage(content: NotificationContent): Record<string, unknown> {
+  return { notification: { title: content.title, body: content.body }, android: { priority: 'high' } };
+}
+
+/** The larger of the two providers' payload sizes in bytes, to refuse what neither would accept. */
+export function payloadBytes(content: MessageContent): number {
+  const apns = Buffer.byteLength(JSON.stringify(apnsRequest(content, 'x').body));
+  const fcm = Buffer.byteLength(JSON.stringify(fcmMessage(content)));
+  return Math.max(apns, fcm);
+}

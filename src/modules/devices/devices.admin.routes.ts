@@ -1,0 +1,67 @@
+import { t } from 'elysia';
+import { AppParams, errors, PageQuery } from '../../http/schemas';
+import { isoTime } from '../../lib/clock';
+import { HttpError } from '../../lib/errors';
+import type { Services } from '../../services';
+import { adminGroup } from '../admin/admin.guard';
+import { DeviceBody } from './devices.routes';
+import { DeviceRecord, deviceView } from './devices.view';
+
+/** Admin API of an app's end users and devices (the console's "add a simulated device" uses POST). */
+export function devicesAdminRoutes(services: Services) {
+  const { apps, devices, clock } = services;
+  return adminGroup(services, 'Admin: end users and devices')
+    .get(
+      '/apps/:appId/end-users',
+      ({ params, query }) => {
+        apps.get(params.appId);
+        const { rows, total } = devices.listEndUsers(params.appId, query.limit ?? 50, query.offset ?? 0);
+        return {
+          endUsers: rows.map((u) => ({ id: u.id, tester: u.tester, devices: u.devices, createdAt: isoTime(u.createdAt), lastSeenAt: isoTime(u.lastSeenAt) })),
+          total,
+        };
+      },
+      { params: AppParams, query: t.Object(PageQuery), response: { ...errors(400, 401, 404) }, detail: { summary: 'List end users' } },
+    )
+    .patch(
+      '/apps/:appId/end-users/:endUserId',
+      ({ params, body }) => {
+        apps.get(params.appId);
+        if (!devices.setTester(params.appId, params.endUserId, body.tester)) throw new HttpError(404, 'end user not found');
+        return { id: params.endUserId, tester: body.tester };
+      },
+      {
+        params: t.Object({ appId: t.String(), endUserId: t.String() }),
+        body: t.Object({ tester: t.Boolean() }, { additionalProperties: false }),
+        response: { ...errors(400, 401, 404) },
+        detail: { summary: 'Mark or unmark an end user as a tester' },
+      },
+    )
+    .get(
+      '/apps/:appId/devices',
+      ({ params, query }) => {
+        apps.get(params.appId);
+        const { rows, total } = devices.list(params.appId, { endUserId: query.endUserId }, query.limit ?? 50, query.offset ?? 0);
+        return { devices: rows.map(deviceView), total };
+      },
+      {
+        params: AppParams,
+        query: t.Object({ ...PageQuery, endUserId: t.Optional(t.String()) }),
+        response: { 200: t.Object({ devices: t.Array(DeviceRecord), total: t.Integer() }), ...errors(400, 401, 404) },
+        detail: { summary: 'List devices' },
+      },
+    )
+    .post(
+      '/apps/:appId/devices',
+      ({ params, body }) => {
+        apps.get(params.appId);
+        return { device: deviceView(devices.upsert(params.appId, body, clock.now()).device) };
+      },
+      {
+        params: AppParams,
+        body: DeviceBody,
+        response: { 200: t.Object({ device: DeviceRecord }), ...errors(400, 401, 404) },
+        detail: { summary: 'Register a device as the admin (e.g. a simulated one)' },
+      },
+    );
+}

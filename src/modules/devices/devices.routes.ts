@@ -1,0 +1,61 @@
+import { Elysia, t } from 'elysia';
+import { AppParams, errors, Success } from '../../http/schemas';
+import { HttpError } from '../../lib/errors';
+import type { Services } from '../../services';
+import { DeviceRecord, deviceView } from './devices.view';
+
+const signedBy = 'Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device).';
+
+export const DeviceBody = t.Object(
+  {
+    endUserId: t.String({ minLength: 1, maxLength: 256, description: 'The end user this device belongs to.' }),
+    platform: t.Union([t.Literal('ios'), t.Literal('android')]),
+    token: t.String({ minLength: 1, maxLength: 4096, description: 'APNs device token (iOS) or FCM registration token (Android).' }),
+    pushToStartToken: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'iOS 17.2+: the Live Activity push-to-start token.' })),
+    environment: t.Optional(t.Union([t.Literal('production'), t.Literal('sandbox')], { description: 'APNs environment; default production.' })),
+    tester: t.Optional(t.Boolean({ description: 'Marks the end user as a tester (receives sends of Testing releases).' })),
+  },
+  { additionalProperties: false },
+);
+
+/** Public device registration: what makes an end user "connected". */
+export function devicesRoutes(services: Services) {
+  const { auth, devices, clock } = services;
+  return new Elysia({ detail: { tags: ['Devices'] } })
+    .post(
+      '/api/apps/:appId/devices',
+      ({ params, body }) => {
+        const { device } = devices.upsert(params.appId, body, clock.now());
+        return { device: deviceView(device) };
+      },
+      {
+        // Authentication runs before validation, so an unauthenticated caller learns nothing.
+        transform: ({ params, body, request }) => {
+          const endUserId = (body as { endUserId?: unknown } | undefined)?.endUserId;
+          auth.appOrEndUser(request, params.appId, typeof endUserId === 'string' ? endUserId : undefined);
+        },
+        params: AppParams,
+        body: DeviceBody,
+        response: { 200: t.Object({ device: DeviceRecord }), ...errors(400, 401, 413, 429) },
+        detail: {
+          summary: 'Register or refresh a device',
+          description: `Upsert by app, platform and token. ${signedBy}`,
+          security: [{ serviceKey: [] }, { endUserSignature: [] }],
+        },
+      },
+    )
+    .delete(
+      '/api/apps/:appId/devices/:deviceId',
+      ({ params, request }) => {
+        const device = devices.find(params.appId, params.deviceId);
+        auth.appOrEndUser(request, params.appId, device?.endUserId);
+        if (!device || !devices.remove(params.appId, params.deviceId)) throw new HttpError(404, 'device not found');
+        return { success: true as const };
+      },
+      {
+        params: t.Object({ appId: t.String(), deviceId: t.String() }),
+        response: { 200: Success, ...errors(401, 404, 429) },
+        detail: { summary: 'Remove a device', description: signedBy, security: [{ serviceKey: [] }, { endUserSignature: [] }] },
+      },
+    );
+}
