@@ -1,11 +1,12 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from './context';
-import { readJsonBody } from './http/body';
+import { checkRequestBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
+import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
 import { buildServices, type Services } from './services';
 
@@ -33,10 +34,16 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
       const id = request.headers.get('x-request-id')?.slice(0, 64) || newId('req');
-      info.set(request, { id, start: performance.now() });
+      const meta: RequestInfo = { id, start: performance.now() };
+      info.set(request, meta);
       set.headers['x-request-id'] = id;
+      const refused = checkRequestBody(request);
+      if (refused) {
+        meta.errorStatus = refused.status;
+        refused.headers.set('x-request-id', id);
+        return refused;
+      }
     })
-    .onParse({ as: 'global' }, ({ request }) => readJsonBody(request))
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);
       const id = meta?.id ?? 'unknown';
@@ -57,6 +64,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
         durationMs: meta ? Math.round((performance.now() - meta.start) * 100) / 100 : undefined,
       });
     })
+    .use(docsRoutes())
     .use(healthRoutes(services, options.migrationsFolder))
     .use(devicesRoutes(services))
     .use(appsAdminRoutes(services))

@@ -1,35 +1,26 @@
-import { HttpError } from '../lib/errors';
+import { problemResponse } from '../lib/errors';
 
-/** Request bodies larger than this are refused with 413 before they are parsed. */
+/** Request bodies larger than this are refused with 413 before they are read. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
 /**
- * Reads a JSON request body with the size limit. Any content type is read as JSON (the API speaks
- * only JSON, and a forgotten header should not turn into a confusing type error); an empty body is
- * `undefined`.
+ * Checks a request before its body is read: a declared length over the limit is 413, and a body
+ * that is not declared as JSON is 415 (the API speaks only JSON; a form-encoded body would
+ * otherwise surface as a confusing validation error). Chunked bodies without a length are capped
+ * by the server's own limit (`maxRequestBodySize`). Returns the error response, or undefined.
  */
-export async function readJsonBody(request: Request): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > BODY_LIMIT_BYTES) throw tooLarge();
-  const bytes = await readLimited(request);
-  if (bytes.length === 0) return undefined;
-  try {
-    return JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    throw new HttpError(400, 'request body is not valid JSON');
+export function checkRequestBody(request: Request): Response | undefined {
+  if (!WITH_BODY.has(request.method)) return undefined;
+  const length = request.headers.get('content-length');
+  if (length !== null && Number(length) > BODY_LIMIT_BYTES) {
+    return problemResponse(413, `request body exceeds ${BODY_LIMIT_BYTES / 1024} KiB`);
   }
-}
-
-async function readLimited(request: Request): Promise<Uint8Array> {
-  if (!request.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.length;
-    if (size > BODY_LIMIT_BYTES) throw tooLarge();
-    chunks.push(chunk);
+  const type = request.headers.get('content-type');
+  const hasBody = length !== null ? length !== '0' : request.body !== null;
+  if (hasBody && !(type ?? '').toLowerCase().includes('json')) {
+    return problemResponse(415, 'Content-Type must be application/json');
   }
-  return Buffer.concat(chunks);
+  return undefined;
 }
-
-const tooLarge = () => new HttpError(413, `request body exceeds ${BODY_LIMIT_BYTES / 1024} KiB`);

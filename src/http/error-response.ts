@@ -15,8 +15,6 @@ export function errorResponse(
   allowedMethods: (request: Request) => string[],
   logger: Logger,
 ): Response {
-  // Elysia wraps what a parse hook throws; our own errors keep their status and detail.
-  if (code === 'PARSE' && error instanceof Error && error.cause instanceof HttpError) error = error.cause;
   if (error instanceof HttpError) return problemResponse(error.status, error.detail, error.headers);
   if (error instanceof ValidationError) return problemResponse(400, validationDetail(error.all as never, error.type));
   if (code === 'NOT_FOUND') {

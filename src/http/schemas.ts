@@ -1,10 +1,12 @@
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 
 /** The body of every error response. */
 export const Problem = t.Object(
   {
     title: t.String({ description: 'Standard reason phrase of the status.', examples: ['Bad Request'] }),
-    status: t.Integer({ description: 'HTTP status code.', examples: [400] }),
+    // TypeBox's own Integer: Elysia's t.Integer also accepts numeric strings, which is for input only.
+    status: Type.Integer({ description: 'HTTP status code.', examples: [400] }),
     detail: t.String({ description: 'What was wrong, naming the field where there is one.', examples: ['contentState.progress is required'] }),
   },
   { description: 'Error body' },

@@ -58,6 +58,8 @@ export function createHarness(options: { toml?: string; clock?: FakeClock; logge
       body = JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
+    // What an HTTP client sends with a body, which the body-size check reads.
+    if (body !== undefined) headers['content-length'] ??= String(Buffer.byteLength(body));
     const res = await app.handle(new Request(`http://islet.test${path}`, { method, headers, body }));
     const text = await res.text();
     let parsed: unknown = text;

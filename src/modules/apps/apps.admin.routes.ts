@@ -20,8 +20,9 @@ export function appsAdminRoutes(services: Services) {
         minutes: p.minutes ?? null,
         overage: p.overage,
       })),
-    }), { detail: { summary: 'List plans (from the configuration)' } })
+    }), { response: errors(401), detail: { summary: 'List plans (from the configuration)' } })
     .get('/apps', () => ({ apps: apps.list().map((row) => apps.view(row)) }), {
+      response: errors(401),
       detail: { summary: 'List apps' },
     })
     .post(

@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia';
 import { isDatabaseReady } from '../../db/database';
+import { Problem } from '../../http/schemas';
 import { problemResponse } from '../../lib/errors';
 import type { Services } from '../../services';
 
@@ -13,6 +14,9 @@ export function healthRoutes(services: Services, migrationsFolder?: string) {
     .get(
       '/readyz',
       () => (isDatabaseReady(services.ctx.db, migrationsFolder) ? { status: 'ready' as const } : problemResponse(503, 'database not ready')),
-      { detail: { summary: 'Readiness: the database is open and every migration is applied' } },
+      {
+        response: { 200: t.Object({ status: t.Literal('ready') }), 503: Problem },
+        detail: { summary: 'Readiness: the database is open and every migration is applied' },
+      },
     );
 }

@@ -1,0 +1,66 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { createHarness, type Harness } from '../../test-support/harness';
+
+let h: Harness;
+afterEach(() => h?.close());
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+describe('API documentation', () => {
+  test('the OpenAPI document is valid', async () => {
+    h = createHarness();
+    const res = await h.request('GET', '/swagger/json');
+    expect(res.status).toBe(200);
+    const validated = await SwaggerParser.validate(structuredClone(res.body));
+    expect(validated.info.title).toBe('Islet API');
+  });
+
+  test('it lists exactly the routes the server answers', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, ops]) => Object.keys(ops).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
+      .sort();
+    const served = h.app.routes
+      .filter((r) => !r.path.startsWith('/swagger') && !r.path.startsWith('/console') && METHODS.includes(r.method.toLowerCase()))
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
+      .sort();
+    expect(documented).toEqual(served);
+  });
+
+  test('every operation documents its errors with the problem body and declares its security', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!METHODS.includes(method)) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        expect({ where, responses: typeof op.responses }).toEqual({ where, responses: 'object' });
+        if (path.startsWith('/api/')) {
+          expect({ where, security: op.security?.length > 0 }).toEqual({ where, security: true });
+          expect({ where, has401: '401' in op.responses }).toEqual({ where, has401: true });
+        }
+        for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+          if (Number(status) < 400) continue;
+          const schema = response.content?.['application/json']?.schema;
+          expect({ where, status, required: schema?.required }).toEqual({ where, status, required: ['title', 'status', 'detail'] });
+        }
+        if (op.requestBody) expect({ where, json: 'application/json' in op.requestBody.content }).toEqual({ where, json: true });
+      }
+    }
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'endUserSignature', 'serviceKey']);
+  });
+
+  test('Swagger UI loads its files from this server only', async () => {
+    h = createHarness();
+    const page = await h.request('GET', '/swagger');
+    expect(page.status).toBe(200);
+    const sources = [...String(page.body).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(sources.length).toBeGreaterThan(0);
+    for (const src of sources) {
+      expect(src.startsWith('/')).toBe(true);
+      expect((await h.request('GET', src)).status).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
+import { HttpError } from '../../lib/errors';
+import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../auth/service-auth';
+import { VERSION } from '../../version';
+import { SWAGGER_ASSETS } from './swagger-assets';
+
+const ASSET_PREFIX = '/swagger/assets';
+
+/** Tags in the order Swagger UI shows them, with the text under each. */
+const TAGS = [
+  { name: 'Live Activities', description: 'Start, update, end and list Live Activities built from the eight templates.' },
+  { name: 'Notifications', description: 'Send push notifications from a template of the live (or a Testing) release.' },
+  { name: 'Devices', description: 'Register the devices of end users; a registered device makes its end user "connected".' },
+  { name: 'Admin: apps', description: 'Apps, plans, secrets and push credentials (admin token).' },
+  { name: 'Admin: end users and devices', description: 'End users, testers and devices of an app (admin token).' },
+  { name: 'Admin: releases', description: 'Releases and their notification templates (admin token).' },
+  { name: 'Admin: deliveries', description: 'What was queued and what the providers answered (admin token).' },
+  { name: 'Admin: usage', description: 'Live activity minutes used in the billing period (admin token).' },
+  { name: 'Operations', description: 'Health, readiness and metrics, without authentication.' },
+];
+
+/**
+ * The OpenAPI document at `/swagger/json` and Swagger UI at `/swagger`, with Swagger UI's own
+ * files served from the binary: no request leaves the server.
+ */
+export function docsRoutes() {
+  return new Elysia()
+    .get(
+      `${ASSET_PREFIX}/:file`,
+      ({ params }) => {
+        const asset = SWAGGER_ASSETS[params.file];
+        if (!asset) throw new HttpError(404, `no route for GET ${ASSET_PREFIX}/${params.file}`);
+        return new Response(Bun.file(asset.path), {
+          headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' },
+        });
+      },
+      { detail: { hide: true } },
+    )
+    .use(
+      openapi({
+        path: '/swagger',
+        provider: 'swagger-ui',
+        exclude: { paths: [/^\/swagger/, /^\/console/] },
+        swagger: {
+          cdn: `${ASSET_PREFIX}/swagger-ui-bundle.js`,
+          theme: `${ASSET_PREFIX}/swagger-ui.css`,
+          autoDarkMode: false,
+          persistAuthorization: true,
+          tryItOutEnabled: true,
+        } as never,
+        documentation: {
+          info: {
+            title: 'Islet API',
+            version: VERSION,
+            description:
+              'Live Activities (iOS Lock Screen and Dynamic Island, Android ongoing notifications) and templated push notifications. ' +
+              'Every error is `{title, status, detail}`. Public endpoints take the App Secret in `X-Service-Key`; ' +
+              'the admin API takes `Authorization: Bearer <admin token>`.',
+          },
+          tags: TAGS,
+          components: {
+            securitySchemes: {
+              serviceKey: { type: 'apiKey', in: 'header', name: SERVICE_KEY_HEADER, description: "The app's App Secret." },
+              endUserSignature: {
+                type: 'apiKey',
+                in: 'header',
+                name: END_USER_SIGNATURE_HEADER,
+                description: 'hex(HMAC-SHA256(Signing Secret, endUserId)), sent by the device itself.',
+              },
+              adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token.' },
+            },
+          },
+        },
+      }),
+    );
+}
