@@ -1,0 +1,38 @@
+import type { AppContext } from '../../../context';
+import type { Job } from '../scheduler';
+import { billingPeriod } from '../billing-period';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes finished deliveries (and messages nobody refers to any more) older than
+ * `retention.deliveries_days`, and ended activities older than `retention.activities_days`.
+ * Activities that ended inside the current billing period are kept whatever their age, so that
+ * pruning never lowers the minutes an app has used.
+ */
+export function retentionJob(ctx: AppContext, intervalMs = 60 * 60 * 1000): Job {
+  const client = ctx.db.$client;
+  const deleteDeliveries = client.query(`DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'dropped') AND updated_at < ?`);
+  const deleteMessages = client.query(
+    `DELETE FROM messages WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = messages.id)`,
+  );
+  const deleteActivities = client.query(
+    `DELETE FROM activities WHERE state = 'Ended' AND ended_at < ?
+       AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.activity_id = activities.id AND d.status IN ('pending', 'held', 'sending'))`,
+  );
+  return {
+    name: 'retention',
+    intervalMs,
+    run(now) {
+      const { retention } = ctx.config;
+      const deliveriesBefore = now - retention.deliveries_days * DAY_MS;
+      const activitiesBefore = Math.min(now - retention.activities_days * DAY_MS, billingPeriod(now).start);
+      const removed = client.transaction(() => ({
+        deliveries: deleteDeliveries.run(deliveriesBefore).changes,
+        messages: deleteMessages.run(deliveriesBefore).changes,
+        activities: deleteActivities.run(activitiesBefore).changes,
+      }))();
+      if (removed.deliveries + removed.messages + removed.activities > 0) ctx.logger.info('retention', removed);
+    },
+  };
+}

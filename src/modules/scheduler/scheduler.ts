@@ -1,0 +1,72 @@
+import type { Clock } from '../../lib/clock';
+import type { Logger } from '../../lib/logger';
+
+/** One named, periodic piece of work. `run` gets the clock's time and may be async. */
+export interface Job {
+  name: string;
+  intervalMs: number;
+  run(now: number): void | Promise<void>;
+}
+
+/**
+ * Runs jobs on their intervals, by the injected clock: a job is due when its interval has passed
+ * since it last started. A job never runs twice at once; `stop` waits for running jobs to finish.
+ * Tests drive it with `tick()` and a fake clock instead of `start()`.
+ * @example const s = new Scheduler([retentionJob(ctx)], clock, logger); s.start(); await s.stop();
+ */
+export class Scheduler {
+  private readonly lastRun = new Map<string, number>();
+  private readonly running = new Map<string, Promise<void>>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = true;
+
+  constructor(
+    private readonly jobs: Job[],
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    /** How often (real time) the scheduler looks for due jobs. */
+    private readonly pollMs = 250,
+  ) {}
+
+  /** Runs every job that is due now (all of them on the first call) and waits for them. */
+  async tick(): Promise<void> {
+    const now = this.clock.now();
+    const started: Promise<void>[] = [];
+    for (const job of this.jobs) {
+      if (this.running.has(job.name)) continue;
+      const last = this.lastRun.get(job.name);
+      if (last !== undefined && now - last < job.intervalMs) continue;
+      this.lastRun.set(job.name, now);
+      const run = this.runJob(job, now).finally(() => this.running.delete(job.name));
+      this.running.set(job.name, run);
+      started.push(run);
+    }
+    await Promise.all(started);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    const loop = () => {
+      if (this.stopped) return;
+      // Not awaited: a slow job must not delay the others' turns; running ones are skipped.
+      void this.tick();
+      this.timer = setTimeout(loop, this.pollMs);
+    };
+    loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await Promise.all(this.running.values());
+  }
+
+  private async runJob(job: Job, now: number): Promise<void> {
+    try {
+      await job.run(now);
+    } catch (e) {
+      this.logger.error('scheduled job failed', { job: job.name, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+}
