@@ -15,6 +15,7 @@ Commands:
   migrate        apply database migrations and exit
   check-config   validate the configuration and print it with secrets redacted
   version        print the version and the commit it was built from
+  healthcheck    exit 0 when the local server answers /readyz (for container health checks)
 
 The configuration is read from --config FILE, else $ISLET_CONFIG, else ./islet.toml when present,
 else built-in defaults. ISLET_<SECTION>_<KEY> environment variables override keys.`;
@@ -72,6 +73,19 @@ async function serve(config: Config): Promise<void> {
   ctx.logger.info('listening', { url: server.url, console: `${publicUrl}/console`, docs: `${publicUrl}/swagger`, config: config.source, version: VERSION });
 }
 
+/** Asks the server on this machine whether it is ready; needs no shell or curl in the image. */
+async function healthcheck(config: Config): Promise<number> {
+  const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
+  try {
+    const res = await fetch(`http://${host}:${config.server.port}/readyz`, { signal: AbortSignal.timeout(3000) });
+    console.log(res.status === 200 ? 'ready' : `not ready (HTTP ${res.status})`);
+    return res.status === 200 ? 0 : 1;
+  } catch (e) {
+    console.log(`not ready (${e instanceof Error ? e.message : String(e)})`);
+    return 1;
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { command, configFlag } = parseArgs(argv);
   switch (command) {
@@ -89,6 +103,8 @@ async function main(argv: string[]): Promise<number> {
     case 'check-config':
       console.log(JSON.stringify(redactConfig(readConfig(configFlag)), null, 2));
       return 0;
+    case 'healthcheck':
+      return healthcheck(readConfig(configFlag));
     case 'version':
       console.log(`islet ${VERSION} (${COMMIT})`);
       return 0;
