@@ -8,6 +8,8 @@ import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { notificationsRoutes } from './modules/notifications/notifications.routes';
+import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
 import { buildServices, type Services } from './services';
 
 export interface CreateAppOptions {
@@ -68,7 +70,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(healthRoutes(services, options.migrationsFolder))
     .use(devicesRoutes(services))
     .use(appsAdminRoutes(services))
-    .use(devicesAdminRoutes(services));
+    .use(devicesAdminRoutes(services))
+    .use(notificationsRoutes(services))
+    .use(releasesAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
   return app;

@@ -2,16 +2,22 @@ import type { AppContext } from './context';
 import { appsService } from './modules/apps/apps.service';
 import { serviceAuth } from './modules/auth/service-auth';
 import { devicesRepository } from './modules/devices/devices.repository';
+import { notificationsService } from './modules/notifications/notifications.service';
+import { releasesService } from './modules/notifications/releases.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx);
+  const devices = devicesRepository(ctx.db);
+  const releases = releasesService(ctx, apps);
   return {
     ctx,
     clock: ctx.clock,
     apps,
     auth: serviceAuth(ctx, apps),
-    devices: devicesRepository(ctx.db),
+    devices,
+    releases,
+    notifications: notificationsService(ctx, releases, devices),
   };
 }
 

@@ -1,0 +1,124 @@
+import { Type } from '@sinclair/typebox';
+import { t } from 'elysia';
+import { AppParams, errors, Success } from '../../http/schemas';
+import { HttpError } from '../../lib/errors';
+import type { Services } from '../../services';
+import { adminGroup } from '../admin/admin.guard';
+
+const MAX_VERSION = 2_147_483_647;
+const SLUG_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+const Slug = t.String({ pattern: SLUG_PATTERN, description: 'Identifies the template within its release: letters, digits, `.`, `_`, `-`.' });
+const Title = t.String({ minLength: 1, maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders.' });
+const BodyText = t.String({ maxLength: 4096, description: 'Notification body; may hold `{{name}}` placeholders.' });
+const Status = t.Union([t.Literal('Draft'), t.Literal('Testing'), t.Literal('Live'), t.Literal('Archived')]);
+
+const TemplateRecord = t.Object({
+  slug: t.String(),
+  title: t.String(),
+  body: t.String(),
+  placeholders: t.Array(t.String(), { description: 'Placeholder names found in title and body, in order of appearance.' }),
+});
+
+const ReleaseRecord = t.Object({
+  version: Type.Integer(),
+  status: Status,
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+  templates: t.Array(TemplateRecord),
+});
+
+const Version = t.Integer({ minimum: 1, maximum: MAX_VERSION, description: 'The release version.' });
+const VersionParams = t.Object({ appId: t.String(), version: Version });
+const TemplateParams = t.Object({ appId: t.String(), version: Version, slug: Slug });
+
+/** Runs before validation: a bad version in the path gets a sentence instead of the decoder's terse error. */
+function checkVersionParam({ params }: { params: Record<string, string | undefined> }): void {
+  const raw = params.version;
+  if (raw === undefined) return;
+  const n = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : 0;
+  if (n < 1 || n > MAX_VERSION) throw new HttpError(400, 'version must be a positive integer');
+}
+
+const statusRules =
+  'Draft → Testing, Live or Archived; Testing → Draft, Live or Archived; Live → Archived; Archived → Live (roll back). ' +
+  'Making a release Live archives the previous Live release. Templates of a Live or Archived release cannot be changed.';
+
+/** Admin API of releases and their notification templates (used by the console and by tests). */
+export function releasesAdminRoutes(services: Services) {
+  const { releases } = services;
+  return adminGroup(services, 'Admin: releases')
+    .onTransform(checkVersionParam)
+    .get('/apps/:appId/releases', ({ params }) => ({ releases: releases.list(params.appId) }), {
+      params: AppParams,
+      response: { 200: t.Object({ releases: t.Array(ReleaseRecord) }), ...errors(401, 404) },
+      detail: { summary: 'List releases', description: 'Every release of the app with its templates, newest version first.' },
+    })
+    .post(
+      '/apps/:appId/releases',
+      ({ params, body, set }) => {
+        const release = releases.create(params.appId, body);
+        set.status = 201;
+        return release;
+      },
+      {
+        params: AppParams,
+        body: t.Object(
+          {
+            version: Type.Integer({ minimum: 1, maximum: MAX_VERSION, description: 'Release version, unique within the app.' }),
+            status: t.Optional(t.Union([t.Literal('Draft'), t.Literal('Testing'), t.Literal('Live')], { description: 'Default Draft.' })),
+            templates: t.Optional(
+              t.Array(t.Object({ slug: Slug, title: Title, body: BodyText }, { additionalProperties: false }), {
+                description: 'Notification templates; slugs must be unique within the release.',
+              }),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: ReleaseRecord, ...errors(400, 401, 404, 409) },
+        detail: {
+          summary: 'Create a release',
+          description: `Answers 201 with the release. Placeholders are \`{{name}}\` (spaces allowed inside the braces). ${statusRules}`,
+        },
+      },
+    )
+    .get('/apps/:appId/releases/:version', ({ params }) => releases.get(params.appId, params.version), {
+      params: VersionParams,
+      response: { 200: ReleaseRecord, ...errors(400, 401, 404) },
+      detail: { summary: 'Get a release' },
+    })
+    .patch('/apps/:appId/releases/:version', ({ params, body }) => releases.setStatus(params.appId, params.version, body.status), {
+      params: VersionParams,
+      body: t.Object({ status: Status }, { additionalProperties: false }),
+      response: { 200: ReleaseRecord, ...errors(400, 401, 404, 409) },
+      detail: { summary: 'Change the status of a release', description: statusRules },
+    })
+    .put(
+      '/apps/:appId/releases/:version/templates/:slug',
+      ({ params, body, set }) => {
+        const { created, template } = releases.putTemplate(params.appId, params.version, params.slug, body);
+        set.status = created ? 201 : 200;
+        return template;
+      },
+      {
+        params: TemplateParams,
+        body: t.Object({ title: Title, body: BodyText }, { additionalProperties: false }),
+        response: { 200: TemplateRecord, 201: TemplateRecord, ...errors(400, 401, 404, 409) },
+        detail: {
+          summary: 'Create or replace a notification template',
+          description: 'Answers 201 when created, 200 when replaced. Only in a Draft or Testing release (409 otherwise).',
+        },
+      },
+    )
+    .delete(
+      '/apps/:appId/releases/:version/templates/:slug',
+      ({ params }) => {
+        releases.deleteTemplate(params.appId, params.version, params.slug);
+        return { success: true as const };
+      },
+      {
+        params: TemplateParams,
+        response: { 200: Success, ...errors(400, 401, 404, 409) },
+        detail: { summary: 'Delete a notification template', description: 'Only in a Draft or Testing release (409 otherwise).' },
+      },
+    );
+}

@@ -1,0 +1,157 @@
+import type { AppContext } from '../../context';
+import { isoTime } from '../../lib/clock';
+import { HttpError } from '../../lib/errors';
+import type { AppsService } from '../apps/apps.service';
+import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
+import { PlaceholderSyntaxError, placeholderNames, renderTemplate } from './placeholders';
+import { releasesRepository, type ReleaseRow, type ReleaseStatus, type TemplateInput, type TemplateRow } from './releases.repository';
+
+/**
+ * Allowed status changes. Templates can be edited only in Draft and Testing, and a release that
+ * has been Live never becomes editable again, so a version number always names the texts its users
+ * received. Archived → Live is the roll back. Setting the current status again changes nothing.
+ */
+const NEXT: Record<ReleaseStatus, readonly ReleaseStatus[]> = {
+  Draft: ['Testing', 'Live', 'Archived'],
+  Testing: ['Draft', 'Live', 'Archived'],
+  Live: ['Archived'],
+  Archived: ['Live'],
+};
+
+const FROZEN: readonly ReleaseStatus[] = ['Live', 'Archived'];
+
+export interface TemplateView {
+  slug: string;
+  title: string;
+  body: string;
+  placeholders: string[];
+}
+
+export interface ReleaseView {
+  version: number;
+  status: ReleaseStatus;
+  createdAt: string;
+  updatedAt: string;
+  templates: TemplateView[];
+}
+
+export const releaseNotFound = () => new HttpError(404, 'release not found');
+export const templateNotFound = () => new HttpError(404, 'notification template not found');
+
+/** Use cases of releases and their notification templates (the admin API's side). */
+export function releasesService(ctx: AppContext, apps: AppsService) {
+  const repo = releasesRepository(ctx.db);
+  const { clock } = ctx;
+
+  const requireRelease = (appId: string, version: number): ReleaseRow => {
+    apps.get(appId);
+    const row = repo.find(appId, version);
+    if (!row) throw releaseNotFound();
+    return row;
+  };
+
+  const requireEditable = (release: ReleaseRow) => {
+    if (FROZEN.includes(release.status)) {
+      throw new HttpError(409, `release ${release.version} is ${release.status}; templates of a Live or Archived release cannot be changed`);
+    }
+  };
+
+  const views = (appId: string, rows: ReleaseRow[]): ReleaseView[] => {
+    const byVersion = new Map<number, TemplateView[]>(rows.map((r) => [r.version, []]));
+    for (const t of repo.templates(appId, rows.map((r) => r.version))) byVersion.get(t.version)?.push(templateView(t));
+    return rows.map((r) => ({
+      version: r.version,
+      status: r.status,
+      createdAt: isoTime(r.createdAt),
+      updatedAt: isoTime(r.updatedAt),
+      templates: byVersion.get(r.version) ?? [],
+    }));
+  };
+  const view = (row: ReleaseRow): ReleaseView => views(row.appId, [row])[0]!;
+
+  return {
+    repo,
+
+    /** Every release of an app with its templates, newest version first. */
+    list(appId: string): ReleaseView[] {
+      apps.get(appId);
+      return views(appId, repo.list(appId));
+    },
+
+    get(appId: string, version: number): ReleaseView {
+      return view(requireRelease(appId, version));
+    },
+
+    /** Creates a release with its templates; created Live, it archives the previous Live one. */
+    create(appId: string, input: { version: number; status?: ReleaseStatus; templates?: { slug: string; title: string; body: string }[] }): ReleaseView {
+      apps.get(appId);
+      const templates = (input.templates ?? []).map((t, i) => checkedTemplate(t, `templates.${i}.`));
+      const seen = new Map<string, number>();
+      templates.forEach((t, i) => {
+        const first = seen.get(t.slug);
+        if (first !== undefined) throw new HttpError(400, `templates.${i}.slug ${t.slug} is already used by templates.${first}`);
+        seen.set(t.slug, i);
+      });
+      if (repo.find(appId, input.version)) throw new HttpError(409, `release ${input.version} already exists`);
+      const now = clock.now();
+      const row: ReleaseRow = { appId, version: input.version, status: input.status ?? 'Draft', createdAt: now, updatedAt: now };
+      repo.insert(row, templates);
+      return view(row);
+    },
+
+    /** Moves a release to another status (see NEXT); Live archives the previous Live release. */
+    setStatus(appId: string, version: number, status: ReleaseStatus): ReleaseView {
+      const release = requireRelease(appId, version);
+      if (release.status !== status) {
+        const allowed = NEXT[release.status];
+        if (!allowed.includes(status)) {
+          throw new HttpError(409, `release ${version} cannot go from ${release.status} to ${status}; it can become ${allowed.join(' or ')}`);
+        }
+        repo.setStatus(appId, version, status, clock.now());
+      }
+      return view(repo.find(appId, version)!);
+    },
+
+    /** Creates or replaces a template of a Draft or Testing release. */
+    putTemplate(appId: string, version: number, slug: string, input: { title: string; body: string }): { created: boolean; template: TemplateView } {
+      requireEditable(requireRelease(appId, version));
+      const template = checkedTemplate({ slug, ...input }, '');
+      const created = repo.putTemplate(appId, version, template, clock.now());
+      return { created, template: { slug, title: template.title, body: template.body, placeholders: template.placeholders } };
+    },
+
+    /** Removes a template of a Draft or Testing release. */
+    deleteTemplate(appId: string, version: number, slug: string): void {
+      requireEditable(requireRelease(appId, version));
+      if (!repo.deleteTemplate(appId, version, slug, clock.now())) throw templateNotFound();
+    },
+  };
+}
+
+/**
+ * Finds a template's placeholders, refusing bad syntax (naming the field and the bad text) and
+ * texts that could never be sent because they exceed the payload limit with every placeholder empty.
+ */
+function checkedTemplate(t: { slug: string; title: string; body: string }, path: string): TemplateInput {
+  const names = new Set<string>();
+  for (const field of ['title', 'body'] as const) {
+    try {
+      for (const name of placeholderNames(t[field])) names.add(name);
+    } catch (e) {
+      if (e instanceof PlaceholderSyntaxError) throw new HttpError(400, `${path}${field} has an invalid placeholder: ${e.fragment}`);
+      throw e;
+    }
+  }
+  const smallest = payloadBytes({ type: 'notification', templateSlug: t.slug, releaseVersion: 0, title: renderTemplate(t.title), body: renderTemplate(t.body) });
+  if (smallest > MAX_PAYLOAD_BYTES) {
+    throw new HttpError(400, `${path ? path.slice(0, -1) : 'template'} exceeds ${MAX_PAYLOAD_BYTES} bytes of payload even with every placeholder empty`);
+  }
+  return { slug: t.slug, title: t.title, body: t.body, placeholders: [...names] };
+}
+
+/** A template as the admin API shows it. */
+export function templateView(row: TemplateRow): TemplateView {
+  return { slug: row.slug, title: row.title, body: row.body, placeholders: JSON.parse(row.placeholders) as string[] };
+}
+
+export type ReleasesService = ReturnType<typeof releasesService>;
