@@ -8,6 +8,7 @@ import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
 import { buildServices, type Services } from './services';
@@ -69,6 +70,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(docsRoutes())
     .use(healthRoutes(services, options.migrationsFolder))
     .use(devicesRoutes(services))
+    .use(liveActivitiesRoutes(services))
     .use(appsAdminRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(notificationsRoutes(services))

@@ -2,6 +2,7 @@ import type { AppContext } from './context';
 import { appsService } from './modules/apps/apps.service';
 import { serviceAuth } from './modules/auth/service-auth';
 import { devicesRepository } from './modules/devices/devices.repository';
+import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { releasesService } from './modules/notifications/releases.service';
 
@@ -16,6 +17,7 @@ export function buildServices(ctx: AppContext) {
     apps,
     auth: serviceAuth(ctx, apps),
     devices,
+    liveActivities: liveActivitiesService(ctx, devices),
     releases,
     notifications: notificationsService(ctx, releases, devices),
   };

@@ -1,0 +1,183 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { createHarness, type Harness } from '../../test-support/harness';
+import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
+import { activitiesPath, connect, count, progress, queuedFor, sign, start } from './live-activities.fixtures';
+import { liveActivitiesRepository } from './live-activities.repository';
+
+let h: Harness;
+afterEach(() => h?.close());
+
+const PATH = activitiesPath('a1');
+const HOUR = 3_600_000;
+let signingSecret = '';
+
+async function setup() {
+  h = createHarness();
+  signingSecret = (await h.createApp({ id: 'a1' })).signingSecret;
+}
+
+/** u1 with an older Android phone and a newer iPhone; returns the activity id and device ids. */
+async function iosActivity() {
+  const android = await connect(h, 'a1', 'u1', { platform: 'android' });
+  h.clock.advance(1000);
+  const iphone = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s' });
+  const id: string = (await start(h, 'a1', { ...progress, targetUsers: ['u1'] })).body.activities[0].id;
+  return { id, android, iphone };
+}
+
+const reportToken = (id: string, headers: Record<string, string>, body: unknown = { token: 'a1b2c3' }) =>
+  h.request('PUT', `${PATH}/${id}/push-token`, { body, headers });
+
+/** Makes inserts into a table fail (all, or those for one device), as a crash or a full disk would midway. */
+const breakTable = (table: 'deliveries' | 'activities', deviceId?: string) =>
+  h.ctx.db.$client.run(
+    `CREATE TRIGGER ${table}_down BEFORE INSERT ON ${table} ${deviceId ? `WHEN NEW.device_id = '${deviceId}'` : ''}
+     BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
+  );
+
+describe('what a start queues', () => {
+  test('one start message per activity, delivered to each device of the end user; an iPhone without push-to-start fails visibly', async () => {
+    await setup();
+    const android = await connect(h, 'a1', 'u1', { platform: 'android' });
+    h.clock.advance(1);
+    const iphone = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s' });
+    h.clock.advance(1);
+    const olderIos = await connect(h, 'a1', 'u1', { platform: 'ios' });
+    const id = (await start(h, 'a1')).body.activities[0].id;
+    const [message, ...rest] = queuedFor(h, id);
+    expect(rest).toEqual([]);
+    expect(message!.kind).toBe('la_start');
+    expect(message!.content).toEqual({
+      type: 'live_activity',
+      event: 'start',
+      activityId: id,
+      templateSlug: 'progress-bar',
+      attributes: { label: 'Uploading' },
+      contentState: { progress: '10', detail: '1 of 10' },
+      timestamp: h.clock.now(),
+      alert: { title: 'Uploading', body: '1 of 10' },
+    });
+    expect(message!.deliveries).toEqual([
+      { deviceId: android, status: 'pending', reason: null },
+      { deviceId: iphone, status: 'pending', reason: null },
+      { deviceId: olderIos, status: 'failed', reason: NO_PUSH_TO_START_TOKEN },
+    ]);
+  });
+
+  test('the alert falls back along the template: progress without detail shows the percentage', async () => {
+    await setup();
+    await connect(h, 'a1', 'u1');
+    const id = (await start(h, 'a1', { ...progress, contentState: { progress: '42' } })).body.activities[0].id;
+    expect(queuedFor(h, id)[0]!.content.alert).toEqual({ title: 'Uploading', body: '42%' });
+  });
+});
+
+describe('updates and ends of an iOS activity wait for its push token', () => {
+  test('held until the token arrives (latest wins), then released; later ones go at once', async () => {
+    await setup();
+    const { id, android, iphone } = await iosActivity();
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '20' } });
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '30' } });
+    let [, first, second] = queuedFor(h, id);
+    expect(first!.deliveries).toEqual([
+      { deviceId: android, status: 'pending', reason: null },
+      { deviceId: iphone, status: 'dropped', reason: 'superseded by a newer event' },
+    ]);
+    expect(second!.content).toMatchObject({ event: 'update', contentState: { progress: '30' }, attributes: { label: 'Uploading' } });
+    expect(second!.deliveries).toEqual([
+      { deviceId: android, status: 'pending', reason: null },
+      { deviceId: iphone, status: 'held', reason: null },
+    ]);
+
+    const res = await reportToken(id, { 'x-end-user-signature': sign(signingSecret, 'u1') });
+    expect(res.body).toEqual({ success: true });
+    [, , second] = queuedFor(h, id);
+    expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
+    expect(liveActivitiesRepository(h.ctx.db).find('a1', id)?.pushToken).toBe('a1b2c3');
+
+    await h.service('a1', 'DELETE', `${PATH}/${id}`);
+    const end = queuedFor(h, id).at(-1)!;
+    expect(end.kind).toBe('la_end');
+    expect(end.content).toMatchObject({ event: 'end', dismissalAt: h.clock.now(), contentState: { progress: '30' } });
+    expect(end.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
+  });
+
+  test('a token reported after the end still releases the held end, so the device removes the activity', async () => {
+    await setup();
+    const { id } = await iosActivity();
+    await h.service('a1', 'DELETE', `${PATH}/${id}`);
+    expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'held']);
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'late' })).status).toBe(200);
+    expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
+  });
+
+  test('the token report takes the service key or the signature of the activity’s own end user', async () => {
+    await setup();
+    const { id } = await iosActivity();
+    const wrongUser = await reportToken(id, { 'x-end-user-signature': sign(signingSecret, 'u2') });
+    expect(wrongUser.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'invalid end user signature' });
+    expect((await reportToken('la_nope', { 'x-end-user-signature': sign(signingSecret, 'u1') })).status).toBe(401);
+    expect((await reportToken(id, {})).body.detail).toBe('X-Service-Key header is required');
+    const unknown = await h.service('a1', 'PUT', `${PATH}/la_nope/push-token`, { token: 'x' });
+    expect(unknown.body).toEqual({ title: 'Not Found', status: 404, detail: 'live activity not found' });
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, {})).body.detail).toBe('token is required');
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'abc' })).status).toBe(200);
+  });
+});
+
+describe('one transaction: nothing accepted without its queued deliveries', () => {
+  test('when queueing fails midway through a start, no activity and nothing queued remains, and the caller gets a 500', async () => {
+    await setup();
+    await connect(h, 'a1', 'u1');
+    await connect(h, 'a1', 'u2');
+    breakTable('deliveries', await connect(h, 'a1', 'u3'));
+    const res = await h.service('a1', 'POST', PATH, progress);
+    expect(res.status).toBe(500);
+    expect(JSON.stringify(res.body)).not.toContain('disk I/O');
+    expect([count(h, 'activities'), count(h, 'messages'), count(h, 'deliveries')]).toEqual([0, 0, 0]);
+  });
+
+  test('when writing the activities fails, nothing queued for them remains', async () => {
+    await setup();
+    for (const u of ['u1', 'u2']) await connect(h, 'a1', u);
+    breakTable('activities');
+    expect((await h.service('a1', 'POST', PATH, progress)).status).toBe(500);
+    expect([count(h, 'activities'), count(h, 'messages'), count(h, 'deliveries')]).toEqual([0, 0, 0]);
+  });
+
+  test('when queueing fails during an update or an end, the activity is unchanged', async () => {
+    await setup();
+    const { id } = await iosActivity();
+    breakTable('deliveries');
+    expect((await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '99' } })).status).toBe(500);
+    expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(500);
+    const row = liveActivitiesRepository(h.ctx.db).find('a1', id)!;
+    expect({ state: row.state, contentState: JSON.parse(row.contentState) }).toEqual({ state: 'Active', contentState: progress.contentState });
+    expect(queuedFor(h, id).map((m) => m.kind)).toEqual(['la_start']);
+  });
+});
+
+describe('endActivities, shared with the scheduler', () => {
+  test('ends with the given reason and per-activity times, queues the end with its dismissal date, and never ends twice', async () => {
+    await setup();
+    const { id } = await iosActivity();
+    const startedAt = h.clock.now();
+    h.clock.advance(9 * HOUR);
+    const repo = liveActivitiesRepository(h.ctx.db);
+    const options = {
+      reason: 'expired' as const,
+      endedAt: (a: { startedAt: number }) => a.startedAt + 8 * HOUR,
+      dismissalAt: (a: { startedAt: number }) => a.startedAt + 12 * HOUR,
+      now: h.clock.now(),
+    };
+    const ended = endActivities(h.ctx.db, [repo.find('a1', id)!], options);
+    expect(ended.map((a) => [a.id, a.state, a.endReason, a.endedAt])).toEqual([[id, 'Ended', 'expired', startedAt + 8 * HOUR]]);
+    const record = await h.service('a1', 'GET', `${PATH}/${id}`);
+    expect(record.body).toMatchObject({ state: 'Ended', endedAt: new Date(startedAt + 8 * HOUR).toISOString() });
+    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ event: 'end', dismissalAt: startedAt + 12 * HOUR, timestamp: h.clock.now() });
+
+    // The stale row (still Active in memory) is skipped: no second end message.
+    expect(endActivities(h.ctx.db, [{ ...repo.find('a1', id)!, state: 'Active' }], options)).toEqual([]);
+    expect(queuedFor(h, id).filter((m) => m.kind === 'la_end')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,82 @@
+import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import type { Db } from '../../db/database';
+import { activities } from '../../db/schema';
+
+export type ActivityRow = typeof activities.$inferSelect;
+export type ActivityState = ActivityRow['state'];
+export type Platform = ActivityRow['platform'];
+
+export interface ActivityFilter {
+  state?: ActivityState;
+  endUserId?: string;
+  templateSlug?: string;
+}
+
+/** A new Active activity, its JSON columns already serialised (shared by a whole start). */
+export interface NewActivity {
+  id: string;
+  appId: string;
+  endUserId: string;
+  templateSlug: string;
+  platform: Platform;
+  attributes: string;
+  contentState: string;
+  startedAt: number;
+}
+
+/** Rows per INSERT statement when starting many activities (8 parameters each). */
+const INSERT_BATCH = 100;
+
+/** Storage of activities. Hot paths (start, end) use statements prepared once. */
+export function liveActivitiesRepository(db: Db) {
+  const client = db.$client;
+  const insertSql = (rows: number) =>
+    `INSERT INTO activities (id, app_id, end_user_id, template_slug, platform, state, attributes, content_state, started_at) VALUES ${Array(rows)
+      .fill("(?, ?, ?, ?, ?, 'Active', ?, ?, ?)")
+      .join(', ')}`;
+  const insertBatch = client.query<never, (string | number)[]>(insertSql(INSERT_BATCH));
+  const values = (r: NewActivity) => [r.id, r.appId, r.endUserId, r.templateSlug, r.platform, r.attributes, r.contentState, r.startedAt];
+  const byId = db
+    .select()
+    .from(activities)
+    .where(and(eq(activities.appId, sql.placeholder('appId')), eq(activities.id, sql.placeholder('id'))))
+    .prepare();
+
+  return {
+    /** Writes new Active activities, many rows per statement; the caller holds the transaction. */
+    insert(rows: readonly NewActivity[]): void {
+      let i = 0;
+      for (; i + INSERT_BATCH <= rows.length; i += INSERT_BATCH) insertBatch.run(...rows.slice(i, i + INSERT_BATCH).flatMap(values));
+      if (i < rows.length) client.query(insertSql(rows.length - i)).run(...rows.slice(i).flatMap(values));
+    },
+
+    /** The app's activity with that id; another app's id is simply not found. */
+    find(appId: string, id: string): ActivityRow | undefined {
+      return byId.get({ appId, id });
+    },
+
+    /** Replaces the contentState of an Active activity; false when it is not (or no longer) Active. */
+    replaceContentState(id: string, contentState: string): boolean {
+      return client.query(`UPDATE activities SET content_state = ? WHERE id = ? AND state = 'Active'`).run(contentState, id).changes === 1;
+    },
+
+    /** Stores the per-activity push token the iOS device reported. */
+    setPushToken(id: string, token: string): void {
+      client.query('UPDATE activities SET push_token = ? WHERE id = ?').run(token, id);
+    },
+
+    /** A page of the app's activities, newest first (startedAt, then id), and how many match in all. */
+    list(appId: string, filter: ActivityFilter, limit: number, offset: number): { rows: ActivityRow[]; total: number } {
+      const conditions: SQL[] = [eq(activities.appId, appId)];
+      if (filter.state) conditions.push(eq(activities.state, filter.state));
+      if (filter.endUserId !== undefined) conditions.push(eq(activities.endUserId, filter.endUserId));
+      if (filter.templateSlug !== undefined) conditions.push(eq(activities.templateSlug, filter.templateSlug));
+      const where = and(...conditions);
+      const rows = db.select().from(activities).where(where).orderBy(desc(activities.startedAt), desc(activities.id)).limit(limit).offset(offset).all();
+      const total = db.select({ n: count() }).from(activities).where(where).get()?.n ?? 0;
+      return { rows, total };
+    },
+  };
+}
+
+export type LiveActivitiesRepository = ReturnType<typeof liveActivitiesRepository>;

@@ -1,0 +1,193 @@
+import { Type } from '@sinclair/typebox';
+import { Elysia, t } from 'elysia';
+import { errors, PageQuery, Success } from '../../http/schemas';
+import { HttpError } from '../../lib/errors';
+import type { Services } from '../../services';
+import { LiveActivityRecord } from './live-activities.view';
+import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
+
+const StringMap = (description: string) => t.Record(t.String(), t.String(), { description });
+
+const StartBody = t.Object(
+  {
+    templateSlug: t.String({ description: `One of the eight template slugs: ${TEMPLATE_SLUGS.join(', ')}.` }),
+    attributes: t.Optional(StringMap('Static data, set once; every value a string. Required in effect for templates with required attributes.')),
+    contentState: StringMap('Initial dynamic data; every value a string.'),
+    targetUsers: t.Optional(
+      t.Array(t.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'End user identifiers. When omitted, the activity starts for every connected end user. Duplicates are merged; unknown identifiers are skipped.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: LIVE_ACTIVITY_TEMPLATES.map((tpl) => ({ templateSlug: tpl.slug, ...tpl.sample, targetUsers: ['user-1'] })),
+  },
+);
+
+const UpdateBody = t.Object(
+  { contentState: StringMap('The new dynamic data; replaces the previous contentState entirely.') },
+  { additionalProperties: false, examples: [{ contentState: { progress: '75', detail: '38 of 50' } }] },
+);
+
+const ActivityParams = t.Object({ appId: t.String({ description: 'The app identifier.' }), id: t.String({ description: 'The activity identifier.' }) });
+
+const ListQuery = t.Object(
+  {
+    ...PageQuery,
+    state: t.Optional(t.Union([t.Literal('Active'), t.Literal('Ended')], { description: 'Only activities in this state.' })),
+    endUserId: t.Optional(t.String({ description: 'Only activities of this end user.' })),
+    templateSlug: t.Optional(t.String({ description: 'Only activities of this template.' })),
+  },
+  // Unknown query parameters (e.g. a cache buster) are ignored rather than refused.
+  { additionalProperties: true },
+);
+
+const PAGE_BOUNDS = { limit: { min: 1, max: 100 }, offset: { min: 0, max: Number.MAX_SAFE_INTEGER } } as const;
+
+/**
+ * Checks `limit` and `offset` before the query schema does: Elysia validates a coerced query
+ * number on its own, and its error no longer names the parameter (it would read "property must
+ * be at least 1").
+ */
+function checkPage(query: Record<string, unknown>): void {
+  for (const [name, { min, max }] of Object.entries(PAGE_BOUNDS)) {
+    const raw = query[name];
+    if (raw === undefined) continue;
+    if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) throw new HttpError(400, `${name} must be an integer`);
+    const value = Number(raw);
+    if (value < min) throw new HttpError(400, `${name} must be at least ${min}`);
+    if (value > max) throw new HttpError(400, `${name} must be at most ${max}`);
+  }
+}
+
+const tags = ['Live Activities'];
+const security = [{ serviceKey: [] }];
+const signedBy =
+  'Authenticated by `X-Service-Key` (the app backend) or, from the device, `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId of the activity)).';
+
+/** The public Live Activities API (spec endpoints 1-4), one record, and the iOS token report. */
+export function liveActivitiesRoutes(services: Services) {
+  const { auth, liveActivities } = services;
+  return new Elysia({ detail: { tags } })
+    .post('/api/apps/:appId/live-activities', ({ request, body }) => liveActivities.start(auth.appOf(request), body), {
+      // Authenticates before the body is validated: a caller without the header always gets 401.
+      transform: auth.requireKey,
+      params: t.Object({ appId: t.String({ description: 'The app identifier.' }) }),
+      body: StartBody,
+      response: {
+        200: t.Object({
+          activityCount: Type.Integer({ description: 'Number of activities created (one per targeted connected end user).' }),
+          activities: t.Array(LiveActivityRecord, { description: 'One per activity created, each with state `Active`.' }),
+        }),
+        ...errors(400, 401, 403, 413, 429),
+      },
+      detail: {
+        summary: 'Start Live Activities',
+        description:
+          'Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. ' +
+          'Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; ' +
+          '403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`.',
+        tags,
+        security,
+      },
+    })
+    .get(
+      '/api/apps/:appId/live-activities',
+      ({ request, query }) => {
+        const { limit = 50, offset = 0, ...filter } = query;
+        return liveActivities.list(auth.appOf(request).id, filter, limit, offset);
+      },
+      {
+        transform: (context) => {
+          auth.requireKey(context);
+          checkPage(context.query);
+        },
+        query: ListQuery,
+        response: {
+          200: t.Object({
+            activities: t.Array(LiveActivityRecord, { description: 'Newest first (startedAt, then id). Ended records include endedAt.' }),
+            total: Type.Integer({ description: 'Count of all activities matching the filters, not only this page.' }),
+          }),
+          ...errors(400, 401, 429),
+        },
+        detail: { summary: 'List Live Activities', description: 'Active and ended activities of the app, newest first.', tags, security },
+      },
+    )
+    .get('/api/apps/:appId/live-activities/:id', ({ request, params }) => liveActivities.get(auth.appOf(request).id, params.id), {
+      transform: auth.requireKey,
+      params: ActivityParams,
+      response: { 200: LiveActivityRecord, ...errors(401, 404, 429) },
+      detail: { summary: 'Get a Live Activity', description: 'Errors: 404 `live activity not found`.', tags, security },
+    })
+    .patch(
+      '/api/apps/:appId/live-activities/:id',
+      ({ request, params, body }) => {
+        liveActivities.update(auth.appOf(request).id, params.id, body.contentState);
+        return { success: true as const };
+      },
+      {
+        transform: (context) => {
+          auth.requireKey(context);
+          const body = context.body as Record<string, unknown> | undefined;
+          if (body && typeof body === 'object' && 'attributes' in body) throw new HttpError(400, 'attributes cannot be changed');
+        },
+        params: ActivityParams,
+        body: UpdateBody,
+        response: { 200: Success, ...errors(400, 401, 404, 409, 413, 429) },
+        detail: {
+          summary: 'Update a Live Activity',
+          description:
+            'Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. ' +
+            'Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field.',
+          tags,
+          security,
+        },
+      },
+    )
+    .delete(
+      '/api/apps/:appId/live-activities/:id',
+      ({ request, params }) => {
+        liveActivities.end(auth.appOf(request).id, params.id);
+        return { success: true as const };
+      },
+      {
+        transform: auth.requireKey,
+        params: ActivityParams,
+        response: { 200: Success, ...errors(401, 404, 409, 429) },
+        detail: {
+          summary: 'End a Live Activity',
+          description: 'The activity becomes `Ended` and is removed from the device. Errors: 404 `live activity not found`; 409 `live activity is not active`.',
+          tags,
+          security,
+        },
+      },
+    )
+    .put(
+      '/api/apps/:appId/live-activities/:id/push-token',
+      ({ request, params, body }) => {
+        liveActivities.reportPushToken(auth.appOf(request).id, params.id, body.token);
+        return { success: true as const };
+      },
+      {
+        // The signature is over the activity's end user, so the activity is looked up first.
+        transform: ({ request, params }) => {
+          const appId = params.appId ?? '';
+          auth.appOrEndUser(request, appId, liveActivities.repo.find(appId, params.id ?? '')?.endUserId);
+        },
+        params: ActivityParams,
+        body: t.Object(
+          { token: t.String({ minLength: 1, maxLength: 4096, description: 'The per-activity APNs push token (hex) the device got for this activity.' }) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Success, ...errors(400, 401, 404, 413, 429) },
+        detail: {
+          summary: 'Report the push token of an iOS activity',
+          description: `The iOS device reports the per-activity update token it got after a push-to-start; updates and the end held until then are sent. ${signedBy}`,
+          tags,
+          security: [{ serviceKey: [] }, { endUserSignature: [] }],
+        },
+      },
+    );
+}

@@ -1,0 +1,34 @@
+import { t } from 'elysia';
+import { isoTime } from '../../lib/clock';
+import type { ActivityRow } from './live-activities.repository';
+import { TEMPLATE_SLUGS } from './templates';
+
+export const LiveActivityRecord = t.Object(
+  {
+    id: t.String({ description: 'Identifier of the activity (`la_…`). Needed for update and end.', examples: ['la_mk4x9c2a0f3h8k1m2n4p6q8r'] }),
+    appId: t.String({ description: 'The app that owns the activity.' }),
+    endUserId: t.String({ description: 'The end user the activity was started for.' }),
+    templateSlug: t.String({ description: `One of the eight template slugs: ${TEMPLATE_SLUGS.join(', ')}.`, examples: ['progress-bar'] }),
+    state: t.Union([t.Literal('Active'), t.Literal('Ended')], { description: '`Active` or `Ended`.' }),
+    platform: t.Union([t.Literal('ios'), t.Literal('android')], { description: "Platform of the end user's most recently registered device." }),
+    startedAt: t.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp of the start.' }),
+    endedAt: t.Optional(t.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp of the end; only when state is `Ended`.' })),
+  },
+  { description: 'A Live Activity. Attributes and contentState are not returned.' },
+);
+
+type ViewFields = Pick<ActivityRow, 'id' | 'appId' | 'endUserId' | 'templateSlug' | 'state' | 'platform' | 'startedAt' | 'endedAt'>;
+
+/** An activity as the API shows it: exactly the spec's fields, endedAt only once Ended. */
+export function activityView(row: ViewFields) {
+  const view = {
+    id: row.id,
+    appId: row.appId,
+    endUserId: row.endUserId,
+    templateSlug: row.templateSlug,
+    state: row.state,
+    platform: row.platform,
+    startedAt: isoTime(row.startedAt),
+  };
+  return row.state === 'Ended' && row.endedAt !== null ? { ...view, endedAt: isoTime(row.endedAt) } : view;
+}
