@@ -8,9 +8,11 @@ import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
+import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
 import { buildServices, type Services } from './services';
 
 export interface CreateAppOptions {
@@ -74,7 +76,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(appsAdminRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(notificationsRoutes(services))
-    .use(releasesAdminRoutes(services));
+    .use(releasesAdminRoutes(services))
+    .use(liveActivitiesAdminRoutes(services))
+    .use(usageAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
   return app;

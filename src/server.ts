@@ -1,6 +1,7 @@
 import { createApp } from './app';
 import type { AppContext } from './context';
 import { BODY_LIMIT_BYTES } from './http/body';
+import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
 export interface RunningServer {
   url: string;
@@ -19,6 +20,8 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     maxRequestBodySize: BODY_LIMIT_BYTES,
     fetch: app.fetch,
   });
+  const scheduler = createScheduler(ctx);
+  scheduler.start();
   let stopping: Promise<void> | undefined;
   return {
     url: server.url.toString().replace(/\/$/, ''),
@@ -26,6 +29,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     stop() {
       stopping ??= (async () => {
         await server.stop(false);
+        await scheduler.stop();
         ctx.db.$client.close();
       })();
       return stopping;

@@ -93,6 +93,8 @@ export const activities = sqliteTable(
   (t) => [
     index('activities_app_started').on(t.appId, t.startedAt, t.id),
     index('activities_app_state').on(t.appId, t.state),
+    // The scheduler's scans (iOS expiry, quota) look only at Active activities.
+    index('activities_active_started').on(t.startedAt).where(sql`state = 'Active'`),
   ],
 );
 

@@ -14,6 +14,7 @@ const TAGS = [
   { name: 'Devices', description: 'Register the devices of end users; a registered device makes its end user "connected".' },
   { name: 'Admin: apps', description: 'Apps, plans, secrets and push credentials (admin token).' },
   { name: 'Admin: end users and devices', description: 'End users, testers and devices of an app (admin token).' },
+  { name: 'Admin: live activities', description: 'An activity with its data and why it ended (admin token).' },
   { name: 'Admin: releases', description: 'Releases and their notification templates (admin token).' },
   { name: 'Admin: deliveries', description: 'What was queued and what the providers answered (admin token).' },
   { name: 'Admin: usage', description: 'Live activity minutes used in the billing period (admin token).' },

@@ -123,6 +123,18 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       return activityView(requireActivity(appId, id));
     },
 
+    /** The admin view of an activity: the record plus its data, why it ended, and whether its iOS token is known. */
+    detail(appId: string, id: string) {
+      const row = requireActivity(appId, id);
+      return {
+        ...activityView(row),
+        endReason: row.endReason,
+        attributes: JSON.parse(row.attributes) as Record<string, string>,
+        contentState: JSON.parse(row.contentState) as Record<string, string>,
+        hasPushToken: row.pushToken !== null,
+      };
+    },
+
     /** A page of the app's activities, newest first, with the count of all that match. */
     list(appId: string, filter: ActivityFilter, limit: number, offset: number) {
       const { rows, total } = repo.list(appId, filter, limit, offset);

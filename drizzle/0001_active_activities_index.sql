@@ -1,0 +1,1 @@
+CREATE INDEX `activities_active_started` ON `activities` (`started_at`) WHERE state = 'Active';

@@ -1,0 +1,40 @@
+import type { AppContext } from '../../../context';
+import { endActivities } from '../../live-activities/live-activities.delivery';
+import { billingPeriod } from '../billing-period';
+import { activeActivities, quotaReachedAt } from '../quota';
+import type { Job } from '../scheduler';
+import { expireIosActivities } from './ios-expiry.job';
+
+/**
+ * On plans without overage, ends every Active activity of an app once its minutes are used up,
+ * at the moment they were (so a restart after downtime ends them when they should have ended and
+ * meters accordingly). iOS expiry runs first so that expired activities stop counting at 8 hours.
+ * A previous period is checked too when activities still run from it.
+ */
+export function enforceQuotas(ctx: AppContext, now: number): number {
+  expireIosActivities(ctx, now);
+  let ended = 0;
+  const apps = ctx.db.$client.query<{ id: string; plan: string }, []>(
+    `SELECT DISTINCT a.id, a.plan FROM apps a JOIN activities x ON x.app_id = a.id AND x.state = 'Active'`,
+  ).all();
+  for (const app of apps) {
+    const plan = ctx.config.plans[app.plan];
+    if (!plan || plan.overage || plan.minutes === undefined) continue;
+    const current = billingPeriod(now);
+    const periods = [billingPeriod(current.start - 1), current];
+    for (const period of periods) {
+      const active = activeActivities(ctx.db, app.id);
+      if (active.length === 0 || active[0]!.startedAt >= period.end) continue;
+      const at = quotaReachedAt(ctx.db, app.id, plan, period, Math.min(now, period.end), active);
+      if (at === undefined) continue;
+      const done = endActivities(ctx.db, active, { reason: 'quota', endedAt: (a) => Math.max(at, a.startedAt), dismissalAt: now, now });
+      ended += done.length;
+      ctx.logger.info('minutes quota reached: activities ended', { appId: app.id, count: done.length, reachedAt: new Date(at).toISOString() });
+    }
+  }
+  return ended;
+}
+
+export function quotaJob(ctx: AppContext): Job {
+  return { name: 'quota', intervalMs: ctx.config.scheduler.tick_seconds * 1000, run: (now) => void enforceQuotas(ctx, now) };
+}

@@ -1,0 +1,14 @@
+import type { AppContext } from '../../context';
+import { iosExpiryJob } from './jobs/ios-expiry.job';
+import { quotaJob } from './jobs/quota.job';
+import { retentionJob } from './jobs/retention.job';
+import { Scheduler } from './scheduler';
+
+/**
+ * The scheduler of a running server and its table of jobs. iOS expiry comes before quota so that
+ * expired activities stop counting at 8 hours (quota also runs expiry itself, for the same reason).
+ * Delivery retries are the delivery engine's own loop (modules/delivery).
+ */
+export function createScheduler(ctx: AppContext): Scheduler {
+  return new Scheduler([iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx)], ctx.clock, ctx.logger);
+}
