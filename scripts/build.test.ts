@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnServer } from '../src/test-support/spawn-server';
 
 const root = join(import.meta.dir, '..');
 let dir: string;
@@ -19,20 +20,6 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function serve(configText: string) {
-  writeFileSync(join(dir, 'islet.toml'), configText);
-  const proc = Bun.spawn([binary, 'serve'], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
-  const reader = proc.stdout.getReader();
-  let out = '';
-  while (!out.includes('"listening"')) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`binary exited: ${await new Response(proc.stderr).text()}`);
-    out += new TextDecoder().decode(value);
-  }
-  const url = String(JSON.parse(out.split('\n').find((l) => l.includes('"listening"'))!).url).replace('0.0.0.0', '127.0.0.1');
-  return { proc, url };
-}
-
 describe('compiled binary', () => {
   test('prints its version and the commit it was built from', () => {
     const res = Bun.spawnSync([binary, 'version'], { cwd: dir });
@@ -41,7 +28,7 @@ describe('compiled binary', () => {
   });
 
   test('runs from an empty folder: migrates its database, serves readiness, the docs and the API', async () => {
-    const { proc, url } = await serve('[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "bin-admin"\n[database]\npath = "state/islet.db"\n');
+    const { proc, url } = await spawnServer(dir, '[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "bin-admin"\n[database]\npath = "state/islet.db"\n', [binary]);
     try {
       expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
       const docs = await fetch(`${url}/swagger`);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { spawnServer } from './test-support/spawn-server';
 
 const MAIN = join(import.meta.dir, 'main.ts');
 let dir: string;
@@ -10,20 +11,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const run = (args: string[], env: Record<string, string> = {}) =>
   Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: dir, env: { ...process.env, ISLET_CONFIG: '', ...env }, stdout: 'pipe', stderr: 'pipe' });
 
-async function startServer(config: string) {
-  writeFileSync(join(dir, 'islet.toml'), config);
-  const proc = Bun.spawn([process.execPath, MAIN, 'serve', '--config', join(dir, 'islet.toml')], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
-  const stderr = new Response(proc.stderr).text();
-  const reader = proc.stdout.getReader();
-  let out = '';
-  while (!out.includes('"listening"')) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${await stderr}`);
-    out += new TextDecoder().decode(value);
-  }
-  const url = JSON.parse(out.split('\n').find((l) => l.includes('"listening"'))!).url.replace('0.0.0.0', '127.0.0.1');
-  return { proc, url: url as string, stderr };
-}
+const startServer = (config: string) => spawnServer(dir, config);
 
 describe('command line', () => {
   test('version prints the version and commit', () => {

@@ -1,0 +1,48 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const MAIN = join(import.meta.dir, '..', 'main.ts');
+
+export interface SpawnedServer {
+  proc: ReturnType<typeof Bun.spawn>;
+  /** http://127.0.0.1:<port> */
+  url: string;
+  /** Everything the process wrote to stderr, once it has exited. */
+  stderr: Promise<string>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Starts a real server process (`bun src/main.ts serve`, or a compiled binary) in `dir` with the
+ * given config, and resolves once it logs that it listens. Use `port = 0` in the config.
+ * @example const s = await spawnServer(dir, '[server]\nport = 0\n'); await fetch(`${s.url}/readyz`); await s.stop();
+ */
+export async function spawnServer(dir: string, config: string, command: string[] = [process.execPath, MAIN]): Promise<SpawnedServer> {
+  const configPath = join(dir, 'islet.toml');
+  writeFileSync(configPath, config);
+  const proc = Bun.spawn([...command, 'serve', '--config', configPath], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
+  const stderr = new Response(proc.stderr).text();
+  const reader = proc.stdout.getReader();
+  let out = '';
+  while (!out.includes('"listening"')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited before listening: ${await stderr}`);
+    out += new TextDecoder().decode(value);
+  }
+  // Keep draining stdout so a chatty server never blocks on a full pipe.
+  void (async () => {
+    while (!(await reader.read()).done);
+  })();
+  const line = out.split('\n').find((l) => l.includes('"listening"'))!;
+  const url = String(JSON.parse(line).url).replace('0.0.0.0', '127.0.0.1');
+  return {
+    proc,
+    url,
+    stderr,
+    async stop() {
+      proc.kill('SIGTERM');
+      return proc.exited;
+    },
+  };
+}
