@@ -16,7 +16,11 @@ export function errorResponse(
   logger: Logger,
 ): Response {
   if (error instanceof HttpError) return problemResponse(error.status, error.detail, error.headers);
-  if (error instanceof ValidationError) return problemResponse(400, validationDetail(error.all as never, error.type));
+  if (error instanceof ValidationError) {
+    // A schema's own `error` message wins: it is how a field whose name Elysia loses is named.
+    const detail = typeof error.customError === 'string' ? error.customError : validationDetail(error.all as never, error.type);
+    return problemResponse(400, detail);
+  }
   if (code === 'NOT_FOUND') {
     const allowed = allowedMethods(request);
     if (allowed.length > 0) {

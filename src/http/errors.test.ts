@@ -105,3 +105,18 @@ describe('error shape', () => {
     expect((await call()).status).toBe(200);
   });
 });
+
+describe('query validation', () => {
+  test('limit and offset out of bounds name the parameter', async () => {
+    h = createHarness();
+    await h.createApp({ id: 'a1' });
+    for (const [query, detail] of [
+      ['limit=0', 'limit must be an integer from 1 to 100'],
+      ['limit=abc', 'limit must be an integer from 1 to 100'],
+      ['offset=-1', 'offset must be an integer of at least 0'],
+    ]) {
+      const res = await h.admin('GET', `/api/admin/apps/a1/devices?${query}`);
+      expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 400, detail });
+    }
+  });
+});

@@ -198,11 +198,11 @@ describe('listing live activities', () => {
   test('limit and offset out of bounds are 400 naming the parameter', async () => {
     await setup();
     const cases: [string, string][] = [
-      ['limit=0', 'limit must be at least 1'],
-      ['limit=101', 'limit must be at most 100'],
-      ['offset=-1', 'offset must be at least 0'],
-      ['limit=ten', 'limit must be an integer'],
-      ['offset=1.5', 'offset must be an integer'],
+      ['limit=0', 'limit must be an integer from 1 to 100'],
+      ['limit=101', 'limit must be an integer from 1 to 100'],
+      ['offset=-1', 'offset must be an integer of at least 0'],
+      ['limit=ten', 'limit must be an integer from 1 to 100'],
+      ['offset=1.5', 'offset must be an integer of at least 0'],
       ['state=Paused', 'state must be one of Active, Ended'],
     ];
     for (const [query, detail] of cases) {

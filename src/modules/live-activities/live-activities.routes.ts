@@ -44,24 +44,6 @@ const ListQuery = t.Object(
   { additionalProperties: true },
 );
 
-const PAGE_BOUNDS = { limit: { min: 1, max: 100 }, offset: { min: 0, max: Number.MAX_SAFE_INTEGER } } as const;
-
-/**
- * Checks `limit` and `offset` before the query schema does: Elysia validates a coerced query
- * number on its own, and its error no longer names the parameter (it would read "property must
- * be at least 1").
- */
-function checkPage(query: Record<string, unknown>): void {
-  for (const [name, { min, max }] of Object.entries(PAGE_BOUNDS)) {
-    const raw = query[name];
-    if (raw === undefined) continue;
-    if (typeof raw !== 'string' || !/^-?\d+$/.test(raw)) throw new HttpError(400, `${name} must be an integer`);
-    const value = Number(raw);
-    if (value < min) throw new HttpError(400, `${name} must be at least ${min}`);
-    if (value > max) throw new HttpError(400, `${name} must be at most ${max}`);
-  }
-}
-
 const tags = ['Live Activities'];
 const security = [{ serviceKey: [] }];
 const signedBy =
@@ -100,10 +82,7 @@ export function liveActivitiesRoutes(services: Services) {
         return liveActivities.list(auth.appOf(request).id, filter, limit, offset);
       },
       {
-        transform: (context) => {
-          auth.requireKey(context);
-          checkPage(context.query);
-        },
+        transform: auth.requireKey,
         query: ListQuery,
         response: {
           200: t.Object({
