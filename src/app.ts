@@ -4,6 +4,8 @@ import { checkRequestBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
+import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
+import { metricsRoutes } from './modules/delivery/metrics.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
@@ -71,10 +73,12 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     })
     .use(docsRoutes())
     .use(healthRoutes(services, options.migrationsFolder))
+    .use(metricsRoutes(services))
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))
     .use(appsAdminRoutes(services))
     .use(devicesAdminRoutes(services))
+    .use(deliveriesAdminRoutes(services))
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))

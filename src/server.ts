@@ -1,12 +1,13 @@
 import { createApp } from './app';
 import type { AppContext } from './context';
 import { BODY_LIMIT_BYTES } from './http/body';
+import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
 export interface RunningServer {
   url: string;
   port: number;
-  /** Stops accepting, lets requests in flight finish, then closes the database. */
+  /** Stops accepting, lets requests and pushes in flight finish, then closes the database. */
   stop(): Promise<void>;
 }
 
@@ -20,6 +21,9 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     maxRequestBodySize: BODY_LIMIT_BYTES,
     fetch: app.fetch,
   });
+  // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
+  const delivery = createDeliveryEngine(ctx);
+  delivery.start();
   const scheduler = createScheduler(ctx);
   scheduler.start();
   let stopping: Promise<void> | undefined;
@@ -30,6 +34,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
       stopping ??= (async () => {
         await server.stop(false);
         await scheduler.stop();
+        await delivery.stop();
         ctx.db.$client.close();
       })();
       return stopping;

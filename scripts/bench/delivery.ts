@@ -1,0 +1,75 @@
+#!/usr/bin/env bun
+/**
+ * Fan-out throughput: queues N iOS notification deliveries (one message, N devices) with the
+ * outbox's `enqueue`, then times the delivery worker draining them to an APNs stand-in running in
+ * a separate process (HTTP/2, TLS, ES256 tokens verified). Prints one JSON line.
+ *   bun scripts/bench/delivery.ts [N=100000]
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bootstrap } from '../../src/bootstrap';
+import { parseConfig } from '../../src/config/config.load';
+import { silentLogger } from '../../src/lib/logger';
+import { appsService } from '../../src/modules/apps/apps.service';
+import { createDeliveryEngine } from '../../src/modules/delivery/delivery.engine';
+import { enqueue } from '../../src/modules/delivery/outbox';
+import { apnsKey, notificationContent } from '../../src/test-support/delivery-fixtures';
+
+const n = Number(process.argv[2] ?? 100_000);
+const key = apnsKey();
+const standin = Bun.spawn([process.execPath, join(import.meta.dir, '../../src/test-support/apns-standin.ts')], {
+  env: { ...process.env, APNS_STANDIN_KEYS: JSON.stringify([key]) },
+  stdout: 'pipe',
+  stderr: 'inherit',
+});
+const dir = mkdtempSync(join(tmpdir(), 'islet-bench-'));
+try {
+  const reader = standin.stdout.getReader();
+  let line = '';
+  while (!line.includes('\n')) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error('the APNs stand-in exited');
+    line += new TextDecoder().decode(value);
+  }
+  const { url, ca } = JSON.parse(line) as { url: string; ca: string };
+
+  const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n`, join(dir, 'islet.toml'));
+  const { ctx } = bootstrap(config, { logger: silentLogger });
+  const apps = appsService(ctx);
+  apps.create({ id: 'bench', source: 'api' });
+  apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
+
+  const now = ctx.clock.now();
+  const client = ctx.db.$client;
+  const ids: string[] = [];
+  client.transaction(() => {
+    const insert = client.query(
+      `INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, created_at, updated_at) VALUES (?, 'bench', ?, 'ios', ?, 'production', ?, ?)`,
+    );
+    for (let i = 0; i < n; i++) {
+      const id = `dev_bench${i}`;
+      insert.run(id, `user-${i}`, randomBytes(32).toString('hex'), now, now);
+      ids.push(id);
+    }
+  })();
+
+  const queuedAt = performance.now();
+  client.transaction(() => enqueue(ctx.db, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId })), now }))();
+  const enqueueMs = performance.now() - queuedAt;
+
+  const engine = createDeliveryEngine(ctx);
+  const started = performance.now();
+  await engine.drain();
+  const drainMs = performance.now() - started;
+  await engine.stop();
+
+  const delivered = client.query<{ n: number }, []>(`SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'`).get()!.n;
+  if (delivered !== n) throw new Error(`only ${delivered} of ${n} delivered`);
+  ctx.db.$client.close();
+  console.log(JSON.stringify({ fanout_per_s: Math.round(n / (drainMs / 1000)), n, drain_ms: Math.round(drainMs), enqueue_ms: Math.round(enqueueMs) }));
+} finally {
+  standin.kill();
+  rmSync(dir, { recursive: true, force: true });
+}

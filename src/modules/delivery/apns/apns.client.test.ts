@@ -1,0 +1,106 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { FakeClock } from '../../../lib/clock';
+import { silentLogger } from '../../../lib/logger';
+import { apnsToken, startApnsStandin, type ApnsStandin } from '../../../test-support/apns-standin';
+import { apnsKey } from '../../../test-support/delivery-fixtures';
+import type { ApnsCredentials } from '../../apps/credentials';
+import type { PushRequest } from '../transport';
+import { ApnsClient, apnsOrigin } from './apns.client';
+
+let apns: ApnsStandin;
+let client: ApnsClient;
+afterEach(async () => {
+  await client?.close();
+  await apns?.close();
+});
+
+const clock = new FakeClock();
+
+async function setup(options: { maxConcurrentStreams?: number; pingIntervalMs?: number } = {}) {
+  const key = apnsKey();
+  apns = await startApnsStandin({ keys: [key], clock, maxConcurrentStreams: options.maxConcurrentStreams });
+  client = new ApnsClient({ clock, logger: silentLogger, pingIntervalMs: options.pingIntervalMs });
+  const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: apns.url, ca: apns.ca };
+  const request = (): PushRequest => ({
+    appId: 'a',
+    provider: 'apns',
+    url: `${apns.url}/3/device/${apnsToken()}`,
+    headers: { 'apns-push-type': 'alert', 'apns-topic': 'com.x' },
+    body: '{"aps":{"alert":"hi"}}',
+    apns: creds,
+  });
+  return { creds, request };
+}
+
+/** Waits (real time) until the condition holds; a test fails by its own timeout otherwise. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 5));
+}
+
+describe('APNs HTTP/2 client', () => {
+  test('many requests share one long-lived connection', async () => {
+    const { request } = await setup();
+    const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.send(request())));
+    expect(outcomes.every((o) => o.kind === 'delivered')).toBe(true);
+    await Promise.all(Array.from({ length: 20 }, () => client.send(request())));
+    expect(apns.stats.connections).toBe(1);
+    expect(client.connectionsOpened).toBe(1);
+  });
+
+  test("never opens more streams than the server's SETTINGS allow, also after the server lowers the limit", async () => {
+    const { request } = await setup({ maxConcurrentStreams: 8 });
+    let release: () => void = () => {};
+    let gate = new Promise<void>((r) => (release = r));
+    apns.respond(() => gate.then(() => undefined));
+    const first = Promise.all(Array.from({ length: 40 }, () => client.send(request())));
+    await until(() => apns.stats.activeStreams === 8);
+    release();
+    expect((await first).every((o) => o.kind === 'delivered')).toBe(true);
+    expect(apns.stats.maxActiveStreams).toBe(8);
+
+    apns.setMaxConcurrentStreams(3);
+    gate = new Promise<void>((r) => (release = r));
+    await until(() => client.connectionStates()[0]?.limit === 3);
+    apns.stats.maxActiveStreams = 0;
+    const second = Promise.all(Array.from({ length: 30 }, () => client.send(request())));
+    await until(() => apns.stats.activeStreams === 3);
+    release();
+    expect((await second).every((o) => o.kind === 'delivered')).toBe(true);
+    expect(apns.stats.maxActiveStreams).toBe(3);
+    expect(apns.requests).toHaveLength(70);
+  });
+
+  test('after GOAWAY the next requests go over a new connection and succeed', async () => {
+    const { request } = await setup();
+    expect((await client.send(request())).kind).toBe('delivered');
+    apns.goaway();
+    await until(() => client.connectionStates()[0]?.closed === true);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => client.send(request())));
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(10).fill('delivered'));
+    expect(apns.stats.connections).toBe(2);
+  });
+
+  test('a connection that dies mid-request gives a retry outcome', async () => {
+    const { request } = await setup();
+    apns.respond(() => new Promise(() => {}));
+    const pending = client.send(request());
+    await until(() => apns.stats.activeStreams === 1);
+    await apns.close();
+    const outcome = await pending;
+    expect(outcome.kind).toBe('retry');
+    expect(outcome.kind === 'retry' && outcome.reason).toStartWith('connection lost');
+  });
+
+  test('keeps an idle connection alive with PINGs', async () => {
+    const { request } = await setup({ pingIntervalMs: 20 });
+    await client.send(request());
+    await until(() => apns.stats.pings >= 2);
+    expect(apns.stats.connections).toBe(1);
+  });
+
+  test("the host is Apple's production or sandbox by the device's environment, unless the credentials override it", () => {
+    expect(apnsOrigin(undefined, 'production')).toBe('https://api.push.apple.com');
+    expect(apnsOrigin({}, 'sandbox')).toBe('https://api.sandbox.push.apple.com');
+    expect(apnsOrigin({ endpoint: 'https://127.0.0.1:9443/' }, 'sandbox')).toBe('https://127.0.0.1:9443');
+  });
+});

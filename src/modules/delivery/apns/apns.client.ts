@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../../lib/clock';
+import type { Logger } from '../../../lib/logger';
+import type { ApnsCredentials } from '../../apps/credentials';
+import { retryAfterMs, type Outcome, type PushRequest, type Transport } from '../transport';
+import { apnsOutcome } from './apns.outcome';
+import { Http2Connection, StreamError } from './apns.session';
+import { ApnsTokens } from './apns.token';
+
+export const APNS_PRODUCTION = 'https://api.push.apple.com';
+export const APNS_SANDBOX = 'https://api.sandbox.push.apple.com';
+
+export interface ApnsClientOptions {
+  clock: Clock;
+  logger: Logger;
+  tokens?: ApnsTokens;
+  pingIntervalMs?: number;
+  connectTimeoutMs?: number;
+  requestTimeoutMs?: number;
+}
+
+/**
+ * The APNs transport: native HTTP/2, one long-lived connection per endpoint and credential,
+ * many streams on it, ES256 provider tokens reused for their refresh window.
+ * @example const apns = new ApnsClient({ clock, logger }); const outcome = await apns.send(request);
+ */
+export class ApnsClient implements Transport {
+  readonly tokens: ApnsTokens;
+  private readonly connections = new Map<string, Http2Connection>();
+  private readonly keys = new WeakMap<ApnsCredentials, string>();
+  private readonly pingIntervalMs: number;
+  private readonly connectTimeoutMs: number;
+  private readonly requestTimeoutMs: number;
+  /** Connections opened so far (a GOAWAY or an error makes the next send open another). */
+  connectionsOpened = 0;
+  private closed = false;
+
+  constructor(private readonly options: ApnsClientOptions) {
+    this.tokens = options.tokens ?? new ApnsTokens(options.clock);
+    this.pingIntervalMs = options.pingIntervalMs ?? 60_000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
+  }
+
+  async send(request: PushRequest): Promise<Outcome> {
+    const creds = request.apns;
+    if (!creds) return { kind: 'failed', reason: 'no APNs credentials' };
+    let token: string;
+    try {
+      token = await this.tokens.get(creds);
+    } catch (e) {
+      return { kind: 'pause-channel', reason: `APNs key refused: ${(e as Error).message}` };
+    }
+    if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    const url = new URL(request.url);
+    const headers = { ':method': 'POST', ':path': url.pathname, authorization: `bearer ${token}`, ...request.headers };
+    // A stream the server did not process (refused, or cut by GOAWAY) is resent once at once on a fresh connection.
+    for (let attempt = 0; ; attempt++) {
+      if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+      const connection = this.connection(url.origin, creds);
+      try {
+        const answer = await connection.request(headers, request.body, this.requestTimeoutMs);
+        const reason = answer.status === 200 ? undefined : parseReason(answer.body);
+        if (reason === 'ExpiredProviderToken') this.tokens.expire(creds);
+        return apnsOutcome({
+          status: answer.status,
+          reason,
+          apnsId: header(answer.headers['apns-id']),
+          retryAfterMs: retryAfterMs(header(answer.headers['retry-after']), this.options.clock.now()),
+        });
+      } catch (e) {
+        const error = e instanceof StreamError ? e : new StreamError((e as Error).message, false);
+        if (error.unprocessed && attempt === 0) continue;
+        return { kind: 'retry', reason: `connection lost: ${error.message}` };
+      }
+    }
+  }
+
+  /** The open connections' state (streams in use, the server's limit), for tests and diagnostics. */
+  connectionStates(): { origin: string; closed: boolean; active: number; limit: number; queued: number }[] {
+    return [...this.connections.values()].map((c) => ({ origin: c.origin, closed: c.closed, ...c.load }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const connection of this.connections.values()) connection.destroy();
+    this.connections.clear();
+  }
+
+  private connection(origin: string, creds: ApnsCredentials): Http2Connection {
+    const key = `${origin}|${this.credentialKey(creds)}`;
+    let connection = this.connections.get(key);
+    if (!connection || connection.closed) {
+      connection?.close();
+      connection = new Http2Connection(origin, {
+        ca: creds.ca,
+        pingIntervalMs: this.pingIntervalMs,
+        connectTimeoutMs: this.connectTimeoutMs,
+        logger: this.options.logger,
+      });
+      this.connections.set(key, connection);
+      this.connectionsOpened++;
+    }
+    return connection;
+  }
+
+  private credentialKey(creds: ApnsCredentials): string {
+    let key = this.keys.get(creds);
+    if (!key) {
+      key = `${creds.teamId}:${creds.keyId}:${createHash('sha256').update(`${creds.key}\0${creds.ca ?? ''}`).digest('hex').slice(0, 16)}`;
+      this.keys.set(creds, key);
+    }
+    return key;
+  }
+}
+
+/** The APNs host for a device: the credentials' override, else Apple's by the device's environment. */
+export function apnsOrigin(creds: Pick<ApnsCredentials, 'endpoint'> | undefined, environment: 'production' | 'sandbox'): string {
+  if (creds?.endpoint) return creds.endpoint.replace(/\/+$/, '');
+  return environment === 'sandbox' ? APNS_SANDBOX : APNS_PRODUCTION;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseReason(body: string): string | undefined {
+  try {
+    const reason = (JSON.parse(body) as { reason?: unknown }).reason;
+    return typeof reason === 'string' ? reason : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { activityContent, addActivity, addDevice, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { createHarness, type Harness } from '../../test-support/harness';
+import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
+
+let h: Harness;
+let engine: DeliveryEngine;
+afterEach(async () => {
+  await engine?.stop();
+  h?.close();
+});
+
+async function setup() {
+  h = createHarness();
+  await h.createApp({ id: 'demo' });
+  await h.createApp({ id: 'other' });
+  engine = createDeliveryEngine(h.ctx);
+  const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+  const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+  const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
+  queue(h.ctx, 'demo', notificationContent(), [iphone.id, pixel.id]);
+  queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [pixel.id]);
+  queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [{ deviceId: pixel.id, status: 'held' }]);
+  return { iphone, pixel, activity };
+}
+
+describe('admin API: deliveries', () => {
+  test("lists an app's deliveries newest first with status, attempts, provider id, reason, payload and times", async () => {
+    const { iphone, pixel, activity } = await setup();
+    await engine.drain();
+    const res = await h.admin('GET', '/api/admin/apps/demo/deliveries');
+    expect(res.status).toBe(200);
+    expect(res.body.total).toBe(4);
+    expect(res.body.deliveries.map((d: { kind: string; status: string }) => [d.kind, d.status])).toEqual([
+      ['la_update', 'held'],
+      ['la_start', 'delivered'],
+      ['notification', 'delivered'],
+      ['notification', 'delivered'],
+    ]);
+    const [held, start, , iosAlert] = res.body.deliveries;
+    expect(held).toMatchObject({ activityId: activity, deviceId: pixel.id, platform: 'android', provider: null, attempts: 0, providerId: null });
+    expect(held.sentPayload).toBeUndefined();
+    expect(start).toMatchObject({ platform: 'android', provider: 'simulator', attempts: 1, reason: null, createdAt: '2026-01-15T12:00:00.000Z' });
+    expect(start.providerId).toStartWith('sim_');
+    expect(start.sentPayload.body.message.data.event).toBe('start');
+    expect(iosAlert).toMatchObject({ deviceId: iphone.id, platform: 'ios', kind: 'notification' });
+    expect(iosAlert.sentPayload.url).toBe(`https://api.push.apple.com/3/device/${iphone.token}`);
+
+    const page = await h.admin('GET', '/api/admin/apps/demo/deliveries?status=delivered&limit=2&offset=1');
+    expect(page.body.total).toBe(3);
+    expect(page.body.deliveries.map((d: { kind: string }) => d.kind)).toEqual(['notification', 'notification']);
+    expect((await h.admin('GET', '/api/admin/apps/other/deliveries')).body).toEqual({ deliveries: [], total: 0 });
+  });
+
+  test("lists one live activity's deliveries", async () => {
+    const { activity } = await setup();
+    await engine.drain();
+    const res = await h.admin('GET', `/api/admin/apps/demo/live-activities/${activity}/deliveries`);
+    expect(res.body.total).toBe(2);
+    expect(res.body.deliveries.map((d: { kind: string }) => d.kind)).toEqual(['la_update', 'la_start']);
+    const missing = await h.admin('GET', '/api/admin/apps/demo/live-activities/la_nope/deliveries');
+    expect(missing.status).toBe(404);
+    expect(missing.body.detail).toBe('live activity not found');
+    const otherApp = await h.admin('GET', `/api/admin/apps/other/live-activities/${activity}/deliveries`);
+    expect(otherApp.status).toBe(404);
+  });
+
+  test('needs the admin token, a known app and valid filters', async () => {
+    await setup();
+    expect((await h.request('GET', '/api/admin/apps/demo/deliveries')).status).toBe(401);
+    expect((await h.admin('GET', '/api/admin/apps/nope/deliveries')).body.detail).toBe('app not found');
+    expect((await h.admin('GET', '/api/admin/apps/demo/deliveries?status=lost')).status).toBe(400);
+    expect((await h.admin('GET', '/api/admin/apps/demo/deliveries?limit=0')).status).toBe(400);
+  });
+});
+
+describe('GET /metrics', () => {
+  test('Prometheus text: deliveries by provider and outcome, queue depth, send latency, active activities', async () => {
+    await setup();
+    const before = await h.request('GET', '/metrics');
+    expect(before.status).toBe(200);
+    expect(before.headers.get('content-type')).toStartWith('text/plain; version=0.0.4');
+    expect(before.body).toContain('islet_delivery_queue_depth{status="pending"} 3');
+    await engine.drain();
+    const after = (await h.request('GET', '/metrics')).body as string;
+    expect(after).toContain('islet_deliveries_total{provider="simulator",outcome="delivered"} 3');
+    expect(after).toContain('islet_delivery_queue_depth{status="pending"} 0');
+    expect(after).toContain('islet_delivery_queue_depth{status="held"} 1');
+    expect(after).toContain('islet_delivery_send_seconds_count{provider="simulator"} 3');
+    expect(after).toContain('islet_live_activities_active{platform="android"} 1');
+    expect(after).toContain('islet_channels_paused{provider="apns"} 0');
+  });
+});

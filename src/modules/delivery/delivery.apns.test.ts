@@ -1,0 +1,255 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
+import { activityContent, addActivity, addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { createHarness, type Harness } from '../../test-support/harness';
+import type { ApnsClient } from './apns/apns.client';
+import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './delivery.engine';
+import { releaseHeld } from './outbox';
+
+let h: Harness;
+let apns: ApnsStandin;
+let engine: DeliveryEngine;
+afterEach(async () => {
+  await engine?.stop();
+  await apns?.close();
+  h?.close();
+});
+
+const BUNDLE = 'com.example.demo';
+const MINUTE = 60_000;
+
+/** A harness, an APNs stand-in that knows the app's key, and the app's credentials pointing at it. */
+async function setup(engineOptions: DeliveryEngineOptions = {}) {
+  h = createHarness();
+  const key = apnsKey();
+  apns = await startApnsStandin({ keys: [key], bundleIds: [BUNDLE], clock: h.clock });
+  await h.createApp({ id: 'demo' });
+  const res = await h.admin('PUT', '/api/admin/apps/demo/apns', {
+    bundleId: BUNDLE,
+    teamId: key.teamId,
+    keyId: key.keyId,
+    key: key.key,
+    endpoint: apns.url,
+    ca: apns.ca,
+  });
+  expect(res.status).toBe(200);
+  engine = createDeliveryEngine(h.ctx, { random: () => 0.5, ...engineOptions });
+  return key;
+}
+
+describe('delivery to APNs', () => {
+  test('alerts, and live activity start, update and end, go with the right token, headers and aps keys', async () => {
+    await setup();
+    const pushToStart = apnsToken();
+    const activityToken = apnsToken();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', pushToken: activityToken });
+    const startedAt = h.clock.now();
+    queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '40' }), [iphone.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: startedAt + 12 * 60 * MINUTE }), [iphone.id]);
+
+    expect(await engine.drain()).toBe(4);
+
+    // Sends run concurrently: find each by what it is, not by arrival order.
+    const byEvent = (event: string | undefined) => apns.requests.find((r) => r.body.aps.event === event);
+    const [alert, start, update, end] = [byEvent(undefined), byEvent('start'), byEvent('update'), byEvent('end')];
+    expect(apns.requests).toHaveLength(4);
+    expect(alert!.token).toBe(iphone.token);
+    expect(alert!.headers).toMatchObject({ 'apns-push-type': 'alert', 'apns-topic': BUNDLE, 'apns-priority': '10' });
+    expect(alert!.body).toEqual({ aps: { alert: { title: 'Sale', body: 'Today only' }, sound: 'default' } });
+
+    const seconds = Math.floor(startedAt / 1000);
+    expect(start!.token).toBe(pushToStart);
+    expect(start!.headers).toMatchObject({ 'apns-push-type': 'liveactivity', 'apns-topic': `${BUNDLE}.push-type.liveactivity` });
+    expect(start!.body.aps).toEqual({
+      timestamp: seconds,
+      event: 'start',
+      'content-state': { progress: '0' },
+      'attributes-type': 'IsletActivityAttributes',
+      attributes: { activityId: activity, templateSlug: 'progress-bar', values: { label: 'Upload' } },
+      alert: { title: 'Upload', body: 'Started' },
+    });
+    expect(update!.token).toBe(activityToken);
+    expect(update!.body.aps).toEqual({ timestamp: seconds, event: 'update', 'content-state': { progress: '40' } });
+    expect(end!.token).toBe(activityToken);
+    expect(end!.body.aps).toEqual({ timestamp: seconds, event: 'end', 'content-state': { progress: '100' }, 'dismissal-date': seconds + 12 * 3600 });
+    expect(apns.requests.every((r) => r.keyId !== undefined)).toBe(true);
+
+    const rows = deliveryRows(h.ctx);
+    expect(rows.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
+    expect(rows.every((r) => r.provider === 'apns' && /^[0-9A-F-]{36}$/.test(r.provider_id!))).toBe(true);
+    expect(JSON.parse(rows[0]!.sent_payload!)).toEqual({
+      method: 'POST',
+      url: `${apns.url}/3/device/${iphone.token}`,
+      headers: { 'apns-push-type': 'alert', 'apns-topic': BUNDLE, 'apns-priority': '10' },
+      body: alert!.body,
+    });
+  });
+
+  test('updates of an activity whose token is not known yet are held, latest wins, and go when the token arrives', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios' });
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [iphone.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [{ deviceId: iphone.id, status: 'held' }]);
+    // Queued as pending by mistake: the worker holds it too rather than send it nowhere.
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '30' }), [iphone.id]);
+    await engine.drain();
+    expect(apns.requests.map((r) => r.body.aps.event)).toEqual(['start']);
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+      ['delivered', null],
+      ['dropped', 'superseded by a newer event'],
+      ['held', 'waiting for the activity push token'],
+    ]);
+
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
+    const token = apnsToken();
+    h.ctx.db.$client.query('UPDATE activities SET push_token = ? WHERE id = ?').run(token, activity);
+    expect(releaseHeld(h.ctx.db, activity, h.clock.now())).toBe(1);
+    await engine.drain();
+    expect(apns.requests.slice(1).map((r) => [r.token, r.body.aps['content-state'].progress])).toEqual([[token, '70']]);
+  });
+
+  test('410 Unregistered invalidates the device; its other deliveries are dropped without sending', async () => {
+    await setup();
+    const gone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const fine = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    apns.unregister(gone.token);
+    queue(h.ctx, 'demo', notificationContent(), [gone.id, fine.id]);
+    await engine.drain();
+    queue(h.ctx, 'demo', notificationContent('again'), [gone.id, fine.id]);
+    await engine.drain();
+
+    expect(apns.requests.map((r) => r.token).sort()).toEqual([gone.token, fine.token, fine.token].sort());
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+      ['dropped', 'Unregistered'],
+      ['delivered', null],
+      ['dropped', 'device token invalid: Unregistered'],
+      ['delivered', null],
+    ]);
+    const device = (await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices.find((d: { id: string }) => d.id === gone.id);
+    expect(device).toMatchObject({ valid: false, invalidReason: 'Unregistered' });
+  });
+
+  test('503 and 429 are retried with exponential backoff and jitter, honouring Retry-After', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const answers = [{ status: 503, reason: 'ServiceUnavailable' }, { status: 503, reason: 'ServiceUnavailable' }, { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '120' } }];
+    apns.respond(() => answers.shift());
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    const t0 = h.clock.now();
+
+    await engine.drain();
+    let [row] = deliveryRows(h.ctx);
+    // attempt 1 failed: full jitter of 1 s × 2^1 with random 0.5
+    expect([row!.status, row!.attempts, row!.reason, row!.next_attempt_at - t0]).toEqual(['pending', 1, 'ServiceUnavailable', 1000]);
+    h.clock.advance(999);
+    expect(await engine.drain()).toBe(0);
+    h.clock.advance(1);
+    await engine.drain();
+    [row] = deliveryRows(h.ctx);
+    expect([row!.attempts, row!.next_attempt_at - h.clock.now()]).toEqual([2, 2000]);
+    h.clock.advance(2000);
+    await engine.drain();
+    [row] = deliveryRows(h.ctx);
+    // 2^3 × 0.5 = 4 s, but Retry-After asked for 120 s
+    expect([row!.attempts, row!.reason, row!.next_attempt_at - h.clock.now()]).toEqual([3, 'TooManyRequests', 120_000]);
+    h.clock.advance(120_000);
+    await engine.drain();
+    [row] = deliveryRows(h.ctx);
+    expect([row!.status, row!.attempts, row!.reason]).toEqual(['delivered', 4, null]);
+    expect(apns.requests).toHaveLength(4);
+  });
+
+  test('a delivery that keeps failing is given up after the last attempt; a permanent error fails at once', async () => {
+    await setup({ random: () => 0, backoff: { baseMs: 1000, capMs: 60_000, maxAttempts: 3 } });
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    apns.respond((req) => (req.body.aps.alert.title === 'big' ? { status: 413, reason: 'PayloadTooLarge' } : { status: 500, reason: 'InternalServerError' }));
+    queue(h.ctx, 'demo', notificationContent('flaky'), [iphone.id]);
+    queue(h.ctx, 'demo', notificationContent('big'), [iphone.id]);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.reason])).toEqual([
+      ['failed', 3, 'gave up after 3 attempts: InternalServerError'],
+      ['failed', 1, 'PayloadTooLarge'],
+    ]);
+  });
+
+  test('InvalidProviderToken pauses the APNs channel instead of retrying; new credentials resume it', async () => {
+    const key = await setup();
+    apns.respond(() => ({ status: 403, reason: 'InvalidProviderToken' }));
+    const devices = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    queue(h.ctx, 'demo', notificationContent(), [devices[0]!.id]);
+    await engine.drain();
+    queue(h.ctx, 'demo', notificationContent('more'), [...devices.map((d) => d.id), pixel.id]);
+    await engine.drain();
+
+    expect(apns.requests).toHaveLength(1);
+    const app = (await h.admin('GET', '/api/admin/apps/demo')).body;
+    expect(app.channels.apns).toMatchObject({ status: 'paused', pausedReason: 'InvalidProviderToken' });
+    expect(app.channels.fcm).toMatchObject({ status: 'active' });
+    expect(h.logs.filter((l) => l.includes('delivery channel paused'))).toHaveLength(1);
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+      ['held', 'apns channel paused'],
+      ['held', 'apns channel paused'],
+      ['held', 'apns channel paused'],
+      ['held', 'apns channel paused'],
+      ['delivered', null],
+    ]);
+    h.clock.advance(60 * MINUTE);
+    await engine.drain();
+    expect(apns.requests).toHaveLength(1);
+
+    apns.respond(undefined);
+    const res = await h.admin('PUT', '/api/admin/apps/demo/apns', { bundleId: BUNDLE, teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: apns.url, ca: apns.ca });
+    expect(res.body.channels.apns.status).toBe('active');
+    await engine.drain();
+    expect(apns.requests).toHaveLength(5);
+    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(Array(5).fill('delivered'));
+  });
+
+  test('one provider token per key is signed and reused until its refresh window (20–50 min) has passed', async () => {
+    const key = await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const send = async (n: number) => {
+      queue(h.ctx, 'demo', notificationContent(), Array(n).fill(iphone.id));
+      await engine.drain();
+    };
+    await send(50);
+    h.clock.advance(39 * MINUTE);
+    await send(10);
+    expect(apns.providerTokens.get(key.keyId)?.size).toBe(1);
+    expect((engine.transports.apns as ApnsClient).tokens.signatures).toBe(1);
+    h.clock.advance(2 * MINUTE);
+    await send(10);
+    expect(apns.providerTokens.get(key.keyId)?.size).toBe(2);
+    expect((engine.transports.apns as ApnsClient).tokens.signatures).toBe(2);
+    expect(deliveryRows(h.ctx, "status = 'delivered'")).toHaveLength(70);
+  });
+
+  test('ExpiredProviderToken makes the next attempt use a fresh token, never sooner than 20 minutes after the last', async () => {
+    const key = await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    let refuse = 1;
+    apns.respond(() => (refuse-- > 0 ? { status: 403, reason: 'ExpiredProviderToken' } : undefined));
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    expect(deliveryRows(h.ctx)[0]!.status).toBe('pending');
+    h.clock.advance(2000);
+    await engine.drain();
+    // Too young to replace: the same token is used again.
+    expect(apns.providerTokens.get(key.keyId)?.size).toBe(1);
+    expect(deliveryRows(h.ctx)[0]!.status).toBe('delivered');
+
+    refuse = 1;
+    h.clock.advance(25 * MINUTE);
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    h.clock.advance(2000);
+    await engine.drain();
+    expect(apns.providerTokens.get(key.keyId)?.size).toBe(2);
+    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered']);
+  });
+});

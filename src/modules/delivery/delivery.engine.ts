@@ -1,0 +1,57 @@
+import type { AppContext } from '../../context';
+import { ApnsClient } from './apns/apns.client';
+import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
+import { FcmSender } from './fcm/fcm.sender';
+import { deliveryMetrics } from './metrics';
+import { SimulatorTransport } from './simulator.transport';
+import type { Transports } from './transport';
+
+export interface DeliveryEngineOptions extends WorkerOptions {
+  /** Replace a transport (tests, benchmarks); the others are the real ones. */
+  transports?: Partial<Transports>;
+  /** Real time `stop` lets sends in flight finish before closing connections. */
+  stopTimeoutMs?: number;
+}
+
+export interface DeliveryEngine {
+  worker: DeliveryWorker;
+  transports: Transports;
+  /** Recovers interrupted deliveries and starts draining the outbox in the background. */
+  start(): void;
+  /** Processes everything due now (tests drive this with a fake clock instead of `start`). */
+  drain(): Promise<number>;
+  /** Stops claiming, lets sends in flight finish (up to stopTimeoutMs), records them, closes connections. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The delivery side of Islet: worker and transports (APNs, FCM, simulator). The server starts it
+ * after migrations and stops it before the database closes; createApp never does, so tests of other
+ * modules get no background work.
+ * @example const engine = createDeliveryEngine(ctx); engine.start(); … await engine.stop();
+ */
+export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOptions = {}): DeliveryEngine {
+  const { transports: overrides, stopTimeoutMs = 10_000, ...workerOptions } = options;
+  const transports: Transports = {
+    apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger }),
+    fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock }),
+    simulator: overrides?.simulator ?? new SimulatorTransport(),
+  };
+  const worker = new DeliveryWorker(ctx, transports, deliveryMetrics(ctx), workerOptions);
+  let stopping: Promise<void> | undefined;
+  return {
+    worker,
+    transports,
+    start: () => worker.start(),
+    drain: () => worker.drain(),
+    stop() {
+      stopping ??= (async () => {
+        worker.halt();
+        await worker.quiesce(stopTimeoutMs);
+        await Promise.all(Object.values(transports).map((t) => t.close()));
+        await worker.stop();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import type { Db } from '../../db/database';
+import { parkedReason, type ClaimedDelivery } from './delivery.routing';
+
+/** What the worker decided for one claimed delivery, written back in a batch. */
+export interface DeliveryResult {
+  id: number;
+  status: 'pending' | 'held' | 'delivered' | 'failed' | 'dropped';
+  attempts: number;
+  nextAttemptAt: number;
+  /** Null: keep what the row has. */
+  provider: string | null;
+  providerId: string | null;
+  reason: string | null;
+  /** Null: keep what the row has. */
+  sentPayload: string | null;
+  /** Held for an activity token: becomes pending instead if the token arrived meanwhile. */
+  holdFor?: string;
+  /** The provider refused the device token. */
+  invalidateDevice?: { deviceId: string; reason: string };
+  /** The provider refused the app's credentials (only those still stored: `sealed`). */
+  pauseChannel?: { appId: string; provider: 'apns' | 'fcm'; reason: string; sealed: string | null };
+}
+
+const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
+  d.attempts, d.next_attempt_at AS nextAttemptAt, m.content, dev.platform, dev.token, dev.push_to_start_token AS pushToStartToken,
+  dev.environment, dev.invalid_reason AS invalidReason, dev.invalidated_at AS invalidatedAt, a.push_token AS activityPushToken`;
+
+/**
+ * The worker's statements on the outbox, prepared once. Claiming is one UPDATE … RETURNING, so
+ * two claims can never take the same row; outcomes are written many per transaction.
+ */
+export function deliveryRepository(db: Db) {
+  const client = db.$client;
+  // Ordered by next_attempt_at (then rowid, inside the index) so the claim walks the
+  // deliveries_due index instead of sorting every due row of a large fan-out.
+  const claimIds = client.query<{ id: number }, [number, number, number]>(
+    `UPDATE deliveries SET status = 'sending', updated_at = ?1
+      WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ?2 ORDER BY next_attempt_at LIMIT ?3)
+      RETURNING id`,
+  );
+  const claimedRows = client.query<ClaimedDelivery, [string]>(
+    `SELECT ${CLAIMED_COLUMNS} FROM deliveries d
+       JOIN messages m ON m.id = d.message_id
+       LEFT JOIN devices dev ON dev.id = d.device_id
+       LEFT JOIN activities a ON a.id = d.activity_id
+      WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id`,
+  );
+  const update = client.query(
+    `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, provider = COALESCE(?, provider), provider_id = ?,
+            reason = ?, sent_payload = COALESCE(?, sent_payload), updated_at = ?
+      WHERE id = ? AND status = 'sending'`,
+  );
+  const hold = client.query(
+    `UPDATE deliveries SET status = CASE WHEN (SELECT push_token FROM activities WHERE id = ?) IS NULL THEN 'held' ELSE 'pending' END,
+            reason = ?, updated_at = ?
+      WHERE id = ? AND status = 'sending'`,
+  );
+  const invalidate = client.query(
+    `UPDATE devices SET invalidated_at = ?, invalid_reason = ?, updated_at = ? WHERE id = ? AND invalidated_at IS NULL`,
+  );
+  const pause = {
+    apns: client.query(`UPDATE apps SET apns_paused_reason = ?, updated_at = ? WHERE id = ? AND apns_sealed IS ? AND apns_paused_reason IS NULL`),
+    fcm: client.query(`UPDATE apps SET fcm_paused_reason = ?, updated_at = ? WHERE id = ? AND fcm_sealed IS ? AND fcm_paused_reason IS NULL`),
+  };
+  const resume = client.query(
+    `UPDATE deliveries SET status = 'pending', reason = NULL, next_attempt_at = ?1, updated_at = ?1
+      WHERE status = 'held' AND (
+        (reason = '${parkedReason('apns')}' AND app_id IN (SELECT id FROM apps WHERE apns_paused_reason IS NULL)) OR
+        (reason = '${parkedReason('fcm')}' AND app_id IN (SELECT id FROM apps WHERE fcm_paused_reason IS NULL)))`,
+  );
+  const anyParked = client.query<{ one: number }, []>(
+    `SELECT 1 AS one FROM deliveries WHERE status = 'held' AND reason IN ('${parkedReason('apns')}', '${parkedReason('fcm')}') LIMIT 1`,
+  );
+  const release = client.query(
+    `UPDATE deliveries SET status = 'pending', updated_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'sending'`,
+  );
+  const recover = client.query(`UPDATE deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'`);
+
+  return {
+    /** Takes up to `limit` due deliveries (marking them `sending`) and returns them joined for routing. */
+    claim(now: number, limit: number): ClaimedDelivery[] {
+      return client.transaction(() => {
+        const ids = claimIds.all(now, now, limit);
+        return ids.length === 0 ? [] : claimedRows.all(JSON.stringify(ids.map((r) => r.id)));
+      })();
+    },
+
+    /**
+     * Writes outcomes and their side effects (invalid devices, paused channels) in one transaction.
+     * Returns the channels this paused (not those already paused).
+     */
+    record(results: DeliveryResult[], now: number): NonNullable<DeliveryResult['pauseChannel']>[] {
+      return client.transaction(() => {
+        const paused: NonNullable<DeliveryResult['pauseChannel']>[] = [];
+        for (const r of results) {
+          if (r.holdFor !== undefined) hold.run(r.holdFor, r.reason, now, r.id);
+          else update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id);
+          if (r.invalidateDevice) invalidate.run(now, r.invalidateDevice.reason, now, r.invalidateDevice.deviceId);
+          const p = r.pauseChannel;
+          if (p && pause[p.provider].run(p.reason, now, p.appId, p.sealed).changes > 0) paused.push(p);
+        }
+        return paused;
+      })();
+    },
+
+    /** Deliveries parked on a channel that is no longer paused become due now. */
+    releaseResumed(now: number): number {
+      return resume.run(now).changes;
+    },
+
+    hasParked(): boolean {
+      return anyParked.get() !== null;
+    },
+
+    /** Gives claimed deliveries back (shutting down before their outcome was known). */
+    release(ids: number[], now: number): number {
+      return ids.length === 0 ? 0 : release.run(now, JSON.stringify(ids)).changes;
+    },
+
+    /** At start: whatever a previous process claimed and did not finish is due again (at least once). */
+    recoverSending(now: number): number {
+      return recover.run(now).changes;
+    },
+  };
+}
+
+export type DeliveryRepository = ReturnType<typeof deliveryRepository>;

@@ -1,0 +1,144 @@
+import type { ApnsCredentials, FcmCredentials } from '../apps/credentials';
+import { apnsOrigin } from './apns/apns.client';
+import { fcmSendUrl } from './fcm/fcm.sender';
+import type { MessageContent } from './message-content';
+import { apnsRequest, fcmMessage, MAX_PAYLOAD_BYTES } from './payloads';
+import type { PushRequest, TransportName } from './transport';
+
+/** A claimed delivery with everything its routing needs (delivery.repository.ts joins it). */
+export interface ClaimedDelivery {
+  id: number;
+  appId: string;
+  messageId: number;
+  deviceId: string;
+  activityId: string | null;
+  attempts: number;
+  nextAttemptAt: number;
+  content: string;
+  /** Null when the device was removed. */
+  platform: 'ios' | 'android' | null;
+  token: string | null;
+  pushToStartToken: string | null;
+  environment: 'production' | 'sandbox' | null;
+  invalidReason: string | null;
+  invalidatedAt: number | null;
+  activityPushToken: string | null;
+}
+
+/** An app's delivery channels as the worker sees them for one batch. */
+export interface AppChannels {
+  apns?: ApnsCredentials;
+  fcm?: FcmCredentials;
+  /** The sealed columns, so that a pause applies only to the credentials that failed. */
+  apnsSealed: string | null;
+  fcmSealed: string | null;
+  apnsPausedReason: string | null;
+  fcmPausedReason: string | null;
+}
+
+export type Route =
+  | { action: 'send'; transport: TransportName; request: PushRequest }
+  /** An iOS update or end before the activity's own push token is known: held until it is. */
+  | { action: 'hold'; reason: string }
+  /** The provider channel of the app is paused: parked until its credentials change. */
+  | { action: 'park'; provider: 'apns' | 'fcm' }
+  | { action: 'drop'; reason: string }
+  | { action: 'fail'; reason: string };
+
+export const WAITING_FOR_TOKEN = 'waiting for the activity push token';
+/** The `reason` of deliveries parked because their channel is paused. */
+export const parkedReason = (provider: 'apns' | 'fcm') => `${provider} channel paused`;
+
+/** Stands in for values the simulator cannot know without credentials or a device. */
+const PLACEHOLDER = { bundleId: '{bundleId}', projectId: '{projectId}', activityToken: '{activity-push-token}' };
+
+interface Built {
+  content: MessageContent;
+  apns: Map<string, { headers: Record<string, string>; body: string }>;
+  fcm?: Record<string, unknown>;
+}
+
+/**
+ * Turns a claimed delivery into the exact provider request, or into the reason it cannot be sent
+ * now. Message payloads are built once per message and bundle id and reused across the fan-out.
+ */
+export class DeliveryRouter {
+  private readonly built = new Map<number, Built>();
+
+  route(row: ClaimedDelivery, channels: AppChannels): Route {
+    if (row.platform === null || row.token === null) return { action: 'drop', reason: 'device removed' };
+    if (row.invalidatedAt !== null) return { action: 'drop', reason: `device token invalid: ${row.invalidReason ?? 'refused by the provider'}` };
+    const built = this.build(row);
+    return row.platform === 'ios' ? this.routeApns(row, built, channels) : this.routeFcm(row, built, channels);
+  }
+
+  private routeApns(row: ClaimedDelivery, built: Built, channels: AppChannels): Route {
+    const creds = channels.apns;
+    const content = built.content;
+    let token = row.token!;
+    if (content.type === 'live_activity' && content.event === 'start') {
+      if (!row.pushToStartToken) return { action: 'fail', reason: 'device has no push-to-start token' };
+      token = row.pushToStartToken;
+    } else if (content.type === 'live_activity') {
+      // Without credentials nothing can reach a device anyway: the simulator shows what would go.
+      if (!row.activityPushToken && creds) return { action: 'hold', reason: WAITING_FOR_TOKEN };
+      token = row.activityPushToken ?? PLACEHOLDER.activityToken;
+    }
+    if (creds && channels.apnsPausedReason) return { action: 'park', provider: 'apns' };
+    const bundleId = creds?.bundleId ?? PLACEHOLDER.bundleId;
+    let payload = built.apns.get(bundleId);
+    if (!payload) {
+      const request = apnsRequest(content, bundleId);
+      payload = { headers: request.headers, body: JSON.stringify(request.body) };
+      built.apns.set(bundleId, payload);
+    }
+    if (Buffer.byteLength(payload.body) > MAX_PAYLOAD_BYTES) return { action: 'fail', reason: `payload exceeds ${MAX_PAYLOAD_BYTES} bytes` };
+    return {
+      action: 'send',
+      transport: creds ? 'apns' : 'simulator',
+      request: {
+        appId: row.appId,
+        provider: 'apns',
+        url: `${apnsOrigin(creds, row.environment ?? 'production')}/3/device/${token}`,
+        headers: payload.headers,
+        body: payload.body,
+        apns: creds,
+      },
+    };
+  }
+
+  private routeFcm(row: ClaimedDelivery, built: Built, channels: AppChannels): Route {
+    const creds = channels.fcm;
+    if (creds && channels.fcmPausedReason) return { action: 'park', provider: 'fcm' };
+    built.fcm ??= fcmMessage(built.content);
+    const body = JSON.stringify({ message: { token: row.token, ...built.fcm } });
+    return {
+      action: 'send',
+      transport: creds ? 'fcm' : 'simulator',
+      request: {
+        appId: row.appId,
+        provider: 'fcm',
+        url: fcmSendUrl(creds, creds?.serviceAccount.project_id ?? PLACEHOLDER.projectId),
+        headers: { 'content-type': 'application/json' },
+        body,
+        fcm: creds,
+      },
+    };
+  }
+
+  private build(row: ClaimedDelivery): Built {
+    let built = this.built.get(row.messageId);
+    if (!built) {
+      // A fan-out claims the same message batch after batch; a few recent ones are enough.
+      if (this.built.size >= 256) this.built.delete(this.built.keys().next().value!);
+      built = { content: JSON.parse(row.content) as MessageContent, apns: new Map() };
+      this.built.set(row.messageId, built);
+    }
+    return built;
+  }
+}
+
+/** The request as recorded in `deliveries.sent_payload`: method, URL, headers and body, never the authorization. */
+export function recordedRequest(request: PushRequest): string {
+  return `{"method":"POST","url":${JSON.stringify(request.url)},"headers":${JSON.stringify(request.headers)},"body":${request.body}}`;
+}

@@ -1,0 +1,338 @@
+import type { AppContext } from '../../context';
+import { appsRepository } from '../apps/apps.repository';
+import { appsService } from '../apps/apps.service';
+import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
+import { Semaphore } from './concurrency';
+import { deliveryRepository, type DeliveryResult } from './delivery.repository';
+import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
+import type { DeliveryMetrics, DeliveryOutcomeLabel } from './metrics';
+import type { Outcome, Transports } from './transport';
+
+export interface WorkerOptions {
+  /** Deliveries claimed per statement. */
+  batchSize?: number;
+  /** Sends in flight at once, all apps together. */
+  maxInFlight?: number;
+  /** Sends in flight at once for one app on one transport. */
+  perChannel?: number;
+  /** Real time between looks at the outbox when it is idle. */
+  pollMs?: number;
+  /** Outcomes written per transaction (at most). */
+  flushSize?: number;
+  backoff?: BackoffPolicy;
+  /** Jitter source, [0, 1). */
+  random?: () => number;
+}
+
+type SendRoute = Extract<Route, { action: 'send' }>;
+
+/**
+ * Drains the outbox: claims due deliveries in batches, routes each to its transport, sends with
+ * bounded concurrency per app and transport, and writes outcomes back in batched transactions.
+ * `start` runs it in the background; tests call `drain` with a fake clock instead.
+ * @example const worker = new DeliveryWorker(ctx, transports, metrics); worker.start(); … await worker.stop();
+ */
+export class DeliveryWorker {
+  private readonly repo;
+  private readonly apps;
+  private readonly router = new DeliveryRouter();
+  private readonly options: Required<WorkerOptions>;
+  private readonly limiters = new Map<string, Semaphore>();
+  private readonly credentials = new Map<string, unknown>();
+  /** Claimed and not yet written back. */
+  private readonly claimed = new Set<number>();
+  private results: DeliveryResult[] = [];
+  private inFlight = 0;
+  /** Real time of the last write of outcomes. */
+  private flushedAt = performance.now();
+  private settled: (() => void) | undefined;
+  private running: Promise<number> | undefined;
+  private loop: Promise<void> | undefined;
+  private sleeper: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
+  private stopping = false;
+  /** Whether parked deliveries may exist, so the resume check runs only then. */
+  private parked = true;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly transports: Transports,
+    private readonly metrics: DeliveryMetrics,
+    options: WorkerOptions = {},
+  ) {
+    this.repo = deliveryRepository(ctx.db);
+    this.apps = { repo: appsRepository(ctx.db), service: appsService(ctx) };
+    this.options = {
+      batchSize: 500,
+      maxInFlight: 2000,
+      perChannel: 1000,
+      pollMs: 100,
+      flushSize: 500,
+      backoff: DEFAULT_BACKOFF,
+      random: Math.random,
+      ...options,
+    };
+  }
+
+  /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
+  start(): void {
+    if (this.loop) return;
+    const recovered = this.repo.recoverSending(this.ctx.clock.now());
+    if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
+    this.loop = (async () => {
+      while (!this.stopping) {
+        try {
+          await this.drain();
+        } catch (e) {
+          this.ctx.logger.error('delivery worker failed', { error: e instanceof Error ? e.message : String(e) });
+        }
+        await this.sleep(this.options.pollMs);
+      }
+    })();
+  }
+
+  /** Cuts the idle wait short: new deliveries were queued. */
+  wake(): void {
+    this.sleeper?.resolve();
+  }
+
+  /**
+   * Processes everything due now, including what becomes due while it runs, and resolves with the
+   * number of deliveries it claimed once every outcome is written.
+   */
+  drain(): Promise<number> {
+    this.running ??= this.drainAll().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  /**
+   * Stops claiming, waits for sends in flight (the caller closes the transports to cut them short),
+   * writes their outcomes and gives back anything claimed but not finished.
+   */
+  async stop(): Promise<void> {
+    this.halt();
+    await this.loop;
+    await this.running;
+    this.flush();
+    const left = [...this.claimed];
+    if (left.length > 0) this.repo.release(left, this.ctx.clock.now());
+    this.claimed.clear();
+  }
+
+  /** Stops claiming; sends in flight go on. */
+  halt(): void {
+    this.stopping = true;
+    this.wake();
+  }
+
+  /** Waits up to `ms` of real time for the sends in flight to end. */
+  async quiesce(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.inFlight > 0 && Date.now() < deadline) await Promise.race([this.nextSettle(), new Promise((r) => setTimeout(r, 50))]);
+    return this.inFlight === 0;
+  }
+
+  private async drainAll(): Promise<number> {
+    let claimedTotal = 0;
+    const batch = Math.max(1, Math.min(this.options.batchSize, this.options.maxInFlight));
+    if (this.parked) this.releaseResumed();
+    for (;;) {
+      // Claim a whole batch or nothing while sends are in flight: a claim per finished send would
+      // turn one statement per batch into one per delivery.
+      const room = this.options.maxInFlight - this.inFlight;
+      const mayClaim = !this.stopping && (room >= batch || this.inFlight === 0);
+      const rows = mayClaim ? this.repo.claim(this.ctx.clock.now(), batch) : [];
+      claimedTotal += rows.length;
+      if (rows.length > 0) this.dispatch(rows);
+      // Big batches for throughput, but a trickle is written within a moment too (the console shows it).
+      if (this.results.length >= this.options.flushSize || (this.results.length > 0 && performance.now() - this.flushedAt > 200)) this.flush();
+      if (rows.length > 0 && this.options.maxInFlight - this.inFlight >= batch) continue;
+      if (this.inFlight > 0) {
+        await this.nextSettle();
+        continue;
+      }
+      // Nothing in flight and nothing claimed: write what is left; stop unless that made more due.
+      const wrote = this.flush();
+      if (rows.length === 0 && (wrote === 0 || this.stopping)) break;
+    }
+    return claimedTotal;
+  }
+
+  private dispatch(rows: ClaimedDelivery[]): void {
+    const channels = new Map<string, AppChannels | null>();
+    for (const row of rows) {
+      this.claimed.add(row.id);
+      let app = channels.get(row.appId);
+      if (app === undefined) {
+        app = this.channels(row.appId);
+        channels.set(row.appId, app);
+      }
+      const route: Route = app ? this.router.route(row, app) : { action: 'drop', reason: 'app removed' };
+      if (route.action === 'send') this.send(row, route, app!);
+      else this.settle(row, route);
+    }
+  }
+
+  private send(row: ClaimedDelivery, route: SendRoute, app: AppChannels): void {
+    this.inFlight++;
+    const key = `${row.appId}:${route.transport}`;
+    let limiter = this.limiters.get(key);
+    if (!limiter) this.limiters.set(key, (limiter = new Semaphore(this.options.perChannel)));
+    const transport = this.transports[route.transport];
+    limiter
+      .run(async () => {
+        const started = performance.now();
+        const outcome = await transport.send(route.request).catch(
+          (e: unknown): Outcome => ({ kind: 'retry', reason: `internal error: ${e instanceof Error ? e.message : String(e)}` }),
+        );
+        this.metrics.sendSeconds.observe({ provider: route.transport }, (performance.now() - started) / 1000);
+        return outcome;
+      })
+      .then((outcome) => {
+        this.results.push(this.resultOf(row, route, app, outcome));
+        this.inFlight--;
+        this.settled?.();
+      });
+  }
+
+  /** A delivery decided without sending: dropped, failed, held or parked. */
+  private settle(row: ClaimedDelivery, route: Exclude<Route, SendRoute>): void {
+    const base = { id: row.id, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt, provider: null, providerId: null, sentPayload: null };
+    switch (route.action) {
+      case 'hold':
+        this.count('apns', 'held');
+        this.results.push({ ...base, status: 'held', reason: route.reason, holdFor: row.activityId ?? '' });
+        return;
+      case 'park':
+        this.parked = true;
+        this.count(route.provider, 'held');
+        this.results.push({ ...base, status: 'held', reason: parkedReason(route.provider) });
+        return;
+      case 'drop':
+        this.count('none', 'dropped');
+        this.results.push({ ...base, status: 'dropped', reason: route.reason });
+        return;
+      case 'fail':
+        this.count('none', 'failed');
+        this.results.push({ ...base, status: 'failed', reason: route.reason });
+    }
+  }
+
+  private resultOf(row: ClaimedDelivery, route: SendRoute, app: AppChannels, outcome: Outcome): DeliveryResult {
+    const now = this.ctx.clock.now();
+    const sent = {
+      id: row.id,
+      attempts: row.attempts + 1,
+      nextAttemptAt: row.nextAttemptAt,
+      provider: route.transport,
+      providerId: null,
+      sentPayload: recordedRequest(route.request),
+    };
+    const provider = route.request.provider;
+    switch (outcome.kind) {
+      case 'delivered':
+        this.count(route.transport, 'delivered');
+        return { ...sent, status: 'delivered', providerId: outcome.providerId ?? null, reason: null };
+      case 'retry': {
+        if (sent.attempts >= this.options.backoff.maxAttempts) {
+          this.count(route.transport, 'failed');
+          return { ...sent, status: 'failed', reason: `gave up after ${sent.attempts} attempts: ${outcome.reason}` };
+        }
+        this.count(route.transport, 'retry');
+        const delay = retryDelay(sent.attempts, outcome.afterMs, this.options.random, this.options.backoff);
+        return { ...sent, status: 'pending', nextAttemptAt: now + delay, reason: outcome.reason };
+      }
+      case 'drop-token':
+        this.count(route.transport, 'dropped');
+        return { ...sent, status: 'dropped', reason: outcome.reason, invalidateDevice: { deviceId: row.deviceId, reason: outcome.reason } };
+      case 'pause-channel':
+        // Not the message's fault: the attempt is not counted, and it goes out once the channel resumes.
+        this.parked = true;
+        this.count(route.transport, 'paused');
+        return {
+          ...sent,
+          attempts: row.attempts,
+          status: 'held',
+          reason: parkedReason(provider),
+          pauseChannel: { appId: row.appId, provider, reason: outcome.reason, sealed: provider === 'apns' ? app.apnsSealed : app.fcmSealed },
+        };
+      case 'failed':
+        this.count(route.transport, 'failed');
+        return { ...sent, status: 'failed', reason: outcome.reason };
+    }
+  }
+
+  /** Writes the outcomes gathered so far; on a database error they are kept for the next try. */
+  private flush(): number {
+    if (this.results.length === 0) return 0;
+    const batch = this.results;
+    this.results = [];
+    this.flushedAt = performance.now();
+    try {
+      for (const p of this.repo.record(batch, this.ctx.clock.now()))
+        this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
+    } catch (e) {
+      this.results = batch.concat(this.results);
+      this.ctx.logger.error('writing delivery outcomes failed', { error: e instanceof Error ? e.message : String(e), count: batch.length });
+      return 0;
+    }
+    for (const r of batch) this.claimed.delete(r.id);
+    return batch.length;
+  }
+
+  private releaseResumed(): void {
+    const released = this.repo.releaseResumed(this.ctx.clock.now());
+    if (released > 0) this.ctx.logger.info('delivery channel resumed', { released });
+    this.parked = this.repo.hasParked();
+  }
+
+  /** The app's credentials, decrypted once per distinct sealed value. */
+  private channels(appId: string): AppChannels | null {
+    const row = this.apps.repo.find(appId);
+    if (!row) return null;
+    const open = <T>(sealed: string | null, read: () => T | undefined): T | undefined => {
+      if (!sealed) return undefined;
+      if (!this.credentials.has(sealed)) this.credentials.set(sealed, read());
+      return this.credentials.get(sealed) as T;
+    };
+    return {
+      apns: open(row.apnsSealed, () => this.apps.service.apns(row)),
+      fcm: open(row.fcmSealed, () => this.apps.service.fcm(row)),
+      apnsSealed: row.apnsSealed,
+      fcmSealed: row.fcmSealed,
+      apnsPausedReason: row.apnsPausedReason,
+      fcmPausedReason: row.fcmPausedReason,
+    };
+  }
+
+  private count(provider: string, outcome: DeliveryOutcomeLabel): void {
+    this.metrics.deliveries.inc({ provider, outcome });
+  }
+
+  private nextSettle(): Promise<void> {
+    return new Promise((resolve) => {
+      const previous = this.settled;
+      this.settled = () => {
+        this.settled = undefined;
+        previous?.();
+        resolve();
+      };
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.sleeper = undefined;
+        resolve();
+      }, ms);
+      this.sleeper = {
+        timer,
+        resolve: () => {
+          clearTimeout(timer);
+          this.sleeper = undefined;
+          resolve();
+        },
+      };
+    });
+  }
+}

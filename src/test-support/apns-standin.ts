@@ -1,0 +1,232 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import http2, { type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
+import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
+import { systemClock, type Clock } from '../lib/clock';
+import { testCertificate } from './tls';
+
+/** A key the stand-in accepts provider tokens from. */
+export interface StandinKey {
+  keyId: string;
+  teamId: string;
+  /** SPKI PEM of the key's public half. */
+  publicKey: string;
+}
+
+export interface ApnsStandinOptions {
+  keys: StandinKey[];
+  /** Bundle ids whose topics are accepted; any when absent. */
+  bundleIds?: string[];
+  /** The SETTINGS_MAX_CONCURRENT_STREAMS the server announces. */
+  maxConcurrentStreams?: number;
+  /** Decides when a provider token is too old (60 minutes, as Apple). */
+  clock?: Clock;
+  host?: string;
+  port?: number;
+}
+
+/** One request as the stand-in received it. */
+export interface ApnsReceived {
+  token: string;
+  headers: Record<string, string>;
+  body: any;
+  raw: string;
+  /** The provider token's key id, when it verified. */
+  keyId?: string;
+}
+
+export interface StandinAnswer {
+  status: number;
+  reason?: string;
+  headers?: Record<string, string>;
+}
+
+export interface ApnsStandin {
+  url: string;
+  /** PEM of the stand-in's self-signed certificate, to pass as the client's `ca`. */
+  ca: string;
+  requests: ApnsReceived[];
+  /** Distinct provider tokens accepted, per key id. */
+  providerTokens: Map<string, Set<string>>;
+  stats: { connections: number; pings: number; maxActiveStreams: number; activeStreams: number };
+  /** Answers valid requests: return an answer (or a promise of one) to override 200. */
+  respond(fn: ((req: ApnsReceived) => StandinAnswer | undefined | Promise<StandinAnswer | undefined>) | undefined): void;
+  /** Makes a device token answer 410 Unregistered from now on. */
+  unregister(token: string): void;
+  /** Sends GOAWAY on every open connection. */
+  goaway(): void;
+  /** Announces a new stream limit on open connections and uses it for new ones. */
+  setMaxConcurrentStreams(n: number): void;
+  close(): Promise<void>;
+}
+
+/** A random 64-hex-digit token, the shape of an APNs device token. */
+export const apnsToken = (): string => randomBytes(32).toString('hex');
+
+const TOKEN = /^[0-9a-f]{64,200}$/i;
+const PUSH_TYPES = new Set(['alert', 'background', 'liveactivity', 'voip', 'complication', 'fileprovider', 'mdm', 'location', 'pushtotalk', 'widgets']);
+
+/**
+ * An HTTP/2 TLS server that speaks enough APNs for tests and benchmarks: it verifies the ES256
+ * provider token against the registered public keys, checks the path, topic, push type, priority
+ * and payload size, answers with Apple's reason codes, and can send GOAWAY or lower its stream limit.
+ * @example const apns = await startApnsStandin({ keys: [{ keyId, teamId, publicKey }] });
+ */
+export async function startApnsStandin(options: ApnsStandinOptions): Promise<ApnsStandin> {
+  const { cert, key } = testCertificate();
+  const clock = options.clock ?? systemClock;
+  let maxStreams = options.maxConcurrentStreams ?? 1000;
+  const keys = new Map<string, { teamId: string; key: Promise<CryptoKey> }>();
+  for (const k of options.keys) keys.set(k.keyId, { teamId: k.teamId, key: importSPKI(k.publicKey, 'ES256') });
+  const verified = new Map<string, { keyId: string; iat: number }>();
+  const unregistered = new Set<string>();
+  const sessions = new Set<ServerHttp2Session>();
+  let responder: Parameters<ApnsStandin['respond']>[0];
+
+  const standin = {
+    requests: [] as ApnsReceived[],
+    providerTokens: new Map<string, Set<string>>(),
+    stats: { connections: 0, pings: 0, maxActiveStreams: 0, activeStreams: 0 },
+  };
+
+  /** Apple's checks of the provider token: known key, right team, good signature, not older than an hour. */
+  async function checkAuth(authorization: string | undefined): Promise<{ keyId: string } | StandinAnswer> {
+    const jwt = authorization?.match(/^bearer (.+)$/i)?.[1];
+    if (!jwt) return { status: 403, reason: 'MissingProviderToken' };
+    let claims = verified.get(jwt);
+    if (!claims) {
+      try {
+        const { kid } = decodeProtectedHeader(jwt);
+        const entry = kid ? keys.get(kid) : undefined;
+        if (!entry) return { status: 403, reason: 'InvalidProviderToken' };
+        const { payload } = await jwtVerify(jwt, await entry.key, { algorithms: ['ES256'], issuer: entry.teamId, currentDate: new Date(clock.now()) });
+        if (typeof payload.iat !== 'number') return { status: 403, reason: 'InvalidProviderToken' };
+        claims = { keyId: kid!, iat: payload.iat };
+        verified.set(jwt, claims);
+      } catch {
+        return { status: 403, reason: 'InvalidProviderToken' };
+      }
+    }
+    if (clock.now() / 1000 - claims.iat > 3600) return { status: 403, reason: 'ExpiredProviderToken' };
+    let seen = standin.providerTokens.get(claims.keyId);
+    if (!seen) standin.providerTokens.set(claims.keyId, (seen = new Set()));
+    seen.add(jwt);
+    return { keyId: claims.keyId };
+  }
+
+  function checkRequest(path: string, method: string, headers: Record<string, string>, raw: string): StandinAnswer | undefined {
+    if (method !== 'POST') return { status: 405, reason: 'BadMethod' };
+    const token = path.match(/^\/3\/device\/([^/?]+)$/)?.[1];
+    if (!token) return { status: 404, reason: 'BadPath' };
+    if (!TOKEN.test(token)) return { status: 400, reason: 'BadDeviceToken' };
+    const pushType = headers['apns-push-type'];
+    if (!pushType || !PUSH_TYPES.has(pushType)) return { status: 400, reason: 'InvalidPushType' };
+    const topic = headers['apns-topic'];
+    if (!topic) return { status: 400, reason: 'MissingTopic' };
+    const suffix = pushType === 'liveactivity' ? '.push-type.liveactivity' : '';
+    if (suffix && !topic.endsWith(suffix)) return { status: 400, reason: 'BadTopic' };
+    const bundle = suffix ? topic.slice(0, -suffix.length) : topic;
+    if (options.bundleIds && !options.bundleIds.includes(bundle)) return { status: 400, reason: 'TopicDisallowed' };
+    const priority = headers['apns-priority'];
+    if (priority !== undefined && priority !== '5' && priority !== '10') return { status: 400, reason: 'BadPriority' };
+    if (Buffer.byteLength(raw) > 4096) return { status: 413, reason: 'PayloadTooLarge' };
+    try {
+      const body = JSON.parse(raw) as { aps?: unknown };
+      if (typeof body.aps !== 'object' || body.aps === null) return { status: 400, reason: 'PayloadEmpty' };
+    } catch {
+      return { status: 400, reason: 'PayloadEmpty' };
+    }
+    if (unregistered.has(token)) return { status: 410, reason: 'Unregistered' };
+    return undefined;
+  }
+
+  async function handle(stream: ServerHttp2Stream, rawHeaders: http2.IncomingHttpHeaders, raw: string): Promise<void> {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(rawHeaders)) if (!name.startsWith(':') && typeof value === 'string') headers[name] = value;
+    const path = String(rawHeaders[':path'] ?? '');
+    const received: ApnsReceived = { token: path.split('/').pop() ?? '', headers, body: safeJson(raw), raw };
+    standin.requests.push(received);
+    const auth = await checkAuth(headers.authorization);
+    let answer: StandinAnswer | undefined = 'status' in auth ? auth : undefined;
+    if (!answer) {
+      received.keyId = (auth as { keyId: string }).keyId;
+      answer = checkRequest(path, String(rawHeaders[':method']), headers, raw);
+    }
+    if (!answer && responder) answer = await responder(received);
+    answer ??= { status: 200 };
+    if (stream.destroyed || stream.closed) return;
+    const apnsId = randomUUID().toUpperCase();
+    stream.respond({ ':status': answer.status, 'apns-id': apnsId, ...(answer.reason ? { 'content-type': 'application/json' } : {}), ...answer.headers });
+    stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: clock.now() } : {}) }) : undefined);
+  }
+
+  const server = http2.createSecureServer({ cert, key, settings: { maxConcurrentStreams: maxStreams } });
+  server.on('session', (session) => {
+    standin.stats.connections++;
+    sessions.add(session);
+    session.settings({ maxConcurrentStreams: maxStreams });
+    session.on('ping', () => standin.stats.pings++);
+    session.on('error', () => {});
+    session.on('close', () => sessions.delete(session));
+  });
+  server.on('stream', (stream, headers) => {
+    // A refused or reset stream emits an error that would otherwise crash the server.
+    stream.on('error', () => {});
+    standin.stats.activeStreams++;
+    standin.stats.maxActiveStreams = Math.max(standin.stats.maxActiveStreams, standin.stats.activeStreams);
+    stream.on('close', () => standin.stats.activeStreams--);
+    const chunks: Buffer[] = [];
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => {
+      handle(stream as ServerHttp2Stream, headers, Buffer.concat(chunks).toString('utf8')).catch(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+
+  return {
+    ...standin,
+    url: `https://127.0.0.1:${address.port}`,
+    ca: cert,
+    respond: (fn) => {
+      responder = fn;
+    },
+    unregister: (token) => unregistered.add(token),
+    goaway: () => {
+      for (const s of sessions) s.goaway(http2.constants.NGHTTP2_NO_ERROR);
+    },
+    setMaxConcurrentStreams: (n) => {
+      maxStreams = n;
+      for (const s of sessions) s.settings({ maxConcurrentStreams: n });
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sessions) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function safeJson(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+// As a separate process (benchmarks): keys from APNS_STANDIN_KEYS (JSON array of StandinKey),
+// prints one JSON line {url, ca} once listening.
+if (import.meta.main) {
+  const standin = await startApnsStandin({
+    keys: JSON.parse(process.env.APNS_STANDIN_KEYS ?? '[]') as StandinKey[],
+    port: Number(process.env.APNS_STANDIN_PORT ?? 0),
+    maxConcurrentStreams: Number(process.env.APNS_STANDIN_MAX_STREAMS ?? 1000),
+  });
+  // Keeping every request would grow without end in a long benchmark.
+  standin.respond(() => {
+    standin.requests.length = 0;
+    return undefined;
+  });
+  process.stdout.write(`${JSON.stringify({ url: standin.url, ca: standin.ca })}\n`);
+  process.on('SIGTERM', () => standin.close().then(() => process.exit(0)));
+}

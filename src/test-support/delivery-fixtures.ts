@@ -1,0 +1,86 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { AppContext } from '../context';
+import { activities } from '../db/schema';
+import { newId } from '../lib/ids';
+import { devicesRepository, type DeviceInput } from '../modules/devices/devices.repository';
+import type { LiveActivityContent, LiveActivityEvent, MessageContent, NotificationContent } from '../modules/delivery/message-content';
+import { enqueue, type DeliveryTarget } from '../modules/delivery/outbox';
+import { apnsToken } from './apns-standin';
+
+/** A fresh APNs auth key: the .p8 PEM Islet stores and the public half a stand-in verifies with. */
+export function apnsKey(keyId = `K${randomBytes(4).toString('hex').toUpperCase()}`, teamId = 'TEAM123456') {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  return {
+    keyId,
+    teamId,
+    key: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicKey: publicKey.export({ format: 'pem', type: 'spki' }).toString(),
+  };
+}
+
+/** Registers a device the way the devices API does; iOS devices get APNs-shaped tokens. */
+export function addDevice(ctx: AppContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
+  const token = input.token ?? (input.platform === 'ios' ? apnsToken() : `fcm-${randomBytes(12).toString('hex')}`);
+  return devicesRepository(ctx.db).upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now()).device;
+}
+
+/** An Active activity row, as the Live Activities module writes it. */
+export function addActivity(ctx: AppContext, appId: string, input: { platform: 'ios' | 'android'; pushToken?: string; endUserId?: string }) {
+  const id = newId('la', ctx.clock.now());
+  ctx.db
+    .insert(activities)
+    .values({
+      id,
+      appId,
+      endUserId: input.endUserId ?? 'user-1',
+      templateSlug: 'progress-bar',
+      platform: input.platform,
+      state: 'Active',
+      attributes: JSON.stringify({ label: 'Upload' }),
+      contentState: JSON.stringify({ progress: '10' }),
+      pushToken: input.pushToken ?? null,
+      startedAt: ctx.clock.now(),
+    })
+    .run();
+  return id;
+}
+
+export function notificationContent(title = 'Hello', body = 'World'): NotificationContent {
+  return { type: 'notification', templateSlug: 'welcome', releaseVersion: 1, title, body };
+}
+
+export function activityContent(
+  ctx: AppContext,
+  activityId: string,
+  event: LiveActivityEvent,
+  contentState: Record<string, string> = { progress: '50' },
+  extra: Partial<LiveActivityContent> = {},
+): LiveActivityContent {
+  return {
+    type: 'live_activity',
+    event,
+    activityId,
+    templateSlug: 'progress-bar',
+    attributes: { label: 'Upload' },
+    contentState,
+    timestamp: ctx.clock.now(),
+    ...(event === 'start' ? { alert: { title: 'Upload', body: 'Started' } } : {}),
+    ...extra,
+  };
+}
+
+/** Queues a message to devices in one transaction, as the API modules do. */
+export function queue(ctx: AppContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
+  const list = targets.map((t) => (typeof t === 'string' ? { deviceId: t } : t));
+  return ctx.db.$client.transaction(() => enqueue(ctx.db, { appId, content, targets: list, now: ctx.clock.now() }))();
+}
+
+/** Deliveries as stored, oldest first. */
+export function deliveryRows(ctx: AppContext, where = '1 = 1') {
+  return ctx.db.$client
+    .query<
+      { id: number; status: string; attempts: number; provider: string | null; provider_id: string | null; reason: string | null; sent_payload: string | null; next_attempt_at: number; device_id: string },
+      []
+    >(`SELECT * FROM deliveries WHERE ${where} ORDER BY id`)
+    .all();
+}

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { generateKeyPairSync } from 'node:crypto';
+import { importPKCS8, SignJWT } from 'jose';
+import { serviceAccountClient } from '../modules/delivery/fcm/fcm.auth';
+import { FCM_SCOPE, startFcmStandin, type FcmStandin } from './fcm-standin';
+
+let fcm: FcmStandin;
+afterEach(async () => fcm?.close());
+
+async function assertion(privateKey: string, claims: Record<string, unknown>) {
+  return new SignJWT({ scope: FCM_SCOPE, ...claims })
+    .setProtectedHeader({ alg: 'RS256' })
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(await importPKCS8(privateKey, 'RS256'));
+}
+
+async function exchange(jwt: string) {
+  const res = await fetch(fcm.tokenUri, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion: jwt }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, string> };
+}
+
+describe('FCM stand-in', () => {
+  test("google-auth-library's client gets a token from the account's token_uri", async () => {
+    fcm = await startFcmStandin();
+    const account = fcm.serviceAccount('p1');
+    const { token } = await serviceAccountClient(account).getAccessToken();
+    expect(token).toStartWith('ya29.');
+    expect(fcm.tokenExchanges).toBe(1);
+  });
+
+  test('refuses assertions signed by another key, for another audience, or without the FCM scope', async () => {
+    fcm = await startFcmStandin();
+    const account = fcm.serviceAccount('p1');
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    const good = { iss: account.client_email, aud: fcm.tokenUri };
+    expect((await exchange(await assertion(other, good))).body.error).toBe('invalid_grant');
+    expect((await exchange(await assertion(account.private_key, { ...good, aud: 'https://oauth2.googleapis.com/token' }))).body.error).toBe('invalid_grant');
+    expect((await exchange(await assertion(account.private_key, { ...good, scope: 'email' }))).body.error).toBe('invalid_scope');
+    expect((await exchange(await assertion(account.private_key, good))).status).toBe(200);
+  });
+
+  test("accepts only its own access tokens for the token's project, and string data values", async () => {
+    fcm = await startFcmStandin();
+    const account = fcm.serviceAccount('p1');
+    const { body } = await exchange(await assertion(account.private_key, { iss: account.client_email, aud: fcm.tokenUri }));
+    const send = async (project: string, token: string, message: unknown) => {
+      const res = await fetch(`${fcm.url}/v1/projects/${project}/messages:send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await send('p1', body.access_token!, { token: 't', data: { a: 'b' } })).status).toBe(200);
+    expect((await send('p1', 'ya29.forged', { token: 't' })).body.error.status).toBe('UNAUTHENTICATED');
+    expect((await send('p2', body.access_token!, { token: 't' })).body.error.status).toBe('PERMISSION_DENIED');
+    expect((await send('p1', body.access_token!, { token: 't', data: { n: 1 } })).body.error.status).toBe('INVALID_ARGUMENT');
+  });
+});

@@ -1,0 +1,157 @@
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { importSPKI, jwtVerify } from 'jose';
+import type { ServiceAccount } from '../modules/apps/credentials';
+
+export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
+
+/** One message as the stand-in received it. */
+export interface FcmReceived {
+  project: string;
+  authorization: string;
+  body: any;
+  raw: string;
+}
+
+export interface FcmAnswer {
+  status: number;
+  /** google.rpc status, e.g. UNAVAILABLE. */
+  rpcStatus?: string;
+  /** FcmError errorCode, e.g. UNREGISTERED. */
+  errorCode?: string;
+  headers?: Record<string, string>;
+}
+
+export interface FcmStandin {
+  url: string;
+  /** The token_uri its service accounts carry. */
+  tokenUri: string;
+  requests: FcmReceived[];
+  /** Successful OAuth token exchanges. */
+  tokenExchanges: number;
+  /** A fresh service account (RSA key) registered with the stand-in for `project`. */
+  serviceAccount(project?: string): ServiceAccount;
+  /** Answers valid sends: return an answer (or a promise of one) to override 200. */
+  respond(fn: ((req: FcmReceived) => FcmAnswer | undefined | Promise<FcmAnswer | undefined>) | undefined): void;
+  /** Makes the token exchange refuse every assertion (invalid_grant) while true. */
+  refuseTokens(refuse: boolean): void;
+  /** Makes a registration token answer 404 UNREGISTERED. */
+  unregister(token: string): void;
+  close(): Promise<void>;
+}
+
+const STATUS_TEXT: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+
+/** An FCM HTTP v1 error body, as Google shapes it. */
+export function fcmError(status: number, rpcStatus = STATUS_TEXT[status] ?? 'UNKNOWN', errorCode?: string, message = rpcStatus): object {
+  return {
+    error: {
+      code: status,
+      message,
+      status: rpcStatus,
+      ...(errorCode ? { details: [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }] } : {}),
+    },
+  };
+}
+
+/**
+ * An HTTP server that speaks FCM HTTP v1 `messages:send` and the OAuth2 JWT-bearer token exchange:
+ * it verifies the RS256 assertion against the service account's public key (issuer, audience =
+ * its token_uri, scope), accepts only the access tokens it issued for the message's project, and
+ * checks that data values are strings.
+ * @example const fcm = await startFcmStandin(); const account = fcm.serviceAccount('demo-project');
+ */
+export async function startFcmStandin(options: { port?: number } = {}): Promise<FcmStandin> {
+  const accounts = new Map<string, { project: string; key: Promise<CryptoKey> }>();
+  const accessTokens = new Map<string, string>();
+  const unregistered = new Set<string>();
+  let responder: Parameters<FcmStandin['respond']>[0];
+  let refusing = false;
+  const state = { requests: [] as FcmReceived[], tokenExchanges: 0 };
+
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+  async function exchange(req: Request, tokenUri: string): Promise<Response> {
+    const form = new URLSearchParams(await req.text());
+    if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') return json(400, { error: 'unsupported_grant_type' });
+    const assertion = form.get('assertion') ?? '';
+    const issuer = JSON.parse(Buffer.from(assertion.split('.')[1] ?? '', 'base64url').toString() || '{}').iss as string | undefined;
+    const account = issuer ? accounts.get(issuer) : undefined;
+    if (refusing || !account) return json(400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
+    try {
+      const { payload } = await jwtVerify(assertion, await account.key, { algorithms: ['RS256'], issuer, audience: tokenUri });
+      if (!String(payload.scope ?? '').split(' ').includes(FCM_SCOPE)) return json(400, { error: 'invalid_scope' });
+    } catch {
+      return json(400, { error: 'invalid_grant', error_description: 'Invalid JWT Signature.' });
+    }
+    const token = `ya29.${randomBytes(24).toString('base64url')}`;
+    accessTokens.set(token, account.project);
+    state.tokenExchanges++;
+    return json(200, { access_token: token, expires_in: 3599, token_type: 'Bearer' });
+  }
+
+  async function send(req: Request, project: string): Promise<Response> {
+    const authorization = req.headers.get('authorization') ?? '';
+    const raw = await req.text();
+    const received: FcmReceived = { project, authorization, body: undefined, raw };
+    state.requests.push(received);
+    const token = authorization.match(/^Bearer (.+)$/)?.[1];
+    if (!token || !accessTokens.has(token)) return json(401, fcmError(401, 'UNAUTHENTICATED', undefined, 'Request had invalid authentication credentials.'));
+    if (accessTokens.get(token) !== project) return json(403, fcmError(403, 'PERMISSION_DENIED'));
+    try {
+      received.body = JSON.parse(raw);
+    } catch {
+      return json(400, fcmError(400));
+    }
+    const message = received.body?.message;
+    if (typeof message?.token !== 'string' || message.token === '') return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'message.token is required'));
+    if (message.data !== undefined && !Object.values(message.data).every((v) => typeof v === 'string'))
+      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'data values must be strings'));
+    if (unregistered.has(message.token)) return json(404, fcmError(404, 'NOT_FOUND', 'UNREGISTERED'));
+    const answer = responder ? await responder(received) : undefined;
+    if (answer && answer.status !== 200) return json(answer.status, fcmError(answer.status, answer.rpcStatus, answer.errorCode), answer.headers);
+    return json(200, { name: `projects/${project}/messages/${randomUUID()}` });
+  }
+
+  let tokenUri = '';
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: options.port ?? 0,
+    async fetch(req): Promise<Response> {
+      const { pathname } = new URL(req.url);
+      if (req.method === 'POST' && pathname === '/token') return exchange(req, tokenUri);
+      const project = pathname.match(/^\/v1\/projects\/([^/]+)\/messages:send$/)?.[1];
+      if (req.method === 'POST' && project) return send(req, project);
+      return json(404, fcmError(404));
+    },
+  });
+  const url: string = `http://127.0.0.1:${server.port}`;
+  tokenUri = `${url}/token`;
+
+  return {
+    url,
+    tokenUri,
+    get requests() {
+      return state.requests;
+    },
+    get tokenExchanges() {
+      return state.tokenExchanges;
+    },
+    serviceAccount(project = 'demo-project') {
+      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const email = `islet-${randomBytes(4).toString('hex')}@${project}.iam.gserviceaccount.com`;
+      accounts.set(email, { project, key: importSPKI(publicKey.export({ format: 'pem', type: 'spki' }).toString(), 'RS256') });
+      return { project_id: project, client_email: email, private_key: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), token_uri: tokenUri };
+    },
+    respond: (fn) => {
+      responder = fn;
+    },
+    refuseTokens: (refuse) => {
+      refusing = refuse;
+    },
+    unregister: (token) => unregistered.add(token),
+    close: async () => {
+      await server.stop(true);
+    },
+  };
+}
