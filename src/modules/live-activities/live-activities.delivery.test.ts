@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { generateKeyPairSync } from 'node:crypto';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
 import { activitiesPath, connect, count, progress, queuedFor, sign, start } from './live-activities.fixtures';
@@ -14,6 +15,13 @@ let signingSecret = '';
 async function setup() {
   h = createHarness();
   signingSecret = (await h.createApp({ id: 'a1' })).signingSecret;
+}
+
+/** Gives the app APNs credentials (nothing is sent: no delivery worker runs in these tests). */
+async function withApns() {
+  const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  const res = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.example', teamId: 'T1', keyId: 'K1', key });
+  if (res.status !== 200) throw new Error(`apns: ${res.status}`);
 }
 
 /** u1 with an older Android phone and a newer iPhone; returns the activity id and device ids. */
@@ -75,6 +83,7 @@ describe('what a start queues', () => {
 describe('updates and ends of an iOS activity wait for its push token', () => {
   test('held until the token arrives (latest wins), then released; later ones go at once', async () => {
     await setup();
+    await withApns();
     const { id, android, iphone } = await iosActivity();
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '20' } });
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '30' } });
@@ -104,6 +113,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
 
   test('a token reported after the end still releases the held end, so the device removes the activity', async () => {
     await setup();
+    await withApns();
     const { id } = await iosActivity();
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'held']);
@@ -113,6 +123,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
 
   test('the token report takes the service key or the signature of the activity’s own end user', async () => {
     await setup();
+    await withApns();
     const { id } = await iosActivity();
     const wrongUser = await reportToken(id, { 'x-end-user-signature': sign(signingSecret, 'u2') });
     expect(wrongUser.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'invalid end user signature' });
@@ -122,6 +133,13 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect(unknown.body).toEqual({ title: 'Not Found', status: 404, detail: 'live activity not found' });
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, {})).body.detail).toBe('token is required');
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'abc' })).status).toBe(200);
+  });
+  test('without APNs credentials nothing waits: the simulator shows what would be sent', async () => {
+    await setup();
+    const { id, iphone } = await iosActivity();
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '50' } });
+    const update = queuedFor(h, id).at(-1)!;
+    expect(update.deliveries.find((d) => d.deviceId === iphone)?.status).toBe('pending');
   });
 });
 

@@ -21,14 +21,21 @@ export function startTargets(devices: readonly TargetDevice[]): DeliveryTarget[]
  * Where an update or end goes: each valid Android device of the end user, and one iOS device (the
  * most recently registered) because every iOS update goes to the activity's single per-activity
  * token; sending once per iOS device would repeat the same push. Until that token is reported the
- * iOS delivery is held (latest wins) and released when it arrives.
+ * iOS delivery is held (latest wins) and released when it arrives — when the app has APNs
+ * credentials: without them the simulator records what would be sent, and there is no device
+ * that could ever report a token.
  * @param devices the end user's valid devices, oldest first
  */
-export function followUpTargets(devices: readonly TargetDevice[], pushToken: string | null): DeliveryTarget[] {
+export function followUpTargets(devices: readonly TargetDevice[], pushToken: string | null, apnsConfigured: boolean): DeliveryTarget[] {
   const targets: DeliveryTarget[] = devices.filter((d) => d.platform === 'android').map((d) => ({ deviceId: d.id }));
   const ios = devices.findLast((d) => d.platform === 'ios');
-  if (ios) targets.push(pushToken ? { deviceId: ios.id } : { deviceId: ios.id, status: 'held' });
+  if (ios) targets.push(pushToken || !apnsConfigured ? { deviceId: ios.id } : { deviceId: ios.id, status: 'held' });
   return targets;
+}
+
+/** Whether the app delivers to APNs for real (has credentials) rather than to the simulator. */
+export function hasApnsCredentials(db: Db, appId: string): boolean {
+  return db.$client.query<{ yes: number }, [string]>('SELECT apns_sealed IS NOT NULL AS yes FROM apps WHERE id = ?').get(appId)?.yes === 1;
 }
 
 /** A time given once for all activities, or per activity (e.g. startedAt + 8 h for iOS expiry). */
@@ -64,7 +71,7 @@ export function endActivities(db: Db, rows: readonly ActivityRow[], options: End
       const endedAt = at(options.endedAt, row);
       if (markEnded.run(endedAt, options.reason, row.id).changes !== 1) continue;
       const content = activityContent('end', parsed(row), { now: options.now, dismissalAt: at(options.dismissalAt, row) });
-      const targets = followUpTargets(devicesOf(row.appId, row.endUserId), row.pushToken);
+      const targets = followUpTargets(devicesOf(row.appId, row.endUserId), row.pushToken, hasApnsCredentials(db, row.appId));
       enqueue(db, { appId: row.appId, content, targets, now: options.now });
       ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason });
     }

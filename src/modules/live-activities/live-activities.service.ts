@@ -7,7 +7,7 @@ import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import type { DevicesRepository, TargetDevice } from '../devices/devices.repository';
 import { activityContent } from './live-activities.content';
-import { endActivities, followUpTargets, parsed, startTargets } from './live-activities.delivery';
+import { endActivities, followUpTargets, hasApnsCredentials, parsed, startTargets } from './live-activities.delivery';
 import { liveActivitiesRepository, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
@@ -103,7 +103,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
         const content = activityContent('update', { ...activity, contentState }, { now: clock.now() });
         requireDeliverable(content);
         repo.replaceContentState(id, JSON.stringify(contentState));
-        const targets = followUpTargets(devices.targets(appId, { endUserIds: [row.endUserId] }), row.pushToken);
+        const targets = followUpTargets(devices.targets(appId, { endUserIds: [row.endUserId] }), row.pushToken, hasApnsCredentials(db, appId));
         enqueue(db, { appId, content, targets, now: content.timestamp });
       });
     },
