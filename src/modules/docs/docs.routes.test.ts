@@ -46,10 +46,24 @@ describe('API documentation', () => {
           const schema = response.content?.['application/json']?.schema;
           expect({ where, status, required: schema?.required }).toEqual({ where, status, required: ['title', 'status', 'detail'] });
         }
-        if (op.requestBody) expect({ where, json: 'application/json' in op.requestBody.content }).toEqual({ where, json: true });
+        if (op.requestBody) expect({ where, types: Object.keys(op.requestBody.content) }).toEqual({ where, types: ['application/json'] });
       }
     }
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'endUserSignature', 'serviceKey']);
+  });
+
+  test('the start body offers one named example per template', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    const json = doc.paths['/api/apps/{appId}/live-activities'].post.requestBody.content['application/json'];
+    expect(Object.keys(json.examples)).toEqual(['status-tracker', 'metric-live', 'countdown', 'progress-bar', 'two-column', 'key-value-list', 'image-banner', 'mini-table']);
+    // Every example is a request the server accepts as it stands.
+    await h.createApp({ id: 'docs' });
+    await h.service('docs', 'POST', '/api/apps/docs/devices', { endUserId: 'user-1', platform: 'android', token: 't1' });
+    for (const [slug, example] of Object.entries<any>(json.examples)) {
+      const res = await h.service('docs', 'POST', '/api/apps/docs/live-activities', example.value);
+      expect({ slug, status: res.status, count: res.body.activityCount }).toEqual({ slug, status: 200, count: 1 });
+    }
   });
 
   test('Swagger UI loads its files from this server only', async () => {

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import { HttpError } from '../../lib/errors';
 import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../auth/service-auth';
 import { VERSION } from '../../version';
+import { polishDocument } from './polish-document';
 import { SWAGGER_ASSETS } from './swagger-assets';
 
 const ASSET_PREFIX = '/swagger/assets';
@@ -27,6 +28,9 @@ const TAGS = [
  */
 export function docsRoutes() {
   return new Elysia()
+    .onAfterHandle({ as: 'global' }, ({ path, responseValue }) => {
+      if (path === '/swagger/json' && responseValue && typeof responseValue === 'object') return polishDocument(structuredClone(responseValue));
+    })
     .get(
       `${ASSET_PREFIX}/:file`,
       ({ params }) => {
