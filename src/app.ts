@@ -4,6 +4,7 @@ import { checkRequestBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
+import { consoleRoutes } from './modules/console/console.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
 import { metricsRoutes } from './modules/delivery/metrics.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
@@ -77,6 +78,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))
     .use(appsAdminRoutes(services))
+    .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(deliveriesAdminRoutes(services))
     .use(notificationsRoutes(services))

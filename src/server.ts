@@ -1,6 +1,7 @@
 import { createApp } from './app';
 import type { AppContext } from './context';
 import { BODY_LIMIT_BYTES } from './http/body';
+import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
@@ -19,8 +20,13 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     port: ctx.config.server.port,
     // Declared lengths over the limit get a 413 problem from the app; this caps chunked bodies.
     maxRequestBodySize: BODY_LIMIT_BYTES,
+    // Bundle the console once and serve it minified, not in Bun's watch-and-reload mode.
+    development: false,
+    routes: consoleServeRoutes(app.fetch),
     fetch: app.fetch,
   });
+  // Lets handlers see the client's address (console sign-in throttling); Elysia sets this in listen().
+  app.server = server;
   // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
   const delivery = createDeliveryEngine(ctx);
   delivery.start();

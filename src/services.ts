@@ -1,6 +1,8 @@
 import type { AppContext } from './context';
 import { appsService } from './modules/apps/apps.service';
 import { serviceAuth } from './modules/auth/service-auth';
+import { consoleSessions } from './modules/console/console-sessions';
+import { signInThrottle } from './modules/console/sign-in-throttle';
 import { devicesRepository } from './modules/devices/devices.repository';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
@@ -16,6 +18,8 @@ export function buildServices(ctx: AppContext) {
     clock: ctx.clock,
     apps,
     auth: serviceAuth(ctx, apps),
+    consoleSessions: consoleSessions(ctx.clock),
+    signInThrottle: signInThrottle(ctx.clock),
     devices,
     liveActivities: liveActivitiesService(ctx, devices),
     releases,

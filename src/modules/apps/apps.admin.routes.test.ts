@@ -102,3 +102,11 @@ describe('admin API: apps', () => {
     expect(reg.status).toBe(200);
   });
 });
+
+describe('admin API: authentication comes first', () => {
+  test('a bad body without the admin token is a 401, not a validation error', async () => {
+    h = createHarness();
+    const res = await h.request('POST', '/api/admin/apps', { body: { id: 'has space', bogus: 1 } });
+    expect(res.status).toBe(401);
+  });
+});

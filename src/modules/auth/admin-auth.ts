@@ -3,6 +3,7 @@ import type { Db } from '../../db/database';
 import { meta } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import { generateSecret, safeEqual, sha256Hex } from '../../lib/secrets';
+import { admitConsoleSession, type ConsoleSessions } from '../console/console-sessions';
 
 const ADMIN_TOKEN_KEY = 'admin_token_sha256';
 
@@ -25,9 +26,13 @@ export function isAdminToken(tokenHash: string, token: string): boolean {
   return safeEqual(sha256Hex(token), tokenHash);
 }
 
-/** Requires `Authorization: Bearer <admin token>`, or 401. */
-export function requireAdmin(tokenHash: string, request: Request): void {
+/**
+ * Requires `Authorization: Bearer <admin token>`, or 401. Without that header, a console session
+ * cookie (with its CSRF token on mutations) is accepted instead when `sessions` is given.
+ */
+export function requireAdmin(tokenHash: string, request: Request, sessions?: ConsoleSessions): void {
   const header = request.headers.get('authorization');
+  if (!header && sessions && admitConsoleSession(sessions, request)) return;
   const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
   if (!match) throw new HttpError(401, 'Authorization header with a Bearer admin token is required');
   if (!isAdminToken(tokenHash, match[1]!.trim())) throw new HttpError(401, 'invalid admin token');

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../lib/clock';
+import { HttpError } from '../../lib/errors';
+import { safeEqual, sha256Hex } from '../../lib/secrets';
+
+export const SESSION_COOKIE = 'islet_session';
+export const CSRF_HEADER = 'X-CSRF-Token';
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+/** Enough for every person who administers one installation; the oldest go first beyond it. */
+const MAX_SESSIONS = 1000;
+
+export interface ConsoleSession {
+  csrfToken: string;
+  expiresAt: number;
+}
+
+/**
+ * Console sign-in sessions, kept in memory: a restart signs everybody out, which is acceptable
+ * for an admin console and keeps session ids out of the database. The map is keyed by the SHA-256
+ * of the session id, so a heap dump does not hand out live cookies.
+ * @example const s = consoleSessions(clock); const { id, session } = s.create(); s.find(id);
+ */
+export function consoleSessions(clock: Clock, lifetimeMs = SESSION_LIFETIME_MS) {
+  const byHash = new Map<string, ConsoleSession>();
+
+  const prune = (now: number) => {
+    for (const [hash, session] of byHash) if (session.expiresAt <= now) byHash.delete(hash);
+    // Map iteration is insertion order: the first entries are the oldest sessions.
+    for (const hash of byHash.keys()) {
+      if (byHash.size <= MAX_SESSIONS) break;
+      byHash.delete(hash);
+    }
+  };
+
+  return {
+    lifetimeMs,
+
+    /** Opens a session; the returned id goes into the cookie and is not kept. */
+    create(): { id: string; session: ConsoleSession } {
+      const now = clock.now();
+      const id = randomBytes(32).toString('base64url');
+      const session = { csrfToken: randomBytes(24).toString('base64url'), expiresAt: now + lifetimeMs };
+      byHash.set(sha256Hex(id), session);
+      prune(now);
+      return { id, session };
+    },
+
+    /** The live session with this id, or undefined when unknown, signed out or expired. */
+    find(id: string): ConsoleSession | undefined {
+      const hash = sha256Hex(id);
+      const session = byHash.get(hash);
+      if (!session) return undefined;
+      if (session.expiresAt <= clock.now()) {
+        byHash.delete(hash);
+        return undefined;
+      }
+      return session;
+    },
+
+    /** True when `token` is the session's CSRF token (constant time). */
+    checkCsrf(session: ConsoleSession, token: string | null): boolean {
+      return token !== null && safeEqual(token, session.csrfToken);
+    },
+
+    /** Signs a session out; it is refused from then on. */
+    destroy(id: string): void {
+      byHash.delete(sha256Hex(id));
+    },
+  };
+}
+
+export type ConsoleSessions = ReturnType<typeof consoleSessions>;
+
+/** The value of one cookie from a `Cookie` header, or undefined. */
+export function readCookie(request: Request, name: string): string | undefined {
+  const header = request.headers.get('cookie');
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim() || undefined;
+  }
+  return undefined;
+}
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Admits a request that carries the console's session cookie: the session must be live, and a
+ * mutating method must also send the session's CSRF token in `X-CSRF-Token` (a header another
+ * site cannot set without a CORS preflight, on top of the SameSite=Strict cookie).
+ * Returns false when the request has no session cookie at all.
+ */
+export function admitConsoleSession(sessions: ConsoleSessions, request: Request): boolean {
+  const id = readCookie(request, SESSION_COOKIE);
+  if (!id) return false;
+  const session = sessions.find(id);
+  if (!session) throw new HttpError(401, 'console session expired or signed out; sign in again');
+  if (MUTATING.has(request.method) && !sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) {
+    throw new HttpError(403, 'missing or invalid CSRF token');
+  }
+  return true;
+}

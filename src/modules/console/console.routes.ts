@@ -1,0 +1,60 @@
+import { Elysia, t } from 'elysia';
+import { isoTime } from '../../lib/clock';
+import { HttpError } from '../../lib/errors';
+import type { Services } from '../../services';
+import { isAdminToken } from '../auth/admin-auth';
+import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './console-sessions';
+
+/**
+ * Console sign-in: the admin token is exchanged for a session cookie (HttpOnly, SameSite=Strict,
+ * Secure when the public address is https) plus a CSRF token the page sends on mutations.
+ * Under `/console`, so the OpenAPI document leaves these out: they are the console's, not the API's.
+ */
+export function consoleRoutes(services: Services) {
+  const { consoleSessions: sessions, signInThrottle: throttle, ctx } = services;
+  const secure = (ctx.config.server.public_url ?? '').toLowerCase().startsWith('https://');
+  const cookie = (value: string, maxAgeSeconds: number) =>
+    `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+  const view = (session: ConsoleSession) => ({ csrfToken: session.csrfToken, expiresAt: isoTime(session.expiresAt) });
+
+  return new Elysia({ prefix: '/console/api', detail: { hide: true } })
+    .onAfterHandle(({ set }) => {
+      set.headers['cache-control'] = 'no-store';
+    })
+    .post(
+      '/session',
+      ({ body, set, request, server }) => {
+        // Without a listening server (tests calling app.handle) every request counts as one address.
+        const address = server?.requestIP(request)?.address ?? 'local';
+        const wait = throttle.wait(address);
+        if (wait > 0) throw new HttpError(429, `too many wrong tokens; try again in ${wait} s`, { 'retry-after': String(wait) });
+        if (!isAdminToken(ctx.adminTokenHash, body.token.trim())) {
+          throttle.fail(address);
+          ctx.logger.warn('console sign-in refused', { address });
+          throw new HttpError(401, 'invalid admin token');
+        }
+        throttle.succeed(address);
+        const { id, session } = sessions.create();
+        set.headers['set-cookie'] = cookie(id, Math.floor(sessions.lifetimeMs / 1000));
+        return view(session);
+      },
+      { body: t.Object({ token: t.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false }) },
+    )
+    .get('/session', ({ request }) => {
+      const id = readCookie(request, SESSION_COOKIE);
+      const session = id ? sessions.find(id) : undefined;
+      if (!session) throw new HttpError(401, 'not signed in');
+      return view(session);
+    })
+    .delete('/session', ({ request, set }) => {
+      const id = readCookie(request, SESSION_COOKIE);
+      const session = id ? sessions.find(id) : undefined;
+      if (id && session) {
+        // A live session needs its CSRF token to be ended, so another site cannot sign people out.
+        if (!sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) throw new HttpError(403, 'missing or invalid CSRF token');
+        sessions.destroy(id);
+      }
+      set.headers['set-cookie'] = cookie('', 0);
+      return { success: true as const };
+    });
+}

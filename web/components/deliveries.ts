@@ -1,0 +1,55 @@
+import { html } from 'htm/preact';
+import { formatDateTime, formatTime } from '../lib/format';
+import { chronological, kindLabel, recordedRequest } from '../lib/payloads';
+import type { Delivery } from '../lib/types';
+import { Badge } from './ui';
+
+/** The exact request a delivery sent (the simulator records it), folded away until asked for. */
+export function PayloadDetails(props: { delivery: Delivery; open?: boolean }) {
+  const request = recordedRequest(props.delivery.sentPayload);
+  if (!request) return null;
+  const head = [request.method && request.url ? `${request.method} ${request.url}` : '', ...Object.entries(request.headers ?? {}).map(([k, v]) => `${k}: ${v}`)]
+    .filter(Boolean)
+    .join('\n');
+  return html`<details class="payload" open=${props.open}>
+    <summary>Payload${props.delivery.provider === 'simulator' ? ' (recorded by the simulator)' : ''}</summary>
+    <pre class="code"><code>${head ? `${head}\n\n` : ''}${JSON.stringify(request.body, null, 2)}</code></pre>
+  </details>`;
+}
+
+const STATUS_TEXT: Record<string, string> = {
+  delivered: 'Delivered',
+  pending: 'Queued',
+  sending: 'Sending',
+  held: 'Held',
+  failed: 'Failed',
+  dropped: 'Dropped',
+};
+
+export function DeliveryStatus(props: { status: string }) {
+  const tone = { delivered: 'green', pending: 'blue', sending: 'blue', held: 'amber', failed: 'red', dropped: 'grey' }[props.status];
+  return html`<${Badge} tone=${tone}>${STATUS_TEXT[props.status] ?? props.status}<//>`;
+}
+
+/** An activity's deliveries as a timeline, oldest first: event, device, outcome, reason, payload. */
+export function DeliveryTimeline(props: { deliveries: Delivery[] }) {
+  return html`<ol class="timeline" aria-label="Delivery timeline">
+    ${chronological(props.deliveries).map(
+      (d) => html`<li class=${`timeline-item status-${d.status}`} data-status=${d.status}>
+        <span class="timeline-dot" aria-hidden="true"></span>
+        <div class="timeline-body">
+          <div class="timeline-head">
+            <strong>${kindLabel(d.kind)}</strong>
+            <${DeliveryStatus} status=${d.status} />
+            <span class="muted small">to <span class="mono">${d.deviceId}</span> · ${d.platform === 'ios' ? 'iOS' : d.platform === 'android' ? 'Android' : 'deleted device'}${d.provider ? ` via ${d.provider}` : ''}</span>
+            <time class="muted small" datetime=${d.createdAt} title=${formatDateTime(d.createdAt)}>${formatTime(d.createdAt)}</time>
+          </div>
+          ${d.reason ? html`<p class="small reason">${d.reason}</p>` : ''}
+          ${d.attempts > 1 || d.status === 'pending' ? html`<p class="muted small">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.nextAttemptAt && d.status === 'pending' ? ` · next ${formatTime(d.nextAttemptAt)}` : ''}</p>` : ''}
+          ${d.providerId ? html`<p class="muted small">Provider id <span class="mono">${d.providerId}</span></p>` : ''}
+          <${PayloadDetails} delivery=${d} />
+        </div>
+      </li>`,
+    )}
+  </ol>`;
+}

@@ -1,0 +1,109 @@
+/** The shapes the console reads from the API (see the OpenAPI document at /swagger). */
+
+export interface Channel {
+  transport: 'simulator' | 'apns' | 'fcm';
+  status: 'active' | 'paused';
+  pausedReason: string | null;
+  bundleId?: string;
+  teamId?: string;
+  keyId?: string;
+  environment?: string;
+  projectId?: string;
+  clientEmail?: string;
+  endpoint?: string | null;
+}
+
+export interface AppView {
+  id: string;
+  name: string;
+  plan: string;
+  source: 'config' | 'api';
+  createdAt: string;
+  updatedAt: string;
+  channels: { apns: Channel; fcm: Channel };
+}
+
+export interface Plan {
+  name: string;
+  liveActivities: boolean;
+  minutes: number | null;
+  overage: boolean;
+}
+
+export interface EndUser {
+  id: string;
+  tester: boolean;
+  devices: number;
+  createdAt: string;
+  lastSeenAt: string;
+}
+
+export interface Device {
+  id: string;
+  endUserId: string;
+  platform: 'ios' | 'android';
+  environment: 'production' | 'sandbox';
+  hasPushToStartToken: boolean;
+  valid: boolean;
+  invalidReason?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Activity {
+  id: string;
+  appId: string;
+  endUserId: string;
+  templateSlug: string;
+  state: 'Active' | 'Ended';
+  platform: 'ios' | 'android';
+  startedAt: string;
+  endedAt?: string;
+}
+
+export interface Delivery {
+  id: number;
+  kind: 'notification' | 'la_start' | 'la_update' | 'la_end';
+  deviceId: string;
+  /** null once the device was deleted. */
+  platform: 'ios' | 'android' | null;
+  provider: string | null;
+  status: string;
+  attempts: number;
+  providerId: string | null;
+  reason: string | null;
+  sentPayload?: unknown;
+  createdAt: string;
+  updatedAt: string;
+  nextAttemptAt: string;
+  activityId: string | null;
+}
+
+export type ReleaseStatus = 'Draft' | 'Testing' | 'Live' | 'Archived';
+
+export interface NotificationTemplate {
+  slug: string;
+  title: string;
+  body: string;
+  placeholders: string[];
+}
+
+export interface Release {
+  version: number;
+  status: ReleaseStatus;
+  createdAt: string;
+  updatedAt: string;
+  templates: NotificationTemplate[];
+}
+
+export interface Usage {
+  plan: string;
+  periodStart: string;
+  periodEnd: string;
+  minutesUsed: number;
+  quota: number | null;
+  overage: boolean;
+  overageMinutes: number;
+  activeActivities: number;
+  daily: { date: string; minutes: number }[];
+}

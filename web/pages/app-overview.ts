@@ -1,0 +1,121 @@
+import { html } from 'htm/preact';
+import type { TargetedEvent } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { Dialog, toast } from '../components/feedback';
+import { appsChanged } from '../components/shell';
+import { Alert, Badge, Button, Card, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
+import { admin } from '../lib/api';
+import { formatNumber } from '../lib/format';
+import { useAction, useLoad } from '../lib/hooks';
+import { Link, navigate } from '../lib/router';
+import type { AppView, Usage } from '../lib/types';
+import { ChannelsCard } from './app-channels';
+import { CredentialsCard } from './app-credentials';
+import { planLabel, usePlans } from './apps';
+
+/** Counts at a glance; each one is optional, so a missing endpoint only hides its tile. */
+function Stats(props: { appId: string }) {
+  const id = encodeURIComponent(props.appId);
+  const stats = useLoad(async () => {
+    const settle = <T>(p: Promise<T>) => p.then((v) => v, () => undefined);
+    const [users, usage] = await Promise.all([settle(admin<{ total: number }>('GET', `/apps/${id}/end-users?limit=1`)), settle(admin<Usage>('GET', `/apps/${id}/usage`))]);
+    return { users: users?.total, active: usage?.activeActivities, usage };
+  }, [props.appId]);
+  const tile = (label: string, value: string | undefined, href: string) =>
+    value === undefined ? '' : html`<${Link} href=${href} class="stat"><span class="stat-value">${value}</span><span class="stat-label">${label}</span><//>`;
+  const s = stats.data;
+  return html`<div class="stats">
+    ${tile('End users', s?.users === undefined ? undefined : formatNumber(s.users), `/apps/${id}/devices`)}
+    ${tile('Active Live Activities', s?.active === undefined ? undefined : formatNumber(s.active), `/apps/${id}/activities?state=Active`)}
+    ${tile(
+      'Minutes this month',
+      s?.usage ? `${formatNumber(s.usage.minutesUsed)}${s.usage.quota === null ? '' : ` / ${formatNumber(s.usage.quota)}`}` : undefined,
+      `/apps/${id}/usage`,
+    )}
+  </div>`;
+}
+
+function SettingsCard(props: { app: AppView; onChange: (app: AppView) => void }) {
+  const plans = usePlans();
+  const [name, setName] = useState(props.app.name);
+  const [plan, setPlan] = useState(props.app.plan);
+  useEffect(() => {
+    setName(props.app.name);
+    setPlan(props.app.plan);
+  }, [props.app.name, props.app.plan]);
+  const dirty = name.trim() !== props.app.name || plan !== props.app.plan;
+  const save = useAction(async () => {
+    const app = await admin<AppView>('PATCH', `/apps/${encodeURIComponent(props.app.id)}`, { name: name.trim(), plan });
+    props.onChange(app);
+    appsChanged();
+    toast('Settings saved');
+  });
+  const submit = (e: TargetedEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    if (dirty && name.trim()) void save.run();
+  };
+  return html`<${Card} title="Settings">
+    <form class="stack" onSubmit=${submit}>
+      ${save.error ? html`<${Alert}>${save.error}<//>` : ''}
+      ${props.app.source === 'config' ? html`<${Alert} tone="info">This app is declared in the config file: changes made here are overwritten at the next start.<//>` : ''}
+      <div class="grid-2">
+        <${TextField} label="Name" required value=${name} onInput=${setName} />
+        <${SelectField} label="Plan" value=${plan} onChange=${setPlan} options=${(plans.data ?? []).map((p) => ({ value: p.name, label: planLabel(p) }))} />
+      </div>
+      <div class="form-actions"><${Button} type="submit" variant="primary" disabled=${!dirty} busy=${save.busy}>Save changes<//></div>
+    </form>
+  <//>`;
+}
+
+function DangerCard(props: { app: AppView }) {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const remove = useAction(async () => {
+    await admin('DELETE', `/apps/${encodeURIComponent(props.app.id)}`);
+    appsChanged();
+    toast(`App “${props.app.name}” deleted`);
+    navigate('/');
+  });
+  return html`<${Card} title="Delete this app" class="danger-card" description="Deletes its secrets, credentials, end users, devices, activities, releases and delivery history. This cannot be undone.">
+    <div class="form-actions"><${Button} variant="danger" onClick=${() => setOpen(true)}>Delete app…<//></div>
+    <${Dialog} open=${open} title=${`Delete ${props.app.name}?`} onClose=${() => setOpen(false)}>
+      <form class="stack" onSubmit=${(e: Event) => (e.preventDefault(), typed === props.app.id && void remove.run())}>
+        ${remove.error ? html`<${Alert}>${remove.error}<//>` : ''}
+        <p>Everything of this app is deleted at once, and its App Secret stops working.</p>
+        <${TextField} label=${`Type the app id “${props.app.id}” to confirm`} value=${typed} onInput=${setTyped} mono />
+        <div class="form-actions">
+          <${Button} onClick=${() => setOpen(false)}>Cancel<//>
+          <${Button} type="submit" variant="danger" disabled=${typed !== props.app.id} busy=${remove.busy}>Delete forever<//>
+        </div>
+      </form>
+    <//>
+  <//>`;
+}
+
+export function AppOverviewPage(props: { appId: string }) {
+  const app = useLoad(() => admin<AppView>('GET', `/apps/${encodeURIComponent(props.appId)}`), [props.appId]);
+  const [current, setCurrent] = useState<AppView | undefined>();
+  useEffect(() => setCurrent(app.data), [app.data]);
+  if (app.error && !current) return html`<div class="page"><${Alert}>${app.error}<//></div>`;
+  if (!current) return html`<${Spinner} />`;
+  const id = encodeURIComponent(current.id);
+  return html`<div class="page">
+    <${PageHeader}
+      title=${current.name}
+      subtitle=${html`<span class="mono">${current.id}</span> · <${Badge} tone="blue">${current.plan}<//>`}
+      actions=${html`<${Link} href=${`/apps/${id}/devices`} class="btn btn-secondary">Add a device<//>
+        <${Link} href=${`/apps/${id}/activities/new`} class="btn btn-primary">Start a Live Activity<//>`}
+    />
+    <${Stats} appId=${current.id} />
+    <div class="columns">
+      <div class="stack-lg">
+        <${SettingsCard} app=${current} onChange=${setCurrent} />
+        <${CredentialsCard} appId=${current.id} />
+      </div>
+      <div class="stack-lg">
+        <${ChannelsCard} app=${current} onChange=${setCurrent} />
+        <${DangerCard} app=${current} />
+      </div>
+    </div>
+  </div>`;
+}

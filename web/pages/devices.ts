@@ -1,0 +1,152 @@
+import { html } from 'htm/preact';
+import type { TargetedEvent } from 'preact';
+import { useState } from 'preact/hooks';
+import { Dialog, toast } from '../components/feedback';
+import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
+import { admin } from '../lib/api';
+import { randomId, relativeTime } from '../lib/format';
+import { useAction, useLoad } from '../lib/hooks';
+import { Link } from '../lib/router';
+import type { Device, EndUser } from '../lib/types';
+
+const PAGE = 20;
+
+/**
+ * Registers a device with made-up tokens. Without APNs/FCM credentials the app delivers to the
+ * simulator, so such a device receives everything and the console shows what was sent.
+ */
+function AddDeviceDialog(props: { appId: string; open: boolean; onClose: () => void; onAdded: () => void }) {
+  const [endUserId, setEndUserId] = useState(`user-${randomId(4)}`);
+  const [platform, setPlatform] = useState<'ios' | 'android'>('ios');
+  const [tester, setTester] = useState(false);
+  const add = useAction(async () => {
+    const token = `sim-${platform}-${randomId(16)}`;
+    await admin('POST', `/apps/${encodeURIComponent(props.appId)}/devices`, {
+      endUserId: endUserId.trim(),
+      platform,
+      token,
+      ...(platform === 'ios' ? { pushToStartToken: `sim-pts-${randomId(16)}` } : {}),
+      tester,
+    });
+    toast(`Simulated ${platform === 'ios' ? 'iPhone' : 'Android phone'} added for ${endUserId.trim()}`);
+    props.onAdded();
+    props.onClose();
+    setEndUserId(`user-${randomId(4)}`);
+  });
+  const submit = (e: TargetedEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    if (endUserId.trim()) void add.run();
+  };
+  return html`<${Dialog} open=${props.open} title="Add a simulated device" onClose=${props.onClose}>
+    <form class="stack" onSubmit=${submit}>
+      <p class="muted">A device with generated tokens. While the app has no APNs or FCM credentials, its pushes go to the built-in simulator, which records each payload.</p>
+      ${add.error ? html`<${Alert}>${add.error}<//>` : ''}
+      <${TextField} label="End user id" required mono value=${endUserId} onInput=${setEndUserId} hint="Your own identifier for the person; used as targetUsers in API calls." />
+      <${SelectField}
+        label="Platform"
+        value=${platform}
+        onChange=${(v: string) => setPlatform(v as 'ios' | 'android')}
+        options=${[
+          { value: 'ios', label: 'iOS — Lock Screen and Dynamic Island' },
+          { value: 'android', label: 'Android — ongoing notification' },
+        ]}
+      />
+      <${Checkbox} label="Tester" hint="receives test sends of Testing releases" checked=${tester} onChange=${setTester} />
+      <div class="form-actions">
+        <${Button} onClick=${props.onClose}>Cancel<//>
+        <${Button} type="submit" variant="primary" busy=${add.busy}>Add device<//>
+      </div>
+    </form>
+  <//>`;
+}
+
+function EndUsersCard(props: { appId: string; version: number; onPick: (id: string) => void }) {
+  const [offset, setOffset] = useState(0);
+  const users = useLoad(
+    () => admin<{ endUsers: EndUser[]; total: number }>('GET', `/apps/${encodeURIComponent(props.appId)}/end-users?limit=${PAGE}&offset=${offset}`),
+    [props.appId, offset, props.version],
+  );
+  const setTester = useAction(async (user: EndUser, tester: boolean) => {
+    await admin('PATCH', `/apps/${encodeURIComponent(props.appId)}/end-users/${encodeURIComponent(user.id)}`, { tester });
+    toast(`${user.id} is ${tester ? 'now' : 'no longer'} a tester`);
+    await users.reload();
+  });
+  const list = users.data?.endUsers ?? [];
+  return html`<${Card} title="End users" description="People of your app with at least one registered device.">
+    ${users.error || setTester.error ? html`<${Alert}>${users.error ?? setTester.error}<//>` : ''}
+    ${!users.data && users.loading ? html`<${Spinner} />` : ''}
+    ${users.data && list.length === 0 ? html`<p class="muted">No end users yet.</p>` : ''}
+    ${list.length > 0
+      ? html`<div class="table-wrap"><table class="table">
+          <thead><tr><th scope="col">End user</th><th scope="col">Devices</th><th scope="col">Tester</th><th scope="col">Last seen</th></tr></thead>
+          <tbody>
+            ${list.map(
+              (u) => html`<tr>
+                <td><button type="button" class="linklike mono" onClick=${() => props.onPick(u.id)} title="Show this user's devices">${u.id}</button></td>
+                <td>${u.devices}</td>
+                <td><label class="switch"><input type="checkbox" checked=${u.tester} onChange=${(e: TargetedEvent<HTMLInputElement>) => setTester.run(u, e.currentTarget.checked)} /><span class="sr-only">${u.id} is a tester</span><span class="switch-ui" aria-hidden="true"></span></label></td>
+                <td title=${u.lastSeenAt}>${relativeTime(u.lastSeenAt)}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table></div>`
+      : ''}
+    <${Pager} total=${users.data?.total ?? 0} limit=${PAGE} offset=${offset} onChange=${setOffset} />
+  <//>`;
+}
+
+function DevicesCard(props: { appId: string; version: number; endUserId: string; onClear: () => void }) {
+  const [offset, setOffset] = useState(0);
+  const q = `limit=${PAGE}&offset=${offset}${props.endUserId ? `&endUserId=${encodeURIComponent(props.endUserId)}` : ''}`;
+  const devices = useLoad(() => admin<{ devices: Device[]; total: number }>('GET', `/apps/${encodeURIComponent(props.appId)}/devices?${q}`), [props.appId, q, props.version]);
+  const list = devices.data?.devices ?? [];
+  return html`<${Card}
+    title="Devices"
+    description=${props.endUserId ? html`Of <span class="mono">${props.endUserId}</span>` : 'Every registered device; tokens are never shown.'}
+    actions=${props.endUserId ? html`<${Button} small variant="ghost" onClick=${props.onClear}>Show all<//>` : ''}
+  >
+    ${devices.error ? html`<${Alert}>${devices.error}<//>` : ''}
+    ${!devices.data && devices.loading ? html`<${Spinner} />` : ''}
+    ${devices.data && list.length === 0 ? html`<p class="muted">No devices.</p>` : ''}
+    ${list.length > 0
+      ? html`<div class="table-wrap"><table class="table">
+          <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Registered</th><th scope="col">Device id</th></tr></thead>
+          <tbody>
+            ${list.map(
+              (d) => html`<tr>
+                <td class="mono">${d.endUserId}</td>
+                <td><span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
+                <td>${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red" title=${d.invalidReason}>invalid<//>`}
+                  ${d.platform === 'ios' && !d.hasPushToStartToken ? html` <${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>` : ''}</td>
+                <td class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
+                <td class="mono small break">${d.id}</td>
+              </tr>`,
+            )}
+          </tbody>
+        </table></div>`
+      : ''}
+    <${Pager} total=${devices.data?.total ?? 0} limit=${PAGE} offset=${offset} onChange=${setOffset} />
+  <//>`;
+}
+
+export function DevicesPage(props: { appId: string }) {
+  const [adding, setAdding] = useState(false);
+  const [version, setVersion] = useState(0);
+  const [endUserId, setEndUserId] = useState('');
+  const count = useLoad(() => admin<{ total: number }>('GET', `/apps/${encodeURIComponent(props.appId)}/devices?limit=1`), [props.appId, version]);
+  const addButton = html`<${Button} variant="primary" onClick=${() => setAdding(true)}>Add a simulated device<//>`;
+  return html`<div class="page">
+    <${PageHeader} title="End users & devices" subtitle="Your backend registers devices with POST /api/apps/{appId}/devices; here you can add simulated ones." actions=${addButton} />
+    ${count.data?.total === 0
+      ? html`<div class="card"><${Empty} title="No devices yet" action=${addButton}>
+          Add a simulated iPhone or Android phone to try Live Activities and notifications without Apple or Google.
+          Real devices appear here once your app registers them (see the <a href="/swagger" target="_blank" rel="noopener">API docs</a>).
+        <//></div>`
+      : html`<div class="columns columns-wide">
+          <${EndUsersCard} appId=${props.appId} version=${version} onPick=${setEndUserId} />
+          <${DevicesCard} appId=${props.appId} version=${version} endUserId=${endUserId} onClear=${() => setEndUserId('')} />
+        </div>
+        ${count.data ? html`<p class="muted small">Next: <${Link} href=${`/apps/${encodeURIComponent(props.appId)}/activities/new`}>start a Live Activity<//> for these devices.</p>` : ''}`}
+    <${AddDeviceDialog} appId=${props.appId} open=${adding} onClose=${() => setAdding(false)} onAdded=${() => setVersion(version + 1)} />
+  </div>`;
+}

@@ -1,0 +1,139 @@
+import { html } from 'htm/preact';
+import type { TargetedEvent } from 'preact';
+import { useState } from 'preact/hooks';
+import { placeholderNames, PlaceholderSyntaxError } from '../../src/modules/notifications/placeholders';
+import { toast } from '../components/feedback';
+import { Alert, Badge, Button, Card, Empty, PageHeader, Spinner, TextField } from '../components/ui';
+import { admin } from '../lib/api';
+import { useAction, useLoad } from '../lib/hooks';
+import { Link } from '../lib/router';
+import type { NotificationTemplate, Release, ReleaseStatus } from '../lib/types';
+import { NotificationPreview, TemplateText } from '../previews/notification-preview';
+
+/** The moves the server allows from each status, worded as actions. */
+const MOVES: Record<ReleaseStatus, { to: ReleaseStatus; label: string; variant: 'primary' | 'secondary' | 'danger' }[]> = {
+  Draft: [
+    { to: 'Testing', label: 'Mark Testing', variant: 'secondary' },
+    { to: 'Live', label: 'Promote to Live', variant: 'primary' },
+  ],
+  Testing: [
+    { to: 'Draft', label: 'Back to Draft', variant: 'secondary' },
+    { to: 'Live', label: 'Promote to Live', variant: 'primary' },
+  ],
+  Live: [{ to: 'Archived', label: 'Archive', variant: 'secondary' }],
+  Archived: [{ to: 'Live', label: 'Roll back to Live', variant: 'primary' }],
+};
+
+const ABOUT: Record<ReleaseStatus, string> = {
+  Draft: 'Editable. Not used by sends.',
+  Testing: 'Editable. Test sends with testReleaseVersion go to testers only.',
+  Live: 'Used by every send. Its texts are frozen, so a version always names what users received.',
+  Archived: 'Frozen. Can be rolled back to Live.',
+};
+
+/** The placeholders of a title and body as typed, or the syntax problem. */
+function placeholdersOf(title: string, body: string): { names: string[]; error?: string } {
+  try {
+    return { names: placeholderNames(title, body) };
+  } catch (e) {
+    if (e instanceof PlaceholderSyntaxError) return { names: [], error: e.message };
+    throw e;
+  }
+}
+
+function TemplateEditor(props: { appId: string; version: number; template?: NotificationTemplate; onDone: () => void; onCancel?: () => void }) {
+  const [slug, setSlug] = useState(props.template?.slug ?? '');
+  const [title, setTitle] = useState(props.template?.title ?? '');
+  const [body, setBody] = useState(props.template?.body ?? '');
+  const found = placeholdersOf(title, body);
+  const save = useAction(async () => {
+    await admin('PUT', `/apps/${encodeURIComponent(props.appId)}/releases/${props.version}/templates/${encodeURIComponent(slug.trim())}`, { title, body });
+    toast(`Template ${slug.trim()} saved`);
+    if (!props.template) {
+      setSlug('');
+      setTitle('');
+      setBody('');
+    }
+    props.onDone();
+  });
+  const submit = (e: TargetedEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    if (slug.trim() && title && !found.error) void save.run();
+  };
+  return html`<form class="template-editor" onSubmit=${submit}>
+    <div class="stack">
+      ${props.template ? '' : html`<${TextField} label="Slug" required mono value=${slug} onInput=${setSlug} placeholder="order-shipped" />`}
+      <${TextField} label="Title" required value=${title} onInput=${setTitle} placeholder="Your order {{order}} has shipped" error=${found.error} />
+      <${TextField} label="Body" multiline value=${body} onInput=${setBody} placeholder="It arrives {{ eta }}." />
+      <p class="small">Placeholders: ${found.names.length === 0 ? html`<span class="muted">none</span>` : found.names.map((n) => html`<span class="ph">${n}</span> `)}</p>
+      ${save.error ? html`<${Alert}>${save.error}<//>` : ''}
+      <div class="form-actions">
+        ${props.onCancel ? html`<${Button} onClick=${props.onCancel}>Cancel<//>` : ''}
+        <${Button} type="submit" variant="primary" busy=${save.busy} disabled=${!slug.trim() || !title}>${props.template ? 'Save template' : 'Add template'}<//>
+      </div>
+    </div>
+    <${NotificationPreview} title=${title || 'Title'} body=${body} />
+  </form>`;
+}
+
+function TemplateCard(props: { appId: string; release: Release; template: NotificationTemplate; onChange: () => void }) {
+  const [editing, setEditing] = useState(false);
+  const editable = props.release.status === 'Draft' || props.release.status === 'Testing';
+  const remove = useAction(async () => {
+    await admin('DELETE', `/apps/${encodeURIComponent(props.appId)}/releases/${props.release.version}/templates/${encodeURIComponent(props.template.slug)}`);
+    toast(`Template ${props.template.slug} deleted`);
+    props.onChange();
+  });
+  const t = props.template;
+  const sendHref = `/apps/${encodeURIComponent(props.appId)}/send?release=${props.release.version}&template=${encodeURIComponent(t.slug)}`;
+  return html`<li class="card template-card" data-slug=${t.slug}>
+    <div class="template-card-head">
+      <h3 class="mono">${t.slug}</h3>
+      <div class="card-actions">
+        ${props.release.status === 'Live' || props.release.status === 'Testing' ? html`<${Link} href=${sendHref} class="btn btn-sm btn-secondary">Send…<//>` : ''}
+        ${editable && !editing ? html`<${Button} small onClick=${() => setEditing(true)}>Edit<//>` : ''}
+        ${editable ? html`<${Button} small variant="ghost" busy=${remove.busy} onClick=${() => remove.run()} label=${`Delete template ${t.slug}`}>Delete<//>` : ''}
+      </div>
+    </div>
+    ${remove.error ? html`<${Alert}>${remove.error}<//>` : ''}
+    ${editing
+      ? html`<${TemplateEditor} appId=${props.appId} version=${props.release.version} template=${t} onCancel=${() => setEditing(false)} onDone=${() => (setEditing(false), props.onChange())} />`
+      : html`<div class="template-view">
+          <p class="notif-title"><${TemplateText} text=${t.title} /></p>
+          ${t.body ? html`<p><${TemplateText} text=${t.body} /></p>` : ''}
+          <p class="small muted">Placeholders: ${t.placeholders.length === 0 ? 'none' : t.placeholders.map((p) => html`<span class="ph">${p}</span> `)}</p>
+        </div>`}
+  </li>`;
+}
+
+export function ReleaseDetailPage(props: { appId: string; version: number }) {
+  const path = `/apps/${encodeURIComponent(props.appId)}/releases/${props.version}`;
+  const release = useLoad(() => admin<Release>('GET', path), [path]);
+  const move = useAction(async (to: ReleaseStatus) => {
+    await admin('PATCH', path, { status: to });
+    toast(to === 'Live' ? `Release ${props.version} is Live` : `Release ${props.version} is now ${to}`);
+    await release.reload();
+  });
+  const r = release.data;
+  if (release.error && !r) return html`<div class="page"><${Alert}>${release.error}<//></div>`;
+  if (!r) return html`<${Spinner} />`;
+  const editable = r.status === 'Draft' || r.status === 'Testing';
+  return html`<div class="page">
+    <${PageHeader}
+      back=${html`<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/releases`}>← Releases<//>`}
+      title=${html`Release ${r.version} <${Badge}>${r.status}<//>`}
+      subtitle=${ABOUT[r.status]}
+      actions=${MOVES[r.status].map((m) => html`<${Button} variant=${m.variant} busy=${move.busy} onClick=${() => move.run(m.to)}>${m.label}<//>`)}
+    />
+    ${move.error ? html`<${Alert}>${move.error}<//>` : ''}
+    ${r.templates.length === 0 ? html`<div class="card"><${Empty} title="No templates in this release">${editable ? 'Add one below.' : ''}<//></div>` : ''}
+    <ul class="stack-lg template-list" aria-label="Templates">
+      ${r.templates.map((t) => html`<${TemplateCard} key=${t.slug} appId=${props.appId} release=${r} template=${t} onChange=${release.reload} />`)}
+    </ul>
+    ${editable
+      ? html`<${Card} title="Add a template" description="Title and body may use {{placeholders}}, filled from the variables of each send.">
+          <${TemplateEditor} appId=${props.appId} version=${r.version} onDone=${release.reload} />
+        <//>`
+      : ''}
+  </div>`;
+}

@@ -1,0 +1,108 @@
+import { html } from 'htm/preact';
+import type { TargetedEvent } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { toast } from '../components/feedback';
+import { Alert, Button, Card, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
+import { admin, publicApi } from '../lib/api';
+import { useAction, useLoad } from '../lib/hooks';
+import { Link } from '../lib/router';
+import type { AppView, Release } from '../lib/types';
+import { NotificationPreview } from '../previews/notification-preview';
+
+/** Sends a notification as the app's backend would: from the Live release, or a Testing one to testers. */
+export function SendPage(props: { appId: string; release?: string; template?: string }) {
+  const id = encodeURIComponent(props.appId);
+  const releases = useLoad(() => admin<{ releases: Release[] }>('GET', `/apps/${id}/releases`).then((r) => r.releases), [props.appId]);
+  const app = useLoad(() => admin<AppView>('GET', `/apps/${id}`), [props.appId]);
+  const usable = (releases.data ?? []).filter((r) => r.status === 'Live' || r.status === 'Testing');
+  const [version, setVersion] = useState(props.release ?? '');
+  const [slug, setSlug] = useState(props.template ?? '');
+  const [variables, setVariables] = useState<Record<string, string>>({});
+  const [targets, setTargets] = useState('');
+  const [sent, setSent] = useState<number | undefined>();
+
+  // Default to the Live release and its first template once the releases are known.
+  useEffect(() => {
+    if (!releases.data) return;
+    const chosen = usable.find((r) => String(r.version) === version) ?? usable.find((r) => r.status === 'Live') ?? usable[0];
+    if (chosen && String(chosen.version) !== version) setVersion(String(chosen.version));
+    if (chosen && !chosen.templates.some((t) => t.slug === slug)) setSlug(chosen.templates[0]?.slug ?? '');
+  }, [releases.data, version]);
+
+  const release = usable.find((r) => String(r.version) === version);
+  const template = release?.templates.find((t) => t.slug === slug);
+  const testing = release?.status === 'Testing';
+  const targetUsers = targets
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const send = useAction(async () => {
+    const res = await publicApi<{ messageCount: number }>(props.appId, 'POST', '/notifications/send', {
+      templateSlug: slug,
+      variables: Object.fromEntries(Object.entries(variables).filter(([k]) => template?.placeholders.includes(k))),
+      ...(targetUsers.length > 0 ? { targetUsers } : {}),
+      ...(testing ? { testReleaseVersion: release!.version } : {}),
+    });
+    setSent(res.messageCount);
+    toast(`${res.messageCount} notification${res.messageCount === 1 ? '' : 's'} queued`);
+  });
+  const submit = (e: TargetedEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setSent(undefined);
+    if (template) void send.run();
+  };
+
+  if (!releases.data) return releases.error ? html`<div class="page"><${Alert}>${releases.error}<//></div>` : html`<${Spinner} />`;
+  return html`<div class="page">
+    <${PageHeader} title="Send a notification" subtitle="Rendered from a template of the Live release, or of a Testing release for testers only." />
+    ${usable.length === 0
+      ? html`<div class="card"><${Empty} title="Nothing to send yet" action=${html`<${Link} href=${`/apps/${id}/releases`} class="btn btn-primary">Go to releases<//>`}>
+          Sends use a template of the Live release (or of a Testing release, for testers). Create a release and promote it first.
+        <//></div>`
+      : html`<div class="editor">
+          <form class="stack-lg editor-form" onSubmit=${submit}>
+            <${Card} title="Template">
+              <div class="grid-2">
+                <${SelectField}
+                  label="Release"
+                  value=${version}
+                  onChange=${(v: string) => (setVersion(v), setSent(undefined))}
+                  options=${usable.map((r) => ({ value: String(r.version), label: r.status === 'Live' ? `Release ${r.version} (Live)` : `Release ${r.version} (Testing — testers only)` }))}
+                />
+                <${SelectField}
+                  label="Template"
+                  value=${slug}
+                  onChange=${(v: string) => (setSlug(v), setSent(undefined))}
+                  options=${(release?.templates ?? []).map((t) => ({ value: t.slug, label: t.slug }))}
+                />
+              </div>
+              ${testing ? html`<${Alert} tone="info">A test send: only end users marked as testers receive it (<${Link} href=${`/apps/${id}/devices`}>manage testers<//>).<//>` : ''}
+              ${release && release.templates.length === 0 ? html`<${Alert} tone="warn">This release has no templates.<//>` : ''}
+            <//>
+            ${template
+              ? html`<${Card} title="Variables" description=${template.placeholders.length === 0 ? 'This template has no placeholders.' : 'Placeholders without a value render as nothing.'}>
+                  <div class="stack">
+                    ${template.placeholders.map(
+                      (p) => html`<${TextField} label=${p} value=${variables[p] ?? ''} onInput=${(v: string) => setVariables({ ...variables, [p]: v })} />`,
+                    )}
+                  </div>
+                <//>`
+              : ''}
+            <${Card} title="Who gets it">
+              <${TextField} label="Target end users" mono value=${targets} onInput=${setTargets} placeholder=${testing ? 'All testers' : 'All connected end users'} hint="Comma-separated end user ids; empty sends to everyone connected." />
+            <//>
+            ${send.error ? html`<${Alert}>${send.error}<//>` : ''}
+            ${sent !== undefined
+              ? html`<${Alert} tone="success">
+                  <strong>${sent} notification${sent === 1 ? '' : 's'} queued.</strong> ${sent === 0 ? 'No targeted end user has a device.' : ''}
+                  <${Link} href=${`/apps/${id}/deliveries`}>See deliveries →<//>
+                <//>`
+              : ''}
+            <div class="form-actions"><${Button} type="submit" variant="primary" busy=${send.busy} disabled=${!template}>Send notification<//></div>
+          </form>
+          <aside class="editor-preview" aria-label="Preview">
+            ${template ? html`<${NotificationPreview} title=${template.title} body=${template.body} variables=${variables} appName=${app.data?.name} />` : ''}
+          </aside>
+        </div>`}
+  </div>`;
+}

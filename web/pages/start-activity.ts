@@ -1,0 +1,123 @@
+import { html } from 'htm/preact';
+import type { TargetedEvent } from 'preact';
+import { useMemo, useState } from 'preact/hooks';
+import { activityDataError } from '../../src/modules/live-activities/template-validation';
+import { findTemplate, LIVE_ACTIVITY_TEMPLATES, type TemplateDefinition } from '../../src/modules/live-activities/templates';
+import { toast } from '../components/feedback';
+import { compact, TemplateFields } from '../components/template-form';
+import { Alert, Button, Card, PageHeader, TextField, withCode } from '../components/ui';
+import { admin, publicApi } from '../lib/api';
+import { useAction, useLoad } from '../lib/hooks';
+import { Link, navigate } from '../lib/router';
+import type { Activity, AppView } from '../lib/types';
+import { freshSample } from '../previews/preview-model';
+import { Glyph } from '../previews/template-bodies';
+import { Previews } from '../previews/surfaces';
+
+function TemplatePicker(props: { value: string; onChange: (slug: string) => void }) {
+  return html`<fieldset class="template-picker">
+    <legend>Template</legend>
+    ${LIVE_ACTIVITY_TEMPLATES.map(
+      (t) => html`<label class=${`template-option${t.slug === props.value ? ' selected' : ''}`}>
+        <input type="radio" name="template" value=${t.slug} checked=${t.slug === props.value} onChange=${() => props.onChange(t.slug)} />
+        <${Glyph} slug=${t.slug} />
+        <span><strong>${t.title}</strong><span class="muted small">${t.description.split(/[,;.]\s|\.$/)[0]}</span></span>
+      </label>`,
+    )}
+  </fieldset>`;
+}
+
+/** The API request the form sends, for developers to copy into their backend. */
+function RequestPreview(props: { appId: string; body: unknown }) {
+  return html`<details class="request-preview">
+    <summary>API request</summary>
+    <pre class="code"><code>${`POST /api/apps/${props.appId}/live-activities\nX-Service-Key: <App Secret>\n\n${JSON.stringify(props.body, null, 2)}`}</code></pre>
+  </details>`;
+}
+
+export function StartActivityPage(props: { appId: string; template?: string }) {
+  const first = findTemplate(props.template ?? '') ?? LIVE_ACTIVITY_TEMPLATES[0]!;
+  const [def, setDef] = useState<TemplateDefinition>(first);
+  const [attributes, setAttributes] = useState<Record<string, string>>(() => freshSample(first, Date.now()).attributes);
+  const [state, setState] = useState<Record<string, string>>(() => freshSample(first, Date.now()).contentState);
+  const [targets, setTargets] = useState('');
+  const [tried, setTried] = useState(false);
+  const app = useLoad(() => admin<AppView>('GET', `/apps/${encodeURIComponent(props.appId)}`), [props.appId]);
+
+  const pick = (slug: string) => {
+    const next = findTemplate(slug)!;
+    const sample = freshSample(next, Date.now());
+    setDef(next);
+    setAttributes(sample.attributes);
+    setState(sample.contentState);
+    setTried(false);
+  };
+  const resetSample = () => {
+    const sample = freshSample(def, Date.now());
+    setAttributes(sample.attributes);
+    setState(sample.contentState);
+  };
+
+  const targetUsers = targets
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const body = useMemo(
+    () => ({
+      templateSlug: def.slug,
+      ...(def.attributes.length > 0 ? { attributes: compact(attributes) } : {}),
+      contentState: compact(state),
+      ...(targetUsers.length > 0 ? { targetUsers } : {}),
+    }),
+    [def, attributes, state, targets],
+  );
+  const problem = activityDataError(def, body.attributes, body.contentState);
+
+  const start = useAction(async () => {
+    const res = await publicApi<{ activityCount: number; activities: Activity[] }>(props.appId, 'POST', '/live-activities', body);
+    if (res.activityCount === 0) throw new Error('No activity was started: no targeted end user has a registered device. Add a simulated device first.');
+    toast(`Started ${res.activityCount} Live ${res.activityCount === 1 ? 'Activity' : 'Activities'}`);
+    const only = res.activities.length === 1 ? res.activities[0] : undefined;
+    navigate(`/apps/${encodeURIComponent(props.appId)}/activities${only ? `/${encodeURIComponent(only.id)}` : ''}`);
+  });
+  const submit = (e: TargetedEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setTried(true);
+    if (!problem) void start.run();
+  };
+
+  return html`<div class="page">
+    <${PageHeader}
+      back=${html`<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/activities`}>← Live Activities<//>`}
+      title="Start a Live Activity"
+      subtitle="The form is generated from the template's definition; the previews follow every keystroke."
+    />
+    <div class="editor">
+      <form class="stack-lg editor-form" onSubmit=${submit} novalidate>
+        <${Card}><${TemplatePicker} value=${def.slug} onChange=${pick} /><//>
+        <${Card} title=${def.title} description=${withCode(def.description)} actions=${html`<${Button} small variant="ghost" onClick=${resetSample}>Reset to sample<//>`}>
+          <${TemplateFields} def=${def} attributes=${attributes} state=${state} onAttributes=${setAttributes} onState=${setState} problem=${tried ? problem : undefined} />
+        <//>
+        <${Card} title="Who gets it">
+          <${TextField}
+            label="Target end users"
+            value=${targets}
+            onInput=${setTargets}
+            mono
+            placeholder="All connected end users"
+            hint="Comma-separated end user ids; empty starts it for every end user with a registered device."
+          />
+        <//>
+        ${start.error ? html`<${Alert}>${start.error}<//>` : ''}
+        ${tried && problem ? html`<${Alert}>${problem}<//>` : ''}
+        <div class="form-actions sticky-actions">
+          <${RequestPreview} appId=${props.appId} body=${body} />
+          <${Button} type="submit" variant="primary" busy=${start.busy}>Start Live Activity<//>
+        </div>
+      </form>
+      <aside class="editor-preview" aria-label="Live preview">
+        <${Previews} def=${def} attributes=${attributes} state=${state} appName=${app.data?.name} />
+      </aside>
+    </div>
+  </div>`;
+}
