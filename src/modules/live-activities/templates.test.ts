@@ -42,8 +42,8 @@ describe('template definitions', () => {
   test('the OpenAPI document offers one start example per template', async () => {
     const doc = await h.request('GET', '/swagger/json');
     const start = doc.body.paths['/api/apps/{appId}/live-activities'].post;
-    const schema = start.requestBody.content['application/json'].schema;
-    expect(schema.examples.map((e: { templateSlug: string }) => e.templateSlug)).toEqual([...TEMPLATE_SLUGS]);
+    const examples = start.requestBody.content['application/json'].examples;
+    expect(Object.values<{ value: { templateSlug: string } }>(examples).map((e) => e.value.templateSlug)).toEqual([...TEMPLATE_SLUGS]);
     expect(start.tags).toEqual(['Live Activities']);
   });
 });
