@@ -27,7 +27,7 @@ describe('compiled binary', () => {
     expect(res.stdout.toString()).toContain(`islet 0.1.0 (${commit}`);
   });
 
-  test('runs from an empty folder: migrates its database, serves readiness, the docs and the API', async () => {
+  test('runs from an empty folder: migrates its database, serves readiness, the console, the docs and the API', async () => {
     const { proc, url } = await spawnServer(dir, '[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "bin-admin"\n[database]\npath = "state/islet.db"\n', [binary]);
     try {
       expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
@@ -36,12 +36,35 @@ describe('compiled binary', () => {
       expect((await fetch(`${url}/swagger/assets/swagger-ui-bundle.js`)).status).toBe(200);
       const doc = (await (await fetch(`${url}/swagger/json`)).json()) as { paths: Record<string, unknown> };
       expect(Object.keys(doc.paths)).toContain('/api/apps/{appId}/devices');
-      const created = await fetch(`${url}/api/admin/apps`, {
-        method: 'POST',
-        headers: { authorization: 'Bearer bin-admin', 'content-type': 'application/json' },
-        body: JSON.stringify({ id: 'binapp' }),
-      });
+
+      // The console page and everything it references come from inside the binary.
+      const page = await fetch(`${url}/console`);
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+)"/g)].map((m) => m[1]!);
+      expect(assets.length).toBeGreaterThan(0);
+      for (const asset of assets) expect({ asset, status: (await fetch(`${url}${asset}`)).status }).toEqual({ asset, status: 200 });
+
+      // A Live Activity start goes all the way to the simulator.
+      const admin = { authorization: 'Bearer bin-admin', 'content-type': 'application/json' };
+      const created = await fetch(`${url}/api/admin/apps`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 'binapp' }) });
       expect(created.status).toBe(201);
+      const { appSecret } = (await created.json()) as { appSecret: string };
+      const app = { 'x-service-key': appSecret, 'content-type': 'application/json' };
+      await fetch(`${url}/api/apps/binapp/devices`, { method: 'POST', headers: app, body: JSON.stringify({ endUserId: 'u1', platform: 'android', token: 'tok' }) });
+      const started = await fetch(`${url}/api/apps/binapp/live-activities`, {
+        method: 'POST',
+        headers: app,
+        body: JSON.stringify({ templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '1 - 0' } }),
+      });
+      expect(((await started.json()) as { activityCount: number }).activityCount).toBe(1);
+      let delivery: { status?: string; provider?: string } = {};
+      for (let i = 0; i < 100 && delivery.status !== 'delivered'; i++) {
+        const list = (await (await fetch(`${url}/api/admin/apps/binapp/deliveries`, { headers: admin })).json()) as { deliveries: typeof delivery[] };
+        delivery = list.deliveries[0] ?? {};
+        if (delivery.status !== 'delivered') await Bun.sleep(100);
+      }
+      expect(delivery).toMatchObject({ status: 'delivered', provider: 'simulator' });
     } finally {
       proc.kill('SIGTERM');
       expect(await proc.exited).toBe(0);

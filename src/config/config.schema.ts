@@ -43,6 +43,7 @@ export const SECTIONS = {
   },
   scheduler: {
     tick_seconds: { kind: 'integer', default: 5, min: 1, max: 3600, doc: 'Interval of quota and expiry enforcement.' },
+    retention_interval_minutes: { kind: 'integer', default: 60, min: 1, max: 10080, doc: 'Interval of the retention job (pruning old data).' },
   },
   retention: {
     activities_days: { kind: 'integer', default: 90, min: 1, doc: 'Ended activities older than this are deleted.' },

@@ -10,7 +10,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Activities that ended inside the current billing period are kept whatever their age, so that
  * pruning never lowers the minutes an app has used.
  */
-export function retentionJob(ctx: AppContext, intervalMs = 60 * 60 * 1000): Job {
+export function retentionJob(ctx: AppContext): Job {
   const client = ctx.db.$client;
   const deleteDeliveries = client.query(`DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'dropped') AND updated_at < ?`);
   const deleteMessages = client.query(
@@ -22,7 +22,7 @@ export function retentionJob(ctx: AppContext, intervalMs = 60 * 60 * 1000): Job 
   );
   return {
     name: 'retention',
-    intervalMs,
+    intervalMs: ctx.config.scheduler.retention_interval_minutes * 60_000,
     run(now) {
       const { retention } = ctx.config;
       const deliveriesBefore = now - retention.deliveries_days * DAY_MS;
