@@ -1,4 +1,5 @@
 import type { AppContext } from './context';
+import { groupCommit } from './db/group-commit';
 import { appsService } from './modules/apps/apps.service';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
@@ -13,6 +14,8 @@ export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx);
   const devices = devicesRepository(ctx.db);
   const releases = releasesService(ctx, apps);
+  // One group commit per database: API writes of the same event-loop turn share a transaction.
+  const write = groupCommit(ctx.db.$client);
   return {
     ctx,
     clock: ctx.clock,
@@ -21,9 +24,9 @@ export function buildServices(ctx: AppContext) {
     consoleSessions: consoleSessions(ctx.clock),
     signInThrottle: signInThrottle(ctx.clock),
     devices,
-    liveActivities: liveActivitiesService(ctx, devices),
     releases,
     notifications: notificationsService(ctx, releases, devices),
+    liveActivities: liveActivitiesService(ctx, devices, write),
   };
 }
 

@@ -1,30 +1,40 @@
 /**
  * API speed: requests/s and p50/p99 latency of Live Activity updates (PATCH) from 50 concurrent
  * clients against a real server process, next to a bare Elysia route under the same load
- * (scripts/bench/bare-elysia.ts). Islet runs with its defaults except the per-app rate limit,
- * which is off so that the server, not the limiter, is measured. Deliveries go to the simulator.
- * Prints `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio"}`.
- * Run with `bun scripts/bench/api-update.ts`.
+ * (scripts/bench/bare-elysia.ts), measured in turns. The load comes from wrk when it is installed,
+ * else from load.ts (which takes more of the machine's CPU from the server: fewer requests/s).
+ * Islet runs with its defaults except the per-app rate limit, which is off so that the server, not the limiter, is measured; every update
+ * is written (activity, message, delivery) before its answer, and the server's worker delivers it
+ * to the simulator meanwhile. Prints the medians of `--runs` turns as one JSON line:
+ * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio"}`.
+ *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { spawnServer } from '../../src/test-support/spawn-server';
-import { runLoad } from './load';
+import { runLoad, type LoadResult } from './load';
+import { median, round } from './stats';
+import { wrkLoad } from './wrk';
 
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, binary: { type: 'string' } } });
+const RUNS = Number(values.runs);
+const DURATION_MS = Number(values.seconds) * 1000;
 const CONCURRENCY = 50;
-const DURATION_MS = 5000;
 const ACTIVITIES = 200;
 const KEY = 'sk_bench_api_update';
+const BARE_PORT = 19211;
 
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-api-'));
 const server = await spawnServer(
   dir,
   `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
     `[plans.bench]\nlive_activities = true\n[[apps]]\nid = "bench"\nplan = "bench"\napp_secret = "${KEY}"\n`,
+  values.binary ? [values.binary] : undefined,
 );
 const headers = { 'x-service-key': KEY, 'content-type': 'application/json' };
-const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), '19211'], { stdout: 'pipe', stderr: 'inherit' });
+const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(BARE_PORT)], { stdout: 'pipe', stderr: 'inherit' });
 
 try {
   for (let i = 0; i < ACTIVITIES; i++) {
@@ -37,33 +47,47 @@ try {
   });
   const ids = ((await started.json()) as { activities: { id: string }[] }).activities.map((a) => a.id);
   if (ids.length !== ACTIVITIES) throw new Error(`expected ${ACTIVITIES} activities, got ${ids.length}`);
+  // bare-elysia.ts prints one line once it listens.
+  await bare.stdout.getReader().read();
 
   const body = (i: number) => JSON.stringify({ contentState: { progress: String(i % 101), detail: `step ${i}` } });
-  const islet = await runLoad({
-    url: (i) => `${server.url}/api/apps/bench/live-activities/${ids[i % ids.length]}`,
-    method: 'PATCH',
-    headers,
-    body,
-    concurrency: CONCURRENCY,
-    durationMs: DURATION_MS,
-  });
-  const baseline = await runLoad({
-    url: (i) => `http://127.0.0.1:19211/api/apps/bench/live-activities/${ids[i % ids.length]}`,
-    method: 'PATCH',
-    headers,
-    body,
-    concurrency: CONCURRENCY,
-    durationMs: DURATION_MS,
-  });
-  console.error(`islet: ${JSON.stringify(islet)}\nbare elysia: ${JSON.stringify(baseline)}`);
-  if (islet.errors > 0) throw new Error(`${islet.errors} updates failed`);
+  // The same requests for wrk: PATCH bodies like `body`, the activities in turn.
+  const script = `local ids = {${ids.map((id) => `"${id}"`).join(',')}}
+local n = 0
+wrk.method = "PATCH"
+wrk.headers["x-service-key"] = "${KEY}"
+wrk.headers["content-type"] = "application/json"
+request = function()
+  n = n + 1
+  return wrk.format(nil, "/api/apps/bench/live-activities/" .. ids[n % #ids + 1], nil, '{"contentState":{"progress":"' .. n % 101 .. '","detail":"step ' .. n .. '"}}')
+end
+`;
+  if (!Bun.which('wrk')) console.error('wrk is not installed (apt-get install wrk): the load comes from load.ts, which leaves the server less CPU');
+  const load = async (origin: string): Promise<LoadResult> =>
+    (await wrkLoad({ url: origin, script, connections: CONCURRENCY, durationMs: DURATION_MS })) ??
+    runLoad({
+      url: (i) => `${origin}/api/apps/bench/live-activities/${ids[i % ids.length]}`,
+      method: 'PATCH',
+      headers,
+      body,
+      concurrency: CONCURRENCY,
+      durationMs: DURATION_MS,
+    });
+  const turns: { islet: LoadResult; baseline: LoadResult }[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const islet = await load(server.url);
+    const baseline = await load(`http://127.0.0.1:${BARE_PORT}`);
+    console.error(`api run ${run + 1}: islet ${JSON.stringify(islet)}; bare elysia ${JSON.stringify(baseline)}`);
+    if (islet.errors > 0) throw new Error(`${islet.errors} updates failed`);
+    turns.push({ islet, baseline });
+  }
   console.log(
     JSON.stringify({
-      api_update_rps: islet.rps,
-      api_update_p50_ms: islet.p50Ms,
-      api_update_p99_ms: islet.p99Ms,
-      api_baseline_rps: baseline.rps,
-      api_ratio: Math.round((islet.rps / baseline.rps) * 100) / 100,
+      api_update_rps: median(turns.map((t) => t.islet.rps)),
+      api_update_p50_ms: median(turns.map((t) => t.islet.p50Ms)),
+      api_update_p99_ms: median(turns.map((t) => t.islet.p99Ms)),
+      api_baseline_rps: median(turns.map((t) => t.baseline.rps)),
+      api_ratio: round(median(turns.map((t) => t.islet.rps / t.baseline.rps)), 2),
     }),
   );
 } finally {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bun
 /**
- * Fan-out throughput: queues N iOS notification deliveries (one message, N devices) with the
- * outbox's `enqueue`, then times the delivery worker draining them to an APNs stand-in running in
- * a separate process (HTTP/2, TLS, ES256 tokens verified). Prints one JSON line.
+ * The delivery worker alone, in this process (for profiling it with `bun --cpu-prof`): queues N iOS
+ * notification deliveries with the outbox's `enqueue`, then times the worker draining them to the
+ * APNs stand-in in a separate process. Prints `{"drain_per_s", "cpu_us_per_delivery", …}`.
  *   bun scripts/bench/delivery.ts [N=100000]
  */
 import { randomBytes } from 'node:crypto';
@@ -16,25 +16,14 @@ import { appsService } from '../../src/modules/apps/apps.service';
 import { createDeliveryEngine } from '../../src/modules/delivery/delivery.engine';
 import { enqueue } from '../../src/modules/delivery/outbox';
 import { apnsKey, notificationContent } from '../../src/test-support/delivery-fixtures';
+import { startStandinProcess } from './standin-process';
 
 const n = Number(process.argv[2] ?? 100_000);
 const key = apnsKey();
-const standin = Bun.spawn([process.execPath, join(import.meta.dir, '../../src/test-support/apns-standin.ts')], {
-  env: { ...process.env, APNS_STANDIN_KEYS: JSON.stringify([key]) },
-  stdout: 'pipe',
-  stderr: 'inherit',
-});
+const standin = await startStandinProcess([key]);
+const { url, ca } = standin;
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-'));
 try {
-  const reader = standin.stdout.getReader();
-  let line = '';
-  while (!line.includes('\n')) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error('the APNs stand-in exited');
-    line += new TextDecoder().decode(value);
-  }
-  const { url, ca } = JSON.parse(line) as { url: string; ca: string };
-
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n`, join(dir, 'islet.toml'));
   const { ctx } = bootstrap(config, { logger: silentLogger });
   const apps = appsService(ctx);
@@ -60,16 +49,20 @@ try {
   const enqueueMs = performance.now() - queuedAt;
 
   const engine = createDeliveryEngine(ctx);
+  const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await engine.drain();
   const drainMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
   await engine.stop();
 
   const delivered = client.query<{ n: number }, []>(`SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'`).get()!.n;
   if (delivered !== n) throw new Error(`only ${delivered} of ${n} delivered`);
   ctx.db.$client.close();
-  console.log(JSON.stringify({ fanout_per_s: Math.round(n / (drainMs / 1000)), n, drain_ms: Math.round(drainMs), enqueue_ms: Math.round(enqueueMs) }));
+  console.log(
+    JSON.stringify({ drain_per_s: Math.round(n / (drainMs / 1000)), cpu_us_per_delivery: Math.round((cpu.user + cpu.system) / n), n, drain_ms: Math.round(drainMs), enqueue_ms: Math.round(enqueueMs) }),
+  );
 } finally {
-  standin.kill();
+  await standin.stop();
   rmSync(dir, { recursive: true, force: true });
 }

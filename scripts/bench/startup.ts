@@ -1,19 +1,20 @@
 /**
- * Startup and idle memory of the compiled binary: time from launching dist/islet (fresh database)
- * to /readyz answering 200, and its RSS after a second of idling. Median of several runs.
- * Prints `{"startup_ms": N, "rss_idle_mb": N}`. Builds dist/islet first when missing.
- * Run with `bun scripts/bench/startup.ts`.
+ * Startup and idle memory of the compiled binary: time from launching it (fresh database) to
+ * /readyz answering 200, and its RSS after a second of idling. Median of several runs.
+ * Prints `{"startup_ms": N, "rss_idle_mb": N}`. Without `--binary`, builds dist/islet when missing.
+ *   bun scripts/bench/startup.ts [--runs 5] [--binary dist/islet]
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { median } from './stats';
 
-const RUNS = 5;
+const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, binary: { type: 'string' } } });
+const RUNS = Number(values.runs);
 const root = join(import.meta.dir, '..', '..');
-const binary = join(root, 'dist', 'islet');
+const binary = values.binary ?? join(root, 'dist', 'islet');
 if (!existsSync(binary)) Bun.spawnSync([process.execPath, 'scripts/build.ts'], { cwd: root, stdout: 'inherit', stderr: 'inherit' });
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 const startups: number[] = [];

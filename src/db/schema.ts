@@ -111,12 +111,12 @@ export const messages = sqliteTable(
       .notNull()
       .references(() => apps.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['notification', 'la_start', 'la_update', 'la_end'] }).notNull(),
+    /** Not indexed: nothing looks messages up by activity, and the index cost a random page write per update. */
     activityId: text('activity_id'),
     /** JSON of the provider-neutral content (delivery/message-content.ts). */
     content: text('content').notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('messages_activity').on(t.activityId)],
 );
 
 /** The durable outbox: one row per device and message, drained by the delivery workers. */
@@ -149,6 +149,9 @@ export const deliveries = sqliteTable(
     index('deliveries_due').on(t.status, t.nextAttemptAt),
     index('deliveries_app').on(t.appId, t.id),
     index('deliveries_activity').on(t.activityId),
+    // Latest wins and token release look up an activity's held deliveries at every update: without
+    // this, that lookup walks every delivery the activity ever had.
+    index('deliveries_held_activity').on(t.activityId).where(sql`status = 'held'`),
   ],
 );
 

@@ -215,18 +215,29 @@ function safeJson(raw: string): unknown {
 }
 
 // As a separate process (benchmarks): keys from APNS_STANDIN_KEYS (JSON array of StandinKey),
-// prints one JSON line {url, ca} once listening.
+// prints one JSON line {url, ca} once listening, then, every 20 ms while it changes,
+// {accepted, lastAt}: the valid requests so far and when the last arrived (epoch ms, fractional).
 if (import.meta.main) {
   const standin = await startApnsStandin({
     keys: JSON.parse(process.env.APNS_STANDIN_KEYS ?? '[]') as StandinKey[],
     port: Number(process.env.APNS_STANDIN_PORT ?? 0),
     maxConcurrentStreams: Number(process.env.APNS_STANDIN_MAX_STREAMS ?? 1000),
   });
-  // Keeping every request would grow without end in a long benchmark.
+  let accepted = 0;
+  let lastAt = 0;
   standin.respond(() => {
+    // Keeping every request would grow without end in a long benchmark.
     standin.requests.length = 0;
+    accepted++;
+    lastAt = performance.timeOrigin + performance.now();
     return undefined;
   });
   process.stdout.write(`${JSON.stringify({ url: standin.url, ca: standin.ca })}\n`);
+  let reported = 0;
+  setInterval(() => {
+    if (accepted === reported) return;
+    reported = accepted;
+    process.stdout.write(`${JSON.stringify({ accepted, lastAt })}\n`);
+  }, 20);
   process.on('SIGTERM', () => standin.close().then(() => process.exit(0)));
 }

@@ -54,7 +54,7 @@ const PLACEHOLDER = { bundleId: '{bundleId}', projectId: '{projectId}', activity
 
 interface Built {
   content: MessageContent;
-  apns: Map<string, { headers: Record<string, string>; body: string }>;
+  apns: Map<string, { headers: Record<string, string>; body: string; tooLarge: boolean }>;
   fcm?: Record<string, unknown>;
 }
 
@@ -89,10 +89,11 @@ export class DeliveryRouter {
     let payload = built.apns.get(bundleId);
     if (!payload) {
       const request = apnsRequest(content, bundleId);
-      payload = { headers: request.headers, body: JSON.stringify(request.body) };
+      const body = JSON.stringify(request.body);
+      payload = { headers: request.headers, body, tooLarge: Buffer.byteLength(body) > MAX_PAYLOAD_BYTES };
       built.apns.set(bundleId, payload);
     }
-    if (Buffer.byteLength(payload.body) > MAX_PAYLOAD_BYTES) return { action: 'fail', reason: `payload exceeds ${MAX_PAYLOAD_BYTES} bytes` };
+    if (payload.tooLarge) return { action: 'fail', reason: `payload exceeds ${MAX_PAYLOAD_BYTES} bytes` };
     return {
       action: 'send',
       transport: creds ? 'apns' : 'simulator',

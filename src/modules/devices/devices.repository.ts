@@ -30,9 +30,13 @@ export function devicesRepository(db: Db) {
   const allTargets = db.$client.query<TargetDevice, [string]>(
     `${targetColumns} WHERE d.app_id = ? AND d.invalidated_at IS NULL ORDER BY d.end_user_id, d.created_at`,
   );
-  const userTargets = db.$client.query<TargetDevice, [string, string]>(
+  const usersTargets = db.$client.query<TargetDevice, [string, string]>(
     `${targetColumns} WHERE d.app_id = ? AND d.invalidated_at IS NULL
         AND d.end_user_id IN (SELECT value FROM json_each(?)) ORDER BY d.end_user_id, d.created_at`,
+  );
+  // One end user (every activity update and end): a plain lookup, without building JSON for json_each.
+  const userTargets = db.$client.query<TargetDevice, [string, string]>(
+    `${targetColumns} WHERE d.app_id = ? AND d.end_user_id = ? AND d.invalidated_at IS NULL ORDER BY d.created_at`,
   );
   const testerFilter = db.$client.query<{ id: string }, [string]>(`SELECT id FROM end_users WHERE app_id = ? AND tester = 1`);
   return {
@@ -42,7 +46,9 @@ export function devicesRepository(db: Db) {
      * Unknown end user ids simply match nothing.
      */
     targets(appId: string, filter: { endUserIds?: string[]; testersOnly?: boolean } = {}): TargetDevice[] {
-      const rows = filter.endUserIds === undefined ? allTargets.all(appId) : userTargets.all(appId, JSON.stringify(filter.endUserIds));
+      const ids = filter.endUserIds;
+      const rows =
+        ids === undefined ? allTargets.all(appId) : ids.length === 1 ? userTargets.all(appId, ids[0]!) : usersTargets.all(appId, JSON.stringify(ids));
       if (!filter.testersOnly) return rows;
       const testers = new Set(testerFilter.all(appId).map((r) => r.id));
       return rows.filter((r) => testers.has(r.endUserId));

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, sql, type SQL } from 'drizzle-orm';
+import { and, count, desc, eq, type SQL } from 'drizzle-orm';
 import type { Db } from '../../db/database';
 import { activities } from '../../db/schema';
 
@@ -36,11 +36,12 @@ export function liveActivitiesRepository(db: Db) {
       .join(', ')}`;
   const insertBatch = client.query<never, (string | number)[]>(insertSql(INSERT_BATCH));
   const values = (r: NewActivity) => [r.id, r.appId, r.endUserId, r.templateSlug, r.platform, r.attributes, r.contentState, r.startedAt];
-  const byId = db
-    .select()
-    .from(activities)
-    .where(and(eq(activities.appId, sql.placeholder('appId')), eq(activities.id, sql.placeholder('id'))))
-    .prepare();
+  // Raw rather than drizzle's prepared query (2.1 µs against 1.3 µs): every update and end reads one.
+  const byId = client.query<ActivityRow, [string, string]>(
+    `SELECT id, app_id AS appId, end_user_id AS endUserId, template_slug AS templateSlug, platform, state, attributes,
+            content_state AS contentState, push_token AS pushToken, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason
+       FROM activities WHERE app_id = ? AND id = ?`,
+  );
 
   return {
     /** Writes new Active activities, many rows per statement; the caller holds the transaction. */
@@ -52,7 +53,7 @@ export function liveActivitiesRepository(db: Db) {
 
     /** The app's activity with that id; another app's id is simply not found. */
     find(appId: string, id: string): ActivityRow | undefined {
-      return byId.get({ appId, id });
+      return byId.get(appId, id) ?? undefined;
     },
 
     /** Replaces the contentState of an Active activity; false when it is not (or no longer) Active. */

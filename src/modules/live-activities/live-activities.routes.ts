@@ -102,8 +102,8 @@ export function liveActivitiesRoutes(services: Services) {
     })
     .patch(
       '/api/apps/:appId/live-activities/:id',
-      ({ request, params, body }) => {
-        liveActivities.update(auth.appOf(request).id, params.id, body.contentState);
+      async ({ request, params, body }) => {
+        await liveActivities.update(auth.appOf(request).id, params.id, body.contentState);
         return { success: true as const };
       },
       {
@@ -127,8 +127,8 @@ export function liveActivitiesRoutes(services: Services) {
     )
     .delete(
       '/api/apps/:appId/live-activities/:id',
-      ({ request, params }) => {
-        liveActivities.end(auth.appOf(request).id, params.id);
+      async ({ request, params }) => {
+        await liveActivities.end(auth.appOf(request).id, params.id);
         return { success: true as const };
       },
       {
@@ -145,8 +145,8 @@ export function liveActivitiesRoutes(services: Services) {
     )
     .put(
       '/api/apps/:appId/live-activities/:id/push-token',
-      ({ request, params, body }) => {
-        liveActivities.reportPushToken(auth.appOf(request).id, params.id, body.token);
+      async ({ request, params, body }) => {
+        await liveActivities.reportPushToken(auth.appOf(request).id, params.id, body.token);
         return { success: true as const };
       },
       {

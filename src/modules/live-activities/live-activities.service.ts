@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import type { Write } from '../../db/group-commit';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
@@ -29,11 +30,13 @@ function requireDeliverable(content: LiveActivityContent): void {
   if (payloadBytes(content) > MAX_PAYLOAD_BYTES) throw new HttpError(400, `payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
 }
 
-/** Use cases of live activities: start, update, end, list, and the iOS per-activity token report. */
-export function liveActivitiesService(ctx: AppContext, devices: DevicesRepository) {
+/**
+ * Use cases of live activities: start, update, end, list, and the iOS per-activity token report.
+ * Writes go through `write` (group commit): each resolves once its transaction is committed.
+ */
+export function liveActivitiesService(ctx: AppContext, devices: DevicesRepository, write: Write) {
   const { db, clock, config } = ctx;
   const repo = liveActivitiesRepository(db);
-  const transaction = <T>(fn: () => T): T => db.$client.transaction(fn)();
 
   const requireActivity = (appId: string, id: string): ActivityRow => {
     const row = repo.find(appId, id);
@@ -53,7 +56,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     /**
      * Starts one activity per targeted connected end user (all of them when `targetUsers` is
      * absent; duplicates merged, unknown ids skipped) and queues its start to each of the user's
-     * devices. Activities and deliveries are written in one transaction before this returns.
+     * devices. Activities and deliveries are written in one transaction before this resolves.
      * Refused with 403 when the plan lacks live activities, 400 for invalid data, 429 when the
      * billing period's minutes are used up.
      * @example start(app, { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '0' } })
@@ -75,7 +78,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       const attributesJson = JSON.stringify(attributes);
       const contentStateJson = JSON.stringify(input.contentState);
       const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
-      return transaction(() => {
+      return write(() => {
         const rows: NewActivity[] = [];
         for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
           // The platform of the end user's most recently registered device (they come oldest first).
@@ -93,8 +96,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * Replaces the whole contentState of an Active activity (validated against its template) and
      * queues the update, in one transaction.
      */
-    update(appId: string, id: string, contentState: Record<string, string>): void {
-      transaction(() => {
+    update(appId: string, id: string, contentState: Record<string, string>): Promise<void> {
+      return write(() => {
         const row = requireActivity(appId, id);
         if (row.state !== 'Active') throw notActive();
         const activity = parsed(row);
@@ -109,8 +112,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     },
 
     /** Ends an Active activity now and queues its removal from the devices. */
-    end(appId: string, id: string): void {
-      transaction(() => {
+    end(appId: string, id: string): Promise<void> {
+      return write(() => {
         const row = requireActivity(appId, id);
         if (row.state !== 'Active') throw notActive();
         const now = clock.now();
@@ -145,8 +148,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * Stores the per-activity push token an iOS device reported and releases the pushes held
      * for it. Accepted for Ended activities too: a held end must still reach the device.
      */
-    reportPushToken(appId: string, id: string, token: string): void {
-      transaction(() => {
+    reportPushToken(appId: string, id: string, token: string): Promise<void> {
+      return write(() => {
         requireActivity(appId, id);
         repo.setPushToken(id, token);
         releaseHeld(db, id, clock.now());

@@ -16,10 +16,11 @@ afterEach(async () => {
 
 const clock = new FakeClock();
 
-async function setup(options: { maxConcurrentStreams?: number; pingIntervalMs?: number } = {}) {
+async function setup(options: { maxConcurrentStreams?: number; pingIntervalMs?: number; streamsPerConnection?: number; maxConnections?: number } = {}) {
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], clock, maxConcurrentStreams: options.maxConcurrentStreams });
-  client = new ApnsClient({ clock, logger: silentLogger, pingIntervalMs: options.pingIntervalMs });
+  const { pingIntervalMs, streamsPerConnection, maxConnections } = options;
+  client = new ApnsClient({ clock, logger: silentLogger, pingIntervalMs, streamsPerConnection, maxConnections });
   const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: apns.url, ca: apns.ca };
   const request = (): PushRequest => ({
     appId: 'a',
@@ -68,6 +69,34 @@ describe('APNs HTTP/2 client', () => {
     expect((await second).every((o) => o.kind === 'delivered')).toBe(true);
     expect(apns.stats.maxActiveStreams).toBe(3);
     expect(apns.requests).toHaveLength(70);
+  });
+
+  test('a burst beyond what one connection carries spreads over a few connections, never more than allowed', async () => {
+    const { request } = await setup({ streamsPerConnection: 5, maxConnections: 3 });
+    expect((await client.send(request())).kind).toBe('delivered');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    apns.respond(() => gate.then(() => undefined));
+    const burst = Promise.all(Array.from({ length: 40 }, () => client.send(request())));
+    await until(() => apns.stats.activeStreams === 15);
+    release();
+    expect((await burst).every((o) => o.kind === 'delivered')).toBe(true);
+    expect(apns.stats.connections).toBe(3);
+    expect(apns.stats.maxActiveStreams).toBe(15);
+  });
+
+  test('a server limit below our own share per connection is respected, not worked around with more connections', async () => {
+    const { request } = await setup({ maxConcurrentStreams: 4, streamsPerConnection: 5, maxConnections: 3 });
+    expect((await client.send(request())).kind).toBe('delivered');
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    apns.respond(() => gate.then(() => undefined));
+    const burst = Promise.all(Array.from({ length: 40 }, () => client.send(request())));
+    await until(() => apns.stats.activeStreams === 4);
+    release();
+    expect((await burst).every((o) => o.kind === 'delivered')).toBe(true);
+    expect(apns.stats.connections).toBe(1);
+    expect(apns.stats.maxActiveStreams).toBe(4);
   });
 
   test('after GOAWAY the next requests go over a new connection and succeed', async () => {

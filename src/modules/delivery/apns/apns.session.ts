@@ -9,6 +9,8 @@ export interface SessionOptions {
   pingIntervalMs: number;
   /** Real time to wait for the server's SETTINGS before giving up on the connection. */
   connectTimeoutMs: number;
+  /** Streams at most, even when the server allows more. */
+  maxStreams?: number;
   logger: Logger;
 }
 
@@ -55,7 +57,7 @@ export class Http2Connection {
     this.session = session;
     session.on('remoteSettings', (settings) => {
       clearTimeout(this.connectTimer);
-      this.limit = settings.maxConcurrentStreams ?? 1000;
+      this.limit = Math.min(settings.maxConcurrentStreams ?? 1000, options.maxStreams ?? Infinity);
       this.wake();
     });
     session.on('goaway', () => {
@@ -75,7 +77,12 @@ export class Http2Connection {
     this.pingTimer.unref?.();
   }
 
-  /** Streams open now and the server's current limit, for tests and metrics. */
+  /** Requests on this connection: streams open and requests waiting for one. */
+  get pending(): number {
+    return this.active + this.waiters.length;
+  }
+
+  /** Streams open now, the current limit (the server's, or `maxStreams` when lower) and requests waiting, for the pool and tests. */
   get load(): { active: number; limit: number; queued: number } {
     return { active: this.active, limit: this.limit, queued: this.waiters.length };
   }

@@ -1,0 +1,2 @@
+DROP INDEX `messages_activity`;--> statement-breakpoint
+CREATE INDEX `deliveries_held_activity` ON `deliveries` (`activity_id`) WHERE status = 'held';

@@ -1,0 +1,69 @@
+#!/usr/bin/env bun
+/**
+ * `npm run bench`: every benchmark against local stand-ins on this machine, each next to its
+ * baseline measured in the same run. Builds the binary from the current sources, then runs each
+ * benchmark (scripts/bench/) as its own process: startup and idle memory, the 100,000-device
+ * fan-out and the 10,000-user Live Activity start (with the bare HTTP/2 baseline, the stand-in's
+ * h2load ceiling and peak memory), and the PATCH API next to a bare Elysia route. A readable
+ * summary goes to stderr; the last line on stdout is one JSON object of all figures.
+ *   npm run bench [-- --quick]     --quick: one run of each, shorter loads (a smoke test, not figures to quote)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const root = join(import.meta.dir, '..');
+const bench = (name: string) => join(import.meta.dir, 'bench', `${name}.ts`);
+
+/** Targets of issue 10 on a 2-core machine: [key, comparison, target]. */
+const TARGETS: [string, '<' | '<=' | '>=', number][] = [
+  ['fanout_per_s', '>=', 10_000],
+  ['fanout_ratio', '>=', 0.7],
+  ['fanout_answer_ms', '<', 2_000],
+  ['la_start_10k_answer_ms', '<', 1_000],
+  ['api_ratio', '>=', 0.5],
+  ['api_update_p99_ms', '<', 20],
+  ['rss_idle_mb', '<=', 80],
+  ['rss_peak_mb', '<=', 250],
+  ['startup_ms', '<', 500],
+];
+
+/** Runs one benchmark script and returns the JSON object on the last line of its stdout. */
+async function run(script: string, args: string[]): Promise<Record<string, number>> {
+  const started = performance.now();
+  console.error(`\n▶ ${script} ${args.join(' ')}`);
+  const proc = Bun.spawn([process.execPath, bench(script), ...args], { cwd: root, stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error(`${script} failed`);
+  const figures = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;
+  console.error(`  ${JSON.stringify(figures)} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  return figures;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'islet-bench-bin-'));
+try {
+  // The binary of the sources as they are now, not a dist/islet left from another build.
+  const binary = join(work, 'islet');
+  const build = Bun.spawnSync([process.execPath, 'scripts/build.ts', '--outfile', binary], { cwd: root, stdout: 'ignore', stderr: 'inherit' });
+  if (build.exitCode !== 0) throw new Error('building the binary failed');
+  const runs = (n: number) => ['--runs', String(values.quick ? 1 : n)];
+
+  const figures = {
+    ...(await run('startup', [...runs(5), '--binary', binary])),
+    ...(await run('fanout', [...runs(3), '--binary', binary])),
+    ...(await run('api-update', [...runs(3), '--seconds', values.quick ? '2' : '5', '--binary', binary])),
+  };
+
+  console.error(`\nIslet benchmarks, ${new Date().toISOString().slice(0, 10)}, ${navigator.hardwareConcurrency} cores${values.quick ? ' (quick: one run each)' : ' (medians)'}`);
+  for (const [key, op, target] of TARGETS) {
+    const value = figures[key];
+    const met = value !== undefined && (op === '<' ? value < target : op === '<=' ? value <= target : value >= target);
+    console.error(`  ${met ? 'met   ' : 'MISSED'} ${key.padEnd(24)} ${String(value).padStart(8)}   target ${op} ${target}`);
+  }
+  for (const [key, value] of Object.entries(figures)) if (!TARGETS.some(([k]) => k === key)) console.error(`         ${key.padEnd(24)} ${String(value).padStart(8)}`);
+  console.log(JSON.stringify(figures));
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,181 @@
+/**
+ * Fan-out and Live Activity starts end to end, through a real server process and the APNs
+ * stand-in in its own process (TLS, HTTP/2, ES256 provider tokens verified):
+ *  - one `notifications/send` to 100,000 connected iOS devices: time to answer, and time until the
+ *    stand-in has accepted every push (deliveries/s end to end); the server's peak RSS meanwhile;
+ *  - a Live Activity start for 10,000 iOS users (each with a push-to-start token): time to answer,
+ *    and starts delivered per second end to end;
+ *  - the baseline, in the same run: apns-baseline.ts, a bare node:http2 client loop sending the
+ *    same payload to the same stand-in; and the stand-in's own ceiling by h2load when installed.
+ * Every run starts a fresh server on a copy of one seeded database. Prints the medians as one JSON line.
+ *   bun scripts/bench/fanout.ts [--runs 3] [--binary dist/islet] [--devices 100000] [--users 10000]
+ */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { importPKCS8, SignJWT } from 'jose';
+import { bootstrap } from '../../src/bootstrap';
+import { parseConfig } from '../../src/config/config.load';
+import { silentLogger } from '../../src/lib/logger';
+import { apnsRequest } from '../../src/modules/delivery/payloads';
+import { apnsToken } from '../../src/test-support/apns-standin';
+import { apnsKey } from '../../src/test-support/delivery-fixtures';
+import { spawnServer } from '../../src/test-support/spawn-server';
+import { h2loadCeiling } from './h2load';
+import { median, round } from './stats';
+import { startStandinProcess } from './standin-process';
+
+const { values } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    binary: { type: 'string' },
+    devices: { type: 'string', default: '100000' },
+    users: { type: 'string', default: '10000' },
+  },
+});
+const RUNS = Number(values.runs);
+const DEVICES = Number(values.devices);
+const USERS = Number(values.users);
+const BUNDLE_ID = 'com.example.bench';
+const KEYS = { fanout: 'sk_bench_fanout', starts: 'sk_bench_starts' };
+const TIMEOUT_MS = 180_000;
+// The title and body the template below renders with the variables of the send.
+const TEMPLATE = { slug: 'welcome', title: 'Hello {{ name }}', body: 'You have {{count}} new messages' };
+const RENDERED = { type: 'notification' as const, templateSlug: 'welcome', releaseVersion: 1, title: 'Hello Ada', body: 'You have 3 new messages' };
+
+const now = () => performance.timeOrigin + performance.now();
+const rssPeakMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/** CPU time (user + system, all threads) the process used so far, in µs; Linux clock ticks are 10 ms. */
+const cpuUs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+
+const key = apnsKey();
+const standin = await startStandinProcess([key]);
+const template = mkdtempSync(join(tmpdir(), 'islet-bench-fanout-'));
+const runDirs: string[] = [];
+try {
+  writeFileSync(join(template, 'apns.p8'), key.key);
+  writeFileSync(join(template, 'standin-ca.pem'), standin.ca);
+  const apns = `bundle_id = "${BUNDLE_ID}"\nteam_id = "${key.teamId}"\nkey_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
+  const config = (dir: string) =>
+    `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
+    `[plans.bench]\nlive_activities = true\n` +
+    `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEYS.fanout}"\n[apps.apns]\n${apns}` +
+    `[[apps]]\nid = "starts"\nplan = "bench"\napp_secret = "${KEYS.starts}"\n[apps.apns]\n${apns}`;
+  seed(template, config(template));
+
+  const results: Record<string, number>[] = [];
+  const authorization = `bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.keyId }).setIssuer(key.teamId).setIssuedAt().sign(await importPKCS8(key.key, 'ES256'))}`;
+  const alert = apnsRequest(RENDERED, BUNDLE_ID);
+  for (let run = 0; run < RUNS; run++) {
+    const dir = mkdtempSync(join(tmpdir(), 'islet-bench-fanout-run-'));
+    runDirs.push(dir);
+    cpSync(template, dir, { recursive: true });
+    const islet = await measureIslet(dir, config(dir));
+    const baseline = await runBaseline({ url: standin.url, ca: standin.ca, authorization, headers: alert.headers, body: JSON.stringify(alert.body), n: DEVICES });
+    const result = { ...islet, fanout_baseline_per_s: baseline };
+    console.error(`fan-out run ${run + 1}: ${JSON.stringify(result)}`);
+    results.push(result);
+  }
+
+  const ceiling = await h2loadCeiling({ url: standin.url, authorization, headers: alert.headers, body: JSON.stringify(alert.body), n: DEVICES });
+  const m = (k: string) => median(results.map((r) => r[k]!));
+  console.log(
+    JSON.stringify({
+      fanout_answer_ms: m('fanout_answer_ms'),
+      fanout_per_s: m('fanout_per_s'),
+      fanout_baseline_per_s: m('fanout_baseline_per_s'),
+      fanout_ratio: round(median(results.map((r) => r.fanout_per_s! / r.fanout_baseline_per_s!)), 2),
+      fanout_cpu_us_per_delivery: m('fanout_cpu_us_per_delivery'),
+      standin_ceiling_per_s: ceiling,
+      rss_peak_mb: m('rss_peak_mb'),
+      la_start_10k_answer_ms: m('la_start_10k_answer_ms'),
+      la_start_10k_per_s: m('la_start_10k_per_s'),
+    }),
+  );
+} finally {
+  await standin.stop();
+  for (const dir of [template, ...runDirs]) rmSync(dir, { recursive: true, force: true });
+}
+
+/** One fresh server on `dir`: the send to every device, then the Live Activity start, each until the stand-in has them all. */
+async function measureIslet(dir: string, toml: string): Promise<Record<string, number>> {
+  const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined);
+  try {
+    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = (await res.json()) as Record<string, unknown>;
+      if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    await call('/api/admin/apps/fanout/releases', { authorization: 'Bearer bench' }, { version: 1, status: 'Live', templates: [TEMPLATE] });
+
+    let base = standin.accepted();
+    const cpuBefore = cpuUs(server.proc.pid);
+    const sentAt = now();
+    const sent = await call('/api/apps/fanout/notifications/send', { 'x-service-key': KEYS.fanout }, { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
+    const fanoutAnswerMs = now() - sentAt;
+    if (sent.messageCount !== DEVICES) throw new Error(`expected ${DEVICES} messages, got ${JSON.stringify(sent)}`);
+    const fanoutMs = (await standin.waitFor(base + DEVICES, TIMEOUT_MS)) - sentAt;
+    const cpuPerDelivery = (cpuUs(server.proc.pid) - cpuBefore) / DEVICES;
+    const rssPeak = rssPeakMb(server.proc.pid);
+
+    base = standin.accepted();
+    const startedAt = now();
+    const started = await call('/api/apps/starts/live-activities', { 'x-service-key': KEYS.starts }, {
+      templateSlug: 'status-tracker',
+      attributes: { title: 'Order #1042', steps: 'Ordered,Packed,Shipped,Delivered' },
+      contentState: { currentStep: '1', status: 'Packed', eta: '14:30' },
+    });
+    const startAnswerMs = now() - startedAt;
+    if (started.activityCount !== USERS) throw new Error(`expected ${USERS} activities, got ${started.activityCount}`);
+    const startsMs = (await standin.waitFor(base + USERS, TIMEOUT_MS)) - startedAt;
+    return {
+      fanout_answer_ms: Math.round(fanoutAnswerMs),
+      fanout_per_s: Math.round(DEVICES / (fanoutMs / 1000)),
+      fanout_cpu_us_per_delivery: Math.round(cpuPerDelivery),
+      rss_peak_mb: Math.round(rssPeak),
+      la_start_10k_answer_ms: Math.round(startAnswerMs),
+      la_start_10k_per_s: Math.round(USERS / (startsMs / 1000)),
+    };
+  } finally {
+    await server.stop();
+  }
+}
+
+/**
+ * Migrates the database, applies the configured apps, and writes the devices straight into it:
+ * DEVICES iOS devices (one end user each) for the send, USERS iOS users with a push-to-start token
+ * for the starts.
+ */
+function seed(dir: string, toml: string): void {
+  const { ctx } = bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
+  const client = ctx.db.$client;
+  const at = Date.now();
+  const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');
+  const device = client.prepare(
+    `INSERT INTO devices (id, app_id, end_user_id, platform, token, push_to_start_token, environment, created_at, updated_at)
+     VALUES (?, ?, ?, 'ios', ?, ?, 'production', ?, ?)`,
+  );
+  client.transaction(() => {
+    for (let i = 0; i < DEVICES; i++) {
+      user.run('fanout', `user-${i}`, at, at);
+      device.run(`dev_fanout_${i}`, 'fanout', `user-${i}`, apnsToken(), null, at, at);
+    }
+    for (let i = 0; i < USERS; i++) {
+      user.run('starts', `user-${i}`, at, at);
+      device.run(`dev_starts_${i}`, 'starts', `user-${i}`, apnsToken(), apnsToken(), at, at);
+    }
+  })();
+  client.close();
+}
+
+async function runBaseline(job: { url: string; ca: string; authorization: string; headers: Record<string, string>; body: string; n: number }): Promise<number> {
+  const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'apns-baseline.ts')], { stdin: new Blob([JSON.stringify(job)]), stdout: 'pipe', stderr: 'inherit' });
+  const out = await new Response(proc.stdout).text();
+  if ((await proc.exited) !== 0) throw new Error('the baseline client failed');
+  return (JSON.parse(out) as { baseline_per_s: number }).baseline_per_s;
+}

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { migrateDatabase, openDatabase, type Db } from './database';
+import { groupCommit } from './group-commit';
+
+let dir: string;
+let db: Db;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'islet-group-commit-'));
+  db = openDatabase(join(dir, 'islet.db'));
+  migrateDatabase(db);
+});
+afterEach(() => {
+  db.$client.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const keys = () => db.$client.query<{ key: string }, []>("SELECT key FROM meta WHERE key LIKE 'k%' ORDER BY key").all().map((r) => r.key);
+const put = (key: string) => () => db.$client.run('INSERT INTO meta (key, value) VALUES (?, ?)', [key, 'v']);
+
+describe('group commit', () => {
+  test('writes asked for in one turn are committed together, and each resolves once that is done', async () => {
+    const write = groupCommit(db.$client);
+    const seenByFirst = write(put('k1')).then(() => keys());
+    const results = await Promise.all(['k2', 'k3'].map((k) => write(() => (put(k)(), k.toUpperCase()))));
+    expect(results).toEqual(['K2', 'K3']);
+    expect(await seenByFirst).toEqual(['k1', 'k2', 'k3']);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  test('a write that throws is rolled back alone; the others of its group are committed', async () => {
+    const write = groupCommit(db.$client);
+    const outcomes = await Promise.allSettled([
+      write(put('k1')),
+      write(() => {
+        put('k2')();
+        throw new Error('refused');
+      }),
+      write(put('k3')),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(keys()).toEqual(['k1', 'k3']);
+  });
+
+  test('when the COMMIT fails every write of the group fails and nothing is stored', async () => {
+    const write = groupCommit(db.$client);
+    const outcomes = await Promise.allSettled([
+      write(put('k1')),
+      // A deferred foreign key violation passes its savepoint and fails the COMMIT.
+      write(() => {
+        db.$client.run('PRAGMA defer_foreign_keys = ON');
+        db.$client.run(
+          "INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, created_at, updated_at) VALUES ('d', 'no-such-app', 'u', 'ios', 't', 'production', 1, 1)",
+        );
+      }),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    expect(keys()).toEqual([]);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+});
