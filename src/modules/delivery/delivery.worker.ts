@@ -6,6 +6,7 @@ import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
 import type { DeliveryMetrics, DeliveryOutcomeLabel } from './metrics';
+import { onQueued } from './outbox';
 import type { Outcome, Transports } from './transport';
 
 export interface WorkerOptions {
@@ -48,6 +49,7 @@ export class DeliveryWorker {
   private settled: (() => void) | undefined;
   private running: Promise<number> | undefined;
   private loop: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
   private sleeper: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
   private stopping = false;
   /** Whether parked deliveries may exist, so the resume check runs only then. */
@@ -80,6 +82,8 @@ export class DeliveryWorker {
     if (this.loop) return;
     const recovered = this.repo.recoverSending(this.ctx.clock.now());
     if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
+    // New work starts at once; the poll only covers retries coming due.
+    this.unsubscribe = onQueued(this.ctx.db, () => this.wake());
     this.loop = (async () => {
       while (!this.stopping) {
         try {
@@ -112,6 +116,7 @@ export class DeliveryWorker {
    */
   async stop(): Promise<void> {
     this.halt();
+    this.unsubscribe?.();
     await this.loop;
     await this.running;
     this.flush();

@@ -56,12 +56,33 @@ export function enqueue(
   }
   const single = client.query<never, (string | number | null)[]>(INSERT_ONE);
   for (; i < targets.length; i++) single.run(...row(targets[i]!));
+  notifyQueued(db);
   return { messageId: message.id, deliveries: targets.length };
 }
 
 /** Makes the deliveries held for an iOS activity due now (its push token has arrived). */
 export function releaseHeld(db: Db, activityId: string, now: number): number {
-  return db.$client
+  const released = db.$client
     .query(`UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE activity_id = ? AND status = 'held'`)
     .run(now, now, activityId).changes;
+  if (released > 0) notifyQueued(db);
+  return released;
+}
+
+const listeners = new WeakMap<Db, Set<() => void>>();
+
+/**
+ * Calls `listener` whenever deliveries are queued or released on this database, so the delivery
+ * worker starts at once instead of at its next poll. Listeners run synchronously inside the
+ * caller's transaction and must only schedule work (the worker's wake-up resumes after it).
+ * Returns the function that removes the listener.
+ */
+export function onQueued(db: Db, listener: () => void): () => void {
+  const set = listeners.get(db) ?? new Set();
+  listeners.set(db, set.add(listener));
+  return () => void set.delete(listener);
+}
+
+function notifyQueued(db: Db): void {
+  listeners.get(db)?.forEach((listener) => listener());
 }

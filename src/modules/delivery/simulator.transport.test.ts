@@ -65,3 +65,18 @@ describe('simulator transport (apps without APNs or FCM credentials)', () => {
     expect(JSON.parse(row!.sent_payload!).url).toBe('https://api.push.apple.com/3/device/{activity-push-token}');
   });
 });
+
+describe('a running engine', () => {
+  test('starts on queued work at once instead of waiting for its next poll', async () => {
+    h = createHarness();
+    await h.createApp({ id: 'demo' });
+    const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
+    // A poll an hour away: only the wake-up on enqueue can get this delivered.
+    engine = createDeliveryEngine(h.ctx, { pollMs: 3_600_000 });
+    engine.start();
+    await Bun.sleep(50); // the first (empty) drain has run and the worker sleeps
+    queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id]);
+    for (let i = 0; i < 200 && deliveryRows(h.ctx)[0]?.status !== 'delivered'; i++) await Bun.sleep(25);
+    expect(deliveryRows(h.ctx)[0]?.status).toBe('delivered');
+  });
+});
