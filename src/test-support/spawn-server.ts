@@ -9,6 +9,8 @@ export interface SpawnedServer {
   url: string;
   /** Everything the process wrote to stderr, once it has exited. */
   stderr: Promise<string>;
+  /** Everything the process printed so far (stdout, then stderr), for failure messages. */
+  output(): string;
   /** SIGTERM, then the exit code. */
   stop(): Promise<number>;
 }
@@ -22,17 +24,26 @@ export async function spawnServer(dir: string, config: string, command: string[]
   const configPath = join(dir, 'islet.toml');
   writeFileSync(configPath, config);
   const proc = Bun.spawn([...command, 'serve', '--config', configPath], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
-  const stderr = new Response(proc.stderr).text();
+  const decoder = new TextDecoder();
+  let err = '';
+  // Both pipes are drained for the whole run: a full pipe would block the server.
+  const stderr = (async () => {
+    for await (const chunk of proc.stderr) err += decoder.decode(chunk);
+    return err;
+  })();
   const reader = proc.stdout.getReader();
   let out = '';
   while (!out.includes('"listening"')) {
     const { value, done } = await reader.read();
     if (done) throw new Error(`server exited before listening: ${await stderr}`);
-    out += new TextDecoder().decode(value);
+    out += decoder.decode(value);
   }
-  // Keep draining stdout so a chatty server never blocks on a full pipe.
   void (async () => {
-    while (!(await reader.read()).done);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      out += decoder.decode(value);
+    }
   })();
   const line = out.split('\n').find((l) => l.includes('"listening"'))!;
   const url = String(JSON.parse(line).url).replace('0.0.0.0', '127.0.0.1');
@@ -40,6 +51,7 @@ export async function spawnServer(dir: string, config: string, command: string[]
     proc,
     url,
     stderr,
+    output: () => `${out}${err}`,
     async stop() {
       proc.kill('SIGTERM');
       return proc.exited;

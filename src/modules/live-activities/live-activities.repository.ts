@@ -24,6 +24,10 @@ export interface NewActivity {
   startedAt: number;
 }
 
+/** The columns of an ActivityRow, named as its fields, for raw queries that return whole rows. */
+export const ACTIVITY_COLUMNS = `id, app_id AS appId, end_user_id AS endUserId, template_slug AS templateSlug, platform, state, attributes,
+  content_state AS contentState, push_token AS pushToken, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason`;
+
 /** Rows per INSERT statement when starting many activities (8 parameters each). */
 const INSERT_BATCH = 100;
 
@@ -38,9 +42,7 @@ export function liveActivitiesRepository(db: Db) {
   const values = (r: NewActivity) => [r.id, r.appId, r.endUserId, r.templateSlug, r.platform, r.attributes, r.contentState, r.startedAt];
   // Raw rather than drizzle's prepared query (2.1 µs against 1.3 µs): every update and end reads one.
   const byId = client.query<ActivityRow, [string, string]>(
-    `SELECT id, app_id AS appId, end_user_id AS endUserId, template_slug AS templateSlug, platform, state, attributes,
-            content_state AS contentState, push_token AS pushToken, started_at AS startedAt, ended_at AS endedAt, end_reason AS endReason
-       FROM activities WHERE app_id = ? AND id = ?`,
+    `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = ? AND id = ?`,
   );
 
   return {

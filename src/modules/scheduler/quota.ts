@@ -1,6 +1,6 @@
 import type { PlanConfig } from '../../config/config.schema';
 import type { Db } from '../../db/database';
-import type { ActivityRow } from '../live-activities/live-activities.repository';
+import { ACTIVITY_COLUMNS, type ActivityRow } from '../live-activities/live-activities.repository';
 
 const MINUTE_MS = 60_000;
 
@@ -8,10 +8,7 @@ const MINUTE_MS = 60_000;
 export function activeActivities(db: Db, appId: string): ActivityRow[] {
   return db.$client
     .query<ActivityRow, [string]>(
-      `SELECT id, app_id AS appId, end_user_id AS endUserId, template_slug AS templateSlug, platform, state,
-              attributes, content_state AS contentState, push_token AS pushToken, started_at AS startedAt,
-              ended_at AS endedAt, end_reason AS endReason
-         FROM activities WHERE app_id = ? AND state = 'Active' ORDER BY started_at, id`,
+      `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = ? AND state = 'Active' ORDER BY started_at, id`,
     )
     .all(appId);
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context';
 import { endActivities } from '../../live-activities/live-activities.delivery';
-import type { ActivityRow } from '../../live-activities/live-activities.repository';
+import { ACTIVITY_COLUMNS, type ActivityRow } from '../../live-activities/live-activities.repository';
 import type { Job } from '../scheduler';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -17,10 +17,7 @@ export const IOS_MAX_VISIBLE_MS = 12 * HOUR_MS;
 export function expireIosActivities(ctx: AppContext, now: number): number {
   const due = ctx.db.$client
     .query<ActivityRow, [number]>(
-      `SELECT id, app_id AS appId, end_user_id AS endUserId, template_slug AS templateSlug, platform, state,
-              attributes, content_state AS contentState, push_token AS pushToken, started_at AS startedAt,
-              ended_at AS endedAt, end_reason AS endReason
-         FROM activities WHERE state = 'Active' AND platform = 'ios' AND started_at <= ?`,
+      `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE state = 'Active' AND platform = 'ios' AND started_at <= ?`,
     )
     .all(now - IOS_MAX_ACTIVE_MS);
   if (due.length === 0) return 0;
