@@ -4,6 +4,7 @@ import { checkRequestBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
+import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
@@ -93,7 +94,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
-    .use(usageAdminRoutes(services));
+    .use(usageAdminRoutes(services))
+    .use(auditAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
   return app;

@@ -29,11 +29,22 @@ export function isAdminToken(tokenHash: string, token: string): boolean {
 /**
  * Requires `Authorization: Bearer <admin token>`, or 401. Without that header, a console session
  * cookie (with its CSRF token on mutations) is accepted instead when `sessions` is given.
+ * Returns who the request is, for the audit log: `admin-token:<8 hex>` or `console:<8 hex>`,
+ * the start of a SHA-256 (of the token, of the session id), never the secret itself.
  */
-export function requireAdmin(tokenHash: string, request: Request, sessions?: ConsoleSessions): void {
+export function requireAdmin(tokenHash: string, request: Request, sessions?: ConsoleSessions): string {
   const header = request.headers.get('authorization');
-  if (!header && sessions && admitConsoleSession(sessions, request)) return;
+  if (!header && sessions) {
+    const session = admitConsoleSession(sessions, request);
+    if (session) return consoleActor(session);
+  }
   const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
   if (!match) throw new HttpError(401, 'Authorization header with a Bearer admin token is required');
   if (!isAdminToken(tokenHash, match[1]!.trim())) throw new HttpError(401, 'invalid admin token');
+  return `admin-token:${tokenHash.slice(0, 8)}`;
+}
+
+/** The audit actor of a console session, from its id (the cookie value). */
+export function consoleActor(sessionId: string): string {
+  return `console:${sha256Hex(sessionId).slice(0, 8)}`;
 }

@@ -88,15 +88,15 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * Admits a request that carries the console's session cookie: the session must be live, and a
  * mutating method must also send the session's CSRF token in `X-CSRF-Token` (a header another
  * site cannot set without a CORS preflight, on top of the SameSite=Strict cookie).
- * Returns false when the request has no session cookie at all.
+ * Returns the session id, or undefined when the request has no session cookie at all.
  */
-export function admitConsoleSession(sessions: ConsoleSessions, request: Request): boolean {
+export function admitConsoleSession(sessions: ConsoleSessions, request: Request): string | undefined {
   const id = readCookie(request, SESSION_COOKIE);
-  if (!id) return false;
+  if (!id) return undefined;
   const session = sessions.find(id);
   if (!session) throw new HttpError(401, 'console session expired or signed out; sign in again');
   if (MUTATING.has(request.method) && !sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) {
     throw new HttpError(403, 'missing or invalid CSRF token');
   }
-  return true;
+  return id;
 }

@@ -1,8 +1,9 @@
 import { Elysia, t } from 'elysia';
 import { isoTime } from '../../lib/clock';
+import { clientAddress } from '../../lib/client-address';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
-import { isAdminToken } from '../auth/admin-auth';
+import { consoleActor, isAdminToken } from '../auth/admin-auth';
 import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './console-sessions';
 
 /**
@@ -25,7 +26,7 @@ export function consoleRoutes(services: Services) {
       '/session',
       ({ body, set, request, server }) => {
         // Without a listening server (tests calling app.handle) every request counts as one address.
-        const address = server?.requestIP(request)?.address ?? 'local';
+        const address = clientAddress(request, server);
         const wait = throttle.wait(address);
         if (wait > 0) throw new HttpError(429, `too many wrong tokens; try again in ${wait} s`, { 'retry-after': String(wait) });
         if (!isAdminToken(ctx.adminTokenHash, body.token.trim())) {
@@ -35,6 +36,7 @@ export function consoleRoutes(services: Services) {
         }
         throttle.succeed(address);
         const { id, session } = sessions.create();
+        services.audit.record({ actor: consoleActor(id), address, action: 'console.sign-in', target: 'console' });
         set.headers['set-cookie'] = cookie(id, Math.floor(sessions.lifetimeMs / 1000));
         return view(session);
       },
