@@ -29,13 +29,13 @@ export function consoleRoutes(services: Services) {
         const address = clientAddress(request, server);
         const wait = throttle.wait(address);
         if (wait > 0) throw new HttpError(429, `too many wrong tokens; try again in ${wait} s`, { 'retry-after': String(wait) });
-        if (!isAdminToken(ctx.adminTokenHash, body.token.trim())) {
+        if (!isAdminToken(ctx.adminTokenHash(), body.token.trim())) {
           throttle.fail(address);
           ctx.logger.warn('console sign-in refused', { address });
           throw new HttpError(401, 'invalid admin token');
         }
         throttle.succeed(address);
-        const { id, session } = sessions.create();
+        const { id, session } = sessions.create(ctx.adminTokenHash());
         services.audit.record({ actor: consoleActor(id), address, action: 'console.sign-in', target: 'console' });
         set.headers['set-cookie'] = cookie(id, Math.floor(sessions.lifetimeMs / 1000));
         return view(session);
@@ -44,13 +44,13 @@ export function consoleRoutes(services: Services) {
     )
     .get('/session', ({ request }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id) : undefined;
+      const session = id ? sessions.find(id, ctx.adminTokenHash()) : undefined;
       if (!session) throw new HttpError(401, 'not signed in');
       return view(session);
     })
     .delete('/session', ({ request, set }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id) : undefined;
+      const session = id ? sessions.find(id, ctx.adminTokenHash()) : undefined;
       if (id && session) {
         // A live session needs its CSRF token to be ended, so another site cannot sign people out.
         if (!sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) throw new HttpError(403, 'missing or invalid CSRF token');
