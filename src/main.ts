@@ -79,8 +79,16 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // After a certificate renewal: `systemctl reload islet` / `kill -HUP <pid>` / `podman kill -s HUP islet`.
+  process.on('SIGHUP', () => {
+    if (!config.server.tls_cert) return ctx.logger.info('SIGHUP ignored: no [server] tls_cert to reload');
+    server.reloadTls().then(
+      () => ctx.logger.info('TLS certificate reloaded', { cert: config.server.tls_cert }),
+      (e) => ctx.logger.error('TLS certificate reload failed; still serving the previous one', { error: e instanceof Error ? e.message : String(e) }),
+    );
+  });
 
-  const publicUrl = config.server.public_url ?? server.url;
+  const publicUrl = config.server.public_url ?? server.url.replace('://0.0.0.0:', '://localhost:').replace('://[::]:', '://localhost:');
   if (generatedAdminToken) {
     // Printed once, to the terminal only: the database keeps just its hash.
     writeSync(
@@ -90,14 +98,24 @@ async function serve(config: Config): Promise<void> {
         `  To choose your own, set [admin] token in the config file or ISLET_ADMIN_TOKEN.\n\n`,
     );
   }
-  ctx.logger.info('listening', { url: server.url, console: `${publicUrl}/console`, docs: `${publicUrl}/swagger`, config: config.source, version: VERSION });
+  ctx.logger.info('listening', {
+    url: server.url,
+    publicUrl,
+    tls: Boolean(config.server.tls_cert),
+    console: `${publicUrl}/console`,
+    docs: `${publicUrl}/swagger`,
+    config: config.source,
+    version: VERSION,
+  });
 }
 
 /** Asks the server on this machine whether it is ready; needs no shell or curl in the image. */
 async function healthcheck(config: Config): Promise<number> {
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
   try {
-    const res = await fetch(`http://${host}:${config.server.port}/readyz`, { signal: AbortSignal.timeout(3000) });
+    // Over TLS the certificate names the public host, not this address: only liveness is asked here.
+    const scheme = config.server.tls_cert ? 'https' : 'http';
+    const res = await fetch(`${scheme}://${host}:${config.server.port}/readyz`, { signal: AbortSignal.timeout(3000), tls: { rejectUnauthorized: false } });
     console.log(res.status === 200 ? 'ready' : `not ready (HTTP ${res.status})`);
     return res.status === 200 ? 0 : 1;
   } catch (e) {

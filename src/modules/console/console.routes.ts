@@ -13,7 +13,7 @@ import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './
  */
 export function consoleRoutes(services: Services) {
   const { consoleSessions: sessions, signInThrottle: throttle, ctx } = services;
-  const secure = (ctx.config.server.public_url ?? '').toLowerCase().startsWith('https://');
+  const secure = ctx.config.server.public_url ? ctx.config.server.public_url.toLowerCase().startsWith('https://') : Boolean(ctx.config.server.tls_cert);
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
   const view = (session: ConsoleSession) => ({ csrfToken: session.csrfToken, expiresAt: isoTime(session.expiresAt) });
