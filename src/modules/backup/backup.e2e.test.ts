@@ -45,8 +45,8 @@ describe('backup and restore (real server processes)', () => {
     expect(started.status).toBe(200);
 
     // Fan-outs keep writing (300 deliveries each, and the worker records their outcomes) while the backup runs.
+    // The folder does not exist yet: backup makes it.
     const backupFile = join(dir, 'backups', 'islet-1.db');
-    mkdirSync(join(dir, 'backups'));
     let writing = true;
     let sends = 0;
     const fanOut = (async () => {
@@ -70,6 +70,8 @@ describe('backup and restore (real server processes)', () => {
     // The fan-out was writing while the backup ran (a backup takes a process start, far longer than one send).
     expect(sendsDuringBackup).toBeGreaterThan(sendsBeforeBackup);
     expect(readdirSync(join(dir, 'backups'))).toEqual(['islet-1.db']);
+    const again = await cli(['backup', backupFile], configA);
+    expect([again.code, again.err.includes('already exists')]).toEqual([1, true]);
     const copy = new Database(backupFile, { readonly: true });
     const inBackup = {
       integrity: copy.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check,

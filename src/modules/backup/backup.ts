@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite';
-import { closeSync, existsSync, fsyncSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CANARY_KEY } from '../../bootstrap';
 import { ConfigError } from '../../config/config.load';
@@ -38,6 +38,8 @@ export function backupDatabase(config: Config, file: string): string[] {
   const source = config.database.path;
   if (!existsSync(source)) throw new ConfigError([`no database at ${source}`]);
   if (existsSync(file)) throw new ConfigError([`${file} already exists; choose a new name (e.g. with the date)`]);
+  // Made here: the FROM-scratch image has no shell to make it with.
+  mkdirSync(dirname(file), { recursive: true });
   const partial = join(dirname(file), `.${basename(file)}.partial`);
   rmSync(partial, { force: true });
   const db = new Database(source, { readwrite: true, create: false });
