@@ -80,14 +80,14 @@ describe('GET /metrics', () => {
     const before = await h.request('GET', '/metrics');
     expect(before.status).toBe(200);
     expect(before.headers.get('content-type')).toStartWith('text/plain; version=0.0.4');
-    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="apns",state="pending"} 1');
-    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="fcm",state="pending"} 2');
+    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="pending"} 3');
+    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="held"} 1');
     await engine.drain();
     const after = (await h.request('GET', '/metrics')).body as string;
     expect(after).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="notification",outcome="delivered"} 2');
     expect(after).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="la_start",outcome="delivered"} 1');
-    expect(after).not.toContain('islet_delivery_queue_depth{app="demo",provider="fcm",state="pending"}');
-    expect(after).toContain('islet_delivery_queue_depth{app="demo",provider="fcm",state="held"} 1');
+    expect(after).not.toContain('state="pending"');
+    expect(after).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="held"} 1');
     expect(after).toContain('islet_provider_request_seconds_count{provider="simulator"} 3');
     expect(after).toContain('islet_live_activities_active{app="demo",platform="android"} 1');
     expect(after).toContain('islet_channel_state{app="demo",provider="apns",state="simulator"} 1');
