@@ -42,7 +42,7 @@ describe('container image', () => {
     const run = sh([
       ...podman, 'run', '-d', '--name', name, '--no-healthcheck',
       '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1000:1000',
-      '-p', '127.0.0.1::8080', '-e', 'ISLET_ADMIN_TOKEN=image-test', tag,
+      '-p', '127.0.0.1::8080', '-e', 'ISLET_ADMIN_TOKEN=image-test', '-e', 'ISLET_SERVER_PUBLIC_URL=https://push.example.test', tag,
     ]);
     expect(run.err).not.toContain('Error');
     expect(run.code).toBe(0);
@@ -57,9 +57,29 @@ describe('container image', () => {
     expect(health.out.trim()).toBe('ready');
     expect(health.code).toBe(0);
 
+    // Operations with no shell in the image: backup while serving, restore refused while serving.
+    const exec = (...args: string[]) => sh([...podman, 'exec', name, '/usr/local/bin/islet', ...args]);
+    const backup = exec('backup', '/data/backup-1.db');
+    expect(backup.err).toBe('');
+    expect(backup.out).toContain('backup written to /data/backup-1.db');
+    expect(backup.out).toContain('it needs the key file /data/islet.key');
+    const refused = exec('restore', '/data/backup-1.db');
+    expect([refused.code, refused.err]).toEqual([1, 'islet: configuration error\n  an Islet server is running on /data/islet.db: stop it first, then restore\n']);
+    expect(exec('admin-token', 'reset').err).toContain('the admin token is set by [admin] token (or ISLET_ADMIN_TOKEN)');
+
     // Exit code 0, not 137: the server (PID 1) handled SIGTERM itself before podman's SIGKILL.
     expect(sh([...podman, 'stop', '-t', '20', name]).code).toBe(0);
     expect(sh([...podman, 'inspect', name, '--format', '{{.State.ExitCode}}']).out.trim()).toBe('0');
-    expect(sh([...podman, 'logs', name]).out + sh([...podman, 'logs', name]).err).toContain('"msg":"stopped"');
-  }, 60_000);
+    const logs = sh([...podman, 'logs', name]);
+    expect(logs.out + logs.err).toContain('"msg":"stopped"');
+    expect(logs.out).toContain('"publicUrl":"https://push.example.test"');
+
+    // With the server stopped, restore runs in a one-off container on the same volume.
+    const restored = sh([
+      ...podman, 'run', '--rm', '--no-healthcheck', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1000:1000',
+      '--volumes-from', name, tag, 'restore', '/data/backup-1.db',
+    ]);
+    expect(restored.err).toBe('');
+    expect(restored.out).toContain('restored /data/islet.db from /data/backup-1.db');
+  }, 90_000);
 });

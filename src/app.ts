@@ -4,15 +4,17 @@ import { checkRequestBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
+import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
-import { metricsRoutes } from './modules/delivery/metrics.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
+import { isletMetrics } from './modules/metrics/metrics';
+import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
@@ -29,6 +31,8 @@ interface RequestInfo {
   errorStatus?: number;
 }
 
+const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
 /**
  * Builds the whole HTTP application from its context. Nothing here listens or reads the
  * environment; tests call `app.handle(new Request(…))`, `serve` hands `app.fetch` to Bun.serve.
@@ -38,6 +42,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
   const services: Services = buildServices(ctx);
   const info = new WeakMap<Request, RequestInfo>();
   let allowedMethods: (request: Request) => string[] = () => [];
+  const metrics = isletMetrics(ctx);
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
@@ -60,16 +65,21 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
       if (meta) meta.errorStatus = response.status;
       return response;
     })
-    .onAfterResponse({ as: 'global' }, ({ request, set, responseValue }) => {
+    .onAfterResponse({ as: 'global' }, ({ request, set, responseValue, route }) => {
       const meta = info.get(request);
       const status =
         meta?.errorStatus ?? (responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200);
+      const seconds = meta ? (performance.now() - meta.start) / 1000 : 0;
+      // The route template, never the path: ids in paths would make a series per activity.
+      const labels = { method: HTTP_METHODS.has(request.method) ? request.method : 'other', route: route || 'unmatched', status };
+      metrics.httpRequests.inc(labels);
+      metrics.httpSeconds.observe(labels, seconds);
       ctx.logger.info('request', {
         requestId: meta?.id,
         method: request.method,
         path: new URL(request.url).pathname,
         status,
-        durationMs: meta ? Math.round((performance.now() - meta.start) * 100) / 100 : undefined,
+        durationMs: Math.round(seconds * 100_000) / 100,
       });
     })
     .use(docsRoutes())
@@ -84,7 +94,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
-    .use(usageAdminRoutes(services));
+    .use(usageAdminRoutes(services))
+    .use(auditAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
   return app;

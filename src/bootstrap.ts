@@ -31,7 +31,7 @@ export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx
     const box = new SecretBox(key);
     checkMasterKey(db, box);
     const admin = resolveAdminToken(db, config.admin.token);
-    const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.hash };
+    const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current };
     seedAppsFromConfig(ctx);
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {
@@ -40,7 +40,8 @@ export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx
   }
 }
 
-const CANARY_KEY = 'master_key_canary';
+/** The meta row sealed with the master key: opening it proves a key fits the database. */
+export const CANARY_KEY = 'master_key_canary';
 
 /** Refuses to start with a master key other than the one the database's secrets were sealed with. */
 function checkMasterKey(db: AppContext['db'], box: SecretBox): void {

@@ -12,6 +12,6 @@ export interface AppContext {
   logger: Logger;
   /** Seals and opens secrets stored in the database. */
   box: SecretBox;
-  /** SHA-256 of the admin token (from config, or generated on first start). */
-  adminTokenHash: string;
+  /** SHA-256 of the admin token (from config, or generated and kept in the database; read at each call). */
+  adminTokenHash: () => string;
 }

@@ -5,6 +5,12 @@ import { ConfigError, loadConfig, resolveConfigPath } from './config/config.load
 import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
 import { migrateDatabase, openDatabase } from './db/database';
+import { tryInstanceLock } from './db/instance-lock';
+import { systemClock } from './lib/clock';
+import { silentLogger } from './lib/logger';
+import { resetAdminToken } from './modules/auth/admin-auth';
+import { auditService } from './modules/audit/audit.service';
+import { backupDatabase, restoreDatabase } from './modules/backup/backup';
 import { startServer } from './server';
 import { COMMIT, VERSION } from './version';
 
@@ -16,14 +22,22 @@ Commands:
   check-config   validate the configuration and print it with secrets redacted
   version        print the version and the commit it was built from
   healthcheck    exit 0 when the local server answers /readyz (for container health checks)
+  backup FILE    write a consistent copy of the database to FILE, also while the server runs
+  restore FILE   replace the database with the backup FILE (the server must be stopped)
+  admin-token reset
+                 print a new admin token; the old one stops working, also on a running server
 
 The configuration is read from --config FILE, else $ISLET_CONFIG, else ./islet.toml when present,
 else built-in defaults. ISLET_<SECTION>_<KEY> environment variables override keys.`;
 
-function parseArgs(argv: string[]): { command: string; configFlag?: string } {
+/** How many arguments each command takes after its name. */
+const ARITY: Record<string, number> = { backup: 1, restore: 1, 'admin-token': 1 };
+
+function parseArgs(argv: string[]): { command: string; args: string[]; configFlag?: string } {
   let command = 'serve';
   let configFlag: string | undefined;
   let sawCommand = false;
+  const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--config' || arg === '-c') configFlag = argv[++i];
@@ -32,9 +46,11 @@ function parseArgs(argv: string[]): { command: string; configFlag?: string } {
     else if (!sawCommand) {
       command = arg;
       sawCommand = true;
-    } else throw new ConfigError([`unexpected argument "${arg}"`]);
+    } else if (args.length < (ARITY[command] ?? 0)) args.push(arg);
+    else throw new ConfigError([`unexpected argument "${arg}"`]);
   }
-  return { command, configFlag };
+  if (command in ARITY && args.length < ARITY[command]!) throw new ConfigError([`${command} needs ${command === 'admin-token' ? '"reset"' : 'a FILE'}\n\n${USAGE}`]);
+  return { command, args, configFlag };
 }
 
 function readConfig(configFlag: string | undefined): Config {
@@ -42,6 +58,9 @@ function readConfig(configFlag: string | undefined): Config {
 }
 
 async function serve(config: Config): Promise<void> {
+  // Held until the process ends: restore refuses meanwhile, and a second server cannot start.
+  const lock = tryInstanceLock(config.database.path);
+  if (!lock) throw new ConfigError([`another Islet server is running on ${config.database.path}`]);
   const { ctx, generatedAdminToken } = bootstrap(config);
   const server = startServer(ctx);
   let signalled = false;
@@ -51,6 +70,7 @@ async function serve(config: Config): Promise<void> {
     ctx.logger.info('stopping', { signal });
     server.stop().then(
       () => {
+        lock.release();
         ctx.logger.info('stopped');
         process.exit(0);
       },
@@ -59,8 +79,16 @@ async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // After a certificate renewal: `systemctl reload islet` / `kill -HUP <pid>` / `podman kill -s HUP islet`.
+  process.on('SIGHUP', () => {
+    if (!config.server.tls_cert) return ctx.logger.info('SIGHUP ignored: no [server] tls_cert to reload');
+    server.reloadTls().then(
+      () => ctx.logger.info('TLS certificate reloaded', { cert: config.server.tls_cert }),
+      (e) => ctx.logger.error('TLS certificate reload failed; still serving the previous one', { error: e instanceof Error ? e.message : String(e) }),
+    );
+  });
 
-  const publicUrl = config.server.public_url ?? server.url;
+  const publicUrl = config.server.public_url ?? server.url.replace('://0.0.0.0:', '://localhost:').replace('://[::]:', '://localhost:');
   if (generatedAdminToken) {
     // Printed once, to the terminal only: the database keeps just its hash.
     writeSync(
@@ -70,14 +98,24 @@ async function serve(config: Config): Promise<void> {
         `  To choose your own, set [admin] token in the config file or ISLET_ADMIN_TOKEN.\n\n`,
     );
   }
-  ctx.logger.info('listening', { url: server.url, console: `${publicUrl}/console`, docs: `${publicUrl}/swagger`, config: config.source, version: VERSION });
+  ctx.logger.info('listening', {
+    url: server.url,
+    publicUrl,
+    tls: Boolean(config.server.tls_cert),
+    console: `${publicUrl}/console`,
+    docs: `${publicUrl}/swagger`,
+    config: config.source,
+    version: VERSION,
+  });
 }
 
 /** Asks the server on this machine whether it is ready; needs no shell or curl in the image. */
 async function healthcheck(config: Config): Promise<number> {
   const host = config.server.host === '0.0.0.0' || config.server.host === '::' ? '127.0.0.1' : config.server.host;
   try {
-    const res = await fetch(`http://${host}:${config.server.port}/readyz`, { signal: AbortSignal.timeout(3000) });
+    // Over TLS the certificate names the public host, not this address: only liveness is asked here.
+    const scheme = config.server.tls_cert ? 'https' : 'http';
+    const res = await fetch(`${scheme}://${host}:${config.server.port}/readyz`, { signal: AbortSignal.timeout(3000), tls: { rejectUnauthorized: false } });
     console.log(res.status === 200 ? 'ready' : `not ready (HTTP ${res.status})`);
     return res.status === 200 ? 0 : 1;
   } catch (e) {
@@ -87,7 +125,7 @@ async function healthcheck(config: Config): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { command, configFlag } = parseArgs(argv);
+  const { command, args, configFlag } = parseArgs(argv);
   switch (command) {
     case 'serve':
       await serve(readConfig(configFlag));
@@ -103,6 +141,27 @@ async function main(argv: string[]): Promise<number> {
     case 'check-config':
       console.log(JSON.stringify(redactConfig(readConfig(configFlag)), null, 2));
       return 0;
+    case 'backup':
+      for (const line of backupDatabase(readConfig(configFlag), args[0]!)) console.log(line);
+      return 0;
+    case 'restore':
+      for (const line of restoreDatabase(readConfig(configFlag), args[0]!)) console.log(line);
+      return 0;
+    case 'admin-token': {
+      if (args[0] !== 'reset') throw new ConfigError([`unknown admin-token action "${args[0]}"; use: islet admin-token reset`]);
+      const config = readConfig(configFlag);
+      const db = openDatabase(config.database.path);
+      try {
+        migrateDatabase(db);
+        const token = resetAdminToken(db, config.admin.token);
+        auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
+        console.log(token);
+        console.error('The previous admin token no longer works; console sessions signed in with it stay until they expire or sign out.');
+      } finally {
+        db.$client.close();
+      }
+      return 0;
+    }
     case 'healthcheck':
       return healthcheck(readConfig(configFlag));
     case 'version':

@@ -1,6 +1,7 @@
 import type { AppContext } from './context';
 import { groupCommit } from './db/group-commit';
 import { appsService } from './modules/apps/apps.service';
+import { auditService } from './modules/audit/audit.service';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
 import { signInThrottle } from './modules/console/sign-in-throttle';
@@ -21,6 +22,7 @@ export function buildServices(ctx: AppContext) {
     clock: ctx.clock,
     apps,
     auth: serviceAuth(ctx, apps),
+    audit: auditService(ctx),
     consoleSessions: consoleSessions(ctx.clock),
     signInThrottle: signInThrottle(ctx.clock),
     devices,

@@ -6,6 +6,7 @@ import { ActivitiesPage } from './pages/activities';
 import { ActivityDetailPage } from './pages/activity-detail';
 import { AppOverviewPage } from './pages/app-overview';
 import { AppsPage } from './pages/apps';
+import { AuditPage } from './pages/audit';
 import { DeliveriesPage } from './pages/deliveries';
 import { DevicesPage } from './pages/devices';
 import { ReleaseDetailPage } from './pages/release-detail';
@@ -25,6 +26,7 @@ interface Route {
 const ROUTES: Route[] = [
   { pattern: '/', title: 'Apps', render: () => html`<${AppsPage} />` },
   { pattern: '/templates', title: 'Template gallery', render: () => html`<${TemplateGalleryPage} />` },
+  { pattern: '/audit', title: 'Audit log', render: () => html`<${AuditPage} />` },
   { pattern: '/apps/:appId', title: 'Overview', render: (p) => html`<${AppOverviewPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/devices', title: 'End users & devices', render: (p) => html`<${DevicesPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/activities', title: 'Live Activities', render: (p) => html`<${ActivitiesPage} key=${p.appId} appId=${p.appId} />` },

@@ -23,6 +23,8 @@ export const SECTIONS = {
       min: 0,
       doc: 'Requests per second allowed per app on the public API (bursts up to twice that); 0 turns the limit off.',
     },
+    tls_cert: { kind: 'string', doc: 'PEM certificate chain: serve HTTPS directly (with tls_key). Re-read on SIGHUP.' },
+    tls_key: { kind: 'string', secret: true, doc: 'PEM private key of tls_cert. Re-read on SIGHUP.' },
   },
   database: {
     path: { kind: 'string', default: 'data/islet.db', doc: 'SQLite database file, relative to the working directory.' },
@@ -48,6 +50,9 @@ export const SECTIONS = {
   retention: {
     activities_days: { kind: 'integer', default: 90, min: 1, doc: 'Ended activities older than this are deleted.' },
     deliveries_days: { kind: 'integer', default: 14, min: 1, doc: 'Finished deliveries older than this are deleted.' },
+  },
+  metrics: {
+    token: { kind: 'string', secret: true, doc: 'When set, GET /metrics needs Authorization: Bearer <token>; absent: /metrics is open.' },
   },
   log: {
     level: { kind: 'string', default: 'info', oneOf: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Log level.' },

@@ -46,7 +46,7 @@ export function isDatabaseReady(db: Db, migrationsFolder = defaultMigrationsFold
 }
 
 const shippedCounts = new Map<string, number>();
-function shippedMigrationCount(folder: string): number {
+export function shippedMigrationCount(folder: string): number {
   let n = shippedCounts.get(folder);
   if (n === undefined) {
     const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };

@@ -190,3 +190,27 @@ export const notificationTemplates = sqliteTable(
     foreignKey({ columns: [t.appId, t.version], foreignColumns: [releases.appId, releases.version] }).onDelete('cascade'),
   ],
 );
+
+/**
+ * Who changed what through the admin API, the console or the command line. Kept apart from the
+ * app (no foreign key): deleting an app keeps the record of who deleted it. Never holds a secret.
+ */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    at: integer('at').notNull(),
+    /** `admin-token:<8 hex of its SHA-256>`, `console:<8 hex of the session id's SHA-256>` or `cli`. */
+    actor: text('actor').notNull(),
+    /** The client's address (`local` from the command line). */
+    address: text('address').notNull(),
+    /** e.g. `app.create`, `secret.rotate`, `apns.set`, `release.status`, `admin-token.reset`. */
+    action: text('action').notNull(),
+    appId: text('app_id'),
+    /** What was changed, e.g. `apps/demo/releases/3`. */
+    target: text('target').notNull(),
+    /** JSON of the change's non-secret fields. */
+    summary: text('summary').notNull(),
+  },
+  (t) => [index('audit_log_at').on(t.at), index('audit_log_app').on(t.appId, t.id)],
+);

@@ -207,12 +207,39 @@ describe('console', () => {
     await screenshot(page, 'desktop-13-gallery');
   }, SLOW);
 
+  test('removes a device, and the audit log lists every change with its session, filtered by action', async () => {
+    await page.goto(`${islet.url}${flow.appPath}/devices`);
+    await page.getByRole('button', { name: 'Add a simulated device' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Add a simulated device' });
+    await dialog.getByLabel('End user id').fill('bob');
+    await dialog.getByRole('button', { name: 'Add device' }).click();
+    const devices = page.getByRole('region', { name: 'Devices' });
+    await devices.getByRole('cell', { name: 'bob', exact: true }).waitFor();
+    const bobRow = devices.getByRole('row').filter({ has: page.getByRole('cell', { name: 'bob', exact: true }) });
+    await bobRow.getByRole('button', { name: /^Remove device/ }).click();
+    await devices.getByRole('cell', { name: 'bob', exact: true }).waitFor({ state: 'detached' });
+
+    await nav(page, 'Audit log').click();
+    await heading(page, 'Audit log').waitFor();
+    const table = page.getByRole('table', { name: 'Audit log, newest first' });
+    await table.locator('tr[data-action="device.remove"]').waitFor();
+    const actions = await table.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-action')));
+    for (const action of ['console.sign-in', 'app.create', 'device.register', 'device.remove', 'release.create', 'release.status'])
+      expect(actions).toContain(action);
+    await expect(table.locator('tr[data-action="device.remove"]').getByText(/^console session [0-9a-f]{8}$/).count()).resolves.toBe(1);
+    await screenshot(page, 'desktop-14-audit');
+    await page.getByLabel('Action').selectOption('device.remove');
+    await table.locator('tr[data-action="app.create"]').waitFor({ state: 'detached' });
+    expect(await table.locator('tbody tr').count()).toBe(1);
+  }, SLOW);
+
   test('at phone width the menu opens as a drawer and the pages fit the screen', async () => {
     const phone = await newRecordedContext(browser, 'phone', recorder);
     await phone.addCookies(await desktop.cookies());
     const p = await phone.newPage();
     for (const [name, path] of [
       ['apps', '/console'],
+      ['audit', '/console/audit'],
       ['app-overview', flow.appPath!],
       ['activities', `${flow.appPath}/activities`],
       ['start-activity', `${flow.appPath}/activities/new`],

@@ -107,3 +107,14 @@ export interface Usage {
   activeActivities: number;
   daily: { date: string; minutes: number }[];
 }
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  actor: string;
+  address: string;
+  action: string;
+  appId: string | null;
+  target: string;
+  summary: Record<string, unknown>;
+}

@@ -100,17 +100,24 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
   const q = `limit=${PAGE}&offset=${offset}${props.endUserId ? `&endUserId=${encodeURIComponent(props.endUserId)}` : ''}`;
   const devices = useLoad(() => admin<{ devices: Device[]; total: number }>('GET', `/apps/${encodeURIComponent(props.appId)}/devices?${q}`), [props.appId, q, props.version]);
   const list = devices.data?.devices ?? [];
+  const remove = useAction(async (d: Device) => {
+    // No confirmation: the app's backend registers the device again when it next reports its token.
+    await admin('DELETE', `/apps/${encodeURIComponent(props.appId)}/devices/${encodeURIComponent(d.id)}`);
+    toast(`Device of ${d.endUserId} removed; pushes still queued for it are dropped`);
+    await devices.reload();
+  });
   return html`<${Card}
     title="Devices"
     description=${props.endUserId ? html`Of <span class="mono">${props.endUserId}</span>` : 'Every registered device; tokens are never shown.'}
     actions=${props.endUserId ? html`<${Button} small variant="ghost" onClick=${props.onClear}>Show all<//>` : ''}
   >
     ${devices.error ? html`<${Alert}>${devices.error}<//>` : ''}
+    ${remove.error ? html`<${Alert}>${remove.error}<//>` : ''}
     ${!devices.data && devices.loading ? html`<${Spinner} />` : ''}
     ${devices.data && list.length === 0 ? html`<p class="muted">No devices.</p>` : ''}
     ${list.length > 0
       ? html`<div class="table-wrap"><table class="table">
-          <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Registered</th><th scope="col">Device id</th></tr></thead>
+          <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Registered</th><th scope="col">Device id</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${list.map(
               (d) => html`<tr>
@@ -120,6 +127,7 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
                   ${d.platform === 'ios' && !d.hasPushToStartToken ? html` <${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>` : ''}</td>
                 <td class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
                 <td class="mono small break">${d.id}</td>
+                <td><${Button} small variant="ghost" busy=${remove.busy} label=${`Remove device ${d.id}`} onClick=${() => remove.run(d)}>Remove<//></td>
               </tr>`,
             )}
           </tbody>

@@ -1,14 +1,30 @@
 import { Elysia } from 'elysia';
+import { clientAddress } from '../../lib/client-address';
 import type { Services } from '../../services';
 import { requireAdmin } from '../auth/admin-auth';
 
 /**
  * A group of admin routes under `/api/admin`: every route in it requires the admin token (or a
- * console session, see requireAdmin).
+ * console session, see requireAdmin), and every change it makes is written to the audit log
+ * (the actions are listed in audit/audit.actions.ts).
  * @example adminGroup(services).get('/plans', () => …)
  */
 export function adminGroup(services: Services, tag: string) {
-  return new Elysia({ prefix: '/api/admin', detail: { tags: [tag], security: [{ adminToken: [] }] } }).onTransform(({ request }) => {
-    requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions);
-  });
+  const { audit } = services;
+  return new Elysia({ prefix: '/api/admin', detail: { tags: [tag], security: [{ adminToken: [] }] } })
+    .onTransform(({ request }) => {
+      audit.admit(request, requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions));
+    })
+    .onAfterHandle(({ request, route, params, body, responseValue, server, path }) => {
+      if (request.method === 'GET' || request.method === 'HEAD') return;
+      audit.recordRequest(request, {
+        method: request.method,
+        route,
+        path,
+        params: (params ?? {}) as Record<string, string | undefined>,
+        body,
+        answer: responseValue,
+        address: clientAddress(request, server),
+      });
+    });
 }

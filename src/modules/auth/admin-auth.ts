@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { ConfigError } from '../../config/config.load';
 import type { Db } from '../../db/database';
 import { meta } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
@@ -10,15 +11,33 @@ const ADMIN_TOKEN_KEY = 'admin_token_sha256';
 /**
  * The admin token's hash: from `[admin] token` when set; otherwise the one generated on an earlier
  * start; otherwise a new token is generated, its hash kept, and the token returned once for printing.
+ * `current()` reads the stored hash at each call (one primary-key lookup per admin request), so
+ * `islet admin-token reset` run beside a server takes effect at once.
  */
-export function resolveAdminToken(db: Db, configured: string | undefined): { hash: string; generated?: string } {
-  if (configured) return { hash: sha256Hex(configured) };
-  const stored = db.select().from(meta).where(eq(meta.key, ADMIN_TOKEN_KEY)).get();
-  if (stored) return { hash: stored.value };
+export function resolveAdminToken(db: Db, configured: string | undefined): { current: () => string; generated?: string } {
+  if (configured) {
+    const hash = sha256Hex(configured);
+    return { current: () => hash };
+  }
+  let generated: string | undefined;
+  if (!db.select().from(meta).where(eq(meta.key, ADMIN_TOKEN_KEY)).get()) {
+    generated = generateSecret('adm');
+    db.insert(meta).values({ key: ADMIN_TOKEN_KEY, value: sha256Hex(generated) }).run();
+  }
+  const stored = db.select({ value: meta.value }).from(meta).where(eq(meta.key, ADMIN_TOKEN_KEY)).prepare();
+  // Never empty: a hash no token has, should the row vanish.
+  return { current: () => stored.get()?.value ?? 'none', generated };
+}
+
+/**
+ * `islet admin-token reset`: a new generated admin token replaces the stored one (the old one stops
+ * working, also on a running server). Refused when `[admin] token` is set: the configuration wins.
+ */
+export function resetAdminToken(db: Db, configured: string | undefined): string {
+  if (configured) throw new ConfigError(['the admin token is set by [admin] token (or ISLET_ADMIN_TOKEN): change it there']);
   const token = generateSecret('adm');
-  const hash = sha256Hex(token);
-  db.insert(meta).values({ key: ADMIN_TOKEN_KEY, value: hash }).run();
-  return { hash, generated: token };
+  db.insert(meta).values({ key: ADMIN_TOKEN_KEY, value: sha256Hex(token) }).onConflictDoUpdate({ target: meta.key, set: { value: sha256Hex(token) } }).run();
+  return token;
 }
 
 /** True when `token` is the admin token (constant time). */
@@ -29,11 +48,23 @@ export function isAdminToken(tokenHash: string, token: string): boolean {
 /**
  * Requires `Authorization: Bearer <admin token>`, or 401. Without that header, a console session
  * cookie (with its CSRF token on mutations) is accepted instead when `sessions` is given.
+ * Returns who the request is, for the audit log: `admin-token:<8 hex>` or `console:<8 hex>`,
+ * the start of a SHA-256 (of the token, of the session id), never the secret itself.
  */
-export function requireAdmin(tokenHash: string, request: Request, sessions?: ConsoleSessions): void {
+export function requireAdmin(currentHash: () => string, request: Request, sessions?: ConsoleSessions): string {
   const header = request.headers.get('authorization');
-  if (!header && sessions && admitConsoleSession(sessions, request)) return;
+  if (!header && sessions) {
+    const session = admitConsoleSession(sessions, request, currentHash());
+    if (session) return consoleActor(session);
+  }
   const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
   if (!match) throw new HttpError(401, 'Authorization header with a Bearer admin token is required');
+  const tokenHash = currentHash();
   if (!isAdminToken(tokenHash, match[1]!.trim())) throw new HttpError(401, 'invalid admin token');
+  return `admin-token:${tokenHash.slice(0, 8)}`;
+}
+
+/** The audit actor of a console session, from its id (the cookie value). */
+export function consoleActor(sessionId: string): string {
+  return `console:${sha256Hex(sessionId).slice(0, 8)}`;
 }

@@ -12,6 +12,8 @@ const MAX_SESSIONS = 1000;
 export interface ConsoleSession {
   csrfToken: string;
   expiresAt: number;
+  /** The admin token's hash at sign-in: a reset token (`islet admin-token reset`) ends the session. */
+  tokenHash: string;
 }
 
 /**
@@ -36,21 +38,21 @@ export function consoleSessions(clock: Clock, lifetimeMs = SESSION_LIFETIME_MS) 
     lifetimeMs,
 
     /** Opens a session; the returned id goes into the cookie and is not kept. */
-    create(): { id: string; session: ConsoleSession } {
+    create(tokenHash: string): { id: string; session: ConsoleSession } {
       const now = clock.now();
       const id = randomBytes(32).toString('base64url');
-      const session = { csrfToken: randomBytes(24).toString('base64url'), expiresAt: now + lifetimeMs };
+      const session = { csrfToken: randomBytes(24).toString('base64url'), expiresAt: now + lifetimeMs, tokenHash };
       byHash.set(sha256Hex(id), session);
       prune(now);
       return { id, session };
     },
 
-    /** The live session with this id, or undefined when unknown, signed out or expired. */
-    find(id: string): ConsoleSession | undefined {
+    /** The live session with this id, or undefined when unknown, signed out, expired or of a replaced admin token. */
+    find(id: string, currentTokenHash: string): ConsoleSession | undefined {
       const hash = sha256Hex(id);
       const session = byHash.get(hash);
       if (!session) return undefined;
-      if (session.expiresAt <= clock.now()) {
+      if (session.expiresAt <= clock.now() || session.tokenHash !== currentTokenHash) {
         byHash.delete(hash);
         return undefined;
       }
@@ -88,15 +90,15 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * Admits a request that carries the console's session cookie: the session must be live, and a
  * mutating method must also send the session's CSRF token in `X-CSRF-Token` (a header another
  * site cannot set without a CORS preflight, on top of the SameSite=Strict cookie).
- * Returns false when the request has no session cookie at all.
+ * Returns the session id, or undefined when the request has no session cookie at all.
  */
-export function admitConsoleSession(sessions: ConsoleSessions, request: Request): boolean {
+export function admitConsoleSession(sessions: ConsoleSessions, request: Request, currentTokenHash: string): string | undefined {
   const id = readCookie(request, SESSION_COOKIE);
-  if (!id) return false;
-  const session = sessions.find(id);
+  if (!id) return undefined;
+  const session = sessions.find(id, currentTokenHash);
   if (!session) throw new HttpError(401, 'console session expired or signed out; sign in again');
   if (MUTATING.has(request.method) && !sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) {
     throw new HttpError(403, 'missing or invalid CSRF token');
   }
-  return true;
+  return id;
 }

@@ -1,8 +1,9 @@
 import { Elysia, t } from 'elysia';
 import { isoTime } from '../../lib/clock';
+import { clientAddress } from '../../lib/client-address';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
-import { isAdminToken } from '../auth/admin-auth';
+import { consoleActor, isAdminToken } from '../auth/admin-auth';
 import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './console-sessions';
 
 /**
@@ -12,7 +13,7 @@ import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './
  */
 export function consoleRoutes(services: Services) {
   const { consoleSessions: sessions, signInThrottle: throttle, ctx } = services;
-  const secure = (ctx.config.server.public_url ?? '').toLowerCase().startsWith('https://');
+  const secure = ctx.config.server.public_url ? ctx.config.server.public_url.toLowerCase().startsWith('https://') : Boolean(ctx.config.server.tls_cert);
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
   const view = (session: ConsoleSession) => ({ csrfToken: session.csrfToken, expiresAt: isoTime(session.expiresAt) });
@@ -25,16 +26,17 @@ export function consoleRoutes(services: Services) {
       '/session',
       ({ body, set, request, server }) => {
         // Without a listening server (tests calling app.handle) every request counts as one address.
-        const address = server?.requestIP(request)?.address ?? 'local';
+        const address = clientAddress(request, server);
         const wait = throttle.wait(address);
         if (wait > 0) throw new HttpError(429, `too many wrong tokens; try again in ${wait} s`, { 'retry-after': String(wait) });
-        if (!isAdminToken(ctx.adminTokenHash, body.token.trim())) {
+        if (!isAdminToken(ctx.adminTokenHash(), body.token.trim())) {
           throttle.fail(address);
           ctx.logger.warn('console sign-in refused', { address });
           throw new HttpError(401, 'invalid admin token');
         }
         throttle.succeed(address);
-        const { id, session } = sessions.create();
+        const { id, session } = sessions.create(ctx.adminTokenHash());
+        services.audit.record({ actor: consoleActor(id), address, action: 'console.sign-in', target: 'console' });
         set.headers['set-cookie'] = cookie(id, Math.floor(sessions.lifetimeMs / 1000));
         return view(session);
       },
@@ -42,13 +44,13 @@ export function consoleRoutes(services: Services) {
     )
     .get('/session', ({ request }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id) : undefined;
+      const session = id ? sessions.find(id, ctx.adminTokenHash()) : undefined;
       if (!session) throw new HttpError(401, 'not signed in');
       return view(session);
     })
     .delete('/session', ({ request, set }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id) : undefined;
+      const session = id ? sessions.find(id, ctx.adminTokenHash()) : undefined;
       if (id && session) {
         // A live session needs its CSRF token to be ended, so another site cannot sign people out.
         if (!sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) throw new HttpError(403, 'missing or invalid CSRF token');

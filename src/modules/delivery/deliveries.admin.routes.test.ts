@@ -75,19 +75,25 @@ describe('admin API: deliveries', () => {
 });
 
 describe('GET /metrics', () => {
-  test('Prometheus text: deliveries by provider and outcome, queue depth, send latency, active activities', async () => {
+  test('deliveries by app, provider, kind and outcome; queue depth by app, provider and state; provider latency; channels; active activities', async () => {
     await setup();
     const before = await h.request('GET', '/metrics');
     expect(before.status).toBe(200);
     expect(before.headers.get('content-type')).toStartWith('text/plain; version=0.0.4');
-    expect(before.body).toContain('islet_delivery_queue_depth{status="pending"} 3');
+    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="pending"} 3');
+    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="held"} 1');
     await engine.drain();
     const after = (await h.request('GET', '/metrics')).body as string;
-    expect(after).toContain('islet_deliveries_total{provider="simulator",outcome="delivered"} 3');
-    expect(after).toContain('islet_delivery_queue_depth{status="pending"} 0');
-    expect(after).toContain('islet_delivery_queue_depth{status="held"} 1');
-    expect(after).toContain('islet_delivery_send_seconds_count{provider="simulator"} 3');
-    expect(after).toContain('islet_live_activities_active{platform="android"} 1');
-    expect(after).toContain('islet_channels_paused{provider="apns"} 0');
+    expect(after).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="notification",outcome="delivered"} 2');
+    expect(after).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="la_start",outcome="delivered"} 1');
+    expect(after).not.toContain('state="pending"');
+    expect(after).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="held"} 1');
+    expect(after).toContain('islet_provider_request_seconds_count{provider="simulator"} 3');
+    expect(after).toContain('islet_live_activities_active{app="demo",platform="android"} 1');
+    expect(after).toContain('islet_channel_state{app="demo",provider="apns",state="simulator"} 1');
+    expect(after).toContain('islet_channel_state{app="other",provider="fcm",state="paused"} 0');
+    // Requests are counted by route template, never by the path with its ids.
+    expect(after).toContain('islet_http_requests_total{method="GET",route="/metrics",status="200"} 1');
+    expect(after).toContain('islet_http_requests_total{method="POST",route="/api/admin/apps",status="201"} 2');
   });
 });

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../context';
 import { ApnsClient } from './apns/apns.client';
+import { isletMetrics } from '../metrics/metrics';
 import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
 import { FcmSender } from './fcm/fcm.sender';
-import { deliveryMetrics } from './metrics';
 import { SimulatorTransport } from './simulator.transport';
 import type { Transports } from './transport';
 
@@ -37,7 +37,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
     fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock }),
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
-  const worker = new DeliveryWorker(ctx, transports, deliveryMetrics(ctx), workerOptions);
+  const worker = new DeliveryWorker(ctx, transports, isletMetrics(ctx), workerOptions);
   let stopping: Promise<void> | undefined;
   return {
     worker,

@@ -98,7 +98,7 @@ describe('durability of the outbox', () => {
     try {
       await until(() => count('delivered') === 2);
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
-      expect(metrics).toContain('islet_deliveries_total{provider="simulator",outcome="delivered"} 2');
+      expect(metrics).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="notification",outcome="delivered"} 2');
     } finally {
       await server.stop();
     }

@@ -22,7 +22,7 @@ export interface DeliveryResult {
 }
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
-  d.attempts, d.next_attempt_at AS nextAttemptAt, m.content, dev.platform, dev.token, dev.push_to_start_token AS pushToStartToken,
+  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, dev.platform, dev.token, dev.push_to_start_token AS pushToStartToken,
   dev.environment, dev.invalid_reason AS invalidReason, dev.invalidated_at AS invalidatedAt, a.push_token AS activityPushToken`;
 
 /**

@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
   activityId: string | null;
   attempts: number;
   nextAttemptAt: number;
+  /** The message kind (notification, la_start, la_update, la_end), for metrics. */
+  kind: string;
   content: string;
   /** Null when the device was removed. */
   platform: 'ios' | 'android' | null;

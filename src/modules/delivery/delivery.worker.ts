@@ -1,11 +1,11 @@
 import type { AppContext } from '../../context';
 import { appsRepository } from '../apps/apps.repository';
 import { appsService } from '../apps/apps.service';
+import type { DeliveryOutcomeLabel, IsletMetrics } from '../metrics/metrics';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
-import type { DeliveryMetrics, DeliveryOutcomeLabel } from './metrics';
 import { onQueued } from './outbox';
 import type { Outcome, Transports } from './transport';
 
@@ -58,7 +58,7 @@ export class DeliveryWorker {
   constructor(
     private readonly ctx: AppContext,
     private readonly transports: Transports,
-    private readonly metrics: DeliveryMetrics,
+    private readonly metrics: IsletMetrics,
     options: WorkerOptions = {},
   ) {
     this.repo = deliveryRepository(ctx.db);
@@ -196,7 +196,7 @@ export class DeliveryWorker {
         const outcome = await transport.send(route.request).catch(
           (e: unknown): Outcome => ({ kind: 'retry', reason: `internal error: ${e instanceof Error ? e.message : String(e)}` }),
         );
-        this.metrics.sendSeconds.observe({ provider: route.transport }, (performance.now() - started) / 1000);
+        this.metrics.providerSeconds.observe({ provider: route.transport }, (performance.now() - started) / 1000);
         return outcome;
       })
       .then((outcome) => {
@@ -211,20 +211,20 @@ export class DeliveryWorker {
     const base = { id: row.id, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt, provider: null, providerId: null, sentPayload: null };
     switch (route.action) {
       case 'hold':
-        this.count('apns', 'held');
+        this.count(row, 'apns', 'held');
         this.results.push({ ...base, status: 'held', reason: route.reason, holdFor: row.activityId ?? '' });
         return;
       case 'park':
         this.parked = true;
-        this.count(route.provider, 'held');
+        this.count(row, route.provider, 'held');
         this.results.push({ ...base, status: 'held', reason: parkedReason(route.provider) });
         return;
       case 'drop':
-        this.count('none', 'dropped');
+        this.count(row, 'none', 'dropped');
         this.results.push({ ...base, status: 'dropped', reason: route.reason });
         return;
       case 'fail':
-        this.count('none', 'failed');
+        this.count(row, 'none', 'failed');
         this.results.push({ ...base, status: 'failed', reason: route.reason });
     }
   }
@@ -242,24 +242,24 @@ export class DeliveryWorker {
     const provider = route.request.provider;
     switch (outcome.kind) {
       case 'delivered':
-        this.count(route.transport, 'delivered');
+        this.count(row, route.transport, 'delivered');
         return { ...sent, status: 'delivered', providerId: outcome.providerId ?? null, reason: null };
       case 'retry': {
         if (sent.attempts >= this.options.backoff.maxAttempts) {
-          this.count(route.transport, 'failed');
+          this.count(row, route.transport, 'failed');
           return { ...sent, status: 'failed', reason: `gave up after ${sent.attempts} attempts: ${outcome.reason}` };
         }
-        this.count(route.transport, 'retry');
+        this.count(row, route.transport, 'retry');
         const delay = retryDelay(sent.attempts, outcome.afterMs, this.options.random, this.options.backoff);
         return { ...sent, status: 'pending', nextAttemptAt: now + delay, reason: outcome.reason };
       }
       case 'drop-token':
-        this.count(route.transport, 'dropped');
+        this.count(row, route.transport, 'dropped');
         return { ...sent, status: 'dropped', reason: outcome.reason, invalidateDevice: { deviceId: row.deviceId, reason: outcome.reason } };
       case 'pause-channel':
         // Not the message's fault: the attempt is not counted, and it goes out once the channel resumes.
         this.parked = true;
-        this.count(route.transport, 'paused');
+        this.count(row, route.transport, 'paused');
         return {
           ...sent,
           attempts: row.attempts,
@@ -268,7 +268,7 @@ export class DeliveryWorker {
           pauseChannel: { appId: row.appId, provider, reason: outcome.reason, sealed: provider === 'apns' ? app.apnsSealed : app.fcmSealed },
         };
       case 'failed':
-        this.count(route.transport, 'failed');
+        this.count(row, route.transport, 'failed');
         return { ...sent, status: 'failed', reason: outcome.reason };
     }
   }
@@ -316,8 +316,8 @@ export class DeliveryWorker {
     };
   }
 
-  private count(provider: string, outcome: DeliveryOutcomeLabel): void {
-    this.metrics.deliveries.inc({ provider, outcome });
+  private count(row: ClaimedDelivery, provider: string, outcome: DeliveryOutcomeLabel): void {
+    this.metrics.deliveries.inc({ app: row.appId, provider, kind: row.kind, outcome });
   }
 
   private nextSettle(): Promise<void> {

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { AppParams, errors, PageQuery } from '../../http/schemas';
+import { AppParams, errors, PageQuery, Success } from '../../http/schemas';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
@@ -62,6 +62,19 @@ export function devicesAdminRoutes(services: Services) {
         body: DeviceBody,
         response: { 200: t.Object({ device: DeviceRecord }), ...errors(400, 401, 404) },
         detail: { summary: 'Register a device as the admin (e.g. a simulated one)' },
+      },
+    )
+    .delete(
+      '/apps/:appId/devices/:deviceId',
+      ({ params }) => {
+        apps.get(params.appId);
+        if (!devices.remove(params.appId, params.deviceId)) throw new HttpError(404, 'device not found');
+        return { success: true as const };
+      },
+      {
+        params: t.Object({ appId: t.String(), deviceId: t.String() }),
+        response: { 200: Success, ...errors(401, 404) },
+        detail: { summary: 'Remove a device', description: 'Its queued deliveries are dropped when the worker reaches them.' },
       },
     );
 }

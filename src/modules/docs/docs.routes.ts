@@ -19,6 +19,7 @@ const TAGS = [
   { name: 'Admin: releases', description: 'Releases and their notification templates (admin token).' },
   { name: 'Admin: deliveries', description: 'What was queued and what the providers answered (admin token).' },
   { name: 'Admin: usage', description: 'Live activity minutes used in the billing period (admin token).' },
+  { name: 'Admin: audit log', description: 'Who changed what, when and from where (admin token).' },
   { name: 'Operations', description: 'Health, readiness and metrics, without authentication.' },
 ];
 

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { isletMetrics } from '../metrics/metrics';
 import { iosExpiryJob } from './jobs/ios-expiry.job';
 import { quotaJob } from './jobs/quota.job';
 import { retentionJob } from './jobs/retention.job';
@@ -10,5 +11,9 @@ import { Scheduler } from './scheduler';
  * Delivery retries are the delivery engine's own loop (modules/delivery).
  */
 export function createScheduler(ctx: AppContext): Scheduler {
-  return new Scheduler([iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx)], ctx.clock, ctx.logger);
+  const metrics = isletMetrics(ctx);
+  return new Scheduler([iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx)], ctx.clock, ctx.logger, undefined, (job, seconds, ok) => {
+    metrics.jobRuns.inc({ job, outcome: ok ? 'ok' : 'error' });
+    metrics.jobSeconds.observe({ job }, seconds);
+  });
 }

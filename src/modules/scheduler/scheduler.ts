@@ -26,6 +26,8 @@ export class Scheduler {
     private readonly logger: Logger,
     /** How often (real time) the scheduler looks for due jobs. */
     private readonly pollMs = 250,
+    /** Told of every run: the job, how long it took (real time) and whether it succeeded (metrics). */
+    private readonly onRun: (job: string, seconds: number, ok: boolean) => void = () => {},
   ) {}
 
   /** Runs every job that is due now (all of them on the first call) and waits for them. */
@@ -63,10 +65,14 @@ export class Scheduler {
   }
 
   private async runJob(job: Job, now: number): Promise<void> {
+    const started = performance.now();
+    let ok = true;
     try {
       await job.run(now);
     } catch (e) {
+      ok = false;
       this.logger.error('scheduled job failed', { job: job.name, error: e instanceof Error ? e.message : String(e) });
     }
+    this.onRun(job.name, (performance.now() - started) / 1000, ok);
   }
 }

@@ -1,0 +1,67 @@
+/**
+ * What each mutating admin route records in the audit log: an action name and a summary of the
+ * change built from the request body (and the answer, for ids the server made). A summary names
+ * non-secret fields only: a secret's value, an APNs key or a service account's private key never
+ * appear. A test checks that every mutating admin route is listed here.
+ */
+
+type Body = Record<string, unknown> | undefined;
+type Summarize = (body: Body, answer: unknown) => Record<string, unknown>;
+
+interface AuditAction {
+  action: string;
+  summarize?: Summarize;
+}
+
+/** The named fields of the body that are present. */
+const pick =
+  (...keys: string[]): Summarize =>
+  (body) =>
+    Object.fromEntries(keys.filter((k) => body?.[k] !== undefined).map((k) => [k, body![k]]));
+
+const clip = (value: unknown, max = 200) => (typeof value === 'string' && value.length > max ? `${value.slice(0, max)}…` : value);
+
+/** Keyed by `METHOD route template` (the route as Elysia reports it). */
+export const AUDITED_ROUTES: Record<string, AuditAction> = {
+  'POST /api/admin/apps': {
+    action: 'app.create',
+    summarize: (body, answer) => ({ ...pick('name', 'plan')(body, answer), id: (answer as { app?: { id?: string } })?.app?.id }),
+  },
+  'PATCH /api/admin/apps/:appId': { action: 'app.update', summarize: pick('name', 'plan') },
+  'DELETE /api/admin/apps/:appId': { action: 'app.delete' },
+  'POST /api/admin/apps/:appId/secrets/:kind': { action: 'secret.rotate' },
+  'PUT /api/admin/apps/:appId/apns': { action: 'apns.set', summarize: pick('bundleId', 'teamId', 'keyId', 'environment', 'endpoint') },
+  'DELETE /api/admin/apps/:appId/apns': { action: 'apns.remove' },
+  'PUT /api/admin/apps/:appId/fcm': {
+    action: 'fcm.set',
+    summarize: (body) => {
+      const account = (body?.serviceAccount ?? {}) as Record<string, unknown>;
+      return { projectId: account.project_id, clientEmail: account.client_email, ...pick('endpoint')(body, undefined) };
+    },
+  },
+  'DELETE /api/admin/apps/:appId/fcm': { action: 'fcm.remove' },
+  'PATCH /api/admin/apps/:appId/end-users/:endUserId': { action: 'tester.set', summarize: pick('tester') },
+  'POST /api/admin/apps/:appId/devices': { action: 'device.register', summarize: pick('endUserId', 'platform', 'environment', 'tester') },
+  'DELETE /api/admin/apps/:appId/devices/:deviceId': { action: 'device.remove' },
+  'POST /api/admin/apps/:appId/releases': {
+    action: 'release.create',
+    summarize: (body) => ({
+      ...pick('version', 'status')(body, undefined),
+      templates: Array.isArray(body?.templates) ? body.templates.map((t: { slug?: unknown }) => t.slug) : [],
+    }),
+  },
+  'PATCH /api/admin/apps/:appId/releases/:version': { action: 'release.status', summarize: pick('status') },
+  'PUT /api/admin/apps/:appId/releases/:version/templates/:slug': {
+    action: 'template.put',
+    summarize: (body) => ({ title: clip(body?.title), body: clip(body?.body) }),
+  },
+  'DELETE /api/admin/apps/:appId/releases/:version/templates/:slug': { action: 'template.delete' },
+};
+
+/** Every action name, for filters and the console. */
+export const AUDIT_ACTIONS = [...new Set([...Object.values(AUDITED_ROUTES).map((a) => a.action), 'console.sign-in', 'admin-token.reset'])];
+
+/** The audit action of a mutating request, or undefined for reads. */
+export function auditedRoute(method: string, route: string): AuditAction | undefined {
+  return AUDITED_ROUTES[`${method} ${route}`];
+}
