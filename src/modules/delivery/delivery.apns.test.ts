@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { activityContent, addActivity, addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { tokensRepository } from '../tokens/tokens.repository';
 import { createHarness, type Harness } from '../../test-support/harness';
 import type { ApnsClient } from './apns/apns.client';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './delivery.engine';
@@ -43,7 +44,7 @@ describe('delivery to APNs', () => {
     const pushToStart = apnsToken();
     const activityToken = apnsToken();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', pushToken: activityToken });
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: activityToken } });
     const startedAt = h.clock.now();
     queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
@@ -69,6 +70,7 @@ describe('delivery to APNs', () => {
       'content-state': { progress: '0' },
       'attributes-type': 'IsletActivityAttributes',
       attributes: { activityId: activity, templateSlug: 'progress-bar', values: { label: 'Upload' } },
+      'input-push-token': 1,
       alert: { title: 'Upload', body: 'Started' },
     });
     expect(update!.token).toBe(activityToken);
@@ -106,13 +108,13 @@ describe('delivery to APNs', () => {
 
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
     const token = apnsToken();
-    h.ctx.db.$client.query('UPDATE activities SET push_token = ? WHERE id = ?').run(token, activity);
-    expect(releaseHeld(h.ctx.db, activity, h.clock.now())).toBe(1);
+    const tokenId = tokensRepository(h.ctx.db).reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
+    expect(releaseHeld(h.ctx.db, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now())).toBe(1);
     await engine.drain();
     expect(apns.requests.slice(1).map((r) => [r.token, r.body.aps['content-state'].progress])).toEqual([[token, '70']]);
   });
 
-  test('410 Unregistered invalidates the device; its other deliveries are dropped without sending', async () => {
+  test('410 Unregistered invalidates the device token; its other deliveries are dropped without sending', async () => {
     await setup();
     const gone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const fine = addDevice(h.ctx, 'demo', { platform: 'ios' });
@@ -126,7 +128,7 @@ describe('delivery to APNs', () => {
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'Unregistered'],
       ['delivered', null],
-      ['dropped', 'device token invalid: Unregistered'],
+      ['dropped', 'token invalid: Unregistered'],
       ['delivered', null],
     ]);
     const device = (await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices.find((d: { id: string }) => d.id === gone.id);

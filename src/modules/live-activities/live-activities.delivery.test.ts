@@ -3,6 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
 import { activitiesPath, connect, count, progress, queuedFor, sign, start } from './live-activities.fixtures';
+import { tokensRepository } from '../tokens/tokens.repository';
 import { liveActivitiesRepository } from './live-activities.repository';
 
 let h: Harness;
@@ -63,6 +64,7 @@ describe('what a start queues', () => {
       attributes: { label: 'Uploading' },
       contentState: { progress: '10', detail: '1 of 10' },
       timestamp: h.clock.now(),
+      apnsTimestamp: Math.floor(h.clock.now() / 1000),
       alert: { title: 'Uploading', body: '1 of 10' },
     });
     expect(message!.deliveries).toEqual([
@@ -102,12 +104,14 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect(res.body).toEqual({ success: true });
     [, , second] = queuedFor(h, id);
     expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
-    expect(liveActivitiesRepository(h.ctx.db).find('a1', id)?.pushToken).toBe('a1b2c3');
+    expect(tokensRepository(h.ctx.db).activityToken(id, iphone)).toMatchObject({ value: 'a1b2c3', state: 'active', kind: 'apns_activity' });
 
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     const end = queuedFor(h, id).at(-1)!;
     expect(end.kind).toBe('la_end');
-    expect(end.content).toMatchObject({ event: 'end', dismissalAt: h.clock.now(), contentState: { progress: '30' } });
+    // Without a dismissalDate the end leaves the dismissal to the system (up to 4 hours on iOS).
+    expect(end.content).toMatchObject({ event: 'end', contentState: { progress: '30' } });
+    expect(end.content.dismissalAt).toBeUndefined();
     expect(end.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
   });
 
