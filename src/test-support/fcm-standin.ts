@@ -157,7 +157,6 @@ export async function startFcmStandin(options: { port?: number } = {}): Promise<
     refuseTokens: (refuse) => {
       refusing = refuse;
     },
-    malform: (token: string) => void malformed.add(token),
     unregister: (token) => unregistered.add(token),
     malform: (token) => void malformed.add(token),
     close: async () => {
