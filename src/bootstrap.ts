@@ -4,6 +4,7 @@ import type { Config } from './config/config.schema';
 import { resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
 import { migrateDatabase, openDatabase } from './db/database';
+import { tokensRepository } from './modules/tokens/tokens.repository';
 import { meta } from './db/schema';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
@@ -27,6 +28,9 @@ export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx
   const db = openDatabase(config.database.path);
   try {
     migrateDatabase(db, options.migrationsFolder);
+    // Devices registered before the token ledger existed get their registration token in it.
+    const adopted = tokensRepository(db).adoptDeviceTokens((options.clock ?? systemClock).now());
+    if (adopted > 0) logger.info('device tokens moved into the token ledger', { count: adopted });
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
     const box = new SecretBox(key);
     checkMasterKey(db, box);
