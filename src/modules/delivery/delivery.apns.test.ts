@@ -135,6 +135,55 @@ describe('delivery to APNs', () => {
     expect(device).toMatchObject({ valid: false, invalidReason: 'Unregistered' });
   });
 
+  test('a refusal invalidates exactly the token used: a dead activity token leaves the device token and push-to-start token alone', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
+    const dead = apnsToken();
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: dead } });
+    apns.unregister(dead);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
+    await engine.drain();
+    const states = Object.fromEntries(tokensRepository(h.ctx.db).ofDevice(iphone.id).map((t) => [t.kind, [t.state, t.invalidReason]]));
+    expect(states).toEqual({ apns_device: ['active', null], apns_push_to_start: ['active', null], apns_activity: ['invalid', 'Unregistered'] });
+    const next = addActivity(h.ctx, 'demo', { platform: 'ios' });
+    queue(h.ctx, 'demo', activityContent(h.ctx, next, 'start'), [iphone.id]);
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['dropped', 'delivered', 'delivered']);
+  });
+
+  test('a 410 whose timestamp is older than the token’s last report is ignored; a newer one invalidates it', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const reportedAt = h.clock.now();
+    apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt - 60_000 }));
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    // APNs decided before the device reported the token again: the report is newer, the token stays.
+    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'active' });
+    apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt + 1 }));
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+      ['dropped', 'Unregistered'],
+      ['dropped', 'Unregistered'],
+    ]);
+  });
+
+  test('BadDeviceToken names the likely environment mix-up', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    apns.respond(() => ({ status: 400, reason: 'BadDeviceToken' }));
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    const [row] = deliveryRows(h.ctx);
+    expect(row!.reason).toBe(
+      'BadDeviceToken from the production host: probably a sandbox token (a development build run from Xcode); register the device with environment "sandbox"',
+    );
+    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
+  });
+
   test('503 and 429 are retried with exponential backoff and jitter, honouring Retry-After', async () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
