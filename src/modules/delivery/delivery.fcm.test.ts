@@ -32,7 +32,7 @@ describe('delivery to FCM', () => {
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
     const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '5' }), [pixel.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '50' }, { priority: 5, staleDate: h.clock.now() + 600_000, relevanceScore: 20 }), [pixel.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '50' }, { priority: 5, staleDate: h.clock.now() + 600_000, relevanceScore: 20, apnsTimestamp: 1_768_478_401 }), [pixel.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '60' }, { alert: { title: 'Half', body: 'way', sound: 'ding.caf' } }), [pixel.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 1000 }), [pixel.id]);
     queue(h.ctx, 'demo', { ...notificationContent('Sale', 'Today'), ttlSeconds: 86_400 }, [pixel.id]);
@@ -63,7 +63,7 @@ describe('delivery to FCM', () => {
     });
     // Priority 5 is FCM's normal priority; an update lives until its stale date, else an hour.
     expect(quiet.android).toEqual({ priority: 'normal', collapse_key: activity, ttl: '600s' });
-    expect(quiet.data).toMatchObject({ staleDate: String(h.clock.now() + 600_000), relevanceScore: '20' });
+    expect(quiet.data).toMatchObject({ staleDate: String(h.clock.now() + 600_000), relevanceScore: '20', sequence: '1768478401' });
     expect(quiet.data.alertTitle).toBeUndefined();
     expect(loud.android).toEqual({ priority: 'high', collapse_key: activity, ttl: '3600s' });
     expect(loud.data).toMatchObject({ alertTitle: 'Half', alertBody: 'way', alertSound: 'ding.caf' });

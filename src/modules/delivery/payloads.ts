@@ -74,6 +74,8 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
     contentState: JSON.stringify(content.contentState),
     timestamp: String(content.timestamp),
   };
+  // Strictly increasing per activity (timestamps in ms can tie): what an app orders events by.
+  if (content.apnsTimestamp !== undefined) data.sequence = String(content.apnsTimestamp);
   if (content.dismissalAt !== undefined) data.dismissalAt = String(content.dismissalAt);
   if (content.staleDate !== undefined) data.staleDate = String(content.staleDate);
   if (content.relevanceScore !== undefined) data.relevanceScore = String(content.relevanceScore);
