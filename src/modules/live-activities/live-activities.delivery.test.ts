@@ -138,6 +138,44 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, {})).body.detail).toBe('token is required');
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'abc' })).status).toBe(200);
   });
+  test('a report names its device: required with two iPhones, refused for a device that is not one of the end user’s iPhones', async () => {
+    await setup();
+    await withApns();
+    const { id, android } = await iosActivity();
+    const second = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s-b' });
+    const other = await connect(h, 'a1', 'u2', { platform: 'ios', pushToStartToken: 'p2s-c' });
+    const missing = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'aa' });
+    expect(missing.body).toEqual({ title: 'Bad Request', status: 400, detail: 'deviceId is required: the end user has more than one iOS device' });
+    for (const deviceId of [android, other, 'dev_unknown']) {
+      const res = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'aa', deviceId });
+      expect(res.body.detail).toBe("deviceId is not an iOS device of the activity's end user");
+    }
+    // The second iPhone registered after the start: its report gives it an instance, and the next update reaches it.
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'bb', deviceId: second })).status).toBe(200);
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '60' } });
+    expect(queuedFor(h, id).at(-1)!.deliveries.find((d) => d.deviceId === second)?.status).toBe('pending');
+  });
+
+  test('options travel with the event: the caller’s alert replaces the template’s on start, an update carries one only when given', async () => {
+    await setup();
+    await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s' });
+    const alert = { title: 'Big upload', body: 'Go!', sound: 'default' };
+    const id = (await start(h, 'a1', { ...progress, alert, priority: 5, staleDate: 1_900_000_000, relevanceScore: 0.5 })).body.activities[0].id;
+    expect(queuedFor(h, id)[0]!.content).toMatchObject({ alert, priority: 5, staleDate: 1_900_000_000_000, relevanceScore: 0.5 });
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '20' } });
+    expect(queuedFor(h, id).at(-1)!.content.alert).toBeUndefined();
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '30' }, alert: { title: 'Now', body: '30%' }, staleDate: '2030-01-01T00:00:00.000Z' });
+    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ alert: { title: 'Now', body: '30%' }, staleDate: Date.parse('2030-01-01T00:00:00Z') });
+    const end = await h.service('a1', 'DELETE', `${PATH}/${id}`, { contentState: { progress: '100' }, dismissalDate: '2030-01-01T01:00:00Z', priority: 5 });
+    expect(end.status).toBe(200);
+    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ event: 'end', contentState: { progress: '100' }, dismissalAt: Date.parse('2030-01-01T01:00:00Z'), priority: 5 });
+    // The final state is the activity's state now.
+    expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${id}`)).body.contentState).toEqual({ progress: '100' });
+    // Each event's APNs timestamp is newer than the last, all within the same second.
+    const stamps = queuedFor(h, id).map((m) => m.content.apnsTimestamp);
+    expect(stamps).toEqual([0, 1, 2, 3].map((i) => stamps[0] + i));
+  });
+
   test('without APNs credentials nothing waits: the simulator shows what would be sent', async () => {
     await setup();
     const { id, iphone } = await iosActivity();
