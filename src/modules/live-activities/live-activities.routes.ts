@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia';
 import { errors, PageQuery, Success } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
+import { OPTIONAL_BODY } from '../docs/polish-document';
 import { ContentOptions, contentOptions, EndOptions, parseDate } from './live-activities.options';
 import { LiveActivityRecord } from './live-activities.view';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
@@ -59,6 +60,7 @@ const EndBody = t.Optional(
     },
     {
       additionalProperties: false,
+      [OPTIONAL_BODY]: true,
       description: 'Optional: without a body the activity ends with its current content and the system’s default dismissal.',
       examples: [{ contentState: { progress: '100', detail: 'Done' }, dismissalDate: '2026-11-23T12:15:00Z' }, { dismissalDate: 0 }],
     },
@@ -103,6 +105,8 @@ export function liveActivitiesRoutes(services: Services) {
         summary: 'Start Live Activities',
         description:
           'Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. ' +
+          'Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), ' +
+          '`staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. ' +
           'Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; ' +
           '403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`.',
         tags,
@@ -153,7 +157,7 @@ export function liveActivitiesRoutes(services: Services) {
           summary: 'Update a Live Activity',
           description:
             'Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. ' +
-            'Options: `alert` lights the screen, `priority` 5 saves the device’s update budget, `staleDate`, `relevanceScore`. ' +
+            'Options: `alert` lights the screen, `priority` 5 saves the device’s Live Activity budget (10, the default, spends it), `staleDate`, `relevanceScore`. ' +
             'Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field.',
           tags,
           security,
