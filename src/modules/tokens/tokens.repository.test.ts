@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken } from '../../test-support/apns-standin';
-import { addDevice } from '../../test-support/delivery-fixtures';
+import { addDevice, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { tokensRepository } from './tokens.repository';
 
@@ -58,13 +58,16 @@ describe('token ledger', () => {
     expect(tokens.invalidate(token!.id, 'Unregistered', h.clock.now(), h.clock.now())).toBe(true);
   });
 
-  test('devices from before the ledger get their registration token at start, once', async () => {
+  test('devices from before the ledger get their registration token at start, once, and their queued notifications go to it', async () => {
     h = createHarness();
     await h.createApp({ id: 'a1' });
     const device = addDevice(h.ctx, 'a1', { platform: 'ios' });
+    queue(h.ctx, 'a1', notificationContent(), [{ deviceId: device.id }]);
     h.ctx.db.$client.run('DELETE FROM tokens');
     expect(tokensRepository(h.ctx.db).adoptDeviceTokens(h.clock.now())).toBe(1);
     expect(tokensRepository(h.ctx.db).adoptDeviceTokens(h.clock.now())).toBe(0);
     expect(kinds(device.id)).toEqual([['apns_device', 'active', null]]);
+    const [token] = tokensRepository(h.ctx.db).ofDevice(device.id);
+    expect(h.ctx.db.$client.query<{ token_id: number }, []>('SELECT token_id FROM deliveries').get()!.token_id).toBe(token!.id);
   });
 });

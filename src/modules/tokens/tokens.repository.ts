@@ -62,6 +62,14 @@ export function tokensRepository(db: Db) {
       WHERE NOT EXISTS (SELECT 1 FROM tokens t WHERE t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL})
      ON CONFLICT DO NOTHING`,
   );
+  // Unfinished deliveries queued before the ledger that go to a device's registration token
+  // (notifications, Android live activities) are pointed at it; iOS live activity events cannot
+  // be (their tokens were not kept) and fail or wait as their route decides.
+  const adoptDeliveries = client.query(
+    `UPDATE deliveries SET token_id = (SELECT t.id FROM tokens t WHERE t.device_id = deliveries.device_id AND t.kind IN ${DEVICE_KINDS_SQL})
+      WHERE token_id IS NULL AND status IN ('pending', 'held', 'sending')
+        AND (activity_id IS NULL OR device_id IN (SELECT id FROM devices WHERE platform = 'android'))`,
+  );
 
   return {
     /** Records a device's registration token or push-to-start token as reported now; returns its id. */
@@ -104,11 +112,16 @@ export function tokensRepository(db: Db) {
     },
 
     /**
-     * Gives every device without a registration token in the ledger one, from `devices.token`:
-     * databases from before the ledger. Idempotent; returns how many were added.
+     * Gives every device without a registration token in the ledger one, from `devices.token`
+     * (databases from before the ledger), and points their unfinished deliveries at it.
+     * Idempotent; returns how many tokens were added.
      */
     adoptDeviceTokens(now: number): number {
-      return adopt.run(now).changes;
+      return client.transaction(() => {
+        const adopted = adopt.run(now).changes;
+        if (adopted > 0) adoptDeliveries.run();
+        return adopted;
+      })();
     },
   };
 }
