@@ -56,8 +56,16 @@ export function parseDate(value: string | number, field: string): number {
   return Math.round(ms);
 }
 
+/** The option fields of a start or update body, as validated by ContentOptions. */
+export interface ContentOptionsInput {
+  alert?: EventOptions['alert'];
+  priority?: 5 | 10;
+  staleDate?: string | number;
+  relevanceScore?: number;
+}
+
 /** The options of a validated start or update body. */
-export function contentOptions(body: { alert?: EventOptions['alert']; priority?: 5 | 10; staleDate?: string | number; relevanceScore?: number }): EventOptions {
+export function contentOptions(body: ContentOptionsInput): EventOptions {
   const options: EventOptions = {};
   if (body.alert) options.alert = body.alert;
   if (body.priority !== undefined) options.priority = body.priority;

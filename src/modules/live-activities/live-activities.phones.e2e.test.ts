@@ -260,6 +260,9 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     await bad('DELETE', la(`/${id}`), { dismissalDate: 'soon' }, 'dismissalDate');
     await bad('DELETE', la(`/${id}`), { contentState: { progress: 'lots' } }, 'contentState.progress');
     await bad('DELETE', la(`/${id}`), { alert: { title: 'a', body: 'b' } }, 'alert');
+    // An end body that is not JSON is refused like any other body.
+    const text = await fetch(`${server.url}${la(`/${id}`)}`, { method: 'DELETE', headers: { 'x-service-key': SECRET, 'content-type': 'text/plain' }, body: 'now' });
+    expect(text.status).toBe(415);
     expect((await call('GET', la(`/${id}`))).body.state).toBe('Active');
   }, 30_000);
 });

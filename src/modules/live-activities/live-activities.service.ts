@@ -11,7 +11,7 @@ import { tokensRepository } from '../tokens/tokens.repository';
 import { isoTime } from '../../lib/clock';
 import { instancesRepository, type InstanceDetail, type NewInstance } from './instances.repository';
 import { activityContent, type EventOptions } from './live-activities.content';
-import { contentOptions } from './live-activities.options';
+import { contentOptions, type ContentOptionsInput } from './live-activities.options';
 import { endActivities, followUpTargets, hasApnsCredentials, parsed, startInstances, startTargets } from './live-activities.delivery';
 import { firstTimestamp, liveActivitiesRepository, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
@@ -19,7 +19,8 @@ import { activityView } from './live-activities.view';
 import { activityDataError, contentStateError } from './template-validation';
 import { findTemplate, type TemplateDefinition } from './templates';
 
-export interface StartInput {
+/** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
+export interface StartInput extends ContentOptionsInput {
   templateSlug: string;
   attributes?: Record<string, string>;
   contentState: Record<string, string>;
@@ -84,7 +85,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * billing period's minutes are used up.
      * @example start(app, { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '0' } })
      */
-    start(app: AppRow, input: StartInput & Parameters<typeof contentOptions>[0]) {
+    start(app: AppRow, input: StartInput) {
       const plan = config.plans[app.plan];
       if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
       const template = requireTemplate(input.templateSlug);
