@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PhoneFleet, type ModelPhone } from '../../test-support/apns-device-model';
 import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
+import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 
 /**
@@ -21,6 +22,7 @@ const fleet = new PhoneFleet();
 let dir: string;
 let production: ApnsStandin;
 let sandbox: ApnsStandin;
+let fcm: FcmStandin;
 let server: SpawnedServer;
 
 beforeAll(async () => {
@@ -28,6 +30,8 @@ beforeAll(async () => {
   const key = apnsKey();
   production = await startApnsStandin({ keys: [key], environment: 'production', phones: fleet });
   sandbox = await startApnsStandin({ keys: [key], environment: 'sandbox', phones: fleet });
+  fcm = await startFcmStandin();
+  writeFileSync(join(dir, 'firebase.json'), JSON.stringify(fcm.serviceAccount('phones-project')));
   writeFileSync(join(dir, 'apns.p8'), key.key);
   writeFileSync(join(dir, 'ca.pem'), production.ca);
   server = await spawnServer(
@@ -35,7 +39,8 @@ beforeAll(async () => {
     `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "${ADMIN}"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
       `[[apps]]\nid = "${APP}"\napp_secret = "${SECRET}"\n` +
       `[apps.apns]\nbundle_id = "com.example.phones"\nteam_id = "${key.teamId}"\nkey_id = "${key.keyId}"\nkey_file = "apns.p8"\n` +
-      `environment = "production"\nendpoint = "${production.url}"\nsandbox_endpoint = "${sandbox.url}"\nca_file = "ca.pem"\n`,
+      `environment = "production"\nendpoint = "${production.url}"\nsandbox_endpoint = "${sandbox.url}"\nca_file = "ca.pem"\n` +
+      `[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
   );
   const release = await admin('POST', `/api/admin/apps/${APP}/releases`, { version: 1, status: 'Live', templates: [{ slug: 'hello', title: 'Hi', body: 'there' }] });
   expect(release.status).toBe(201);
@@ -45,6 +50,7 @@ afterAll(async () => {
   await server?.stop();
   await production?.close();
   await sandbox?.close();
+  await fcm?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -239,6 +245,32 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     await register(mixedUp, 'forgetful', { environment: 'sandbox' });
     await call('POST', `/api/apps/${APP}/notifications/send`, { templateSlug: 'hello', targetUsers: ['forgetful'] });
     await eventually(() => expect(mixedUp.notifications).toHaveLength(1));
+  }, 30_000);
+
+  test('a user with an iPhone and an Android phone: both get every event; Android messages collapse by activity, with a ttl and the priority asked for', async () => {
+    const phone = fleet.add('iphone-and-pixel', { ios: 17 });
+    const iphoneId = await register(phone, 'two-platforms');
+    const pixel = `fcm-${crypto.randomUUID()}`;
+    expect((await call('POST', `/api/apps/${APP}/devices`, { endUserId: 'two-platforms', platform: 'android', token: pixel })).status).toBe(200);
+    const id = await startFor('two-platforms');
+    expect((await reportToken(phone, id)).status).toBe(200);
+    await call('PATCH', la(`/${id}`), { contentState: { progress: '70', detail: 'quiet' }, priority: 5, staleDate: Math.floor(Date.now() / 1000) + 600 });
+    await eventually(() => expect(progressOn(phone, id)).toBe('70'));
+    const toPixel = () => fcm.requests.filter((r) => r.body?.message?.token === pixel).map((r) => r.body.message);
+    const update = await eventually(() => {
+      const found = toPixel().find((m) => m.data.event === 'update');
+      if (!found) throw new Error('no update on Android yet');
+      return found;
+    });
+    expect(update.android.priority).toBe('normal');
+    expect(update.android.collapse_key).toBe(id);
+    expect(Number(update.android.ttl.replace('s', ''))).toBeGreaterThan(590);
+    expect(Number(update.android.ttl.replace('s', ''))).toBeLessThanOrEqual(600);
+    expect(JSON.parse(update.data.contentState)).toEqual({ progress: '70', detail: 'quiet' });
+    expect(toPixel().find((m) => m.data.event === 'start')!.android).toEqual({ priority: 'high', collapse_key: id, ttl: '43200s' });
+    const detail = (await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`)).body;
+    expect(detail.instances.map((i: any) => i.platform).sort()).toEqual(['android', 'ios']);
+    expect(detail.instances.find((i: any) => i.deviceId === iphoneId).tokenState).toBe('active');
   }, 30_000);
 
   test('options are validated with errors naming the field', async () => {
