@@ -133,6 +133,26 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     await eventually(() => expect(phone.shows(id)).toMatchObject({ ended: true, contentState: { progress: '60' } }));
   }, 30_000);
 
+  test('the phone model applies only newer timestamps, refuses the other host, and answers 410 with the retirement time', () => {
+    const phone = fleet.add('model-rules', { ios: 17 });
+    const headers = { 'apns-push-type': 'liveactivity' };
+    const start = { aps: { event: 'start', timestamp: 100, 'attributes-type': 'IsletActivityAttributes', attributes: { activityId: 'm' }, 'content-state': { progress: '1' } } };
+    expect(phone.receive(phone.pushToStartToken, headers, start, 'production')).toBeUndefined();
+    const token = phone.updateTokens.get('m')!;
+    const update = (timestamp: number, progress: string) => ({ aps: { event: 'update', timestamp, 'content-state': { progress } } });
+    phone.receive(token, headers, update(100, 'tie'), 'production');
+    phone.receive(token, headers, update(99, 'older'), 'production');
+    expect(phone.shows('m')).toMatchObject({ contentState: { progress: '1' }, ignored: 2 });
+    phone.receive(token, headers, update(101, 'newer'), 'production');
+    expect(phone.shows('m')!.contentState).toEqual({ progress: 'newer' });
+    expect(phone.receive(token, headers, update(102, 'x'), 'sandbox')).toEqual({ status: 400, reason: 'BadDeviceToken' });
+    const before = Date.now();
+    phone.dismiss('m');
+    const gone = phone.receive(token, headers, update(103, 'y'), 'production');
+    expect(gone).toMatchObject({ status: 410, reason: 'Unregistered' });
+    expect(gone!.timestamp).toBeGreaterThanOrEqual(before);
+  });
+
   test('an iOS 18 phone never issues an update token for a start without input-push-token (the model enforces it)', () => {
     const phone = fleet.add('iphone-18-direct', { ios: 18 });
     const start = { aps: { event: 'start', timestamp: 1, 'attributes-type': 'IsletActivityAttributes', attributes: { activityId: 'x' }, 'content-state': {} } };
