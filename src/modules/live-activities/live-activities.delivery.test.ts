@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
+import { apnsToken } from '../../test-support/apns-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
 import { activitiesPath, connect, count, progress, queuedFor, sign, start } from './live-activities.fixtures';
@@ -142,23 +143,23 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     await setup();
     await withApns();
     const { id, android } = await iosActivity();
-    const second = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s-b' });
-    const other = await connect(h, 'a1', 'u2', { platform: 'ios', pushToStartToken: 'p2s-c' });
-    const missing = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'aa' });
+    const second = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: apnsToken() });
+    const other = await connect(h, 'a1', 'u2', { platform: 'ios', pushToStartToken: apnsToken() });
+    const missing = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken() });
     expect(missing.body).toEqual({ title: 'Bad Request', status: 400, detail: 'deviceId is required: the end user has more than one iOS device' });
     for (const deviceId of [android, other, 'dev_unknown']) {
-      const res = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'aa', deviceId });
+      const res = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken(), deviceId });
       expect(res.body.detail).toBe("deviceId is not an iOS device of the activity's end user");
     }
     // The second iPhone registered after the start: its report gives it an instance, and the next update reaches it.
-    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'bb', deviceId: second })).status).toBe(200);
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken(), deviceId: second })).status).toBe(200);
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '60' } });
     expect(queuedFor(h, id).at(-1)!.deliveries.find((d) => d.deviceId === second)?.status).toBe('pending');
   });
 
   test('options travel with the event: the caller’s alert replaces the template’s on start, an update carries one only when given', async () => {
     await setup();
-    await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s' });
+    await connect(h, 'a1', 'u1', { platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
     const alert = { title: 'Big upload', body: 'Go!', sound: 'default' };
     const id = (await start(h, 'a1', { ...progress, alert, priority: 5, staleDate: 1_900_000_000, relevanceScore: 0.5 })).body.activities[0].id;
     expect(queuedFor(h, id)[0]!.content).toMatchObject({ alert, priority: 5, staleDate: 1_900_000_000_000, relevanceScore: 0.5 });

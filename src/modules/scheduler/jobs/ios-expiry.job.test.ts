@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { apnsToken } from '../../../test-support/apns-standin';
 import { FakeClock } from '../../../lib/clock';
 import { connect, queuedFor, start } from '../../live-activities/live-activities.fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
@@ -36,12 +37,12 @@ describe('iOS expiry', () => {
   test('the 8-hour rule is per instance: a user with an iPhone and an Android phone keeps the activity on Android; it ends when no instance is live', async () => {
     h = createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\n' });
     await h.createApp({ id: 'a1', plan: 'big' });
-    const iphone = await connect(h, 'a1', 'mixed', { platform: 'ios', pushToStartToken: 'p2s' });
+    const iphone = await connect(h, 'a1', 'mixed', { platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
     h.clock.advance(1000);
     const pixel = await connect(h, 'a1', 'mixed', { platform: 'android' });
     // The newest device is the iPhone: the old rule (by the newest device's platform) would have ended it all at 8 hours.
     h.clock.advance(1000);
-    await connect(h, 'a1', 'mixed', { platform: 'ios', token: 'second-iphone', pushToStartToken: 'p2s-2' });
+    await connect(h, 'a1', 'mixed', { platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
     const startedAt = h.clock.now();
     const id = (await start(h, 'a1', { templateSlug: 'progress-bar', attributes: { label: 'x' }, contentState: { progress: '1' } })).body.activities[0].id;
     expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${id}`)).body.platform).toBe('ios');
@@ -63,7 +64,7 @@ describe('iOS expiry', () => {
     expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.deviceId)).toEqual([pixel]);
 
     // An activity of iPhones only ends as a whole, as of 8 hours.
-    const iosOnly = await connect(h, 'a1', 'ios-only', { platform: 'ios', pushToStartToken: 'p2s-3' });
+    const iosOnly = await connect(h, 'a1', 'ios-only', { platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
     const soloStart = h.clock.now();
     const solo = (await start(h, 'a1', { templateSlug: 'progress-bar', attributes: { label: 'x' }, contentState: { progress: '1' }, targetUsers: ['ios-only'] })).body.activities[0].id;
     h.clock.advance(8 * HOUR);
