@@ -171,6 +171,25 @@ describe('delivery to APNs', () => {
     ]);
   });
 
+  test("the app's environment is its devices' default; a device's own environment wins; each goes to that host's endpoint", async () => {
+    const key = await setup();
+    const production = await startApnsStandin({ keys: [key], bundleIds: [BUNDLE], clock: h.clock, environment: 'production' });
+    try {
+      await h.admin('PUT', '/api/admin/apps/demo/apns', {
+        bundleId: BUNDLE, teamId: key.teamId, keyId: key.keyId, key: key.key, ca: apns.ca,
+        environment: 'sandbox', endpoint: production.url, sandboxEndpoint: apns.url,
+      });
+      const undeclared = addDevice(h.ctx, 'demo', { platform: 'ios' });
+      const declared = addDevice(h.ctx, 'demo', { platform: 'ios', environment: 'production' });
+      queue(h.ctx, 'demo', notificationContent(), [undeclared.id, declared.id]);
+      await engine.drain();
+      expect(apns.requests.map((r) => r.token)).toEqual([undeclared.token]);
+      expect(production.requests.map((r) => r.token)).toEqual([declared.token]);
+    } finally {
+      await production.close();
+    }
+  });
+
   test('BadDeviceToken names the likely environment mix-up', async () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
