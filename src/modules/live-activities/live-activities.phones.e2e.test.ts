@@ -181,10 +181,13 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
       await call('PATCH', la(`/${id}`), { contentState: { progress, detail: 'both' } });
       await eventually(() => expect([progressOn(first, id), progressOn(second, id)]).toEqual([progress, progress]));
     }
-    const detail = await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`);
-    expect(detail.body.instances.map((i: any) => [i.deviceId, i.platform, i.state, i.tokenState, i.lastDelivery.status]).sort()).toEqual(
-      [[firstId, 'ios', 'live', 'active', 'delivered'], [secondId, 'ios', 'live', 'active', 'delivered']].sort(),
-    );
+    // The phones have it before the worker writes the outcome down (it writes in batches).
+    await eventually(async () => {
+      const detail = await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`);
+      expect(detail.body.instances.map((i: any) => [i.deviceId, i.platform, i.state, i.tokenState, i.lastDelivery.status]).sort()).toEqual(
+        [[firstId, 'ios', 'live', 'active', 'delivered'], [secondId, 'ios', 'live', 'active', 'delivered']].sort(),
+      );
+    });
     // The public record is unchanged: no instances there.
     expect(Object.keys((await call('GET', la(`/${id}`))).body).sort()).toEqual(['appId', 'endUserId', 'id', 'platform', 'startedAt', 'state', 'templateSlug']);
 
@@ -287,7 +290,7 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     expect(Number(update.android.ttl.replace('s', ''))).toBeGreaterThan(590);
     expect(Number(update.android.ttl.replace('s', ''))).toBeLessThanOrEqual(600);
     expect(JSON.parse(update.data.contentState)).toEqual({ progress: '70', detail: 'quiet' });
-    expect(toPixel().find((m) => m.data.event === 'start')!.android).toEqual({ priority: 'high', collapse_key: id, ttl: '43200s' });
+    await eventually(() => expect(toPixel().find((m) => m.data.event === 'start')?.android).toEqual({ priority: 'high', collapse_key: id, ttl: '43200s' }));
     const detail = (await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`)).body;
     expect(detail.instances.map((i: any) => i.platform).sort()).toEqual(['android', 'ios']);
     expect(detail.instances.find((i: any) => i.deviceId === iphoneId).tokenState).toBe('active');
