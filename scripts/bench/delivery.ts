@@ -33,19 +33,26 @@ try {
   const now = ctx.clock.now();
   const client = ctx.db.$client;
   const ids: string[] = [];
+  const tokenIds = new Map<string, number>();
   client.transaction(() => {
     const insert = client.query(
       `INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, created_at, updated_at) VALUES (?, 'bench', ?, 'ios', ?, 'production', ?, ?)`,
     );
+    const ledger = client.query<{ id: number }, [string, string, number]>(
+      `INSERT INTO tokens (app_id, kind, value, device_id, environment, state, reported_at, created_at)
+       VALUES ('bench', 'apns_device', ?1, ?2, 'production', 'active', ?3, ?3) RETURNING id`,
+    );
     for (let i = 0; i < n; i++) {
       const id = `dev_bench${i}`;
-      insert.run(id, `user-${i}`, randomBytes(32).toString('hex'), now, now);
+      const token = randomBytes(32).toString('hex');
+      insert.run(id, `user-${i}`, token, now, now);
+      tokenIds.set(id, ledger.get(token, id, now)!.id);
       ids.push(id);
     }
   })();
 
   const queuedAt = performance.now();
-  client.transaction(() => enqueue(ctx.db, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId })), now }))();
+  client.transaction(() => enqueue(ctx.db, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }))();
   const enqueueMs = performance.now() - queuedAt;
 
   const engine = createDeliveryEngine(ctx);

@@ -156,18 +156,27 @@ function seed(dir: string, toml: string): void {
   const client = ctx.db.$client;
   const at = Date.now();
   const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');
-  const device = client.prepare(
-    `INSERT INTO devices (id, app_id, end_user_id, platform, token, push_to_start_token, environment, created_at, updated_at)
-     VALUES (?, ?, ?, 'ios', ?, ?, 'production', ?, ?)`,
+  const insertDevice = client.prepare(
+    `INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, created_at, updated_at) VALUES (?, ?, ?, 'ios', ?, 'production', ?, ?)`,
   );
+  // The token ledger holds each device's tokens (src/modules/tokens).
+  const token = client.prepare(
+    `INSERT INTO tokens (app_id, kind, value, device_id, environment, state, reported_at, created_at) VALUES (?, ?, ?, ?, 'production', 'active', ?, ?)`,
+  );
+  const device = (id: string, app: string, user: string, pushToStart: boolean) => {
+    const value = apnsToken();
+    insertDevice.run(id, app, user, value, at, at);
+    token.run(app, 'apns_device', value, id, at, at);
+    if (pushToStart) token.run(app, 'apns_push_to_start', apnsToken(), id, at, at);
+  };
   client.transaction(() => {
     for (let i = 0; i < DEVICES; i++) {
       user.run('fanout', `user-${i}`, at, at);
-      device.run(`dev_fanout_${i}`, 'fanout', `user-${i}`, apnsToken(), null, at, at);
+      device(`dev_fanout_${i}`, 'fanout', `user-${i}`, false);
     }
     for (let i = 0; i < USERS; i++) {
       user.run('starts', `user-${i}`, at, at);
-      device.run(`dev_starts_${i}`, 'starts', `user-${i}`, apnsToken(), apnsToken(), at, at);
+      device(`dev_starts_${i}`, 'starts', `user-${i}`, true);
     }
   })();
   client.close();

@@ -54,6 +54,15 @@ export const SECTIONS = {
   metrics: {
     token: { kind: 'string', secret: true, doc: 'When set, GET /metrics needs Authorization: Bearer <token>; absent: /metrics is open.' },
   },
+  notifications: {
+    ttl_seconds: {
+      kind: 'integer',
+      default: 2419200,
+      min: 0,
+      max: 2419200,
+      doc: 'How long FCM keeps a notification for an offline Android device (android.ttl); default and maximum 4 weeks, FCM’s own.',
+    },
+  },
   log: {
     level: { kind: 'string', default: 'info', oneOf: ['debug', 'info', 'warn', 'error', 'silent'], doc: 'Log level.' },
   },
@@ -84,9 +93,15 @@ export const APNS_FIELDS = {
   team_id: { kind: 'string', doc: 'Apple developer team id (iss of the provider token).' },
   key_id: { kind: 'string', doc: 'Id of the APNs auth key (kid of the provider token).' },
   key_file: { kind: 'string', doc: 'Path of the .p8 auth key.' },
-  environment: { kind: 'string', default: 'production', oneOf: ['production', 'sandbox'], doc: 'APNs environment.' },
-  endpoint: { kind: 'string', doc: "Override of Apple's host, e.g. https://127.0.0.1:9443 (tests, proxies)." },
-  ca_file: { kind: 'string', doc: 'Extra trusted CA (PEM) for that endpoint.' },
+  environment: {
+    kind: 'string',
+    default: 'production',
+    oneOf: ['production', 'sandbox'],
+    doc: 'Default APNs environment of the app’s devices (a device may declare its own).',
+  },
+  endpoint: { kind: 'string', doc: "Override of Apple's production host, e.g. https://127.0.0.1:9443 (tests, proxies)." },
+  sandbox_endpoint: { kind: 'string', doc: "Override of Apple's sandbox host, e.g. https://127.0.0.1:9445 (tests, proxies)." },
+  ca_file: { kind: 'string', doc: 'Extra trusted CA (PEM) for those endpoints.' },
 } as const satisfies SectionSpec;
 
 export const FCM_FIELDS = {

@@ -32,7 +32,16 @@ export function openDatabase(path: string): Db {
 
 /** Applies every migration not yet applied; running it again changes nothing. */
 export function migrateDatabase(db: Db, migrationsFolder = defaultMigrationsFolder()): void {
-  migrate(db, { migrationsFolder });
+  // drizzle-kit changes a SQLite column by rebuilding the table (create, copy, drop, rename). With
+  // foreign keys on, the drop would cascade into every table referencing it, and the
+  // `PRAGMA foreign_keys=OFF` in such a migration is a no-op inside drizzle's transaction: so they
+  // are off around the migration (the pragma must be set outside a transaction).
+  db.$client.exec('PRAGMA foreign_keys = OFF');
+  try {
+    migrate(db, { migrationsFolder });
+  } finally {
+    db.$client.exec('PRAGMA foreign_keys = ON');
+  }
 }
 
 /** True when the database answers and every migration shipped with this build is applied. */

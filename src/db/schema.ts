@@ -56,12 +56,13 @@ export const devices = sqliteTable(
       .references(() => apps.id, { onDelete: 'cascade' }),
     endUserId: text('end_user_id').notNull(),
     platform: text('platform', { enum: ['ios', 'android'] }).notNull(),
+    /**
+     * The token the device registered with: the row's identity (one device per app, platform and
+     * token). Whether it is still valid, and every other token of the device, is in `tokens`.
+     */
     token: text('token').notNull(),
-    pushToStartToken: text('push_to_start_token'),
-    environment: text('environment', { enum: ['production', 'sandbox'] }).notNull(),
-    /** Set when a provider said the token is no longer valid; such devices get nothing more. */
-    invalidatedAt: integer('invalidated_at'),
-    invalidReason: text('invalid_reason'),
+    /** The APNs environment the device declared; null: the app's default (its APNs `environment`). */
+    environment: text('environment', { enum: ['production', 'sandbox'] }),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -84,8 +85,11 @@ export const activities = sqliteTable(
     state: text('state', { enum: ['Active', 'Ended'] }).notNull(),
     attributes: text('attributes').notNull(),
     contentState: text('content_state').notNull(),
-    /** The per-activity APNs update token the iOS device reported after a push-to-start. */
-    pushToken: text('push_token'),
+    /**
+     * The APNs `timestamp` (Unix seconds) of the activity's last queued event. The next one gets
+     * max(now in seconds, this + 1), so events of one activity never tie even within one second.
+     */
+    lastTimestamp: integer('last_timestamp').notNull().default(0),
     startedAt: integer('started_at').notNull(),
     endedAt: integer('ended_at'),
     endReason: text('end_reason', { enum: ['api', 'quota', 'expired'] }),
@@ -95,6 +99,69 @@ export const activities = sqliteTable(
     index('activities_app_state').on(t.appId, t.state),
     // The scheduler's scans (iOS expiry, quota) look only at Active activities.
     index('activities_active_started').on(t.startedAt).where(sql`state = 'Active'`),
+  ],
+);
+
+/**
+ * The token ledger: every token Islet knows, with the device that owns it and whether a provider
+ * still takes it. Kinds: `apns_device` and `fcm_registration` (the device's alert token, one per
+ * device row: its registration token), `apns_push_to_start` (one active per device; a value belongs
+ * to one device), `apns_activity` (an activity's update token on one device). Deliveries name the
+ * token they use (`deliveries.token_id`), so a provider's refusal invalidates exactly that token.
+ */
+export const tokens = sqliteTable(
+  'tokens',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['apns_device', 'apns_push_to_start', 'apns_activity', 'fcm_registration'] }).notNull(),
+    value: text('value').notNull(),
+    deviceId: text('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    /** apns_activity only. */
+    activityId: text('activity_id').references(() => activities.id, { onDelete: 'cascade' }),
+    /** APNs host the token belongs to; null: the app's default. Always null for FCM. */
+    environment: text('environment', { enum: ['production', 'sandbox'] }),
+    state: text('state', { enum: ['active', 'invalid'] }).notNull(),
+    invalidReason: text('invalid_reason'),
+    invalidatedAt: integer('invalidated_at'),
+    /** When the device last reported the token: a 410 older than this is stale (APNs 410 `timestamp`). */
+    reportedAt: integer('reported_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('tokens_value').on(t.appId, t.kind, t.value).where(sql`kind <> 'apns_activity'`),
+    uniqueIndex('tokens_activity_device').on(t.activityId, t.deviceId).where(sql`kind = 'apns_activity'`),
+    index('tokens_device').on(t.deviceId, t.kind),
+  ],
+);
+
+/**
+ * One row per device an activity was started on: updates and the end go to each live instance
+ * (iOS: at the instance's own update token in `tokens`), and the iOS 8-hour limit ends each iOS
+ * instance on its own.
+ */
+export const activityInstances = sqliteTable(
+  'activity_instances',
+  {
+    activityId: text('activity_id')
+      .notNull()
+      .references(() => activities.id, { onDelete: 'cascade' }),
+    deviceId: text('device_id')
+      .notNull()
+      .references(() => devices.id, { onDelete: 'cascade' }),
+    platform: text('platform', { enum: ['ios', 'android'] }).notNull(),
+    startedAt: integer('started_at').notNull(),
+    /** Null while the instance is live. */
+    endedAt: integer('ended_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.activityId, t.deviceId] }),
+    // The iOS expiry scan looks only at live iOS instances.
+    index('activity_instances_live_ios').on(t.startedAt).where(sql`ended_at IS NULL AND platform = 'ios'`),
   ],
 );
 
@@ -130,6 +197,8 @@ export const deliveries = sqliteTable(
       .references(() => messages.id, { onDelete: 'cascade' }),
     deviceId: text('device_id').notNull(),
     activityId: text('activity_id'),
+    /** The ledger token the delivery goes to; null until known (an iOS update held for its activity token). */
+    tokenId: integer('token_id'),
     /**
      * pending: due at nextAttemptAt; held: waits for something (an iOS activity token, a paused
      * channel); sending: claimed by a worker; delivered, failed, dropped: finished.

@@ -3,7 +3,8 @@ import { problemResponse } from '../lib/errors';
 /** Request bodies larger than this are refused with 413 before they are read. */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+/** DELETE too: ending a Live Activity takes an optional JSON body (and must work without one). */
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * Checks a request before its body is read: a declared length over the limit is 413, and a body

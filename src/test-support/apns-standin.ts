@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http2, { type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { systemClock, type Clock } from '../lib/clock';
+import type { PhoneFleet } from './apns-device-model';
 import { testCertificate } from './tls';
 
 /** A key the stand-in accepts provider tokens from. */
@@ -20,6 +21,10 @@ export interface ApnsStandinOptions {
   maxConcurrentStreams?: number;
   /** Decides when a provider token is too old (60 minutes, as Apple). */
   clock?: Clock;
+  /** Which of Apple's hosts this stand-in plays: the modelled phones refuse tokens of the other one. */
+  environment?: 'production' | 'sandbox';
+  /** Modelled phones (apns-device-model.ts) that receive valid pushes to their tokens. */
+  phones?: PhoneFleet;
   host?: string;
   port?: number;
 }
@@ -38,6 +43,8 @@ export interface StandinAnswer {
   status: number;
   reason?: string;
   headers?: Record<string, string>;
+  /** 410: when the token was last found invalid (ms); default now. */
+  timestamp?: number;
 }
 
 export interface ApnsStandin {
@@ -151,12 +158,13 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       received.keyId = (auth as { keyId: string }).keyId;
       answer = checkRequest(path, String(rawHeaders[':method']), headers, raw);
     }
+    if (!answer && options.phones) answer = options.phones.receive(received.token, headers, received.body, options.environment ?? 'production');
     if (!answer && responder) answer = await responder(received);
     answer ??= { status: 200 };
     if (stream.destroyed || stream.closed) return;
     const apnsId = randomUUID().toUpperCase();
     stream.respond({ ':status': answer.status, 'apns-id': apnsId, ...(answer.reason ? { 'content-type': 'application/json' } : {}), ...answer.headers });
-    stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: clock.now() } : {}) }) : undefined);
+    stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: answer.timestamp ?? clock.now() } : {}) }) : undefined);
   }
 
   const server = http2.createSecureServer({ cert, key, settings: { maxConcurrentStreams: maxStreams } });

@@ -5,6 +5,7 @@ import { newId } from '../lib/ids';
 import { devicesRepository, type DeviceInput } from '../modules/devices/devices.repository';
 import type { LiveActivityContent, LiveActivityEvent, MessageContent, NotificationContent } from '../modules/delivery/message-content';
 import { enqueue, type DeliveryTarget } from '../modules/delivery/outbox';
+import { tokensRepository } from '../modules/tokens/tokens.repository';
 import { apnsToken } from './apns-standin';
 
 /** A fresh APNs auth key: the .p8 PEM Islet stores and the public half a stand-in verifies with. */
@@ -24,8 +25,12 @@ export function addDevice(ctx: AppContext, appId: string, input: Partial<DeviceI
   return devicesRepository(ctx.db).upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now()).device;
 }
 
-/** An Active activity row, as the Live Activities module writes it. */
-export function addActivity(ctx: AppContext, appId: string, input: { platform: 'ios' | 'android'; pushToken?: string; endUserId?: string }) {
+/** An Active activity row, as the Live Activities module writes it; `activityToken`: an iPhone's update token for it. */
+export function addActivity(
+  ctx: AppContext,
+  appId: string,
+  input: { platform: 'ios' | 'android'; activityToken?: { deviceId: string; token: string }; endUserId?: string },
+) {
   const id = newId('la', ctx.clock.now());
   ctx.db
     .insert(activities)
@@ -38,10 +43,12 @@ export function addActivity(ctx: AppContext, appId: string, input: { platform: '
       state: 'Active',
       attributes: JSON.stringify({ label: 'Upload' }),
       contentState: JSON.stringify({ progress: '10' }),
-      pushToken: input.pushToken ?? null,
       startedAt: ctx.clock.now(),
     })
     .run();
+  const t = input.activityToken;
+  const environment = t && (devicesRepository(ctx.db).find(appId, t.deviceId)?.environment ?? null);
+  if (t) tokensRepository(ctx.db).reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now());
   return id;
 }
 
@@ -69,9 +76,24 @@ export function activityContent(
   };
 }
 
-/** Queues a message to devices in one transaction, as the API modules do. */
+/**
+ * Queues a message to devices in one transaction, as the API modules do. A device given by id goes
+ * to the token the API modules would pick: an iPhone's push-to-start token for a start, its
+ * activity token for an update or end (none yet: left for the worker to hold), else the device's
+ * registration token.
+ */
 export function queue(ctx: AppContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
-  const list = targets.map((t) => (typeof t === 'string' ? { deviceId: t } : t));
+  const tokens = tokensRepository(ctx.db);
+  const tokenFor = (deviceId: string): number | undefined => {
+    // Invalid ones too: a delivery queued before its token was refused still names it.
+    const own = tokens.ofDevice(deviceId);
+    if (content.type === 'live_activity' && own.some((t) => t.kind === 'apns_device')) {
+      if (content.event === 'start') return own.find((t) => t.kind === 'apns_push_to_start')?.id;
+      return tokens.activityToken(content.activityId, deviceId)?.id;
+    }
+    return own.find((t) => t.kind === 'apns_device' || t.kind === 'fcm_registration')?.id;
+  };
+  const list = targets.map((t) => (typeof t === 'string' ? { deviceId: t, tokenId: tokenFor(t) } : t));
   return ctx.db.$client.transaction(() => enqueue(ctx.db, { appId, content, targets: list, now: ctx.clock.now() }))();
 }
 

@@ -36,6 +36,8 @@ export interface FcmStandin {
   refuseTokens(refuse: boolean): void;
   /** Makes a registration token answer 404 UNREGISTERED. */
   unregister(token: string): void;
+  /** Makes a registration token answer 400 INVALID_ARGUMENT naming the registration token (a malformed one). */
+  malform(token: string): void;
   close(): Promise<void>;
 }
 
@@ -64,6 +66,7 @@ export async function startFcmStandin(options: { port?: number } = {}): Promise<
   const accounts = new Map<string, { project: string; key: Promise<CryptoKey> }>();
   const accessTokens = new Map<string, string>();
   const unregistered = new Set<string>();
+  const malformed = new Set<string>();
   let responder: Parameters<FcmStandin['respond']>[0];
   let refusing = false;
   const state = { requests: [] as FcmReceived[], tokenExchanges: 0 };
@@ -107,6 +110,11 @@ export async function startFcmStandin(options: { port?: number } = {}): Promise<
     if (typeof message?.token !== 'string' || message.token === '') return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'message.token is required'));
     if (message.data !== undefined && !Object.values(message.data).every((v) => typeof v === 'string'))
       return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'data values must be strings'));
+    const ttl = message.android?.ttl;
+    if (ttl !== undefined && !(typeof ttl === 'string' && /^\d+(\.\d{1,9})?s$/.test(ttl)))
+      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, `Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), "${ttl}"`));
+    if (malformed.has(message.token))
+      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'The registration token is not a valid FCM registration token'));
     if (unregistered.has(message.token)) return json(404, fcmError(404, 'NOT_FOUND', 'UNREGISTERED'));
     const answer = responder ? await responder(received) : undefined;
     if (answer && answer.status !== 200) return json(answer.status, fcmError(answer.status, answer.rpcStatus, answer.errorCode), answer.headers);
@@ -150,6 +158,7 @@ export async function startFcmStandin(options: { port?: number } = {}): Promise<
       refusing = refuse;
     },
     unregister: (token) => unregistered.add(token),
+    malform: (token) => void malformed.add(token),
     close: async () => {
       await server.stop(true);
     },

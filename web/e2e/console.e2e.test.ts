@@ -119,6 +119,11 @@ describe('console', () => {
     await timeline.locator('[data-status="delivered"]').filter({ hasText: 'Start' }).waitFor();
     await timeline.getByText('Payload (recorded by the simulator)').click();
     await timeline.getByText('"event": "start"').waitFor();
+    // The activity's instance on the simulated iPhone: live, no update token reported yet, its start delivered.
+    const instance = page.getByRole('region', { name: 'Devices' }).getByRole('row').filter({ hasText: 'iOS' });
+    await instance.getByText('live', { exact: true }).waitFor();
+    await instance.getByText('waiting', { exact: true }).waitFor();
+    await instance.getByText('delivered', { exact: true }).waitFor();
     await screenshot(page, 'desktop-06-activity-detail');
   }, SLOW);
 

@@ -42,7 +42,8 @@ export interface Device {
   id: string;
   endUserId: string;
   platform: 'ios' | 'android';
-  environment: 'production' | 'sandbox';
+  /** Absent: the app's default. */
+  environment?: 'production' | 'sandbox';
   hasPushToStartToken: boolean;
   valid: boolean;
   invalidReason?: string;

@@ -3,6 +3,7 @@ import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { contentStateError } from '../../src/modules/live-activities/template-validation';
 import { findTemplate, type TemplateDefinition } from '../../src/modules/live-activities/templates';
+import { ActivityInstances, type ActivityInstance } from '../components/activity-instances';
 import { DeliveryTimeline } from '../components/deliveries';
 import { Dialog, toast } from '../components/feedback';
 import { compact, TemplateFields } from '../components/template-form';
@@ -65,8 +66,8 @@ function UpdateForm(props: { appId: string; activity: Activity; def: TemplateDef
  */
 function HeldNotice() {
   return html`<${Alert} tone="warn">
-    <p><strong>Waiting for the device's activity push token.</strong> The iPhone reports it after the
-    push-to-start (<code>PUT …/live-activities/{id}/push-token</code>); held updates go out as soon as it does.</p>
+    <p><strong>Waiting for an iPhone's activity push token.</strong> Each iPhone reports its own after the
+    push-to-start (<code>PUT …/live-activities/{id}/push-token</code> with its <code>deviceId</code>); held updates go out to it as soon as it does.</p>
   <//>`;
 }
 
@@ -75,9 +76,14 @@ interface ActivityDetail extends Activity {
   attributes: Strings;
   contentState: Strings;
   hasPushToken: boolean;
+  instances: ActivityInstance[];
 }
 
-const END_REASONS = { api: 'Ended through the API', quota: 'Ended: minutes quota used up', expired: 'Ended: iOS 8-hour limit' };
+const END_REASONS = {
+  api: 'Ended through the API',
+  quota: 'Ended: minutes quota used up',
+  expired: 'Ended: iOS 8-hour limit reached on every device it ran on',
+};
 
 export function ActivityDetailPage(props: { appId: string; activityId: string }) {
   const id = encodeURIComponent(props.appId);
@@ -118,10 +124,12 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
               ['Started', formatDateTime(a.startedAt)],
               ['Ended', a.endedAt ? formatDateTime(a.endedAt) : '—'],
               ['Duration', duration(a.startedAt, a.endedAt)],
-              ...(a.platform === 'ios' ? [['Activity push token', a.hasPushToken ? 'reported' : 'not yet'] as [string, string]] : []),
             ]}
           />
           ${a.endReason ? html`<p class="muted small end-reason">${END_REASONS[a.endReason]}.</p>` : ''}
+        <//>
+        <${Card} title="Devices" description="One instance per device the activity was started on; updates and the end go to each at its own token.">
+          <${ActivityInstances} instances=${a.instances} />
         <//>
         ${waitingForToken ? html`<${HeldNotice} />` : ''}
         ${a.state === 'Active' && state

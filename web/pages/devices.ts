@@ -123,7 +123,7 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
               (d) => html`<tr>
                 <td class="mono">${d.endUserId}</td>
                 <td><span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
-                <td>${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red" title=${d.invalidReason}>invalid<//>`}
+                <td>${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
                   ${d.platform === 'ios' && !d.hasPushToStartToken ? html` <${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>` : ''}</td>
                 <td class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
                 <td class="mono small break">${d.id}</td>

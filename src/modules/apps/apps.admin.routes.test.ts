@@ -64,7 +64,11 @@ describe('admin API: apps', () => {
     expect(bad.body.detail).toContain('key must be an APNs auth key');
     const key = p8();
     const ok = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'T1', keyId: 'K1', key });
-    expect(ok.body.channels.apns).toMatchObject({ transport: 'apns', bundleId: 'com.x', environment: 'production', status: 'active' });
+    expect(ok.body.channels.apns).toMatchObject({ transport: 'apns', bundleId: 'com.x', environment: 'production', status: 'active', sandboxEndpoint: null });
+    const both = await h.admin('PUT', '/api/admin/apps/a1/apns', {
+      bundleId: 'com.x', teamId: 'T1', keyId: 'K1', key, environment: 'sandbox', endpoint: 'https://127.0.0.1:9443', sandboxEndpoint: 'https://127.0.0.1:9445',
+    });
+    expect(both.body.channels.apns).toMatchObject({ environment: 'sandbox', endpoint: 'https://127.0.0.1:9443', sandboxEndpoint: 'https://127.0.0.1:9445' });
     expect(JSON.stringify(ok.body)).not.toContain('PRIVATE KEY');
     const fcmBad = await h.admin('PUT', '/api/admin/apps/a1/fcm', { serviceAccount: { project_id: 'p' } });
     expect(fcmBad.body.detail).toBe('serviceAccount.client_email is required');

@@ -61,6 +61,7 @@ function readApns(apns: NonNullable<AppConfig['apns']>, base: string): ApnsCrede
     key,
     environment: apns.environment as ApnsCredentials['environment'],
     ...(apns.endpoint ? { endpoint: apns.endpoint } : {}),
+    ...(apns.sandbox_endpoint ? { sandboxEndpoint: apns.sandbox_endpoint } : {}),
     ...(apns.ca_file ? { ca: readFile(apns.ca_file, base, 'apns.ca_file') } : {}),
   };
 }

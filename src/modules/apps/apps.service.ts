@@ -141,6 +141,7 @@ export function appsService(ctx: AppContext) {
                 keyId: apns.keyId,
                 environment: apns.environment,
                 endpoint: apns.endpoint ?? null,
+                sandboxEndpoint: apns.sandboxEndpoint ?? null,
                 status: row.apnsPausedReason ? ('paused' as const) : ('active' as const),
                 pausedReason: row.apnsPausedReason,
               }

@@ -8,10 +8,13 @@ export interface ApnsCredentials {
   keyId: string;
   /** The .p8 auth key, PEM (PKCS#8, P-256). */
   key: string;
+  /** The default environment of the app's devices (a device may declare its own). */
   environment: 'production' | 'sandbox';
-  /** Override of Apple's host (tests, proxies). */
+  /** Override of Apple's production host (tests, proxies). */
   endpoint?: string;
-  /** Extra trusted CA (PEM) for that endpoint. */
+  /** Override of Apple's sandbox host (tests, proxies). */
+  sandboxEndpoint?: string;
+  /** Extra trusted CA (PEM) for those endpoints. */
   ca?: string;
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { activityContent, addActivity, addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { tokensRepository } from '../tokens/tokens.repository';
 import { createHarness, type Harness } from '../../test-support/harness';
 import type { ApnsClient } from './apns/apns.client';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './delivery.engine';
@@ -43,7 +44,7 @@ describe('delivery to APNs', () => {
     const pushToStart = apnsToken();
     const activityToken = apnsToken();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', pushToken: activityToken });
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: activityToken } });
     const startedAt = h.clock.now();
     queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
@@ -69,6 +70,7 @@ describe('delivery to APNs', () => {
       'content-state': { progress: '0' },
       'attributes-type': 'IsletActivityAttributes',
       attributes: { activityId: activity, templateSlug: 'progress-bar', values: { label: 'Upload' } },
+      'input-push-token': 1,
       alert: { title: 'Upload', body: 'Started' },
     });
     expect(update!.token).toBe(activityToken);
@@ -106,13 +108,13 @@ describe('delivery to APNs', () => {
 
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
     const token = apnsToken();
-    h.ctx.db.$client.query('UPDATE activities SET push_token = ? WHERE id = ?').run(token, activity);
-    expect(releaseHeld(h.ctx.db, activity, h.clock.now())).toBe(1);
+    const tokenId = tokensRepository(h.ctx.db).reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
+    expect(releaseHeld(h.ctx.db, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now())).toBe(1);
     await engine.drain();
     expect(apns.requests.slice(1).map((r) => [r.token, r.body.aps['content-state'].progress])).toEqual([[token, '70']]);
   });
 
-  test('410 Unregistered invalidates the device; its other deliveries are dropped without sending', async () => {
+  test('410 Unregistered invalidates the device token; its other deliveries are dropped without sending', async () => {
     await setup();
     const gone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const fine = addDevice(h.ctx, 'demo', { platform: 'ios' });
@@ -126,11 +128,79 @@ describe('delivery to APNs', () => {
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'Unregistered'],
       ['delivered', null],
-      ['dropped', 'device token invalid: Unregistered'],
+      ['dropped', 'token invalid: Unregistered'],
       ['delivered', null],
     ]);
     const device = (await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices.find((d: { id: string }) => d.id === gone.id);
     expect(device).toMatchObject({ valid: false, invalidReason: 'Unregistered' });
+  });
+
+  test('a refusal invalidates exactly the token used: a dead activity token leaves the device token and push-to-start token alone', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
+    const dead = apnsToken();
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: dead } });
+    apns.unregister(dead);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
+    await engine.drain();
+    const states = Object.fromEntries(tokensRepository(h.ctx.db).ofDevice(iphone.id).map((t) => [t.kind, [t.state, t.invalidReason]]));
+    expect(states).toEqual({ apns_device: ['active', null], apns_push_to_start: ['active', null], apns_activity: ['invalid', 'Unregistered'] });
+    const next = addActivity(h.ctx, 'demo', { platform: 'ios' });
+    queue(h.ctx, 'demo', activityContent(h.ctx, next, 'start'), [iphone.id]);
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['dropped', 'delivered', 'delivered']);
+  });
+
+  test('a 410 whose timestamp is older than the token’s last report is ignored; a newer one invalidates it', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const reportedAt = h.clock.now();
+    apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt - 60_000 }));
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    // APNs decided before the device reported the token again: the report is newer, the token stays.
+    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'active' });
+    apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt + 1 }));
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+      ['dropped', 'Unregistered'],
+      ['dropped', 'Unregistered'],
+    ]);
+  });
+
+  test("the app's environment is its devices' default; a device's own environment wins; each goes to that host's endpoint", async () => {
+    const key = await setup();
+    const production = await startApnsStandin({ keys: [key], bundleIds: [BUNDLE], clock: h.clock, environment: 'production' });
+    try {
+      await h.admin('PUT', '/api/admin/apps/demo/apns', {
+        bundleId: BUNDLE, teamId: key.teamId, keyId: key.keyId, key: key.key, ca: apns.ca,
+        environment: 'sandbox', endpoint: production.url, sandboxEndpoint: apns.url,
+      });
+      const undeclared = addDevice(h.ctx, 'demo', { platform: 'ios' });
+      const declared = addDevice(h.ctx, 'demo', { platform: 'ios', environment: 'production' });
+      queue(h.ctx, 'demo', notificationContent(), [undeclared.id, declared.id]);
+      await engine.drain();
+      expect(apns.requests.map((r) => r.token)).toEqual([undeclared.token]);
+      expect(production.requests.map((r) => r.token)).toEqual([declared.token]);
+    } finally {
+      await production.close();
+    }
+  });
+
+  test('BadDeviceToken names the likely environment mix-up', async () => {
+    await setup();
+    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    apns.respond(() => ({ status: 400, reason: 'BadDeviceToken' }));
+    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await engine.drain();
+    const [row] = deliveryRows(h.ctx);
+    expect(row!.reason).toBe(
+      'BadDeviceToken from the production host: probably a sandbox token (a development build run from Xcode); register the device with environment "sandbox"',
+    );
+    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
   });
 
   test('503 and 429 are retried with exponential backoff and jitter, honouring Retry-After', async () => {

@@ -32,19 +32,23 @@ describe('delivery to FCM', () => {
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
     const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '5' }), [pixel.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '50' }, { priority: 5, staleDate: h.clock.now() + 600_000, relevanceScore: 20, apnsTimestamp: 1_768_478_401 }), [pixel.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '60' }, { alert: { title: 'Half', body: 'way', sound: 'ding.caf' } }), [pixel.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 1000 }), [pixel.id]);
-    queue(h.ctx, 'demo', notificationContent('Sale', 'Today'), [pixel.id]);
+    queue(h.ctx, 'demo', { ...notificationContent('Sale', 'Today'), ttlSeconds: 86_400 }, [pixel.id]);
     await engine.drain();
 
-    expect(fcm.requests.map((r) => r.project)).toEqual(['demo-project', 'demo-project', 'demo-project']);
+    expect(fcm.requests.map((r) => r.project)).toEqual(Array(5).fill('demo-project'));
     // Sends run concurrently: find each by what it is, not by arrival order.
     const messages = fcm.requests.map((r) => r.body.message);
     const start = messages.find((m) => m.data?.event === 'start');
     const end = messages.find((m) => m.data?.event === 'end');
+    const [quiet, loud] = [messages.find((m) => m.data?.contentState === '{"progress":"50"}'), messages.find((m) => m.data?.contentState === '{"progress":"60"}')];
     const alert = messages.find((m) => m.notification);
+    // Messages of one activity collapse (a newer replaces an older one still undelivered); a start or end lives 12 hours.
     expect(start).toEqual({
       token: 'fcm-token-1',
-      android: { priority: 'high' },
+      android: { priority: 'high', collapse_key: activity, ttl: '43200s' },
       data: {
         type: 'live_activity',
         event: 'start',
@@ -53,16 +57,25 @@ describe('delivery to FCM', () => {
         attributes: '{"label":"Upload"}',
         contentState: '{"progress":"5"}',
         timestamp: String(h.clock.now()),
+        alertTitle: 'Upload',
+        alertBody: 'Started',
       },
     });
+    // Priority 5 is FCM's normal priority; an update lives until its stale date, else an hour.
+    expect(quiet.android).toEqual({ priority: 'normal', collapse_key: activity, ttl: '600s' });
+    expect(quiet.data).toMatchObject({ staleDate: String(h.clock.now() + 600_000), relevanceScore: '20', sequence: '1768478401' });
+    expect(quiet.data.alertTitle).toBeUndefined();
+    expect(loud.android).toEqual({ priority: 'high', collapse_key: activity, ttl: '3600s' });
+    expect(loud.data).toMatchObject({ alertTitle: 'Half', alertBody: 'way', alertSound: 'ding.caf' });
     expect(end.data).toMatchObject({ event: 'end', contentState: '{"progress":"100"}', dismissalAt: String(h.clock.now() + 1000) });
-    expect(alert).toEqual({ token: 'fcm-token-1', notification: { title: 'Sale', body: 'Today' }, android: { priority: 'high' } });
+    expect(end.android).toEqual({ priority: 'high', collapse_key: activity, ttl: '43200s' });
+    expect(alert).toEqual({ token: 'fcm-token-1', notification: { title: 'Sale', body: 'Today' }, android: { priority: 'high', ttl: '86400s' } });
     // One OAuth exchange (at the account's token_uri, assertion verified) serves every send.
     expect(fcm.tokenExchanges).toBe(1);
     const rows = deliveryRows(h.ctx);
-    expect(rows.map((r) => [r.status, r.provider])).toEqual(Array(3).fill(['delivered', 'fcm']));
+    expect(rows.map((r) => [r.status, r.provider])).toEqual(Array(5).fill(['delivered', 'fcm']));
     expect(rows[0]!.provider_id).toMatch(/^projects\/demo-project\/messages\/.+/);
-    expect(JSON.parse(rows[2]!.sent_payload!).url).toBe(`${fcm.url}/v1/projects/demo-project/messages:send`);
+    expect(JSON.parse(rows[4]!.sent_payload!).url).toBe(`${fcm.url}/v1/projects/demo-project/messages:send`);
   });
 
   test('UNREGISTERED and SENDER_ID_MISMATCH invalidate the token', async () => {
@@ -79,6 +92,24 @@ describe('delivery to FCM', () => {
     ]);
     const devices = (await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices;
     expect(devices.map((d: { valid: boolean }) => d.valid)).toEqual([false, false]);
+  });
+
+  test('INVALID_ARGUMENT naming the registration token invalidates that token; any other INVALID_ARGUMENT fails the delivery with the reason', async () => {
+    await setup();
+    const malformed = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const fine = addDevice(h.ctx, 'demo', { platform: 'android' });
+    fcm.malform(malformed.token);
+    fcm.respond((req) => (req.body.message.notification?.title === 'bad' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : undefined));
+    queue(h.ctx, 'demo', notificationContent(), [malformed.id, fine.id]);
+    queue(h.ctx, 'demo', notificationContent('bad'), [fine.id]);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+      ['dropped', 'INVALID_ARGUMENT: The registration token is not a valid FCM registration token'],
+      ['delivered', null],
+      ['failed', 'INVALID_ARGUMENT'],
+    ]);
+    const devices = (await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices;
+    expect(Object.fromEntries(devices.map((d: { id: string; valid: boolean }) => [d.id, d.valid]))).toEqual({ [malformed.id]: false, [fine.id]: true });
   });
 
   test('QUOTA_EXCEEDED waits at least a minute; UNAVAILABLE backs off; INVALID_ARGUMENT is not retried', async () => {

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database';
+import { tokensRepository } from '../tokens/tokens.repository';
 import { parkedReason, type ClaimedDelivery } from './delivery.routing';
 
 /** What the worker decided for one claimed delivery, written back in a batch. */
@@ -13,17 +14,17 @@ export interface DeliveryResult {
   reason: string | null;
   /** Null: keep what the row has. */
   sentPayload: string | null;
-  /** Held for an activity token: becomes pending instead if the token arrived meanwhile. */
-  holdFor?: string;
-  /** The provider refused the device token. */
-  invalidateDevice?: { deviceId: string; reason: string };
+  /** Held for an activity instance's token: becomes pending instead if the token arrived meanwhile. */
+  holdFor?: { activityId: string; deviceId: string };
+  /** The provider refused this token (only it: `since` is the APNs 410 timestamp, if any). */
+  invalidateToken?: { tokenId: number; reason: string; since?: number };
   /** The provider refused the app's credentials (only those still stored: `sealed`). */
   pauseChannel?: { appId: string; provider: 'apns' | 'fcm'; reason: string; sealed: string | null };
 }
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
-  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, dev.platform, dev.token, dev.push_to_start_token AS pushToStartToken,
-  dev.environment, dev.invalid_reason AS invalidReason, dev.invalidated_at AS invalidatedAt, a.push_token AS activityPushToken`;
+  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, dev.platform, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,
+  t.device_id AS tokenDeviceId, t.environment, t.state AS tokenState, t.invalid_reason AS invalidReason`;
 
 /**
  * The worker's statements on the outbox, prepared once. Claiming is one UPDATE … RETURNING, so
@@ -42,7 +43,7 @@ export function deliveryRepository(db: Db) {
     `SELECT ${CLAIMED_COLUMNS} FROM deliveries d
        JOIN messages m ON m.id = d.message_id
        LEFT JOIN devices dev ON dev.id = d.device_id
-       LEFT JOIN activities a ON a.id = d.activity_id
+       LEFT JOIN tokens t ON t.id = d.token_id
       WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id`,
   );
   const update = client.query(
@@ -50,14 +51,16 @@ export function deliveryRepository(db: Db) {
             reason = ?, sent_payload = COALESCE(?, sent_payload), updated_at = ?
       WHERE id = ? AND status = 'sending'`,
   );
-  const hold = client.query(
-    `UPDATE deliveries SET status = CASE WHEN (SELECT push_token FROM activities WHERE id = ?) IS NULL THEN 'held' ELSE 'pending' END,
-            reason = ?, updated_at = ?
-      WHERE id = ? AND status = 'sending'`,
+  // The token may have been reported between the claim and now: then the delivery goes to it at once.
+  // (SET sees the old row, so the lookup is written out twice.)
+  const activityToken = `(SELECT id FROM tokens WHERE activity_id = ?1 AND device_id = ?2 AND kind = 'apns_activity' AND state = 'active')`;
+  const hold = client.query<never, [string, string, string | null, number, number]>(
+    `UPDATE deliveries SET token_id = ${activityToken},
+            status = CASE WHEN ${activityToken} IS NULL THEN 'held' ELSE 'pending' END,
+            reason = CASE WHEN ${activityToken} IS NULL THEN ?3 END, updated_at = ?4
+      WHERE id = ?5 AND status = 'sending'`,
   );
-  const invalidate = client.query(
-    `UPDATE devices SET invalidated_at = ?, invalid_reason = ?, updated_at = ? WHERE id = ? AND invalidated_at IS NULL`,
-  );
+  const tokens = tokensRepository(db);
   const pause = {
     apns: client.query(`UPDATE apps SET apns_paused_reason = ?, updated_at = ? WHERE id = ? AND apns_sealed IS ? AND apns_paused_reason IS NULL`),
     fcm: client.query(`UPDATE apps SET fcm_paused_reason = ?, updated_at = ? WHERE id = ? AND fcm_sealed IS ? AND fcm_paused_reason IS NULL`),
@@ -86,16 +89,16 @@ export function deliveryRepository(db: Db) {
     },
 
     /**
-     * Writes outcomes and their side effects (invalid devices, paused channels) in one transaction.
+     * Writes outcomes and their side effects (invalid tokens, paused channels) in one transaction.
      * Returns the channels this paused (not those already paused).
      */
     record(results: DeliveryResult[], now: number): NonNullable<DeliveryResult['pauseChannel']>[] {
       return client.transaction(() => {
         const paused: NonNullable<DeliveryResult['pauseChannel']>[] = [];
         for (const r of results) {
-          if (r.holdFor !== undefined) hold.run(r.holdFor, r.reason, now, r.id);
+          if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
           else update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id);
-          if (r.invalidateDevice) invalidate.run(now, r.invalidateDevice.reason, now, r.invalidateDevice.deviceId);
+          if (r.invalidateToken) tokens.invalidate(r.invalidateToken.tokenId, r.invalidateToken.reason, now, r.invalidateToken.since);
           const p = r.pauseChannel;
           if (p && pause[p.provider].run(p.reason, now, p.appId, p.sealed).changes > 0) paused.push(p);
         }

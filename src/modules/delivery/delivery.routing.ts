@@ -19,12 +19,15 @@ export interface ClaimedDelivery {
   content: string;
   /** Null when the device was removed. */
   platform: 'ios' | 'android' | null;
-  token: string | null;
-  pushToStartToken: string | null;
+  /** The ledger token the delivery goes to (null: not known yet, or removed with its device). */
+  tokenId: number | null;
+  tokenKind: 'apns_device' | 'apns_push_to_start' | 'apns_activity' | 'fcm_registration' | null;
+  tokenValue: string | null;
+  tokenDeviceId: string | null;
+  /** The token's APNs environment; null: the app's default. */
   environment: 'production' | 'sandbox' | null;
+  tokenState: 'active' | 'invalid' | null;
   invalidReason: string | null;
-  invalidatedAt: number | null;
-  activityPushToken: string | null;
 }
 
 /** An app's delivery channels as the worker sees them for one batch. */
@@ -39,7 +42,8 @@ export interface AppChannels {
 }
 
 export type Route =
-  | { action: 'send'; transport: TransportName; request: PushRequest }
+  /** `environment`: the APNs host the token was sent to (for a BadDeviceToken's explanation). */
+  | { action: 'send'; transport: TransportName; request: PushRequest; environment?: 'production' | 'sandbox' }
   /** An iOS update or end before the activity's own push token is known: held until it is. */
   | { action: 'hold'; reason: string }
   /** The provider channel of the app is paused: parked until its credentials change. */
@@ -68,8 +72,10 @@ export class DeliveryRouter {
   private readonly built = new Map<number, Built>();
 
   route(row: ClaimedDelivery, channels: AppChannels): Route {
-    if (row.platform === null || row.token === null) return { action: 'drop', reason: 'device removed' };
-    if (row.invalidatedAt !== null) return { action: 'drop', reason: `device token invalid: ${row.invalidReason ?? 'refused by the provider'}` };
+    if (row.platform === null) return { action: 'drop', reason: 'device removed' };
+    // Only the token the delivery names decides: a refused activity token leaves the device's others alone.
+    if (row.tokenState === 'invalid') return { action: 'drop', reason: `token invalid: ${row.invalidReason ?? 'refused by the provider'}` };
+    if (row.tokenId !== null && row.tokenDeviceId !== row.deviceId) return { action: 'drop', reason: 'token moved to another device' };
     const built = this.build(row);
     return row.platform === 'ios' ? this.routeApns(row, built, channels) : this.routeFcm(row, built, channels);
   }
@@ -77,14 +83,15 @@ export class DeliveryRouter {
   private routeApns(row: ClaimedDelivery, built: Built, channels: AppChannels): Route {
     const creds = channels.apns;
     const content = built.content;
-    let token = row.token!;
-    if (content.type === 'live_activity' && content.event === 'start') {
-      if (!row.pushToStartToken) return { action: 'fail', reason: 'device has no push-to-start token' };
-      token = row.pushToStartToken;
-    } else if (content.type === 'live_activity') {
+    let token = row.tokenValue;
+    if (content.type === 'live_activity' && content.event !== 'start' && token === null) {
       // Without credentials nothing can reach a device anyway: the simulator shows what would go.
-      if (!row.activityPushToken && creds) return { action: 'hold', reason: WAITING_FOR_TOKEN };
-      token = row.activityPushToken ?? PLACEHOLDER.activityToken;
+      if (creds) return { action: 'hold', reason: WAITING_FOR_TOKEN };
+      token = PLACEHOLDER.activityToken;
+    }
+    if (token === null) {
+      const missing = content.type === 'live_activity' ? 'device has no push-to-start token' : 'device token removed';
+      return { action: 'fail', reason: missing };
     }
     if (creds && channels.apnsPausedReason) return { action: 'park', provider: 'apns' };
     const bundleId = creds?.bundleId ?? PLACEHOLDER.bundleId;
@@ -96,13 +103,15 @@ export class DeliveryRouter {
       built.apns.set(bundleId, payload);
     }
     if (payload.tooLarge) return { action: 'fail', reason: `payload exceeds ${MAX_PAYLOAD_BYTES} bytes` };
+    const environment = row.environment ?? creds?.environment ?? 'production';
     return {
       action: 'send',
       transport: creds ? 'apns' : 'simulator',
+      environment,
       request: {
         appId: row.appId,
         provider: 'apns',
-        url: `${apnsOrigin(creds, row.environment ?? 'production')}/3/device/${token}`,
+        url: `${apnsOrigin(creds, environment)}/3/device/${token}`,
         headers: payload.headers,
         body: payload.body,
         apns: creds,
@@ -112,9 +121,10 @@ export class DeliveryRouter {
 
   private routeFcm(row: ClaimedDelivery, built: Built, channels: AppChannels): Route {
     const creds = channels.fcm;
+    if (row.tokenValue === null) return { action: 'fail', reason: 'device token removed' };
     if (creds && channels.fcmPausedReason) return { action: 'park', provider: 'fcm' };
     built.fcm ??= fcmMessage(built.content);
-    const body = JSON.stringify({ message: { token: row.token, ...built.fcm } });
+    const body = JSON.stringify({ message: { token: row.tokenValue, ...built.fcm } });
     return {
       action: 'send',
       transport: creds ? 'fcm' : 'simulator',

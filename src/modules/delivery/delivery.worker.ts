@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { appsRepository } from '../apps/apps.repository';
 import { appsService } from '../apps/apps.service';
 import type { DeliveryOutcomeLabel, IsletMetrics } from '../metrics/metrics';
+import { refusalReason } from '../tokens/tokens.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
@@ -212,7 +213,7 @@ export class DeliveryWorker {
     switch (route.action) {
       case 'hold':
         this.count(row, 'apns', 'held');
-        this.results.push({ ...base, status: 'held', reason: route.reason, holdFor: row.activityId ?? '' });
+        this.results.push({ ...base, status: 'held', reason: route.reason, holdFor: { activityId: row.activityId ?? '', deviceId: row.deviceId } });
         return;
       case 'park':
         this.parked = true;
@@ -253,9 +254,12 @@ export class DeliveryWorker {
         const delay = retryDelay(sent.attempts, outcome.afterMs, this.options.random, this.options.backoff);
         return { ...sent, status: 'pending', nextAttemptAt: now + delay, reason: outcome.reason };
       }
-      case 'drop-token':
+      case 'drop-token': {
         this.count(row, route.transport, 'dropped');
-        return { ...sent, status: 'dropped', reason: outcome.reason, invalidateDevice: { deviceId: row.deviceId, reason: outcome.reason } };
+        const reason = refusalReason(outcome.reason, route.environment);
+        const invalidateToken = row.tokenId === null ? undefined : { tokenId: row.tokenId, reason, since: outcome.since };
+        return { ...sent, status: 'dropped', reason, invalidateToken };
+      }
       case 'pause-channel':
         // Not the message's fault: the attempt is not counted, and it goes out once the channel resumes.
         this.parked = true;

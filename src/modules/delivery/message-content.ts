@@ -9,6 +9,16 @@ export interface NotificationContent {
   releaseVersion: number;
   title: string;
   body: string;
+  /** How long FCM keeps the message for an offline device (`delivery.notification_ttl_seconds`). */
+  ttlSeconds?: number;
+}
+
+/** An alert that lights the screen with a Live Activity event (start, update). */
+export interface ActivityAlert {
+  title: string;
+  body: string;
+  /** A sound file of the app bundle, or `default`. */
+  sound?: string;
 }
 
 export type LiveActivityEvent = 'start' | 'update' | 'end';
@@ -21,12 +31,23 @@ export interface LiveActivityContent {
   /** Static data; sent with start (APNs) and with every event (FCM, so the app can always render). */
   attributes: Record<string, string>;
   contentState: Record<string, string>;
-  /** When the event happened, ms since the epoch (APNs `timestamp` orders updates). */
+  /** When the event happened, ms since the epoch. */
   timestamp: number;
-  /** End only: when the system should remove the activity from the Lock Screen, ms. */
+  /**
+   * The APNs `timestamp`, Unix seconds, strictly increasing per activity (live-activities.repository
+   * `nextTimestamp`); absent in contents queued before it existed: then the seconds of `timestamp`.
+   */
+  apnsTimestamp?: number;
+  /** End only: when the system should remove the activity from the Lock Screen, ms; absent: the system's default. */
   dismissalAt?: number;
-  /** Start only: the alert that accompanies a push-to-start. */
-  alert?: { title: string; body: string };
+  /** Start (always: the template's alert unless given) and update (only when given). */
+  alert?: ActivityAlert;
+  /** APNs priority: 10 (default) is immediate and spends the device's budget, 5 does not. Android: high / normal. */
+  priority?: 5 | 10;
+  /** Start and update: when the content becomes stale, ms. */
+  staleDate?: number;
+  /** Start and update: orders several activities of the app. */
+  relevanceScore?: number;
 }
 
 export type MessageContent = NotificationContent | LiveActivityContent;

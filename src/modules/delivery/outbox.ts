@@ -1,9 +1,12 @@
 import type { Db } from '../../db/database';
+import { WAITING_FOR_TOKEN } from './delivery.routing';
 import { messageKind, type MessageContent } from './message-content';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
 export interface DeliveryTarget {
   deviceId: string;
+  /** The ledger token to send to; absent while unknown (an iOS update held for its activity token). */
+  tokenId?: number;
   /**
    * pending: send as soon as a worker is free. held: wait for the iOS activity's own push token
    * (released by `releaseHeld`). failed: cannot be sent at all (the reason says why), recorded so
@@ -16,8 +19,8 @@ export interface DeliveryTarget {
 /** Rows per INSERT of a large fan-out: 100,000 deliveries are written in about half the time one row a statement takes. */
 const INSERT_BATCH = 100;
 const insertSql = (rows: number) =>
-  `INSERT INTO deliveries (app_id, message_id, device_id, activity_id, status, attempts, next_attempt_at, reason, created_at, updated_at)
-   VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, 0, ?, ?, ?, ?)').join(', ')}`;
+  `INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, attempts, next_attempt_at, reason, created_at, updated_at)
+   VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)').join(', ')}`;
 const INSERT_ONE = insertSql(1);
 const INSERT_MANY = insertSql(INSERT_BATCH);
 
@@ -47,7 +50,7 @@ export function enqueue(
       )
       .run(input.now, activityId);
   }
-  const row = (t: DeliveryTarget) => [input.appId, message.id, t.deviceId, activityId, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now];
+  const row = (t: DeliveryTarget) => [input.appId, message.id, t.deviceId, activityId, t.tokenId ?? null, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now];
   const { targets } = input;
   let i = 0;
   if (targets.length >= INSERT_BATCH) {
@@ -60,11 +63,17 @@ export function enqueue(
   return { messageId: message.id, deliveries: targets.length };
 }
 
-/** Makes the deliveries held for an iOS activity due now (its push token has arrived). */
-export function releaseHeld(db: Db, activityId: string, now: number): number {
+/**
+ * Makes the deliveries held for an iOS activity instance due now, at the update token that device
+ * just reported. Deliveries parked on a paused channel stay parked.
+ */
+export function releaseHeld(db: Db, target: { activityId: string; deviceId: string; tokenId: number }, now: number): number {
   const released = db.$client
-    .query(`UPDATE deliveries SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE activity_id = ? AND status = 'held'`)
-    .run(now, now, activityId).changes;
+    .query(
+      `UPDATE deliveries SET status = 'pending', token_id = ?1, reason = NULL, next_attempt_at = ?2, updated_at = ?2
+        WHERE activity_id = ?3 AND device_id = ?4 AND status = 'held' AND (reason IS NULL OR reason = ?5)`,
+    )
+    .run(target.tokenId, now, target.activityId, target.deviceId, WAITING_FOR_TOKEN).changes;
   if (released > 0) notifyQueued(db);
   return released;
 }

@@ -13,6 +13,11 @@ export interface ApnsRequest {
 }
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
+const HOUR_S = 3600;
+/** FCM `ttl` of a start or end: as long as iOS keeps an activity visible (12 h). */
+const START_END_TTL_S = 12 * HOUR_S;
+/** FCM `ttl` of an update without a stale date: an hour-old state is not worth showing. */
+const UPDATE_TTL_S = HOUR_S;
 
 /**
  * The APNs request (headers and JSON body) for a message, given the app's bundle id.
@@ -29,26 +34,34 @@ export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequ
     headers: {
       'apns-push-type': 'liveactivity',
       'apns-topic': `${bundleId}.push-type.liveactivity`,
-      'apns-priority': '10',
+      'apns-priority': String(content.priority ?? 10),
     },
     body: { aps: liveActivityAps(content) },
   };
 }
 
 function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {
-  const aps: Record<string, unknown> = { timestamp: seconds(c.timestamp), event: c.event, 'content-state': c.contentState };
+  const aps: Record<string, unknown> = { timestamp: c.apnsTimestamp ?? seconds(c.timestamp), event: c.event, 'content-state': c.contentState };
   if (c.event === 'start') {
     aps['attributes-type'] = ATTRIBUTES_TYPE;
     aps.attributes = { activityId: c.activityId, templateSlug: c.templateSlug, values: c.attributes };
-    if (c.alert) aps.alert = c.alert;
+    // iOS 18: without it the system never issues the new activity's own update token.
+    aps['input-push-token'] = 1;
   }
+  // The sound of a Live Activity alert goes inside `alert`, unlike a notification's.
+  if (c.alert) aps.alert = c.alert;
+  if (c.staleDate !== undefined) aps['stale-date'] = seconds(c.staleDate);
+  if (c.relevanceScore !== undefined) aps['relevance-score'] = c.relevanceScore;
   if (c.event === 'end' && c.dismissalAt !== undefined) aps['dismissal-date'] = seconds(c.dismissalAt);
   return aps;
 }
 
 /**
  * The FCM HTTP v1 `message` (without the token) for a message: a data message for live activities
- * (every value a string, which FCM requires), a notification message for notifications.
+ * (every value a string, which FCM requires), a notification message for notifications. A live
+ * activity's messages collapse by activity (a newer replaces an older one still undelivered) and
+ * live as long as they are worth showing: an update until its stale date (else an hour), a start
+ * or end 12 hours.
  */
 export function fcmMessage(content: MessageContent): Record<string, unknown> {
   if (content.type === 'notification') return notificationMessage(content);
@@ -61,12 +74,24 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
     contentState: JSON.stringify(content.contentState),
     timestamp: String(content.timestamp),
   };
+  // Strictly increasing per activity (timestamps in ms can tie): what an app orders events by.
+  if (content.apnsTimestamp !== undefined) data.sequence = String(content.apnsTimestamp);
   if (content.dismissalAt !== undefined) data.dismissalAt = String(content.dismissalAt);
-  return { android: { priority: 'high' }, data };
+  if (content.staleDate !== undefined) data.staleDate = String(content.staleDate);
+  if (content.relevanceScore !== undefined) data.relevanceScore = String(content.relevanceScore);
+  if (content.alert) {
+    data.alertTitle = content.alert.title;
+    data.alertBody = content.alert.body;
+    if (content.alert.sound !== undefined) data.alertSound = content.alert.sound;
+  }
+  const ttl =
+    content.event !== 'update' ? START_END_TTL_S : content.staleDate !== undefined ? Math.max(0, Math.ceil((content.staleDate - content.timestamp) / 1000)) : UPDATE_TTL_S;
+  return { android: { priority: content.priority === 5 ? 'normal' : 'high', collapse_key: content.activityId, ttl: `${ttl}s` }, data };
 }
 
 function notificationMessage(content: NotificationContent): Record<string, unknown> {
-  return { notification: { title: content.title, body: content.body }, android: { priority: 'high' } };
+  const android = content.ttlSeconds === undefined ? { priority: 'high' } : { priority: 'high', ttl: `${content.ttlSeconds}s` };
+  return { notification: { title: content.title, body: content.body }, android };
 }
 
 /** The larger of the two providers' payload sizes in bytes, to refuse what neither would accept. */

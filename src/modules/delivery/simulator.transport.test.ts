@@ -17,7 +17,7 @@ describe('simulator transport (apps without APNs or FCM credentials)', () => {
     await h.createApp({ id: 'demo' });
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: 'a'.repeat(64), environment: 'sandbox' });
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
-    const iosActivity = addActivity(h.ctx, 'demo', { platform: 'ios', pushToken: 'b'.repeat(64) });
+    const iosActivity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: 'b'.repeat(64) } });
     const androidActivity = addActivity(h.ctx, 'demo', { platform: 'android' });
     queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [iphone.id, pixel.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'start'), [iphone.id]);

@@ -28,7 +28,8 @@ export interface PushRequest {
 export type Outcome =
   | { kind: 'delivered'; providerId?: string }
   | { kind: 'retry'; reason: string; afterMs?: number }
-  | { kind: 'drop-token'; reason: string }
+  /** `since`: when the provider last found the token invalid (APNs 410 `timestamp`, ms). */
+  | { kind: 'drop-token'; reason: string; since?: number }
   | { kind: 'pause-channel'; reason: string }
   | { kind: 'failed'; reason: string };
 

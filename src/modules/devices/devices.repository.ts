@@ -2,6 +2,7 @@ import { and, count, desc, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../db/database';
 import { devices, endUsers } from '../../db/schema';
 import { newId } from '../../lib/ids';
+import { DEVICE_KINDS_SQL, deviceTokenKind, tokensRepository } from '../tokens/tokens.repository';
 
 export type DeviceRow = typeof devices.$inferSelect;
 export type EndUserRow = typeof endUsers.$inferSelect;
@@ -15,29 +16,48 @@ export interface DeviceInput {
   tester?: boolean;
 }
 
-/** A valid device a fan-out goes to. */
+/** A valid device a fan-out goes to: one whose registration token the providers still take. */
 export interface TargetDevice {
   id: string;
   endUserId: string;
   platform: 'ios' | 'android';
-  pushToStartToken: string | null;
+  /** The ledger id of its registration (alert) token. */
+  tokenId: number;
+  /** The ledger id of its active push-to-start token (iOS), if any. */
+  pushToStartTokenId: number | null;
   createdAt: number;
 }
 
+/** A device with what the ledger says about its tokens, as the admin API shows it. */
+export interface DeviceWithTokens extends DeviceRow {
+  tokenState: 'active' | 'invalid' | null;
+  invalidReason: string | null;
+  hasPushToStartToken: boolean;
+}
+
 export function devicesRepository(db: Db) {
-  const targetColumns = `SELECT d.id, d.end_user_id AS endUserId, d.platform, d.push_to_start_token AS pushToStartToken, d.created_at AS createdAt
-       FROM devices d`;
-  const allTargets = db.$client.query<TargetDevice, [string]>(
-    `${targetColumns} WHERE d.app_id = ? AND d.invalidated_at IS NULL ORDER BY d.end_user_id, d.created_at`,
-  );
+  const tokens = tokensRepository(db);
+  // A device is valid while its registration token is active in the ledger.
+  const targetColumns = `SELECT d.id, d.end_user_id AS endUserId, d.platform, d.created_at AS createdAt, t.id AS tokenId,
+       (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS pushToStartTokenId
+       FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
+  const allTargets = db.$client.query<TargetDevice, [string]>(`${targetColumns} WHERE d.app_id = ? ORDER BY d.end_user_id, d.created_at`);
   const usersTargets = db.$client.query<TargetDevice, [string, string]>(
-    `${targetColumns} WHERE d.app_id = ? AND d.invalidated_at IS NULL
-        AND d.end_user_id IN (SELECT value FROM json_each(?)) ORDER BY d.end_user_id, d.created_at`,
+    `${targetColumns} WHERE d.app_id = ? AND d.end_user_id IN (SELECT value FROM json_each(?)) ORDER BY d.end_user_id, d.created_at`,
   );
   // One end user (every activity update and end): a plain lookup, without building JSON for json_each.
   const userTargets = db.$client.query<TargetDevice, [string, string]>(
-    `${targetColumns} WHERE d.app_id = ? AND d.end_user_id = ? AND d.invalidated_at IS NULL ORDER BY d.created_at`,
+    `${targetColumns} WHERE d.app_id = ? AND d.end_user_id = ? ORDER BY d.created_at`,
   );
+  const withTokens = `SELECT d.id, d.app_id AS appId, d.end_user_id AS endUserId, d.platform, d.token, d.environment,
+       d.created_at AS createdAt, d.updated_at AS updatedAt, t.state AS tokenState, t.invalid_reason AS invalidReason,
+       EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS hasPushToStartToken
+       FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
+  const listWithTokens = db.$client.query<DeviceWithTokens, [string, string | null, number, number]>(
+    `${withTokens} WHERE d.app_id = ?1 AND (?2 IS NULL OR d.end_user_id = ?2) ORDER BY d.created_at DESC, d.id DESC LIMIT ?3 OFFSET ?4`,
+  );
+  const oneWithTokens = db.$client.query<DeviceWithTokens, [string, string]>(`${withTokens} WHERE d.app_id = ? AND d.id = ?`);
+  const asView = (row: DeviceWithTokens): DeviceWithTokens => ({ ...row, hasPushToStartToken: Boolean(row.hasPushToStartToken) });
   const testerFilter = db.$client.query<{ id: string }, [string]>(`SELECT id FROM end_users WHERE app_id = ? AND tester = 1`);
   return {
     /**
@@ -55,10 +75,12 @@ export function devicesRepository(db: Db) {
     },
 
     /**
-     * Registers or refreshes a device (one per app, platform and token) and its end user, in one
-     * transaction. A token registered again is valid again, even if a provider had refused it.
+     * Registers or refreshes a device (one per app, platform and token) and its end user, and
+     * writes its tokens into the ledger, in one transaction. A token registered again is valid
+     * again, even if a provider had refused it; a push-to-start token moves to this device row if
+     * another row had it (the same phone after a device-token rotation).
      */
-    upsert(appId: string, input: DeviceInput, now: number): { device: DeviceRow; created: boolean } {
+    upsert(appId: string, input: DeviceInput, now: number): { device: DeviceWithTokens; created: boolean } {
       return db.transaction((tx) => {
         tx.insert(endUsers)
           .values({ appId, id: input.endUserId, tester: input.tester ?? false, createdAt: now, lastSeenAt: now })
@@ -72,30 +94,25 @@ export function devicesRepository(db: Db) {
           .from(devices)
           .where(and(eq(devices.appId, appId), eq(devices.platform, input.platform), eq(devices.token, input.token)))
           .get();
-        const fields = {
-          endUserId: input.endUserId,
-          pushToStartToken: input.pushToStartToken ?? existing?.pushToStartToken ?? null,
-          environment: input.environment ?? existing?.environment ?? 'production',
-          invalidatedAt: null,
-          invalidReason: null,
-          updatedAt: now,
-        };
+        const fields = { endUserId: input.endUserId, environment: input.environment ?? existing?.environment ?? null, updatedAt: now };
+        let device: DeviceRow;
         if (existing) {
           tx.update(devices).set(fields).where(eq(devices.id, existing.id)).run();
-          return { device: { ...existing, ...fields }, created: false };
+          device = { ...existing, ...fields };
+          if (existing.environment !== fields.environment) tokens.setEnvironment(device.id, fields.environment);
+        } else {
+          device = { id: newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
+          tx.insert(devices).values(device).run();
         }
-        const device: DeviceRow = { id: newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
-        tx.insert(devices).values(device).run();
-        return { device, created: true };
+        tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);
+        if (input.pushToStartToken && input.platform === 'ios') tokens.report(appId, 'apns_push_to_start', input.pushToStartToken, device.id, device.environment, now);
+        return { device: asView(oneWithTokens.get(appId, device.id)!), created: !existing };
       });
     },
 
-    find(appId: string, id: string): DeviceRow | undefined {
-      return db
-        .select()
-        .from(devices)
-        .where(and(eq(devices.appId, appId), eq(devices.id, id)))
-        .get();
+    find(appId: string, id: string): DeviceWithTokens | undefined {
+      const row = oneWithTokens.get(appId, id);
+      return row ? asView(row) : undefined;
     },
 
     remove(appId: string, id: string): boolean {
@@ -104,7 +121,7 @@ export function devicesRepository(db: Db) {
 
     list(appId: string, filter: { endUserId?: string }, limit: number, offset: number) {
       const where = and(eq(devices.appId, appId), filter.endUserId ? eq(devices.endUserId, filter.endUserId) : undefined);
-      const rows = db.select().from(devices).where(where).orderBy(desc(devices.createdAt), desc(devices.id)).limit(limit).offset(offset).all();
+      const rows = listWithTokens.all(appId, filter.endUserId || null, limit, offset).map(asView);
       const total = db.select({ n: count() }).from(devices).where(where).get()?.n ?? 0;
       return { rows, total };
     },
@@ -116,7 +133,8 @@ export function devicesRepository(db: Db) {
           tester: endUsers.tester,
           createdAt: endUsers.createdAt,
           lastSeenAt: endUsers.lastSeenAt,
-          devices: sql<number>`(SELECT count(*) FROM devices d WHERE d.app_id = end_users.app_id AND d.end_user_id = end_users.id AND d.invalidated_at IS NULL)`,
+          devices: sql<number>`(SELECT count(*) FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${sql.raw(DEVICE_KINDS_SQL)} AND t.state = 'active'
+            WHERE d.app_id = end_users.app_id AND d.end_user_id = end_users.id)`,
         })
         .from(endUsers)
         .where(eq(endUsers.appId, appId))

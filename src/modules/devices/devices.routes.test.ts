@@ -14,7 +14,9 @@ describe('device registration', () => {
     const app = await h.createApp({ id: 'a1' });
     const res = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
     expect(res.status).toBe(200);
-    expect(res.body.device).toMatchObject({ endUserId: 'user-1', platform: 'ios', environment: 'production', hasPushToStartToken: true, valid: true });
+    expect(res.body.device).toMatchObject({ endUserId: 'user-1', platform: 'ios', hasPushToStartToken: true, valid: true });
+    // Not declared: the app's default environment applies, and none is shown.
+    expect(res.body.device.environment).toBeUndefined();
     expect(res.body.device.id).toMatch(/^dev_/);
     expect(JSON.stringify(res.body)).not.toContain('a1b2c3');
   });

@@ -11,8 +11,11 @@ export const DeviceBody = t.Object(
     endUserId: t.String({ minLength: 1, maxLength: 256, description: 'The end user this device belongs to.' }),
     platform: t.Union([t.Literal('ios'), t.Literal('android')]),
     token: t.String({ minLength: 1, maxLength: 4096, description: 'APNs device token (iOS) or FCM registration token (Android).' }),
-    pushToStartToken: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'iOS 17.2+: the Live Activity push-to-start token.' })),
-    environment: t.Optional(t.Union([t.Literal('production'), t.Literal('sandbox')], { description: 'APNs environment; default production.' })),
+    pushToStartToken: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there.' })),
+    environment: t.Optional(t.Union([t.Literal('production'), t.Literal('sandbox')], {
+        description:
+          "iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`.",
+      })),
     tester: t.Optional(t.Boolean({ description: 'Marks the end user as a tester (receives sends of Testing releases).' })),
   },
   { additionalProperties: false },

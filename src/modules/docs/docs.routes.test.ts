@@ -52,11 +52,12 @@ describe('API documentation', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'endUserSignature', 'serviceKey']);
   });
 
-  test('the start body offers one named example per template', async () => {
+  test('the start body offers one named example per template, and one with options', async () => {
     h = createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const json = doc.paths['/api/apps/{appId}/live-activities'].post.requestBody.content['application/json'];
-    expect(Object.keys(json.examples)).toEqual(['status-tracker', 'metric-live', 'countdown', 'progress-bar', 'two-column', 'key-value-list', 'image-banner', 'mini-table']);
+    expect(Object.keys(json.examples)).toEqual(['status-tracker', 'metric-live', 'countdown', 'progress-bar', 'two-column', 'key-value-list', 'image-banner', 'mini-table', 'progress-bar-2']);
+    expect(json.examples['progress-bar-2'].value).toMatchObject({ alert: { title: 'Upload started' }, staleDate: '2026-11-23T12:00:00Z' });
     // Every example is a request the server accepts as it stands.
     await h.createApp({ id: 'docs' });
     await h.service('docs', 'POST', '/api/apps/docs/devices', { endUserId: 'user-1', platform: 'android', token: 't1' });
@@ -64,6 +65,23 @@ describe('API documentation', () => {
       const res = await h.service('docs', 'POST', '/api/apps/docs/live-activities', example.value);
       expect({ slug, status: res.status, count: res.body.activityCount }).toEqual({ slug, status: 200, count: 1 });
     }
+  });
+
+  test('options are documented: the end body is optional, priority is an integer 5 or 10, and the examples of update and end are accepted', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    const item = doc.paths['/api/apps/{appId}/live-activities/{id}'];
+    expect(item.delete.requestBody.required).toBe(false);
+    expect(item.delete.requestBody.content['application/json'].schema['x-islet-optional-body']).toBeUndefined();
+    expect(item.patch.requestBody.content['application/json'].schema.properties.priority).toMatchObject({ type: 'integer', enum: [5, 10] });
+    await h.createApp({ id: 'docs' });
+    await h.service('docs', 'POST', '/api/apps/docs/devices', { endUserId: 'user-1', platform: 'android', token: 't1' });
+    const start = { templateSlug: 'progress-bar', attributes: { label: 'x' }, contentState: { progress: '1' } };
+    const id = (await h.service('docs', 'POST', '/api/apps/docs/live-activities', start)).body.activities[0].id;
+    for (const example of Object.values<any>(item.patch.requestBody.content['application/json'].examples))
+      expect((await h.service('docs', 'PATCH', `/api/apps/docs/live-activities/${id}`, example.value)).status).toBe(200);
+    const [end] = Object.values<any>(item.delete.requestBody.content['application/json'].examples);
+    expect((await h.service('docs', 'DELETE', `/api/apps/docs/live-activities/${id}`, end.value)).status).toBe(200);
   });
 
   test('Swagger UI loads its files from this server only', async () => {

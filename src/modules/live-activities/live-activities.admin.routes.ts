@@ -6,6 +6,25 @@ import { LiveActivityRecord } from './live-activities.view';
 
 const StringMap = t.Record(t.String(), t.String());
 
+const Instance = t.Object(
+  {
+    deviceId: t.String({ description: 'The device (`dev_…`) the activity was started on.' }),
+    platform: t.Union([t.Literal('ios'), t.Literal('android')]),
+    state: t.Union([t.Literal('live'), t.Literal('ended')], { description: 'ended: the activity ended, or (iOS) this instance reached the 8-hour limit.' }),
+    startedAt: t.String({ format: 'date-time' }),
+    endedAt: t.Optional(t.String({ format: 'date-time' })),
+    tokenState: t.Union([t.Literal('active'), t.Literal('invalid'), t.Literal('waiting')], {
+      description: 'iOS: the instance’s update token (waiting: not reported yet; updates are held). Android: the device’s registration token.',
+    }),
+    tokenInvalidReason: t.Optional(t.String({ description: 'Why the provider refused the token.' })),
+    lastDelivery: t.Union([
+      t.Object({ status: t.String(), reason: t.Union([t.String(), t.Null()]), at: t.String({ format: 'date-time' }) }),
+      t.Null(),
+    ]),
+  },
+  { description: 'One device the activity runs on.' },
+);
+
 /** Admin API: one activity with what the public record leaves out (its data and why it ended). */
 export function liveActivitiesAdminRoutes(services: Services) {
   return adminGroup(services, 'Admin: live activities').get(
@@ -25,12 +44,13 @@ export function liveActivitiesAdminRoutes(services: Services) {
             }),
             attributes: StringMap,
             contentState: StringMap,
-            hasPushToken: t.Boolean({ description: 'iOS: whether the device reported the activity push token.' }),
+            hasPushToken: t.Boolean({ description: 'iOS: whether an iOS device reported its update token for the activity.' }),
+            instances: t.Array(Instance, { description: 'One per device the activity was started on (or that reported a token for it), oldest first.' }),
           }),
         ]),
         ...errors(401, 404),
       },
-      detail: { summary: 'Get an activity with its data and end reason' },
+      detail: { summary: 'Get an activity with its data, end reason and per-device instances' },
     },
   );
 }

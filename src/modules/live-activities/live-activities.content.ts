@@ -1,4 +1,4 @@
-import type { LiveActivityContent, LiveActivityEvent } from '../delivery/message-content';
+import type { ActivityAlert, LiveActivityContent, LiveActivityEvent } from '../delivery/message-content';
 import type { TemplateDefinition } from './templates';
 
 /** Alerts are a glance, not a copy of the activity: longer text is cut. */
@@ -13,16 +13,28 @@ export interface ActivityData {
   contentState: Record<string, string>;
 }
 
+/** The caller's options of one event (routes validate them; dates in ms). */
+export interface EventOptions {
+  alert?: ActivityAlert;
+  priority?: 5 | 10;
+  staleDate?: number;
+  relevanceScore?: number;
+  /** End only. */
+  dismissalAt?: number;
+}
+
 /**
- * The provider-neutral content of one event of an activity. Start carries the push-to-start
- * alert; end carries the dismissal date.
- * @example activityContent('end', activity, { now, dismissalAt: now })
+ * The provider-neutral content of one event of an activity. A start always carries an alert (the
+ * caller's, else the template's); an update only the caller's; an end none. `apnsTimestamp` is
+ * the activity's next strictly increasing APNs timestamp (live-activities.repository).
+ * @example activityContent('end', activity, { now, apnsTimestamp, options: { dismissalAt: now } })
  */
 export function activityContent(
   event: LiveActivityEvent,
   activity: ActivityData,
-  options: { now: number; template?: TemplateDefinition; dismissalAt?: number },
+  context: { now: number; apnsTimestamp?: number; template?: TemplateDefinition; options?: EventOptions },
 ): LiveActivityContent {
+  const options = context.options ?? {};
   const content: LiveActivityContent = {
     type: 'live_activity',
     event,
@@ -30,9 +42,16 @@ export function activityContent(
     templateSlug: activity.templateSlug,
     attributes: activity.attributes,
     contentState: activity.contentState,
-    timestamp: options.now,
+    timestamp: context.now,
   };
-  if (event === 'start' && options.template) content.alert = alertFor(options.template, activity.attributes, activity.contentState);
+  if (context.apnsTimestamp !== undefined) content.apnsTimestamp = context.apnsTimestamp;
+  if (options.priority !== undefined) content.priority = options.priority;
+  if (event !== 'end') {
+    const alert = options.alert ?? (event === 'start' && context.template ? alertFor(context.template, activity.attributes, activity.contentState) : undefined);
+    if (alert) content.alert = alert;
+    if (options.staleDate !== undefined) content.staleDate = options.staleDate;
+    if (options.relevanceScore !== undefined) content.relevanceScore = options.relevanceScore;
+  }
   if (event === 'end' && options.dismissalAt !== undefined) content.dismissalAt = options.dismissalAt;
   return content;
 }

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
+import { apnsToken } from '../../test-support/apns-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
 import { activitiesPath, connect, count, progress, queuedFor, sign, start } from './live-activities.fixtures';
+import { tokensRepository } from '../tokens/tokens.repository';
 import { liveActivitiesRepository } from './live-activities.repository';
 
 let h: Harness;
@@ -63,6 +65,7 @@ describe('what a start queues', () => {
       attributes: { label: 'Uploading' },
       contentState: { progress: '10', detail: '1 of 10' },
       timestamp: h.clock.now(),
+      apnsTimestamp: Math.floor(h.clock.now() / 1000),
       alert: { title: 'Uploading', body: '1 of 10' },
     });
     expect(message!.deliveries).toEqual([
@@ -102,12 +105,14 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect(res.body).toEqual({ success: true });
     [, , second] = queuedFor(h, id);
     expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
-    expect(liveActivitiesRepository(h.ctx.db).find('a1', id)?.pushToken).toBe('a1b2c3');
+    expect(tokensRepository(h.ctx.db).activityToken(id, iphone)).toMatchObject({ value: 'a1b2c3', state: 'active', kind: 'apns_activity' });
 
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     const end = queuedFor(h, id).at(-1)!;
     expect(end.kind).toBe('la_end');
-    expect(end.content).toMatchObject({ event: 'end', dismissalAt: h.clock.now(), contentState: { progress: '30' } });
+    // Without a dismissalDate the end leaves the dismissal to the system (up to 4 hours on iOS).
+    expect(end.content).toMatchObject({ event: 'end', contentState: { progress: '30' } });
+    expect(end.content.dismissalAt).toBeUndefined();
     expect(end.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
   });
 
@@ -134,6 +139,44 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, {})).body.detail).toBe('token is required');
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'abc' })).status).toBe(200);
   });
+  test('a report names its device: required with two iPhones, refused for a device that is not one of the end user’s iPhones', async () => {
+    await setup();
+    await withApns();
+    const { id, android } = await iosActivity();
+    const second = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: apnsToken() });
+    const other = await connect(h, 'a1', 'u2', { platform: 'ios', pushToStartToken: apnsToken() });
+    const missing = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken() });
+    expect(missing.body).toEqual({ title: 'Bad Request', status: 400, detail: 'deviceId is required: the end user has more than one iOS device' });
+    for (const deviceId of [android, other, 'dev_unknown']) {
+      const res = await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken(), deviceId });
+      expect(res.body.detail).toBe("deviceId is not an iOS device of the activity's end user");
+    }
+    // The second iPhone registered after the start: its report gives it an instance, and the next update reaches it.
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken(), deviceId: second })).status).toBe(200);
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '60' } });
+    expect(queuedFor(h, id).at(-1)!.deliveries.find((d) => d.deviceId === second)?.status).toBe('pending');
+  });
+
+  test('options travel with the event: the caller’s alert replaces the template’s on start, an update carries one only when given', async () => {
+    await setup();
+    await connect(h, 'a1', 'u1', { platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
+    const alert = { title: 'Big upload', body: 'Go!', sound: 'default' };
+    const id = (await start(h, 'a1', { ...progress, alert, priority: 5, staleDate: 1_900_000_000, relevanceScore: 0.5 })).body.activities[0].id;
+    expect(queuedFor(h, id)[0]!.content).toMatchObject({ alert, priority: 5, staleDate: 1_900_000_000_000, relevanceScore: 0.5 });
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '20' } });
+    expect(queuedFor(h, id).at(-1)!.content.alert).toBeUndefined();
+    await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '30' }, alert: { title: 'Now', body: '30%' }, staleDate: '2030-01-01T00:00:00.000Z' });
+    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ alert: { title: 'Now', body: '30%' }, staleDate: Date.parse('2030-01-01T00:00:00Z') });
+    const end = await h.service('a1', 'DELETE', `${PATH}/${id}`, { contentState: { progress: '100' }, dismissalDate: '2030-01-01T01:00:00Z', priority: 5 });
+    expect(end.status).toBe(200);
+    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ event: 'end', contentState: { progress: '100' }, dismissalAt: Date.parse('2030-01-01T01:00:00Z'), priority: 5 });
+    // The final state is the activity's state now.
+    expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${id}`)).body.contentState).toEqual({ progress: '100' });
+    // Each event's APNs timestamp is newer than the last, all within the same second.
+    const stamps = queuedFor(h, id).map((m) => m.content.apnsTimestamp);
+    expect(stamps).toEqual([0, 1, 2, 3].map((i) => stamps[0] + i));
+  });
+
   test('without APNs credentials nothing waits: the simulator shows what would be sent', async () => {
     await setup();
     const { id, iphone } = await iosActivity();

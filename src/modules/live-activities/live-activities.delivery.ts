@@ -1,35 +1,45 @@
 import type { Db } from '../../db/database';
 import { enqueue, type DeliveryTarget } from '../delivery/outbox';
-import { devicesRepository, type TargetDevice } from '../devices/devices.repository';
+import type { TargetDevice } from '../devices/devices.repository';
+import { instancesRepository, type InstanceTarget, type NewInstance } from './instances.repository';
 import { activityContent } from './live-activities.content';
-import type { ActivityRow } from './live-activities.repository';
+import { liveActivitiesRepository, type ActivityRow } from './live-activities.repository';
 
 export const NO_PUSH_TO_START_TOKEN = 'device has no push-to-start token';
 
 /**
- * Where a start goes: every valid device of the end user. An iOS device is started through its
- * push-to-start token; one without it cannot be, and its delivery is recorded as failed so the
- * console shows why.
+ * Where a start goes: every valid device of the end user, each at its own token (an iPhone at its
+ * push-to-start token, an Android device at its registration token). An iPhone without a
+ * push-to-start token cannot be started; its delivery is recorded as failed so the console shows why.
  */
 export function startTargets(devices: readonly TargetDevice[]): DeliveryTarget[] {
-  return devices.map((d) =>
-    d.platform === 'ios' && !d.pushToStartToken ? { deviceId: d.id, status: 'failed', reason: NO_PUSH_TO_START_TOKEN } : { deviceId: d.id },
-  );
+  return devices.map((d) => {
+    if (d.platform === 'android') return { deviceId: d.id, tokenId: d.tokenId };
+    if (d.pushToStartTokenId === null) return { deviceId: d.id, status: 'failed', reason: NO_PUSH_TO_START_TOKEN };
+    return { deviceId: d.id, tokenId: d.pushToStartTokenId };
+  });
+}
+
+/** The instances a start creates: one per device its start was queued to (not the failed ones). */
+export function startInstances(activityId: string, devices: readonly TargetDevice[], targets: readonly DeliveryTarget[], startedAt: number): NewInstance[] {
+  return targets.flatMap((t, i) => (t.status === 'failed' ? [] : [{ activityId, deviceId: t.deviceId, platform: devices[i]!.platform, startedAt }]));
 }
 
 /**
- * Where an update or end goes: each valid Android device of the end user, and one iOS device (the
- * most recently registered) because every iOS update goes to the activity's single per-activity
- * token; sending once per iOS device would repeat the same push. Until that token is reported the
- * iOS delivery is held (latest wins) and released when it arrives — when the app has APNs
- * credentials: without them the simulator records what would be sent, and there is no device
- * that could ever report a token.
- * @param devices the end user's valid devices, oldest first
+ * Where an update or end goes: every live instance, each at its own token. An iOS instance whose
+ * update token has not arrived is held (latest wins) and released when the device reports it —
+ * when the app has APNs credentials: without them the simulator records what would be sent, and
+ * no device could ever report a token. An instance whose token a provider refused gets nothing
+ * (iOS: the activity is gone from that phone; Android: the device is gone).
  */
-export function followUpTargets(devices: readonly TargetDevice[], pushToken: string | null, apnsConfigured: boolean): DeliveryTarget[] {
-  const targets: DeliveryTarget[] = devices.filter((d) => d.platform === 'android').map((d) => ({ deviceId: d.id }));
-  const ios = devices.findLast((d) => d.platform === 'ios');
-  if (ios) targets.push(pushToken || !apnsConfigured ? { deviceId: ios.id } : { deviceId: ios.id, status: 'held' });
+export function followUpTargets(instances: readonly InstanceTarget[], apnsConfigured: boolean): DeliveryTarget[] {
+  const targets: DeliveryTarget[] = [];
+  for (const i of instances) {
+    if (i.platform === 'android') {
+      if (i.deviceTokenId !== null) targets.push({ deviceId: i.deviceId, tokenId: i.deviceTokenId });
+    } else if (i.activityTokenState === 'active') targets.push({ deviceId: i.deviceId, tokenId: i.activityTokenId! });
+    else if (i.activityTokenState === null) targets.push(apnsConfigured ? { deviceId: i.deviceId, status: 'held' } : { deviceId: i.deviceId });
+  }
   return targets;
 }
 
@@ -42,41 +52,72 @@ export function hasApnsCredentials(db: Db, appId: string): boolean {
 export type PerActivity = number | ((row: ActivityRow) => number);
 
 export interface EndOptions {
-  /** api: DELETE by the app; quota: minutes used up; expired: iOS 8-hour limit. */
+  /** api: DELETE by the app; quota: minutes used up; expired: no live instance left after the iOS 8-hour limit. */
   reason: NonNullable<ActivityRow['endReason']>;
   endedAt: PerActivity;
-  /** When the device removes the activity from the Lock Screen (now for an API end). */
-  dismissalAt: PerActivity;
+  /** When the device removes the activity from the Lock Screen; absent: the system's default (up to 4 h). */
+  dismissalAt?: PerActivity;
   /** When this happens: the time of the queued pushes. */
   now: number;
+  /** API end: a final contentState (already validated) and the end's priority. */
+  contentState?: Record<string, string>;
+  priority?: 5 | 10;
 }
 
 /**
- * Marks Active activities Ended and queues their end pushes, all in one transaction (nested
- * inside the caller's when there is one). Activities that are no longer Active when the
- * transaction runs are skipped, so an API end and the scheduler never end one twice.
- * Returns the activities it ended, as they now are.
+ * Marks Active activities Ended, queues their end pushes to every live instance and ends the
+ * instances, all in one transaction (nested inside the caller's when there is one). Activities
+ * that are no longer Active when the transaction runs are skipped, so an API end and the
+ * scheduler never end one twice. Returns the activities it ended, as they now are.
  * @example endActivities(db, expired, { reason: 'expired', endedAt: (a) => a.startedAt + 8 * HOUR, dismissalAt: (a) => a.startedAt + 12 * HOUR, now })
  */
 export function endActivities(db: Db, rows: readonly ActivityRow[], options: EndOptions): ActivityRow[] {
   const at = (value: PerActivity, row: ActivityRow) => (typeof value === 'function' ? value(row) : value);
   const client = db.$client;
+  const repo = liveActivitiesRepository(db);
+  const instances = instancesRepository(db);
   return client.transaction(() => {
-    const markEnded = client.query<never, [number, string, string]>(
-      `UPDATE activities SET state = 'Ended', ended_at = ?, end_reason = ? WHERE id = ? AND state = 'Active'`,
+    const markEnded = client.query<never, [number, string, string | null, string]>(
+      `UPDATE activities SET state = 'Ended', ended_at = ?, end_reason = ?, content_state = coalesce(?, content_state) WHERE id = ? AND state = 'Active'`,
     );
-    const devicesOf = userDevices(db, rows);
     const ended: ActivityRow[] = [];
     for (const row of rows) {
       const endedAt = at(options.endedAt, row);
-      if (markEnded.run(endedAt, options.reason, row.id).changes !== 1) continue;
-      const content = activityContent('end', parsed(row), { now: options.now, dismissalAt: at(options.dismissalAt, row) });
-      const targets = followUpTargets(devicesOf(row.appId, row.endUserId), row.pushToken, hasApnsCredentials(db, row.appId));
-      enqueue(db, { appId: row.appId, content, targets, now: options.now });
-      ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason });
+      const finalState = options.contentState ? JSON.stringify(options.contentState) : null;
+      if (markEnded.run(endedAt, options.reason, finalState, row.id).changes !== 1) continue;
+      const activity = { ...parsed(row), ...(options.contentState ? { contentState: options.contentState } : {}) };
+      const dismissalAt = options.dismissalAt === undefined ? undefined : at(options.dismissalAt, row);
+      const content = activityContent('end', activity, {
+        now: options.now,
+        apnsTimestamp: repo.nextTimestamp(row.id, options.now),
+        options: { dismissalAt, priority: options.priority },
+      });
+      enqueue(db, { appId: row.appId, content, targets: followUpTargets(instances.live(row.id), hasApnsCredentials(db, row.appId)), now: options.now });
+      instances.end(row.id, endedAt);
+      ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason, contentState: finalState ?? row.contentState });
     }
     return ended;
   })();
+}
+
+/**
+ * Ends some instances of an Active activity (the iOS ones past the 8-hour limit) and queues the
+ * end to just those devices; the activity itself stays Active while another instance is live.
+ */
+export function endInstances(db: Db, row: ActivityRow, deviceIds: readonly string[], options: { endedAt: number; dismissalAt: number; now: number }): void {
+  const instances = instancesRepository(db);
+  const chosen = new Set(deviceIds);
+  const targets = followUpTargets(
+    instances.live(row.id).filter((i) => chosen.has(i.deviceId)),
+    hasApnsCredentials(db, row.appId),
+  );
+  const content = activityContent('end', parsed(row), {
+    now: options.now,
+    apnsTimestamp: liveActivitiesRepository(db).nextTimestamp(row.id, options.now),
+    options: { dismissalAt: options.dismissalAt },
+  });
+  enqueue(db, { appId: row.appId, content, targets, now: options.now });
+  instances.end(row.id, options.endedAt, deviceIds);
 }
 
 /** The attributes and contentState of a stored activity, parsed. */
@@ -87,24 +128,4 @@ export function parsed(row: ActivityRow) {
     attributes: JSON.parse(row.attributes) as Record<string, string>,
     contentState: JSON.parse(row.contentState) as Record<string, string>,
   };
-}
-
-/** The valid devices of the activities' end users: one query per app, however many activities. */
-function userDevices(db: Db, rows: readonly ActivityRow[]): (appId: string, endUserId: string) => TargetDevice[] {
-  const byApp = new Map<string, Set<string>>();
-  for (const row of rows) {
-    const users = byApp.get(row.appId) ?? new Set();
-    byApp.set(row.appId, users.add(row.endUserId));
-  }
-  const devices = devicesRepository(db);
-  const found = new Map<string, TargetDevice[]>();
-  for (const [appId, users] of byApp) {
-    for (const device of devices.targets(appId, { endUserIds: [...users] })) {
-      const key = `${appId}\u0000${device.endUserId}`;
-      const list = found.get(key);
-      if (list) list.push(device);
-      else found.set(key, [device]);
-    }
-  }
-  return (appId, endUserId) => found.get(`${appId}\u0000${endUserId}`) ?? [];
 }

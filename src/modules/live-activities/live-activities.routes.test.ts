@@ -27,7 +27,7 @@ describe('starting live activities', () => {
     await connect(h, 'a1', 'u2', { platform: 'android' });
     // u3's only device was refused by its provider: u3 is no longer connected.
     await connect(h, 'a1', 'u3', { platform: 'ios', token: 'dead' });
-    h.ctx.db.$client.run("UPDATE devices SET invalidated_at = 1 WHERE token = 'dead'");
+    h.ctx.db.$client.run("UPDATE tokens SET state = 'invalid' WHERE value = 'dead'");
 
     const res = await start(h, 'a1');
     expect(res.body.activityCount).toBe(2);

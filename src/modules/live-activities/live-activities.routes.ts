@@ -3,6 +3,8 @@ import { Elysia, t } from 'elysia';
 import { errors, PageQuery, Success } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
+import { OPTIONAL_BODY } from '../docs/polish-document';
+import { ContentOptions, contentOptions, EndOptions, parseDate } from './live-activities.options';
 import { LiveActivityRecord } from './live-activities.view';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
@@ -19,16 +21,50 @@ const StartBody = t.Object(
         description: 'End user identifiers. When omitted, the activity starts for every connected end user. Duplicates are merged; unknown identifiers are skipped.',
       }),
     ),
+    ...ContentOptions,
   },
   {
     additionalProperties: false,
-    examples: LIVE_ACTIVITY_TEMPLATES.map((tpl) => ({ templateSlug: tpl.slug, ...tpl.sample, targetUsers: ['user-1'] })),
+    examples: [
+      ...LIVE_ACTIVITY_TEMPLATES.map((tpl) => ({ templateSlug: tpl.slug, ...tpl.sample, targetUsers: ['user-1'] })),
+      {
+        templateSlug: 'progress-bar',
+        attributes: { label: 'Uploading' },
+        contentState: { progress: '0', detail: '0 of 50' },
+        targetUsers: ['user-1'],
+        alert: { title: 'Upload started', body: '50 files', sound: 'default' },
+        staleDate: '2026-11-23T12:00:00Z',
+        relevanceScore: 50,
+      },
+    ],
   },
 );
 
 const UpdateBody = t.Object(
-  { contentState: StringMap('The new dynamic data; replaces the previous contentState entirely.') },
-  { additionalProperties: false, examples: [{ contentState: { progress: '75', detail: '38 of 50' } }] },
+  { contentState: StringMap('The new dynamic data; replaces the previous contentState entirely.'), ...ContentOptions },
+  {
+    additionalProperties: false,
+    examples: [
+      { contentState: { progress: '75', detail: '38 of 50' } },
+      { contentState: { progress: '76', detail: '38 of 50' }, priority: 5, staleDate: 1795435200 },
+      { contentState: { progress: '100', detail: 'Done' }, alert: { title: 'Upload finished', body: '50 of 50 files' } },
+    ],
+  },
+);
+
+const EndBody = t.Optional(
+  t.Object(
+    {
+      contentState: t.Optional(StringMap('The final dynamic data shown until the activity is dismissed; validated like an update.')),
+      ...EndOptions,
+    },
+    {
+      additionalProperties: false,
+      [OPTIONAL_BODY]: true,
+      description: 'Optional: without a body the activity ends with its current content and the system’s default dismissal.',
+      examples: [{ contentState: { progress: '100', detail: 'Done' }, dismissalDate: '2026-11-23T12:15:00Z' }, { dismissalDate: 0 }],
+    },
+  ),
 );
 
 const ActivityParams = t.Object({ appId: t.String({ description: 'The app identifier.' }), id: t.String({ description: 'The activity identifier.' }) });
@@ -69,6 +105,8 @@ export function liveActivitiesRoutes(services: Services) {
         summary: 'Start Live Activities',
         description:
           'Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. ' +
+          'Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), ' +
+          '`staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. ' +
           'Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; ' +
           '403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`.',
         tags,
@@ -103,7 +141,7 @@ export function liveActivitiesRoutes(services: Services) {
     .patch(
       '/api/apps/:appId/live-activities/:id',
       async ({ request, params, body }) => {
-        await liveActivities.update(auth.appOf(request).id, params.id, body.contentState);
+        await liveActivities.update(auth.appOf(request).id, params.id, body.contentState, contentOptions(body));
         return { success: true as const };
       },
       {
@@ -119,6 +157,7 @@ export function liveActivitiesRoutes(services: Services) {
           summary: 'Update a Live Activity',
           description:
             'Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. ' +
+            'Options: `alert` lights the screen, `priority` 5 saves the device’s Live Activity budget (10, the default, spends it), `staleDate`, `relevanceScore`. ' +
             'Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field.',
           tags,
           security,
@@ -127,17 +166,25 @@ export function liveActivitiesRoutes(services: Services) {
     )
     .delete(
       '/api/apps/:appId/live-activities/:id',
-      async ({ request, params }) => {
-        await liveActivities.end(auth.appOf(request).id, params.id);
+      async ({ request, params, body }) => {
+        await liveActivities.end(auth.appOf(request).id, params.id, {
+          ...(body?.contentState ? { contentState: body.contentState } : {}),
+          ...(body?.priority !== undefined ? { priority: body.priority } : {}),
+          ...(body?.dismissalDate !== undefined ? { dismissalAt: parseDate(body.dismissalDate, 'dismissalDate') } : {}),
+        });
         return { success: true as const };
       },
       {
         transform: auth.requireKey,
         params: ActivityParams,
-        response: { 200: Success, ...errors(401, 404, 409, 429) },
+        body: EndBody,
+        response: { 200: Success, ...errors(400, 401, 404, 409, 413, 429) },
         detail: {
           summary: 'End a Live Activity',
-          description: 'The activity becomes `Ended` and is removed from the device. Errors: 404 `live activity not found`; 409 `live activity is not active`.',
+          description:
+            'The activity becomes `Ended` and its end goes to every device it runs on. No body is needed; an optional JSON body gives a final `contentState` ' +
+            'and `dismissalDate` (absent: the system’s default, up to 4 hours on iOS; a past date: removed at once). ' +
+            'Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field.',
           tags,
           security,
         },
@@ -146,7 +193,7 @@ export function liveActivitiesRoutes(services: Services) {
     .put(
       '/api/apps/:appId/live-activities/:id/push-token',
       async ({ request, params, body }) => {
-        await liveActivities.reportPushToken(auth.appOf(request).id, params.id, body.token);
+        await liveActivities.reportPushToken(auth.appOf(request).id, params.id, body);
         return { success: true as const };
       },
       {
@@ -157,13 +204,24 @@ export function liveActivitiesRoutes(services: Services) {
         },
         params: ActivityParams,
         body: t.Object(
-          { token: t.String({ minLength: 1, maxLength: 4096, description: 'The per-activity APNs push token (hex) the device got for this activity.' }) },
-          { additionalProperties: false },
+          {
+            token: t.String({ minLength: 1, maxLength: 4096, description: 'The activity’s APNs update token (hex) this device got from `pushTokenUpdates`.' }),
+            deviceId: t.Optional(
+              t.String({
+                minLength: 1,
+                description: 'The `id` device registration answered for this device. Required when the end user has more than one iOS device.',
+              }),
+            ),
+          },
+          { additionalProperties: false, examples: [{ token: 'a1b2…(hex)', deviceId: 'dev_mk4x9c2a0f3h8k1m2n4p6q8r' }] },
         ),
         response: { 200: Success, ...errors(400, 401, 404, 413, 429) },
         detail: {
           summary: 'Report the push token of an iOS activity',
-          description: `The iOS device reports the per-activity update token it got after a push-to-start; updates and the end held until then are sent. ${signedBy}`,
+          description:
+            'An iOS device reports the update token of its instance of the activity (issued after a push-to-start; iOS may rotate it: report each one). ' +
+            'Updates and the end held for that device are sent. 400 `deviceId is required: the end user has more than one iOS device`. ' +
+            signedBy,
           tags,
           security: [{ serviceKey: [] }, { endUserSignature: [] }],
         },

@@ -7,15 +7,20 @@ import { enqueue, releaseHeld } from '../delivery/outbox';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import type { DevicesRepository, TargetDevice } from '../devices/devices.repository';
-import { activityContent } from './live-activities.content';
-import { endActivities, followUpTargets, hasApnsCredentials, parsed, startTargets } from './live-activities.delivery';
-import { liveActivitiesRepository, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
+import { tokensRepository } from '../tokens/tokens.repository';
+import { isoTime } from '../../lib/clock';
+import { instancesRepository, type InstanceDetail, type NewInstance } from './instances.repository';
+import { activityContent, type EventOptions } from './live-activities.content';
+import { contentOptions, type ContentOptionsInput } from './live-activities.options';
+import { endActivities, followUpTargets, hasApnsCredentials, parsed, startInstances, startTargets } from './live-activities.delivery';
+import { firstTimestamp, liveActivitiesRepository, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { activityDataError, contentStateError } from './template-validation';
 import { findTemplate, type TemplateDefinition } from './templates';
 
-export interface StartInput {
+/** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
+export interface StartInput extends ContentOptionsInput {
   templateSlug: string;
   attributes?: Record<string, string>;
   contentState: Record<string, string>;
@@ -37,11 +42,30 @@ function requireDeliverable(content: LiveActivityContent): void {
 export function liveActivitiesService(ctx: AppContext, devices: DevicesRepository, write: Write) {
   const { db, clock, config } = ctx;
   const repo = liveActivitiesRepository(db);
+  const instances = instancesRepository(db);
+  const tokens = tokensRepository(db);
 
   const requireActivity = (appId: string, id: string): ActivityRow => {
     const row = repo.find(appId, id);
     if (!row) throw notFound();
     return row;
+  };
+
+  /** The iOS device of the activity's end user that reports a token: the one named, or the only one. */
+  const reportingDevice = (appId: string, activity: ActivityRow, deviceId: string | undefined) => {
+    if (deviceId !== undefined) {
+      const device = devices.find(appId, deviceId);
+      if (!device || device.endUserId !== activity.endUserId || device.platform !== 'ios')
+        throw new HttpError(400, "deviceId is not an iOS device of the activity's end user");
+      return device;
+    }
+    const ios = devices.targets(appId, { endUserIds: [activity.endUserId] }).filter((d) => d.platform === 'ios');
+    if (ios.length > 1) throw new HttpError(400, 'deviceId is required: the end user has more than one iOS device');
+    // No valid iOS device (its alert token was refused): the activity's only iOS instance, if any.
+    const onlyId = ios[0]?.id ?? instances.detail(activity.id).find((i) => i.platform === 'ios')?.deviceId;
+    const device = onlyId === undefined ? undefined : devices.find(appId, onlyId);
+    if (!device) throw new HttpError(400, 'deviceId is required: the end user has no valid iOS device');
+    return device;
   };
 
   const requireTemplate = (slug: string): TemplateDefinition => {
@@ -70,7 +94,11 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       const now = clock.now();
       const attributes = input.attributes ?? {};
       // Every start carries the same data and alert; only the activity id (of fixed length) differs.
-      const base = activityContent('start', { id: newId('la', now), templateSlug: template.slug, attributes, contentState: input.contentState }, { now, template });
+      const base = activityContent(
+        'start',
+        { id: newId('la', now), templateSlug: template.slug, attributes, contentState: input.contentState },
+        { now, template, apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
+      );
       requireDeliverable(base);
       if (minutesExhausted(plan, usedMinutes(db, app.id, now))) {
         throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
@@ -80,44 +108,58 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
       return write(() => {
         const rows: NewActivity[] = [];
+        const started: NewInstance[] = [];
         for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
           // The platform of the end user's most recently registered device (they come oldest first).
           const { endUserId, platform } = userDevices.at(-1)!;
           const row = { id: newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
-          enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets: startTargets(userDevices), now });
+          const targets = startTargets(userDevices);
+          enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
           rows.push(row);
+          started.push(...startInstances(row.id, userDevices, targets, now));
         }
         repo.insert(rows);
+        instances.insert(started);
         return { activityCount: rows.length, activities: rows.map((row) => activityView({ ...row, state: 'Active', endedAt: null })) };
       });
     },
 
     /**
      * Replaces the whole contentState of an Active activity (validated against its template) and
-     * queues the update, in one transaction.
+     * queues the update to each live instance, in one transaction.
      */
-    update(appId: string, id: string, contentState: Record<string, string>): Promise<void> {
+    update(appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> {
       return write(() => {
         const row = requireActivity(appId, id);
         if (row.state !== 'Active') throw notActive();
         const activity = parsed(row);
         const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
         if (problem) throw new HttpError(400, problem);
-        const content = activityContent('update', { ...activity, contentState }, { now: clock.now() });
+        const now = clock.now();
+        const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp: repo.nextTimestamp(id, now), options });
         requireDeliverable(content);
         repo.replaceContentState(id, JSON.stringify(contentState));
-        const targets = followUpTargets(devices.targets(appId, { endUserIds: [row.endUserId] }), row.pushToken, hasApnsCredentials(db, appId));
-        enqueue(db, { appId, content, targets, now: content.timestamp });
+        enqueue(db, { appId, content, targets: followUpTargets(instances.live(id), hasApnsCredentials(db, appId)), now });
       });
     },
 
-    /** Ends an Active activity now and queues its removal from the devices. */
-    end(appId: string, id: string): Promise<void> {
+    /**
+     * Ends an Active activity now and queues its end to each live instance: with `dismissalAt`
+     * the system removes it then (a past date: at once), without it after its default (up to 4 h
+     * on iOS). A final `contentState` is validated like an update's and shown until dismissal.
+     */
+    end(appId: string, id: string, input: { contentState?: Record<string, string>; dismissalAt?: number; priority?: 5 | 10 } = {}): Promise<void> {
       return write(() => {
         const row = requireActivity(appId, id);
         if (row.state !== 'Active') throw notActive();
+        if (input.contentState) {
+          const problem = contentStateError(requireTemplate(row.templateSlug), input.contentState, parsed(row).attributes);
+          if (problem) throw new HttpError(400, problem);
+          const content = activityContent('end', { ...parsed(row), contentState: input.contentState }, { now: clock.now() });
+          requireDeliverable(content);
+        }
         const now = clock.now();
-        endActivities(db, [row], { reason: 'api', endedAt: now, dismissalAt: now, now });
+        endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input });
       });
     },
 
@@ -126,15 +168,20 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       return activityView(requireActivity(appId, id));
     },
 
-    /** The admin view of an activity: the record plus its data, why it ended, and whether its iOS token is known. */
+    /**
+     * The admin view of an activity: the record plus its data, why it ended, and its instances
+     * (one per device it was started on: token state and the last delivery's status).
+     */
     detail(appId: string, id: string) {
       const row = requireActivity(appId, id);
+      const list = instances.detail(id);
       return {
         ...activityView(row),
         endReason: row.endReason,
         attributes: JSON.parse(row.attributes) as Record<string, string>,
         contentState: JSON.parse(row.contentState) as Record<string, string>,
-        hasPushToken: row.pushToken !== null,
+        hasPushToken: list.some((i) => i.platform === 'ios' && i.tokenState === 'active'),
+        instances: list.map(instanceView),
       };
     },
 
@@ -145,16 +192,36 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     },
 
     /**
-     * Stores the per-activity push token an iOS device reported and releases the pushes held
-     * for it. Accepted for Ended activities too: a held end must still reach the device.
+     * Stores the update token an iOS device reported for its instance of the activity and releases
+     * the pushes held for that instance. `deviceId` (what device registration answered) says which
+     * device; it may be left out while the end user has one iOS device. A device the activity was
+     * not started on (the same phone registered again after a device-token rotation) gets an
+     * instance now. Accepted for Ended activities too: a held end must still reach the device.
      */
-    reportPushToken(appId: string, id: string, token: string): Promise<void> {
+    reportPushToken(appId: string, id: string, input: { token: string; deviceId?: string }): Promise<void> {
       return write(() => {
-        requireActivity(appId, id);
-        repo.setPushToken(id, token);
-        releaseHeld(db, id, clock.now());
+        const activity = requireActivity(appId, id);
+        const device = reportingDevice(appId, activity, input.deviceId);
+        const now = clock.now();
+        const tokenId = tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
+        instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
+        releaseHeld(db, { activityId: id, deviceId: device.id, tokenId }, now);
       });
     },
+  };
+}
+
+/** An instance as the admin API shows it. */
+function instanceView(i: InstanceDetail) {
+  return {
+    deviceId: i.deviceId,
+    platform: i.platform,
+    state: i.endedAt === null ? ('live' as const) : ('ended' as const),
+    startedAt: isoTime(i.startedAt),
+    ...(i.endedAt === null ? {} : { endedAt: isoTime(i.endedAt) }),
+    tokenState: i.tokenState ?? ('waiting' as const),
+    ...(i.tokenInvalidReason && i.tokenState === 'invalid' ? { tokenInvalidReason: i.tokenInvalidReason } : {}),
+    lastDelivery: i.lastDeliveryStatus ? { status: i.lastDeliveryStatus, reason: i.lastDeliveryReason, at: isoTime(i.lastDeliveryAt!) } : null,
   };
 }
 

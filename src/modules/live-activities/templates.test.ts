@@ -39,11 +39,11 @@ describe('template definitions', () => {
     }
   });
 
-  test('the OpenAPI document offers one start example per template', async () => {
+  test('the OpenAPI document offers one start example per template (and one with options)', async () => {
     const doc = await h.request('GET', '/swagger/json');
     const start = doc.body.paths['/api/apps/{appId}/live-activities'].post;
     const examples = start.requestBody.content['application/json'].examples;
-    expect(Object.values<{ value: { templateSlug: string } }>(examples).map((e) => e.value.templateSlug)).toEqual([...TEMPLATE_SLUGS]);
+    expect(Object.values<{ value: { templateSlug: string } }>(examples).map((e) => e.value.templateSlug)).toEqual([...TEMPLATE_SLUGS, 'progress-bar']);
     expect(start.tags).toEqual(['Live Activities']);
   });
 });

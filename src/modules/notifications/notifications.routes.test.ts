@@ -84,7 +84,7 @@ describe('sending a notification', () => {
     const valid = await register('u1', 't1');
     const invalid = await register('u1', 't2');
     const onlyInvalid = await register('u2', 't3');
-    h.ctx.db.$client.query(`UPDATE devices SET invalidated_at = 1, invalid_reason = 'Unregistered' WHERE id IN (?, ?)`).run(invalid, onlyInvalid);
+    h.ctx.db.$client.query(`UPDATE tokens SET state = 'invalid', invalid_reason = 'Unregistered' WHERE device_id IN (?, ?)`).run(invalid, onlyInvalid);
     expect((await send({ templateSlug: 'welcome' })).body).toEqual({ messageCount: 1 });
     expect((await send({ templateSlug: 'welcome', targetUsers: ['u2'] })).body).toEqual({ messageCount: 0 });
     const all = queued();

@@ -49,6 +49,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService,
         releaseVersion: release.version,
         title: renderTemplate(template.title, input.variables),
         body: renderTemplate(template.body, input.variables),
+        ttlSeconds: ctx.config.notifications.ttl_seconds,
       };
       if (payloadBytes(content) > MAX_PAYLOAD_BYTES) throw new HttpError(400, `payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
       const filter = {
@@ -59,7 +60,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService,
         const targets = devices.targets(appId, filter);
         // Nothing to deliver: no message row either, it would only clutter the outbox.
         if (targets.length === 0) return { messageCount: 0 };
-        const { deliveries } = enqueue(db, { appId, content, targets: targets.map((d) => ({ deviceId: d.id })), now: clock.now() });
+        const { deliveries } = enqueue(db, { appId, content, targets: targets.map((d) => ({ deviceId: d.id, tokenId: d.tokenId })), now: clock.now() });
         return { messageCount: deliveries };
       });
     },

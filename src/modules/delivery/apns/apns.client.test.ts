@@ -127,9 +127,12 @@ describe('APNs HTTP/2 client', () => {
     expect(apns.stats.connections).toBe(1);
   });
 
-  test("the host is Apple's production or sandbox by the device's environment, unless the credentials override it", () => {
+  test("the host is Apple's production or sandbox by the device's environment, unless the credentials override that host", () => {
     expect(apnsOrigin(undefined, 'production')).toBe('https://api.push.apple.com');
     expect(apnsOrigin({}, 'sandbox')).toBe('https://api.sandbox.push.apple.com');
-    expect(apnsOrigin({ endpoint: 'https://127.0.0.1:9443/' }, 'sandbox')).toBe('https://127.0.0.1:9443');
+    // Each override replaces its own environment's host only.
+    expect(apnsOrigin({ endpoint: 'https://127.0.0.1:9443/' }, 'production')).toBe('https://127.0.0.1:9443');
+    expect(apnsOrigin({ endpoint: 'https://127.0.0.1:9443/' }, 'sandbox')).toBe('https://api.sandbox.push.apple.com');
+    expect(apnsOrigin({ endpoint: 'https://127.0.0.1:9443', sandboxEndpoint: 'https://127.0.0.1:9444/' }, 'sandbox')).toBe('https://127.0.0.1:9444');
   });
 });

@@ -75,11 +75,12 @@ export class ApnsClient implements Transport {
       const connection = this.connection(url.origin, creds);
       try {
         const answer = await connection.request(headers, request.body, this.requestTimeoutMs);
-        const reason = answer.status === 200 ? undefined : parseReason(answer.body);
+        const { reason, timestamp } = answer.status === 200 ? {} : parseError(answer.body);
         if (reason === 'ExpiredProviderToken') this.tokens.expire(creds);
         return apnsOutcome({
           status: answer.status,
           reason,
+          timestamp,
           apnsId: header(answer.headers['apns-id']),
           retryAfterMs: retryAfterMs(header(answer.headers['retry-after']), this.options.clock.now()),
         });
@@ -143,9 +144,13 @@ export class ApnsClient implements Transport {
   }
 }
 
-/** The APNs host for a device: the credentials' override, else Apple's by the device's environment. */
-export function apnsOrigin(creds: Pick<ApnsCredentials, 'endpoint'> | undefined, environment: 'production' | 'sandbox'): string {
-  if (creds?.endpoint) return creds.endpoint.replace(/\/+$/, '');
+/**
+ * The APNs host for a token's environment: Apple's production or sandbox host, unless the
+ * credentials override that environment's host (`endpoint` production, `sandboxEndpoint` sandbox).
+ */
+export function apnsOrigin(creds: Pick<ApnsCredentials, 'endpoint' | 'sandboxEndpoint'> | undefined, environment: 'production' | 'sandbox'): string {
+  const override = environment === 'sandbox' ? creds?.sandboxEndpoint : creds?.endpoint;
+  if (override) return override.replace(/\/+$/, '');
   return environment === 'sandbox' ? APNS_SANDBOX : APNS_PRODUCTION;
 }
 
@@ -153,11 +158,12 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function parseReason(body: string): string | undefined {
+/** The `reason` and (410) `timestamp` of an APNs error body. */
+function parseError(body: string): { reason?: string; timestamp?: number } {
   try {
-    const reason = (JSON.parse(body) as { reason?: unknown }).reason;
-    return typeof reason === 'string' ? reason : undefined;
+    const { reason, timestamp } = JSON.parse(body) as { reason?: unknown; timestamp?: unknown };
+    return { reason: typeof reason === 'string' ? reason : undefined, timestamp: typeof timestamp === 'number' ? timestamp : undefined };
   } catch {
-    return undefined;
+    return {};
   }
 }

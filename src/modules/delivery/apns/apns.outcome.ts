@@ -9,6 +9,8 @@ export interface ApnsResponse {
   apnsId?: string;
   /** `Retry-After`, already in milliseconds. */
   retryAfterMs?: number;
+  /** `timestamp` of a 410 body: when APNs last confirmed the token invalid, ms since the epoch. */
+  timestamp?: number;
 }
 
 /** The device token is gone or was never valid for this app: stop sending to it. */
@@ -35,12 +37,13 @@ const RETRY = new Set(['TooManyRequests', 'TooManyProviderTokenUpdates', 'Expire
 export function apnsOutcome(res: ApnsResponse): Outcome {
   if (res.status === 200) return { kind: 'delivered', providerId: res.apnsId };
   const reason = res.reason ?? `HTTP ${res.status}`;
+  const since = res.status === 410 && res.timestamp !== undefined ? { since: res.timestamp } : {};
   if (res.reason) {
-    if (DROP_TOKEN.has(res.reason)) return { kind: 'drop-token', reason };
+    if (DROP_TOKEN.has(res.reason)) return { kind: 'drop-token', reason, ...since };
     if (PAUSE_CHANNEL.has(res.reason)) return { kind: 'pause-channel', reason };
     if (RETRY.has(res.reason)) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
   }
-  if (res.status === 410) return { kind: 'drop-token', reason };
+  if (res.status === 410) return { kind: 'drop-token', reason, ...since };
   if (res.status === 403) return { kind: 'pause-channel', reason };
   if (res.status === 429 || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
   return { kind: 'failed', reason };

@@ -29,6 +29,9 @@ export function fcmOutcome(res: FcmResponse): Outcome {
   const code = errorCode ?? rpcStatus ?? `HTTP ${res.status}`;
   const reason = body?.error?.message && body.error.message !== code ? `${code}: ${body.error.message}` : code;
   if (DROP_TOKEN.has(code)) return { kind: 'drop-token', reason };
+  // INVALID_ARGUMENT is either a malformed registration token (dead: prune it) or a bad message
+  // (fails without retry); only the message tells which.
+  if (code === 'INVALID_ARGUMENT' && /registration token/i.test(body?.error?.message ?? '')) return { kind: 'drop-token', reason };
   if (code === 'QUOTA_EXCEEDED' || res.status === 429) return { kind: 'retry', reason, afterMs: Math.max(FCM_QUOTA_WAIT_MS, res.retryAfterMs ?? 0) };
   if (PAUSE_CHANNEL.has(code) || res.status === 401 || res.status === 403) return { kind: 'pause-channel', reason };
   if (RETRY.has(code) || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../../context';
-import { endActivities } from '../../live-activities/live-activities.delivery';
-import { ACTIVITY_COLUMNS, type ActivityRow } from '../../live-activities/live-activities.repository';
+import { instancesRepository } from '../../live-activities/instances.repository';
+import { endActivities, endInstances } from '../../live-activities/live-activities.delivery';
+import { liveActivitiesRepository } from '../../live-activities/live-activities.repository';
 import type { Job } from '../scheduler';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -10,24 +11,37 @@ export const IOS_MAX_ACTIVE_MS = 8 * HOUR_MS;
 export const IOS_MAX_VISIBLE_MS = 12 * HOUR_MS;
 
 /**
- * Ends every iOS activity that has been Active for 8 hours, as of the time it reached them (not
- * the time this runs, so a restart after downtime catches up exactly), with a dismissal date of
- * startedAt + 12 h. Returns how many it ended.
+ * The iOS 8-hour rule, per instance: every live iOS instance that has run 8 hours is ended as of
+ * the time it reached them (not the time this runs, so a restart after downtime catches up
+ * exactly), with an end push to that device only and a dismissal date of startedAt + 12 h. An
+ * activity is then Ended (`expired`, at startedAt + 8 h) once no instance of it is live; an Android
+ * instance lives until the API ends it, so a user with a phone of each keeps the activity Active.
+ * Returns how many activities it ended.
  */
 export function expireIosActivities(ctx: AppContext, now: number): number {
-  const due = ctx.db.$client
-    .query<ActivityRow, [number]>(
-      `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE state = 'Active' AND platform = 'ios' AND started_at <= ?`,
-    )
-    .all(now - IOS_MAX_ACTIVE_MS);
-  if (due.length === 0) return 0;
-  const ended = endActivities(ctx.db, due, {
-    reason: 'expired',
-    endedAt: (a) => a.startedAt + IOS_MAX_ACTIVE_MS,
-    dismissalAt: (a) => a.startedAt + IOS_MAX_VISIBLE_MS,
-    now,
-  });
-  ctx.logger.info('ios activities expired', { count: ended.length });
+  const cutoff = now - IOS_MAX_ACTIVE_MS;
+  const instances = instancesRepository(ctx.db);
+  const repo = liveActivitiesRepository(ctx.db);
+  const client = ctx.db.$client;
+  const due = new Map<string, string[]>();
+  for (const i of instances.dueIos(cutoff)) due.set(i.activityId, [...(due.get(i.activityId) ?? []), i.deviceId]);
+  const ended = client.transaction(() => {
+    for (const [activityId, deviceIds] of due) {
+      const row = repo.byId(activityId);
+      if (!row) continue;
+      const endedAt = row.startedAt + IOS_MAX_ACTIVE_MS;
+      if (row.state === 'Active') endInstances(ctx.db, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
+      else instances.end(activityId, endedAt, deviceIds);
+    }
+    // Activities past 8 hours without a live instance (their iOS ones just ended, or none ever started).
+    return endActivities(ctx.db, repo.activeWithoutLiveInstance(cutoff), {
+      reason: 'expired',
+      endedAt: (a) => a.startedAt + IOS_MAX_ACTIVE_MS,
+      dismissalAt: (a) => a.startedAt + IOS_MAX_VISIBLE_MS,
+      now,
+    });
+  })();
+  if (due.size > 0 || ended.length > 0) ctx.logger.info('ios activities expired', { instances: due.size, count: ended.length });
   return ended.length;
 }
 

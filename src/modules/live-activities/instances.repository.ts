@@ -1,0 +1,106 @@
+import type { Db } from '../../db/database';
+import { DEVICE_KINDS_SQL } from '../tokens/tokens.repository';
+
+export type Platform = 'ios' | 'android';
+
+export interface NewInstance {
+  activityId: string;
+  deviceId: string;
+  platform: Platform;
+  startedAt: number;
+}
+
+/** A live instance with the tokens its follow-ups would go to. */
+export interface InstanceTarget {
+  deviceId: string;
+  platform: Platform;
+  /** The device's active registration token (Android follow-ups go there); null once refused. */
+  deviceTokenId: number | null;
+  /** iOS: the instance's update token, if the device reported it. */
+  activityTokenId: number | null;
+  activityTokenState: 'active' | 'invalid' | null;
+}
+
+/** An instance as the admin activity detail shows it. */
+export interface InstanceDetail {
+  deviceId: string;
+  platform: Platform;
+  startedAt: number;
+  endedAt: number | null;
+  /** iOS: the update token's state (null: not reported yet). Android: the registration token's. */
+  tokenState: 'active' | 'invalid' | null;
+  tokenInvalidReason: string | null;
+  lastDeliveryStatus: string | null;
+  lastDeliveryReason: string | null;
+  lastDeliveryAt: number | null;
+}
+
+const INSERT_BATCH = 100;
+
+/** Storage of activity instances: one per device an activity was started on. */
+export function instancesRepository(db: Db) {
+  const client = db.$client;
+  const insertSql = (rows: number) =>
+    `INSERT OR IGNORE INTO activity_instances (activity_id, device_id, platform, started_at) VALUES ${Array(rows).fill('(?, ?, ?, ?)').join(', ')}`;
+  const insertBatch = client.query<never, (string | number)[]>(insertSql(INSERT_BATCH));
+  const values = (r: NewInstance) => [r.activityId, r.deviceId, r.platform, r.startedAt];
+  const live = client.query<InstanceTarget, [string]>(
+    `SELECT i.device_id AS deviceId, i.platform,
+            (SELECT t.id FROM tokens t WHERE t.device_id = i.device_id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active') AS deviceTokenId,
+            a.id AS activityTokenId, a.state AS activityTokenState
+       FROM activity_instances i
+       LEFT JOIN tokens a ON a.activity_id = i.activity_id AND a.device_id = i.device_id AND a.kind = 'apns_activity'
+      WHERE i.activity_id = ? AND i.ended_at IS NULL
+      ORDER BY i.started_at, i.device_id`,
+  );
+  const endAll = client.query<never, [number, string]>(`UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND ended_at IS NULL`);
+  const endOne = client.query<never, [number, string, string]>(
+    `UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND device_id = ? AND ended_at IS NULL`,
+  );
+  const dueIos = client.query<{ activityId: string; deviceId: string }, [number]>(
+    `SELECT i.activity_id AS activityId, i.device_id AS deviceId FROM activity_instances i
+      WHERE i.ended_at IS NULL AND i.platform = 'ios' AND i.started_at <= ? ORDER BY i.activity_id`,
+  );
+  const detail = client.query<InstanceDetail, [string]>(
+    `SELECT i.device_id AS deviceId, i.platform, i.started_at AS startedAt, i.ended_at AS endedAt,
+            t.state AS tokenState, t.invalid_reason AS tokenInvalidReason,
+            d.status AS lastDeliveryStatus, d.reason AS lastDeliveryReason, d.updated_at AS lastDeliveryAt
+       FROM activity_instances i
+       LEFT JOIN tokens t ON t.device_id = i.device_id AND (
+            (i.platform = 'ios' AND t.kind = 'apns_activity' AND t.activity_id = i.activity_id) OR
+            (i.platform = 'android' AND t.kind = 'fcm_registration'))
+       LEFT JOIN deliveries d ON d.id = (SELECT max(id) FROM deliveries WHERE activity_id = i.activity_id AND device_id = i.device_id)
+      WHERE i.activity_id = ? ORDER BY i.started_at, i.device_id`,
+  );
+
+  return {
+    /** Writes instances (many rows per statement); one already there is kept. The caller holds the transaction. */
+    insert(rows: readonly NewInstance[]): void {
+      let i = 0;
+      for (; i + INSERT_BATCH <= rows.length; i += INSERT_BATCH) insertBatch.run(...rows.slice(i, i + INSERT_BATCH).flatMap(values));
+      if (i < rows.length) client.query(insertSql(rows.length - i)).run(...rows.slice(i).flatMap(values));
+    },
+
+    /** The activity's live instances with their tokens, oldest first. */
+    live(activityId: string): InstanceTarget[] {
+      return live.all(activityId);
+    },
+
+    /** Ends the live instances of an activity (all, or those of the given devices). */
+    end(activityId: string, at: number, deviceIds?: readonly string[]): void {
+      if (!deviceIds) endAll.run(at, activityId);
+      else for (const deviceId of deviceIds) endOne.run(at, activityId, deviceId);
+    },
+
+    /** Live iOS instances started at or before `cutoff`. */
+    dueIos(cutoff: number): { activityId: string; deviceId: string }[] {
+      return dueIos.all(cutoff);
+    },
+
+    detail(activityId: string): InstanceDetail[] {
+      return detail.all(activityId);
+    },
+  };
+}
+
+export type InstancesRepository = ReturnType<typeof instancesRepository>;

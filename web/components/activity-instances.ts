@@ -1,0 +1,45 @@
+import { html } from 'htm/preact';
+import { formatDateTime } from '../lib/format';
+import { Badge } from './ui';
+
+/** One device an activity runs on, as the admin activity detail returns it. */
+export interface ActivityInstance {
+  deviceId: string;
+  platform: 'ios' | 'android';
+  state: 'live' | 'ended';
+  startedAt: string;
+  endedAt?: string;
+  tokenState: 'active' | 'invalid' | 'waiting';
+  tokenInvalidReason?: string;
+  lastDelivery: { status: string; reason: string | null; at: string } | null;
+}
+
+const TOKEN_LABELS = { active: 'reported', waiting: 'waiting', invalid: 'invalid' } as const;
+const TOKEN_TONES = { active: 'green', waiting: 'amber', invalid: 'red' } as const;
+
+/**
+ * The activity's instances: one per device it was started on, with the state of the token its
+ * updates go to (an iPhone's own activity token; an Android device's registration token) and the
+ * last delivery. Reasons are written out, not hidden in tooltips: they say what to fix.
+ */
+export function ActivityInstances(props: { instances: ActivityInstance[] }) {
+  if (props.instances.length === 0) return html`<p class="muted">The start reached no device (see the delivery timeline).</p>`;
+  return html`<div class="table-wrap"><table class="table">
+    <thead><tr><th scope="col">Device</th><th scope="col">State</th><th scope="col">Update token</th><th scope="col">Last delivery</th></tr></thead>
+    <tbody>
+      ${props.instances.map(
+        (i) => html`<tr>
+          <td><span class="platform-tag">${i.platform === 'ios' ? 'iOS' : 'Android'}</span> <span class="mono small break">${i.deviceId}</span></td>
+          <td><${Badge} tone=${i.state === 'live' ? 'green' : 'grey'}>${i.state}<//>${i.endedAt ? html`<div class="muted small">${formatDateTime(i.endedAt)}</div>` : ''}</td>
+          <td>
+            <${Badge} tone=${TOKEN_TONES[i.tokenState]}>${i.platform === 'ios' ? TOKEN_LABELS[i.tokenState] : i.tokenState === 'invalid' ? 'invalid' : 'valid'}<//>
+            ${i.tokenInvalidReason ? html`<div class="muted small">${i.tokenInvalidReason}</div>` : ''}
+          </td>
+          <td>
+            ${i.lastDelivery ? html`<${Badge}>${i.lastDelivery.status}<//>${i.lastDelivery.reason ? html`<div class="muted small">${i.lastDelivery.reason}</div>` : ''}` : '—'}
+          </td>
+        </tr>`,
+      )}
+    </tbody>
+  </table></div>`;
+}
