@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from './context';
-import { checkRequestBody } from './http/body';
+import { checkRequestBody, isJsonMediaType, readJsonBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
+import { refuseMethod } from './http/methods';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
@@ -38,6 +39,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
   const services: Services = buildServices(ctx);
   const info = new WeakMap<Request, RequestInfo>();
   let allowedMethods: (request: Request) => string[] = () => [];
+  let routes: () => { method: string; path: string; hooks: { body?: unknown } }[] = () => [];
+  const maxBodyBytes = ctx.config.server.max_body_bytes;
 
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
@@ -45,12 +48,16 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
       const meta: RequestInfo = { id, start: performance.now() };
       info.set(request, meta);
       set.headers['x-request-id'] = id;
-      const refused = checkRequestBody(request);
+      const refused = refuseMethod(request) ?? checkRequestBody(request, maxBodyBytes);
       if (refused) {
         meta.errorStatus = refused.status;
         refused.headers.set('x-request-id', id);
         return refused;
       }
+    })
+    // Every JSON body is read here, under the size, depth, key and UTF-8 limits, before any validation.
+    .onParse({ as: 'global' }, ({ request }) => {
+      if (isJsonMediaType(request.headers.get('content-type'))) return readJsonBody(request, maxBodyBytes);
     })
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);
@@ -72,7 +79,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
         durationMs: meta ? Math.round((performance.now() - meta.start) * 100) / 100 : undefined,
       });
     })
-    .use(docsRoutes())
+    .use(docsRoutes(() => routes()))
     .use(healthRoutes(services, options.migrationsFolder))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))
@@ -87,6 +94,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(usageAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
+  routes = () => app.routes as never;
   return app;
 }
 

@@ -1,6 +1,6 @@
 import { createApp } from './app';
 import type { AppContext } from './context';
-import { BODY_LIMIT_BYTES } from './http/body';
+import { securityHeaders, withHeaders } from './http/security-headers';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
@@ -15,16 +15,30 @@ export interface RunningServer {
 /** Starts listening with the application built from `ctx`. */
 export function startServer(ctx: AppContext, options: { migrationsFolder?: string } = {}): RunningServer {
   const app = createApp(ctx, options);
+  const headers = securityHeaders(ctx.config.server.public_url);
+  const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
+  let origin = '';
+  const routes = Object.fromEntries(
+    Object.entries(consoleServeRoutes(fetch, () => origin)).map(([path, route]) => [
+      path,
+      typeof route === 'function' ? async (request: Request) => withHeaders(await route(request), headers) : route,
+    ]),
+  );
   const server = Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
-    // Declared lengths over the limit get a 413 problem from the app; this caps chunked bodies.
-    maxRequestBodySize: BODY_LIMIT_BYTES,
+    // Bun answers a body over this cap with a bare 413 of its own, so it is set far above
+    // [server] max_body_bytes: the app refuses declared lengths, and counts chunked bodies as it
+    // reads them, answering 413 in problem JSON (src/http/body.ts). Nothing over the limit is buffered.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+    // A second server on a taken port must fail, not share it with this one (SO_REUSEPORT).
+    reusePort: false,
     // Bundle the console once and serve it minified, not in Bun's watch-and-reload mode.
     development: false,
-    routes: consoleServeRoutes(app.fetch),
-    fetch: app.fetch,
+    routes,
+    fetch,
   });
+  origin = selfOrigin(server);
   // Lets handlers see the client's address (console sign-in throttling); Elysia sets this in listen().
   app.server = server;
   // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
@@ -46,4 +60,10 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
       return stopping;
     },
   };
+}
+
+/** How this process reaches its own listener (a wildcard address is reached over loopback). */
+function selfOrigin(server: { hostname?: string; port?: number }): string {
+  const host = server.hostname === '0.0.0.0' || !server.hostname ? '127.0.0.1' : server.hostname === '::' ? '[::1]' : server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
+  return `http://${host}:${server.port}`;
 }

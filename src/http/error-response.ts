@@ -15,7 +15,9 @@ export function errorResponse(
   allowedMethods: (request: Request) => string[],
   logger: Logger,
 ): Response {
-  if (error instanceof HttpError) return problemResponse(error.status, error.detail, error.headers);
+  // Elysia wraps what a parse hook throws (readJsonBody's limits) in its ParseError.
+  const known = code === 'PARSE' && error instanceof Error && error.cause instanceof HttpError ? error.cause : error;
+  if (known instanceof HttpError) return problemResponse(known.status, known.detail, known.headers);
   if (error instanceof ValidationError) {
     // A schema's own `error` message wins: it is how a field whose name Elysia loses is named.
     const detail = typeof error.customError === 'string' ? error.customError : validationDetail(error.all as never, error.type);

@@ -113,7 +113,9 @@ describe('query validation', () => {
     for (const [query, detail] of [
       ['limit=0', 'limit must be an integer from 1 to 100'],
       ['limit=abc', 'limit must be an integer from 1 to 100'],
-      ['offset=-1', 'offset must be an integer of at least 0'],
+      ['offset=-1', 'offset must be an integer from 0 to 1000000'],
+      ['offset=1000001', 'offset must be an integer from 0 to 1000000'],
+      ['offset=9223372036854775808', 'offset must be an integer from 0 to 1000000'],
     ]) {
       const res = await h.admin('GET', `/api/admin/apps/a1/devices?${query}`);
       expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 400, detail });

@@ -200,9 +200,9 @@ describe('listing live activities', () => {
     const cases: [string, string][] = [
       ['limit=0', 'limit must be an integer from 1 to 100'],
       ['limit=101', 'limit must be an integer from 1 to 100'],
-      ['offset=-1', 'offset must be an integer of at least 0'],
+      ['offset=-1', 'offset must be an integer from 0 to 1000000'],
       ['limit=ten', 'limit must be an integer from 1 to 100'],
-      ['offset=1.5', 'offset must be an integer of at least 0'],
+      ['offset=1.5', 'offset must be an integer from 0 to 1000000'],
       ['state=Paused', 'state must be one of Active, Ended'],
     ];
     for (const [query, detail] of cases) {
