@@ -44,7 +44,8 @@ export function createHarness(options: { toml?: string; clock?: FakeClock; logge
   const clock = options.clock ?? new FakeClock();
   const logs: string[] = [];
   const config = parseConfig(
-    `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[server]\nrate_limit_per_second = 0\n${options.toml ?? ''}`,
+    // The stand-ins listen on 127.0.0.1, which the outbound policy refuses without the flag.
+    `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[server]\nrate_limit_per_second = 0\n[security]\nallow_private_endpoints = true\n${options.toml ?? ''}`,
     join(dir, 'islet.toml'),
   );
   const { ctx } = bootstrap(config, { clock, logger: options.logger ?? createLogger('debug', (l) => logs.push(l)) });

@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { HttpError } from '../../lib/errors';
+import { endpointProblem, resolvedEndpointProblem, type OutboundPolicy } from '../../lib/outbound-policy';
 
 /** What Islet needs to talk to APNs for one app (token-based auth, the only kind Live Activities accept). */
 export interface ApnsCredentials {
@@ -60,4 +61,23 @@ export function checkServiceAccount(value: unknown, field = 'serviceAccount'): S
     private_key: account.private_key as string,
     token_uri: account.token_uri as string | undefined,
   };
+}
+
+/**
+ * Refuses a provider endpoint (APNs or FCM `endpoint`, a service account's `token_uri`) that the
+ * outbound policy forbids, with a 400 naming the field; the name is resolved too. Applied to each
+ * URL field on its own, so a new endpoint field only needs one more call.
+ * @example await checkEndpoint(body.endpoint, 'endpoint', { allowPrivate: false })
+ */
+export async function checkEndpoint(url: string | undefined, field: string, policy: OutboundPolicy): Promise<void> {
+  if (url === undefined) return;
+  const problem = await resolvedEndpointProblem(url, field, policy);
+  if (problem) throw new HttpError(400, problem);
+}
+
+/** The same check without DNS, for configuration read at start (a synchronous path). */
+export function checkEndpointSync(url: string | undefined, field: string, policy: OutboundPolicy): void {
+  if (url === undefined) return;
+  const problem = endpointProblem(url, field, policy);
+  if (problem) throw new HttpError(400, problem);
 }

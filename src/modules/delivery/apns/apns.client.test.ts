@@ -20,7 +20,8 @@ async function setup(options: { maxConcurrentStreams?: number; pingIntervalMs?: 
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], clock, maxConcurrentStreams: options.maxConcurrentStreams });
   const { pingIntervalMs, streamsPerConnection, maxConnections } = options;
-  client = new ApnsClient({ clock, logger: silentLogger, pingIntervalMs, streamsPerConnection, maxConnections });
+  // The stand-in listens on 127.0.0.1.
+  client = new ApnsClient({ clock, logger: silentLogger, pingIntervalMs, streamsPerConnection, maxConnections, outbound: { allowPrivate: true } });
   const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: apns.url, ca: apns.ca };
   const request = (): PushRequest => ({
     appId: 'a',

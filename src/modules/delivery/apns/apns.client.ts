@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
+import { outboundGuard, type OutboundPolicy } from '../../../lib/outbound-policy';
 import type { ApnsCredentials } from '../../apps/credentials';
 import { retryAfterMs, type Outcome, type PushRequest, type Transport } from '../transport';
+import { connectionReason, reasonCode } from '../provider-reason';
 import { apnsOutcome } from './apns.outcome';
 import { Http2Connection, StreamError } from './apns.session';
 import { ApnsTokens } from './apns.token';
@@ -28,6 +30,8 @@ export interface ApnsClientOptions {
   requestTimeoutMs?: number;
   streamsPerConnection?: number;
   maxConnections?: number;
+  /** Where pushes may go (default: public https hosts only). */
+  outbound?: OutboundPolicy;
 }
 
 /**
@@ -47,8 +51,10 @@ export class ApnsClient implements Transport {
   /** Connections opened so far (a GOAWAY or an error makes the next send open another). */
   connectionsOpened = 0;
   private closed = false;
+  private readonly allowed: ReturnType<typeof outboundGuard>;
 
   constructor(private readonly options: ApnsClientOptions) {
+    this.allowed = outboundGuard(options.outbound ?? { allowPrivate: false });
     this.tokens = options.tokens ?? new ApnsTokens(options.clock);
     this.pingIntervalMs = options.pingIntervalMs ?? 60_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
@@ -67,6 +73,9 @@ export class ApnsClient implements Transport {
       return { kind: 'pause-channel', reason: `APNs key refused: ${(e as Error).message}` };
     }
     if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    // Checked again here, not only when the endpoint was set: a name can resolve elsewhere since.
+    const refused = await this.allowed(request.url, 'APNs endpoint');
+    if (refused) return { kind: 'pause-channel', reason: refused };
     const url = new URL(request.url);
     const headers = { ':method': 'POST', ':path': url.pathname, authorization: `bearer ${token}`, ...request.headers };
     // A stream the server did not process (refused, or cut by GOAWAY) is resent once at once on a fresh connection.
@@ -86,7 +95,7 @@ export class ApnsClient implements Transport {
       } catch (e) {
         const error = e instanceof StreamError ? e : new StreamError((e as Error).message, false);
         if (error.unprocessed && attempt === 0) continue;
-        return { kind: 'retry', reason: `connection lost: ${error.message}` };
+        return { kind: 'retry', reason: connectionReason(error.message) };
       }
     }
   }
@@ -155,8 +164,7 @@ function header(value: string | string[] | undefined): string | undefined {
 
 function parseReason(body: string): string | undefined {
   try {
-    const reason = (JSON.parse(body) as { reason?: unknown }).reason;
-    return typeof reason === 'string' ? reason : undefined;
+    return reasonCode((JSON.parse(body) as { reason?: unknown }).reason);
   } catch {
     return undefined;
   }
