@@ -45,7 +45,8 @@ export function createHarness(options: { toml?: string; clock?: FakeClock; logge
   const logs: string[] = [];
   const config = parseConfig(
     // The stand-ins listen on 127.0.0.1, which the outbound policy refuses without the flag.
-    `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[server]\nrate_limit_per_second = 0\n[security]\nallow_private_endpoints = true\n${options.toml ?? ''}`,
+    // [server] stays last: extra TOML may continue it with bare keys.
+    `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[security]\nallow_private_endpoints = true\n[server]\nrate_limit_per_second = 0\n${options.toml ?? ''}`,
     join(dir, 'islet.toml'),
   );
   const { ctx } = bootstrap(config, { clock, logger: options.logger ?? createLogger('debug', (l) => logs.push(l)) });

@@ -3,7 +3,7 @@ import { AppParams, errors, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { APP_ID_PATTERN, type SecretKind } from './apps.service';
-import { checkApnsKey, checkEndpoint, checkServiceAccount } from './credentials';
+import { checkApnsIds, checkApnsKey, checkEndpoint, checkServiceAccount } from './credentials';
 
 const Name = t.String({ minLength: 1, maxLength: 200 });
 const SecretsBody = t.Object({ appSecret: t.String(), signingSecret: t.String() });
@@ -85,6 +85,7 @@ export function appsAdminRoutes(services: Services) {
     .put(
       '/apps/:appId/apns',
       async ({ params, body }) => {
+        checkApnsIds(body);
         checkApnsKey(body.key);
         await checkEndpoint(body.endpoint, 'endpoint', outbound);
         apps.setApns(params.appId, { ...body, environment: body.environment ?? 'production' });

@@ -5,7 +5,7 @@ import type { AppConfig, Config } from '../../config/config.schema';
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
 import { appsService } from './apps.service';
-import { checkApnsKey, checkEndpointSync, checkServiceAccount, type ApnsCredentials, type FcmCredentials } from './credentials';
+import { checkApnsIds, checkApnsKey, checkEndpointSync, checkServiceAccount, type ApnsCredentials, type FcmCredentials } from './credentials';
 import type { OutboundPolicy } from '../../lib/outbound-policy';
 
 /**
@@ -75,6 +75,10 @@ function readFile(path: string, base: string, key: string): string {
 }
 
 function readApns(apns: NonNullable<AppConfig['apns']>, base: string, policy: OutboundPolicy): ApnsCredentials {
+  checkApnsIds(
+    { bundleId: apns.bundle_id!, teamId: apns.team_id!, keyId: apns.key_id! },
+    { bundleId: 'apns.bundle_id', teamId: 'apns.team_id', keyId: 'apns.key_id' },
+  );
   const key = readFile(apns.key_file!, base, 'apns.key_file');
   checkApnsKey(key, 'apns.key_file');
   checkEndpointSync(apns.endpoint, 'apns.endpoint', policy);

@@ -30,6 +30,27 @@ export interface FcmCredentials {
   endpoint?: string;
 }
 
+/** Bundle ids are reverse-DNS: letters, digits and hyphens in dot-separated parts (Apple allows no other). */
+const BUNDLE_ID = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+/** Apple team ids and key ids: 10 characters, A-Z and 0-9. */
+const APPLE_ID = /^[A-Z0-9]{10}$/;
+
+/**
+ * Refuses APNs identifiers that are not of Apple's shape, naming the field: the bundle id becomes
+ * the apns-topic header (a CR/LF there would break every push), the ids sign the provider token.
+ * `names` maps each to its field name (the admin API's or the configuration's).
+ */
+export function checkApnsIds(
+  ids: { bundleId: string; teamId: string; keyId: string },
+  names = { bundleId: 'bundleId', teamId: 'teamId', keyId: 'keyId' },
+): void {
+  if (ids.bundleId.length > 155 || !BUNDLE_ID.test(ids.bundleId)) {
+    throw new HttpError(400, `${names.bundleId} must be a reverse-DNS bundle id such as com.example.app (letters, digits, - and .)`);
+  }
+  if (!APPLE_ID.test(ids.teamId)) throw new HttpError(400, `${names.teamId} must be 10 characters of A-Z and 0-9`);
+  if (!APPLE_ID.test(ids.keyId)) throw new HttpError(400, `${names.keyId} must be 10 characters of A-Z and 0-9`);
+}
+
 /** Refuses an APNs key that is not an EC P-256 private key, naming the field. */
 export function checkApnsKey(pem: string, field = 'key'): void {
   try {

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia';
 import { errors, PageQuery, Success } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
+import { tokenProblem } from '../devices/token-format';
 import { LiveActivityRecord } from './live-activities.view';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
@@ -146,6 +147,8 @@ export function liveActivitiesRoutes(services: Services) {
     .put(
       '/api/apps/:appId/live-activities/:id/push-token',
       async ({ request, params, body }) => {
+        const problem = tokenProblem('ios', body.token, 'token');
+        if (problem) throw new HttpError(400, problem);
         await liveActivities.reportPushToken(auth.appOf(request).id, params.id, body.token);
         return { success: true as const };
       },

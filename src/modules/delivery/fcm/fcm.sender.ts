@@ -12,7 +12,8 @@ export const FCM_HOST = 'https://fcm.googleapis.com';
 /** The messages:send URL of a project, on the credentials' endpoint or Google's. */
 export function fcmSendUrl(creds: FcmCredentials | undefined, projectId: string): string {
   const host = (creds?.endpoint ?? FCM_HOST).replace(/\/+$/, '');
-  return `${host}/v1/projects/${projectId}/messages:send`;
+  // The simulator's `{projectId}` placeholder stays readable; a real id is encoded like any path value.
+  return `${host}/v1/projects/${projectId === '{projectId}' ? projectId : encodeURIComponent(projectId)}/messages:send`;
 }
 
 /**
