@@ -43,7 +43,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
   const maxBodyBytes = ctx.config.server.max_body_bytes;
 
   const app = new Elysia({ normalize: false })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
+      services.clients.remember(request, server?.requestIP(request)?.address);
       const id = request.headers.get('x-request-id')?.slice(0, 64) || newId('req');
       const meta: RequestInfo = { id, start: performance.now() };
       info.set(request, meta);

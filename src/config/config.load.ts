@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
+import { parseCidr } from '../lib/trusted-proxies';
 import { locateKey, type KeyPath } from './config.locate';
 import {
   APNS_FIELDS,
@@ -143,6 +144,9 @@ export function parseConfig(text: string, source: string, env: Record<string, st
 
   const server = config.server as Config['server'];
   server.public_url ??= `http://localhost:${server.port}`;
+  for (const entry of server.trusted_proxies ?? []) {
+    if (!parseCidr(entry)) report(['server', 'trusted_proxies'], `has "${entry}", which is not an address or CIDR range`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config as unknown as Config;
 }

@@ -9,6 +9,9 @@ import { requireAdmin } from '../auth/admin-auth';
  */
 export function adminGroup(services: Services, tag: string) {
   return new Elysia({ prefix: '/api/admin', detail: { tags: [tag], security: [{ adminToken: [] }] } }).onTransform(({ request }) => {
-    requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions);
+    requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions, {
+      throttle: services.adminThrottle,
+      address: services.clients.of(request),
+    });
   });
 }

@@ -4,6 +4,7 @@ import { meta } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import { generateSecret, safeEqual, sha256Hex } from '../../lib/secrets';
 import { admitConsoleSession, type ConsoleSessions } from '../console/console-sessions';
+import type { AuthThrottle } from './auth-throttle';
 
 const ADMIN_TOKEN_KEY = 'admin_token_sha256';
 
@@ -28,12 +29,23 @@ export function isAdminToken(tokenHash: string, token: string): boolean {
 
 /**
  * Requires `Authorization: Bearer <admin token>`, or 401. Without that header, a console session
- * cookie (with its CSRF token on mutations) is accepted instead when `sessions` is given.
+ * cookie (with its CSRF token on mutations) is accepted instead when `sessions` is given. Wrong
+ * tokens count against the client's `address` in `throttle` (429 once it must wait).
  */
-export function requireAdmin(tokenHash: string, request: Request, sessions?: ConsoleSessions): void {
+export function requireAdmin(
+  tokenHash: string,
+  request: Request,
+  sessions?: ConsoleSessions,
+  guard?: { throttle: AuthThrottle; address: string },
+): void {
   const header = request.headers.get('authorization');
   if (!header && sessions && admitConsoleSession(sessions, request)) return;
   const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
   if (!match) throw new HttpError(401, 'Authorization header with a Bearer admin token is required');
-  if (!isAdminToken(tokenHash, match[1]!.trim())) throw new HttpError(401, 'invalid admin token');
+  guard?.throttle.check(guard.address);
+  if (!isAdminToken(tokenHash, match[1]!.trim())) {
+    guard?.throttle.fail(guard.address);
+    throw new HttpError(401, 'invalid admin token');
+  }
+  guard?.throttle.succeed(guard.address);
 }
