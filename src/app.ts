@@ -2,7 +2,7 @@ import { Elysia } from 'elysia';
 import type { AppContext } from './context';
 import { checkRequestBody, isJsonMediaType, readJsonBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
-import { refuseMethod } from './http/methods';
+import { refuseRequest } from './http/methods';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
@@ -49,7 +49,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
       const meta: RequestInfo = { id, start: performance.now() };
       info.set(request, meta);
       set.headers['x-request-id'] = id;
-      const refused = refuseMethod(request) ?? checkRequestBody(request, maxBodyBytes);
+      const refused = refuseRequest(request) ?? checkRequestBody(request, maxBodyBytes);
       if (refused) {
         meta.errorStatus = refused.status;
         refused.headers.set('x-request-id', id);

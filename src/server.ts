@@ -24,7 +24,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
       typeof route === 'function' ? async (request: Request) => withHeaders(await route(request), headers) : route,
     ]),
   );
-  const server = Bun.serve({
+  const server = listen(ctx, () => Bun.serve({
     hostname: ctx.config.server.host,
     port: ctx.config.server.port,
     // Bun answers a body over this cap with a bare 413 of its own, so it is set far above
@@ -37,7 +37,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     development: false,
     routes,
     fetch,
-  });
+  }));
   origin = selfOrigin(server);
   // Lets handlers see the client's address (console sign-in throttling); Elysia sets this in listen().
   app.server = server;
@@ -66,4 +66,18 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
 function selfOrigin(server: { hostname?: string; port?: number }): string {
   const host = server.hostname === '0.0.0.0' || !server.hostname ? '127.0.0.1' : server.hostname === '::' ? '[::1]' : server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
   return `http://${host}:${server.port}`;
+}
+
+/** Runs Bun.serve, turning "the port is taken" into a message that says so (main exits non-zero). */
+function listen<T>(ctx: AppContext, serve: () => T): T {
+  try {
+    return serve();
+  } catch (e) {
+    const error = e as { code?: string; message?: string };
+    if (error.code === 'EADDRINUSE' || /in use/i.test(error.message ?? '')) {
+      const { host, port } = ctx.config.server;
+      throw new Error(`cannot listen on ${host}:${port}: the port is already in use (is another islet serve running?)`);
+    }
+    throw e;
+  }
 }

@@ -5,10 +5,18 @@ const SERVED_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTION
 const SERVED = new Set(SERVED_METHODS);
 
 /**
- * Refuses methods no route uses (CONNECT in authority form, TRACE, …) before routing, so they get
- * a problem answer instead of reaching code that expects an origin-form URL.
+ * Refuses, before routing, what the router would get wrong:
+ * - methods no route uses (CONNECT in authority form, TRACE, …): a 405 problem instead of code
+ *   that expects an origin-form URL;
+ * - a Host shorter than four characters: Elysia looks for the path from the URL's 12th character
+ *   on, so `http://ab/x/y` would be routed as `/y`.
  */
-export function refuseMethod(request: Request): Response | undefined {
-  if (SERVED.has(request.method)) return undefined;
-  return problemResponse(405, `method ${request.method} is not supported by this server`, { allow: SERVED_METHODS.join(', ') });
+export function refuseRequest(request: Request): Response | undefined {
+  if (!SERVED.has(request.method)) {
+    return problemResponse(405, `method ${request.method} is not supported by this server`, { allow: SERVED_METHODS.join(', ') });
+  }
+  const url = request.url;
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+  if (pathStart !== -1 && pathStart < 11) return problemResponse(400, 'the Host header must be at least 4 characters long');
+  return undefined;
 }
