@@ -3,6 +3,7 @@ import type { AppContext } from './context';
 import { checkRequestBody, isJsonMediaType, readJsonBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { refuseRequest } from './http/methods';
+import { requestPath } from './http/request-path';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
@@ -75,7 +76,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
       ctx.logger.info('request', {
         requestId: meta?.id,
         method: request.method,
-        path: new URL(request.url).pathname,
+        path: requestPath(request),
         status,
         durationMs: meta ? Math.round((performance.now() - meta.start) * 100) / 100 : undefined,
       });

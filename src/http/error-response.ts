@@ -1,6 +1,7 @@
 import { ValidationError } from 'elysia';
 import { HttpError, problemResponse } from '../lib/errors';
 import type { Logger } from '../lib/logger';
+import { requestPath } from './request-path';
 import { validationDetail } from './validation-detail';
 
 /**
@@ -30,13 +31,13 @@ export function errorResponse(
         allow: allowed.join(', '),
       });
     }
-    return problemResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+    return problemResponse(404, `no route for ${request.method} ${requestPath(request)}`);
   }
   if (code === 'PARSE') return problemResponse(400, 'request body is not valid JSON');
   logger.error('internal error', {
     requestId,
     method: request.method,
-    path: new URL(request.url).pathname,
+    path: requestPath(request),
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });
@@ -55,7 +56,7 @@ export function methodLookup(routes: { method: string; path: string }[]): (reque
       regex: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`),
     }));
   return (request) => {
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request);
     return [...new Set(patterns.filter((p) => p.method !== request.method && p.regex.test(path)).map((p) => p.method))];
   };
 }

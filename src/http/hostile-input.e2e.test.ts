@@ -95,6 +95,12 @@ describe('1. parsing limits before work, and the server layer', () => {
     expect({ status: answer.status, closed: answer.closed, body: answer.body }).toEqual({ status, closed: true, body: '' });
   });
 
+  test('an HTTP/1.0 request without Host gets a 400 problem, and the server stays up', async () => {
+    const answer = await raw('GET /healthz HTTP/1.0\r\n\r\n');
+    expect({ status: answer.status, detail: JSON.parse(answer.body).detail }).toEqual({ status: 400, detail: 'a Host header is required' });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
   test('a Host too short for the router to find the path is refused instead of misrouted', async () => {
     const answer = await raw('GET /ab/api/admin/apps HTTP/1.1\r\nHost: ab\r\n\r\n');
     expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({

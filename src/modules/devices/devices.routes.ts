@@ -3,7 +3,7 @@ import { AppParams, errors, Success } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DeviceRecord, deviceView } from './devices.view';
-import { tokenProblem } from './token-format';
+import { checkDeviceTokens } from './token-format';
 
 const signedBy = 'Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device).';
 
@@ -32,10 +32,7 @@ export function devicesRoutes(services: Services) {
     .post(
       '/api/apps/:appId/devices',
       ({ params, body }) => {
-        const problem =
-          tokenProblem(body.platform, body.token, 'token') ??
-          (body.pushToStartToken === undefined ? undefined : tokenProblem(body.platform, body.pushToStartToken, 'pushToStartToken'));
-        if (problem) throw new HttpError(400, problem);
+        checkDeviceTokens(body);
         const { device } = devices.upsert(params.appId, body, clock.now());
         return { device: deviceView(device) };
       },

@@ -1,3 +1,5 @@
+import { HttpError } from '../../lib/errors';
+
 /**
  * What a push token must look like before it is stored, so that nothing else ever reaches a
  * provider URL or message: one module, used by device registration and by the per-activity
@@ -19,4 +21,12 @@ const FCM_TOKEN = /^[A-Za-z0-9_:-]{1,4096}$/;
 export function tokenProblem(platform: 'ios' | 'android', token: string, field: string): string | undefined {
   if (platform === 'ios') return APNS_TOKEN.test(token) ? undefined : `${field} must be an APNs token: an even number (64 to 200) of hex digits`;
   return FCM_TOKEN.test(token) ? undefined : `${field} must be an FCM registration token: up to 4096 letters, digits, -, _ or :`;
+}
+
+/** Refuses a device registration whose token or push-to-start token is not of its platform's shape (400). */
+export function checkDeviceTokens(device: { platform: 'ios' | 'android'; token: string; pushToStartToken?: string }): void {
+  const problem =
+    tokenProblem(device.platform, device.token, 'token') ??
+    (device.pushToStartToken === undefined ? undefined : tokenProblem(device.platform, device.pushToStartToken, 'pushToStartToken'));
+  if (problem) throw new HttpError(400, problem);
 }
