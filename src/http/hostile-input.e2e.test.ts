@@ -138,6 +138,25 @@ describe('2. outbound policy', () => {
     }
   });
 
+  test('with [security] allow_private_endpoints, the same loopback endpoint is accepted', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'islet-hostile-open-'));
+    const open = await spawnServer(
+      other,
+      `[server]\nport = 0\nhost = "127.0.0.1"\n[security]\nallow_private_endpoints = true\n[admin]\ntoken = "${ADMIN}"\n[database]\npath = "i.db"\n[[apps]]\nid = "a1"\n`,
+      undefined,
+      { env: { ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS: 'true' } },
+    );
+    try {
+      const key = apnsKey();
+      const apns = { bundleId: 'com.example.app', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: 'https://127.0.0.1' };
+      const res = await fetch(`${open.url}/api/admin/apps/a1/apns`, { method: 'PUT', headers: admin, body: JSON.stringify(apns) });
+      expect(res.status).toBe(200);
+    } finally {
+      await open.stop();
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   test('the FCM endpoint and the service account token_uri are checked the same way', async () => {
     const { privateKey } = await crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign']) as CryptoKeyPair;
     const pem = `-----BEGIN PRIVATE KEY-----\n${Buffer.from(await crypto.subtle.exportKey('pkcs8', privateKey)).toString('base64')}\n-----END PRIVATE KEY-----\n`;
