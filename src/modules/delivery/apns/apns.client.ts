@@ -89,7 +89,8 @@ export class ApnsClient implements Transport {
         return apnsOutcome({
           status: answer.status,
           reason,
-          apnsId: header(answer.headers['apns-id']),
+          // A UUID from Apple; whatever else answers there gets no more room than one.
+          apnsId: header(answer.headers['apns-id'])?.slice(0, 64),
           retryAfterMs: retryAfterMs(header(answer.headers['retry-after']), this.options.clock.now()),
         });
       } catch (e) {
