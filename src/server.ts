@@ -62,10 +62,15 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
   };
 }
 
-/** How this process reaches its own listener (a wildcard address is reached over loopback). */
-function selfOrigin(server: { hostname?: string; port?: number }): string {
-  const host = server.hostname === '0.0.0.0' || !server.hostname ? '127.0.0.1' : server.hostname === '::' ? '[::1]' : server.hostname.includes(':') ? `[${server.hostname}]` : server.hostname;
-  return `http://${host}:${server.port}`;
+/**
+ * How this process reaches its own listener: its URL (http or https), a wildcard address replaced
+ * by loopback.
+ */
+function selfOrigin(server: { url: URL }): string {
+  const url = new URL(server.url);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  if (url.hostname === '[::]') url.hostname = '[::1]';
+  return url.origin;
 }
 
 /** Runs Bun.serve, turning "the port is taken" into a message that says so (main exits non-zero). */

@@ -9,7 +9,7 @@ export const JSON_SHAPE_LIMITS: JsonShapeLimits = { maxDepth: 32, maxKeys: 1000 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /** `1 KiB`, `64 KiB`, `1.5 MiB`: how limits read in error details. */
-export const describeBytes = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(2)} MiB` : `${+(n / 1024).toFixed(2)} KiB`);
+const describeBytes = (n: number) => (n >= 1024 * 1024 ? `${+(n / 1024 / 1024).toFixed(2)} MiB` : `${+(n / 1024).toFixed(2)} KiB`);
 
 /** True for `application/json` with or without parameters (`; charset=utf-8`), and nothing else. */
 export function isJsonMediaType(contentType: string | null): boolean {

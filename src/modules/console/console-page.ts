@@ -18,7 +18,8 @@ export function consoleServeRoutes(appFetch: Fetch, selfOrigin: () => string): R
   const bundlePath = `/console-bundle-${randomBytes(16).toString('hex')}`;
   let page: Promise<{ html: string; etag: string }> | undefined;
   const load = () =>
-    fetch(`${selfOrigin()}${bundlePath}`).then(async (res) => {
+    // Our own listener: with TLS its certificate may name another host than the loopback address.
+    fetch(`${selfOrigin()}${bundlePath}`, { tls: { rejectUnauthorized: false } } as RequestInit).then(async (res) => {
       if (!res.ok) throw new Error(`console bundle answered ${res.status}`);
       return { html: await res.text(), etag: res.headers.get('etag') ?? '' };
     });
