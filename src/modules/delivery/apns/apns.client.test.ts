@@ -40,6 +40,18 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe('APNs HTTP/2 client', () => {
+  test('without allow_private_endpoints a loopback endpoint is refused before connecting: the channel pauses, nothing is sent', async () => {
+    const { request } = await setup();
+    await client.close();
+    client = new ApnsClient({ clock, logger: silentLogger });
+    const outcome = await client.send(request());
+    expect(outcome).toEqual({
+      kind: 'pause-channel',
+      reason: 'APNs endpoint must not be a loopback address; only public addresses are allowed unless [security] allow_private_endpoints = true',
+    });
+    expect(apns.stats.connections).toBe(0);
+  });
+
   test('many requests share one long-lived connection', async () => {
     const { request } = await setup();
     const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.send(request())));
