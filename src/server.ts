@@ -39,7 +39,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     fetch,
   }));
   origin = selfOrigin(server);
-  // Lets handlers see the client's address (console sign-in throttling); Elysia sets this in listen().
+  // Lets handlers see the client's address (the throttles); Elysia sets this in listen().
   app.server = server;
   // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
   const delivery = createDeliveryEngine(ctx);
