@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { classifyAddress, endpointProblem, resolvedEndpointProblem } from './outbound-policy';
+import { classifyAddress, endpointProblem, guardedLookup, resolvedEndpointProblem } from './outbound-policy';
 
 // Addresses are data here: nothing is sent to any of them.
 describe('classifyAddress', () => {
@@ -80,5 +80,19 @@ describe('endpointProblem', () => {
     expect(await resolvedEndpointProblem('https://evil.example', 'endpoint', { allowPrivate: true, resolve })).toBeUndefined();
     const fails = async () => Promise.reject(new Error('ENOTFOUND'));
     expect(await resolvedEndpointProblem('https://nowhere.example', 'endpoint', { allowPrivate: false, resolve: fails })).toBe('endpoint host nowhere.example does not resolve');
+  });
+});
+
+describe('guardedLookup', () => {
+  // localhost resolves from /etc/hosts: no query leaves the machine.
+  const lookup = (policy: { allowPrivate: boolean }) =>
+    new Promise<string>((resolve) => guardedLookup(policy)!('localhost', {}, (error, address) => resolve(error ? `refused: ${error.message}` : String(address))));
+
+  test('refuses, at connection time, a name that resolves to a loopback address', async () => {
+    expect(await lookup({ allowPrivate: false })).toMatch(/^refused: localhost resolves to a loopback address$/);
+  });
+
+  test('is not needed when private addresses are allowed', () => {
+    expect(guardedLookup({ allowPrivate: true })).toBeUndefined();
   });
 });

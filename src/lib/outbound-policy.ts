@@ -1,3 +1,4 @@
+import { lookup as dnsLookupCallback } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 
@@ -197,5 +198,30 @@ export function outboundGuard(policy: OutboundPolicy, ttlMs = 60_000): (url: str
     const problem = resolvedEndpointProblem(url, field, policy);
     checked.set(key, { at: now, problem });
     return problem;
+  };
+}
+
+type LookupCallback = (error: Error | null, address: string | { address: string; family: number }[], family?: number) => void;
+
+/**
+ * A `lookup` for `net`/`tls`/`http2` connections that refuses, at connection time, a name that
+ * resolves to a non-public address: the address checked is the address connected to, so a DNS
+ * answer that changed after `resolvedEndpointProblem` cannot slip through. Undefined when the
+ * policy allows private addresses (nothing to refuse). Address literals never reach a lookup.
+ */
+export function guardedLookup(policy: OutboundPolicy) {
+  if (policy.allowPrivate) return undefined;
+  return (hostname: string, options: { all?: boolean; family?: number }, callback: LookupCallback): void => {
+    dnsLookupCallback(hostname, { family: options.family ?? 0, all: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      const list = addresses as unknown as { address: string; family: number }[];
+      const refused = list.find((a) => classifyAddress(a.address) !== 'public');
+      if (refused || list.length === 0) {
+        const kind = refused ? classifyAddress(refused.address) ?? 'reserved' : 'unknown';
+        return callback(Object.assign(new Error(`${hostname} resolves to a ${kind} address`), { code: 'EOUTBOUNDPOLICY' }), []);
+      }
+      if (options.all) callback(null, list);
+      else callback(null, list[0]!.address, list[0]!.family);
+    });
   };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
-import { outboundGuard, type OutboundPolicy } from '../../../lib/outbound-policy';
+import { guardedLookup, outboundGuard, type OutboundPolicy } from '../../../lib/outbound-policy';
 import type { ApnsCredentials } from '../../apps/credentials';
 import { retryAfterMs, type Outcome, type PushRequest, type Transport } from '../transport';
 import { connectionReason, reasonCode } from '../provider-reason';
@@ -52,9 +52,11 @@ export class ApnsClient implements Transport {
   connectionsOpened = 0;
   private closed = false;
   private readonly allowed: ReturnType<typeof outboundGuard>;
+  private readonly lookup: ReturnType<typeof guardedLookup>;
 
   constructor(private readonly options: ApnsClientOptions) {
     this.allowed = outboundGuard(options.outbound ?? { allowPrivate: false });
+    this.lookup = guardedLookup(options.outbound ?? { allowPrivate: false });
     this.tokens = options.tokens ?? new ApnsTokens(options.clock);
     this.pingIntervalMs = options.pingIntervalMs ?? 60_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
@@ -135,6 +137,7 @@ export class ApnsClient implements Transport {
         pingIntervalMs: this.pingIntervalMs,
         connectTimeoutMs: this.connectTimeoutMs,
         maxStreams: this.streamsPerConnection,
+        lookup: this.lookup,
         logger: this.options.logger,
       });
       pool.push(best);
