@@ -1,7 +1,9 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from './context';
-import { checkRequestBody } from './http/body';
+import { checkRequestBody, isJsonMediaType, readJsonBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
+import { refuseRequest } from './http/methods';
+import { requestPath } from './http/request-path';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
@@ -43,19 +45,26 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
   const info = new WeakMap<Request, RequestInfo>();
   let allowedMethods: (request: Request) => string[] = () => [];
   const metrics = isletMetrics(ctx);
+  let routes: () => { method: string; path: string; hooks: { body?: unknown } }[] = () => [];
+  const maxBodyBytes = ctx.config.server.max_body_bytes;
 
   const app = new Elysia({ normalize: false })
-    .onRequest(({ request, set }) => {
+    .onRequest(({ request, set, server }) => {
+      services.clients.remember(request, server?.requestIP(request)?.address);
       const id = request.headers.get('x-request-id')?.slice(0, 64) || newId('req');
       const meta: RequestInfo = { id, start: performance.now() };
       info.set(request, meta);
       set.headers['x-request-id'] = id;
-      const refused = checkRequestBody(request);
+      const refused = refuseRequest(request) ?? checkRequestBody(request, maxBodyBytes);
       if (refused) {
         meta.errorStatus = refused.status;
         refused.headers.set('x-request-id', id);
         return refused;
       }
+    })
+    // Every JSON body is read here, under the size, depth, key and UTF-8 limits, before any validation.
+    .onParse({ as: 'global' }, ({ request }) => {
+      if (isJsonMediaType(request.headers.get('content-type'))) return readJsonBody(request, maxBodyBytes);
     })
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);
@@ -77,12 +86,12 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
       ctx.logger.info('request', {
         requestId: meta?.id,
         method: request.method,
-        path: new URL(request.url).pathname,
+        path: requestPath(request),
         status,
         durationMs: Math.round(seconds * 100_000) / 100,
       });
     })
-    .use(docsRoutes())
+    .use(docsRoutes(() => routes()))
     .use(healthRoutes(services, options.migrationsFolder))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))
@@ -98,6 +107,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(auditAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
+  routes = () => app.routes as never;
   return app;
 }
 

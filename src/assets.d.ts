@@ -7,3 +7,7 @@ declare module 'swagger-ui-dist/swagger-ui.css' {
   const path: string;
   export default path;
 }
+declare module '*/swagger-init.js' {
+  const path: string;
+  export default path;
+}

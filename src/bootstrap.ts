@@ -1,14 +1,14 @@
 import { eq } from 'drizzle-orm';
 import { ConfigError } from './config/config.load';
 import type { Config } from './config/config.schema';
-import { resolveMasterKey } from './config/master-key';
+import { readMasterKey, resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
 import { migrateDatabase, openDatabase } from './db/database';
 import { meta } from './db/schema';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
 import { SecretBox } from './lib/secrets';
-import { seedAppsFromConfig } from './modules/apps/apps.seed';
+import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { resolveAdminToken } from './modules/auth/admin-auth';
 
 export interface BootstrapOptions {
@@ -24,6 +24,7 @@ export interface BootstrapOptions {
  */
 export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx: AppContext; generatedAdminToken?: string } {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
+  checkConfigForServe(config);
   const db = openDatabase(config.database.path);
   try {
     migrateDatabase(db, options.migrationsFolder);
@@ -38,6 +39,16 @@ export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx
     db.$client.close();
     throw e;
   }
+}
+
+/**
+ * What `serve` refuses before it touches the database, also run by `check-config` so that both
+ * answer the same: the master key, and every file and endpoint the configured apps name.
+ * Throws ConfigError listing the problems.
+ */
+export function checkConfigForServe(config: Config): void {
+  readMasterKey(config.security.master_key, config.database.path);
+  readConfiguredCredentials(config);
 }
 
 /** The meta row sealed with the master key: opening it proves a key fits the database. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer } from './test-support/spawn-server';
@@ -27,6 +27,26 @@ describe('command line', () => {
     const res = run(['check-config', '--config', 'bad.toml']);
     expect(res.exitCode).toBe(1);
     expect(res.stderr.toString()).toContain('bad.toml:2:1: server.port must be an integer');
+  });
+
+  test('check-config refuses what serve refuses: a short master key, a missing key file, the example as it ships', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    const cases: [string, string][] = [
+      ['[security]\nmaster_key = "c2hvcnQ="\n', 'security.master_key must be base64 of exactly 32 bytes'],
+      [
+        '[[apps]]\nid = "a"\n[apps.apns]\nbundle_id = "com.example.app"\nteam_id = "TEAM123456"\nkey_id = "ABC123DEFG"\nkey_file = "missing.p8"\n',
+        'apns.key_file = "missing.p8": cannot read',
+      ],
+      [readFileSync(join(import.meta.dir, '..', 'islet.example.toml'), 'utf8'), 'apns.key_file = "keys/AuthKey_ABC123DEFG.p8": cannot read'],
+    ];
+    for (const [config, message] of cases) {
+      writeFileSync(join(dir, 'c.toml'), config);
+      const check = run(['check-config', '--config', 'c.toml']);
+      const serve = run(['serve', '--config', 'c.toml'], { ISLET_SERVER_PORT: '0', ISLET_DATABASE_PATH: 'db/x.db' });
+      expect({ check: check.exitCode, serve: serve.exitCode }).toEqual({ check: 1, serve: 1 });
+      expect(check.stderr.toString()).toContain(message);
+      expect(serve.stderr.toString()).toContain(message);
+    }
   });
 
   test('check-config prints the configuration with secrets redacted', () => {

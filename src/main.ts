@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 import { writeSync } from 'node:fs';
-import { bootstrap } from './bootstrap';
+import { bootstrap, checkConfigForServe } from './bootstrap';
 import { ConfigError, loadConfig, resolveConfigPath } from './config/config.load';
 import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
@@ -19,7 +19,7 @@ const USAGE = `Usage: islet <command> [--config FILE]
 Commands:
   serve          migrate the database, then serve the API, console and docs (default)
   migrate        apply database migrations and exit
-  check-config   validate the configuration and print it with secrets redacted
+  check-config   validate the configuration as serve does and print it with secrets redacted
   version        print the version and the commit it was built from
   healthcheck    exit 0 when the local server answers /readyz (for container health checks)
   backup FILE    write a consistent copy of the database to FILE, also while the server runs
@@ -138,9 +138,13 @@ async function main(argv: string[]): Promise<number> {
       console.log(`database ${config.database.path} is up to date`);
       return 0;
     }
-    case 'check-config':
-      console.log(JSON.stringify(redactConfig(readConfig(configFlag)), null, 2));
+    case 'check-config': {
+      // The very checks serve runs before it starts (ConfigError exits 1 below).
+      const config = readConfig(configFlag);
+      checkConfigForServe(config);
+      console.log(JSON.stringify(redactConfig(config), null, 2));
       return 0;
+    }
     case 'backup':
       for (const line of backupDatabase(readConfig(configFlag), args[0]!)) console.log(line);
       return 0;

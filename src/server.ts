@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createApp } from './app';
 import { ConfigError } from './config/config.load';
 import type { AppContext } from './context';
-import { BODY_LIMIT_BYTES } from './http/body';
+import { securityHeaders, withHeaders } from './http/security-headers';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
@@ -24,24 +24,41 @@ export interface RunningServer {
 /** Starts listening with the application built from `ctx`. */
 export function startServer(ctx: AppContext, options: { migrationsFolder?: string } = {}): RunningServer {
   const app = createApp(ctx, options);
-  const routes = consoleServeRoutes(app.fetch);
-  const listen = (port: number) => {
+  const headers = securityHeaders(ctx.config.server.public_url);
+  const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
+  let origin = '';
+  const routes = Object.fromEntries(
+    Object.entries(consoleServeRoutes(fetch, () => origin)).map(([path, route]) => [
+      path,
+      typeof route === 'function' ? async (request: Request) => withHeaders(await route(request), headers) : route,
+    ]),
+  );
+  const serve = (port: number) => {
     const tls = readTls(ctx.config.server);
-    return Bun.serve({
-      hostname: ctx.config.server.host,
-      port,
-      // Declared lengths over the limit get a 413 problem from the app; this caps chunked bodies.
-      maxRequestBodySize: BODY_LIMIT_BYTES,
-      // Bundle the console once and serve it minified, not in Bun's watch-and-reload mode.
-      development: false,
-      routes,
-      fetch: app.fetch,
-      // Only with TLS: the next listener of a certificate reload shares the port for a moment.
-      ...(tls ? { tls, reusePort: true } : {}),
-    });
+    return listen(ctx, () =>
+      Bun.serve({
+        hostname: ctx.config.server.host,
+        port,
+        // Bun answers a body over this cap with a bare 413 of its own, so it is set far above
+        // [server] max_body_bytes: the app refuses declared lengths, and counts chunked bodies as it
+        // reads them, answering 413 in problem JSON (src/http/body.ts). Nothing over the limit is buffered.
+        maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+        // A second server on a taken port must fail, not share it with this one (SO_REUSEPORT).
+        // With TLS the port is shared for a moment on purpose: a certificate reload starts the next
+        // listener before the old one stops (Bun's server.reload ignores `tls`); the instance lock
+        // still keeps a second server off the same database.
+        reusePort: Boolean(tls),
+        // Bundle the console once and serve it minified, not in Bun's watch-and-reload mode.
+        development: false,
+        routes,
+        fetch,
+        ...(tls ? { tls } : {}),
+      }),
+    );
   };
-  let server = listen(ctx.config.server.port);
-  // Lets handlers see the client's address (console sign-in throttling); Elysia sets this in listen().
+  let server = serve(ctx.config.server.port);
+  origin = selfOrigin(server);
+  // Lets handlers see the client's address (the throttles, the audit log); Elysia sets this in listen().
   app.server = server;
   // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
   const delivery = createDeliveryEngine(ctx);
@@ -54,7 +71,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     port: server.port ?? ctx.config.server.port,
     async reloadTls() {
       if (!readTls(ctx.config.server) || stopping) return;
-      const next = listen(server.port!);
+      const next = serve(server.port!);
       const previous = server;
       server = next;
       app.server = next;
@@ -84,4 +101,29 @@ function readTls(server: AppContext['config']['server']): { cert: string; key: s
     }
   };
   return { cert: read('tls_cert', server.tls_cert), key: read('tls_key', server.tls_key) };
+}
+
+/**
+ * How this process reaches its own listener: its URL (http or https), a wildcard address replaced
+ * by loopback.
+ */
+function selfOrigin(server: { url: URL }): string {
+  const url = new URL(server.url);
+  if (url.hostname === '0.0.0.0') url.hostname = '127.0.0.1';
+  if (url.hostname === '[::]') url.hostname = '[::1]';
+  return url.origin;
+}
+
+/** Runs Bun.serve, turning "the port is taken" into a message that says so (main exits non-zero). */
+function listen<T>(ctx: AppContext, serve: () => T): T {
+  try {
+    return serve();
+  } catch (e) {
+    const error = e as { code?: string; message?: string };
+    if (error.code === 'EADDRINUSE' || /in use/i.test(error.message ?? '')) {
+      const { host, port } = ctx.config.server;
+      throw new Error(`cannot listen on ${host}:${port}: the port is already in use (is another islet serve running?)`);
+    }
+    throw e;
+  }
 }

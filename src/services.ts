@@ -1,10 +1,11 @@
 import type { AppContext } from './context';
 import { groupCommit } from './db/group-commit';
+import { clientAddresses } from './http/client-address';
 import { appsService } from './modules/apps/apps.service';
 import { auditService } from './modules/audit/audit.service';
+import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
-import { signInThrottle } from './modules/console/sign-in-throttle';
 import { devicesRepository } from './modules/devices/devices.repository';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
@@ -17,14 +18,17 @@ export function buildServices(ctx: AppContext) {
   const releases = releasesService(ctx, apps);
   // One group commit per database: API writes of the same event-loop turn share a transaction.
   const write = groupCommit(ctx.db.$client);
+  const clients = clientAddresses(ctx.config.server.trusted_proxies);
   return {
     ctx,
     clock: ctx.clock,
     apps,
-    auth: serviceAuth(ctx, apps),
     audit: auditService(ctx),
+    clients,
+    auth: serviceAuth(ctx, apps, clients, authThrottle(ctx.clock, 'failed authentications', { freeFailures: 10 })),
     consoleSessions: consoleSessions(ctx.clock),
-    signInThrottle: signInThrottle(ctx.clock),
+    /** Shared by console sign-in and the admin API's Bearer token: both guess the same secret. */
+    adminThrottle: authThrottle(ctx.clock, 'wrong tokens'),
     devices,
     releases,
     notifications: notificationsService(ctx, releases, devices),

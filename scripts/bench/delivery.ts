@@ -24,7 +24,7 @@ const standin = await startStandinProcess([key]);
 const { url, ca } = standin;
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-'));
 try {
-  const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n`, join(dir, 'islet.toml'));
+  const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[security]\nallow_private_endpoints = true\n`, join(dir, 'islet.toml'));
   const { ctx } = bootstrap(config, { logger: silentLogger });
   const apps = appsService(ctx);
   apps.create({ id: 'bench', source: 'api' });

@@ -62,7 +62,7 @@ try {
   const apns = `bundle_id = "${BUNDLE_ID}"\nteam_id = "${key.teamId}"\nkey_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
   const config = (dir: string) =>
     `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
-    `[plans.bench]\nlive_activities = true\n` +
+    `[security]\nallow_private_endpoints = true\n[plans.bench]\nlive_activities = true\n` +
     `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEYS.fanout}"\n[apps.apns]\n${apns}` +
     `[[apps]]\nid = "starts"\nplan = "bench"\napp_secret = "${KEYS.starts}"\n[apps.apns]\n${apns}`;
   seed(template, config(template));

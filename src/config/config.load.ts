@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
+import { parseCidr } from '../lib/trusted-proxies';
 import { locateKey, type KeyPath } from './config.locate';
 import {
   APNS_FIELDS,
@@ -73,13 +74,13 @@ export function parseConfig(text: string, source: string, env: Record<string, st
       report(path, 'must be a table');
       return out;
     }
-    for (const [key, value] of Object.entries(table)) {
-      if (!(key in spec) && !nested.includes(key)) report([...path, key], `is not a known key`);
+    for (const key of Object.keys(table)) {
+      if (!Object.hasOwn(spec, key) && !nested.includes(key)) report([...path, key], `is not a known key`);
     }
     for (const [key, field] of Object.entries(spec)) {
       const value = table[key];
       if (value === undefined) {
-        if ('default' in field) out[key] = field.default;
+        if ('default' in field) out[key] = Array.isArray(field.default) ? [...field.default] : field.default;
         continue;
       }
       const problem = checkValue(field, value);
@@ -106,7 +107,8 @@ export function parseConfig(text: string, source: string, env: Record<string, st
     config[name] = section;
   }
 
-  const plans: Config['plans'] = { ...DEFAULT_PLANS };
+  // No prototype: a plan named "constructor" or "__proto__" is just an unknown plan.
+  const plans: Config['plans'] = Object.assign(Object.create(null) as Config['plans'], DEFAULT_PLANS);
   if (raw.plans !== undefined) {
     if (!isTable(raw.plans)) report(['plans'], 'must be a table of plans');
     else
@@ -125,7 +127,7 @@ export function parseConfig(text: string, source: string, env: Record<string, st
         if (app.id === undefined) report(['apps', i], 'needs an id');
         else if (!APP_ID.test(app.id)) report(['apps', i, 'id'], 'must be 1-64 letters, digits, - or _');
         else if (apps.some((a) => a.id === app.id)) report(['apps', i, 'id'], `repeats the app id "${app.id}"`);
-        if (app.plan !== undefined && !(app.plan in plans)) report(['apps', i, 'plan'], `names an unknown plan "${app.plan}"`);
+        if (app.plan !== undefined && !Object.hasOwn(plans, app.plan)) report(['apps', i, 'plan'], `names an unknown plan "${app.plan}"`);
         if (isTable(entry) && entry.apns !== undefined) {
           app.apns = readSection(entry.apns, APNS_FIELDS, ['apps', i, 'apns']) as AppConfig['apns'];
           for (const k of ['bundle_id', 'team_id', 'key_id', 'key_file'] as const)
@@ -142,6 +144,9 @@ export function parseConfig(text: string, source: string, env: Record<string, st
 
   const server = config.server as Config['server'];
   server.public_url ??= `http://localhost:${server.port}`;
+  for (const entry of server.trusted_proxies ?? []) {
+    if (!parseCidr(entry)) report(['server', 'trusted_proxies'], `has "${entry}", which is not an address or CIDR range`);
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config as unknown as Config;
 }
@@ -159,6 +164,8 @@ function checkValue(field: FieldSpec, value: unknown): string | undefined {
       return undefined;
     case 'boolean':
       return typeof value === 'boolean' ? undefined : `must be true or false, not ${describe(value)}`;
+    case 'list':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? undefined : `must be an array of strings, not ${describe(value)}`;
   }
 }
 
@@ -166,6 +173,7 @@ function fromEnv(field: FieldSpec, raw: string): { ok: true; value: unknown } | 
   let value: unknown = raw;
   if (field.kind === 'integer') value = /^-?\d+$/.test(raw.trim()) ? Number(raw) : raw;
   if (field.kind === 'boolean') value = raw === 'true' ? true : raw === 'false' ? false : raw;
+  if (field.kind === 'list') value = raw.split(',').map((s) => s.trim()).filter((s) => s !== '');
   const problem = checkValue(field, value);
   return problem ? { ok: false, problem } : { ok: true, value };
 }

@@ -7,7 +7,8 @@
 export type FieldSpec =
   | { kind: 'string'; doc: string; default?: string; secret?: boolean; oneOf?: readonly string[] }
   | { kind: 'integer'; doc: string; default?: number; min?: number; max?: number }
-  | { kind: 'boolean'; doc: string; default?: boolean };
+  | { kind: 'boolean'; doc: string; default?: boolean }
+  | { kind: 'list'; doc: string; default?: readonly string[] };
 
 export type SectionSpec = Record<string, FieldSpec>;
 
@@ -25,6 +26,18 @@ export const SECTIONS = {
     },
     tls_cert: { kind: 'string', doc: 'PEM certificate chain: serve HTTPS directly (with tls_key). Re-read on SIGHUP.' },
     tls_key: { kind: 'string', secret: true, doc: 'PEM private key of tls_cert. Re-read on SIGHUP.' },
+    max_body_bytes: {
+      kind: 'integer',
+      default: 65536,
+      min: 1024,
+      max: 16 * 1024 * 1024,
+      doc: 'Largest request body accepted, declared or chunked; larger ones get 413.',
+    },
+    trusted_proxies: {
+      kind: 'list',
+      default: [],
+      doc: 'Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (throttles key on the client address). Environment: comma-separated.',
+    },
   },
   database: {
     path: { kind: 'string', default: 'data/islet.db', doc: 'SQLite database file, relative to the working directory.' },
@@ -41,6 +54,11 @@ export const SECTIONS = {
       kind: 'string',
       secret: true,
       doc: 'Base64 of 32 bytes that encrypt secrets at rest (AES-256-GCM). Absent: a key file islet.key (mode 0600) is created beside the database.',
+    },
+    allow_private_endpoints: {
+      kind: 'boolean',
+      default: false,
+      doc: 'Allow provider endpoints and token_uri on loopback, private, link-local or unique-local addresses (and plain http to them). For tests and stand-ins only.',
     },
   },
   scheduler: {
@@ -109,7 +127,13 @@ export const FCM_FIELDS = {
   endpoint: { kind: 'string', doc: "Override of Google's FCM host, e.g. http://127.0.0.1:9444." },
 } as const satisfies SectionSpec;
 
-type ValueOf<F extends FieldSpec> = F extends { kind: 'integer' } ? number : F extends { kind: 'boolean' } ? boolean : string;
+type ValueOf<F extends FieldSpec> = F extends { kind: 'integer' }
+  ? number
+  : F extends { kind: 'boolean' }
+    ? boolean
+    : F extends { kind: 'list' }
+      ? string[]
+      : string;
 type Resolved<S extends SectionSpec> = {
   -readonly [K in keyof S]: S[K] extends { default: unknown } ? ValueOf<S[K]> : ValueOf<S[K]> | undefined;
 };
@@ -127,7 +151,7 @@ export type Config = { [S in keyof typeof SECTIONS]: Resolved<(typeof SECTIONS)[
 };
 
 /** Plans that exist without any configuration; `[plans.<name>]` keys override or add to them. */
-export const DEFAULT_PLANS: Record<string, PlanConfig> = {
+export const DEFAULT_PLANS: Readonly<Record<string, PlanConfig>> = {
   free: { live_activities: false, minutes: undefined, overage: false },
   pro: { live_activities: true, minutes: 10000, overage: false },
 };

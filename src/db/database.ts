@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
 import * as schema from './schema';
@@ -17,17 +17,30 @@ export function defaultMigrationsFolder(): string {
 }
 
 /**
- * Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on.
+ * Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on. The
+ * file and its WAL and shared-memory files are readable by this user only (0600) in a folder of
+ * its own (0700); installs made before that are tightened on open.
  * @example const db = openDatabase('data/islet.db'); migrateDatabase(db);
  */
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') protectFolder(dirname(path));
   const client = new Database(path, { create: true, strict: true });
+  // Before WAL mode: SQLite gives the -wal and -shm files the database file's permissions.
+  if (path !== ':memory:') for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
   client.exec('PRAGMA journal_mode = WAL');
   client.exec('PRAGMA busy_timeout = 5000');
   client.exec('PRAGMA foreign_keys = ON');
   client.exec('PRAGMA synchronous = NORMAL');
   return drizzle({ client, schema }) as Db;
+}
+
+/**
+ * Creates the database's folder 0700, or tightens it to 0700 when it exists, unless it is the
+ * working directory itself (a database named without a folder), which is not ours to change.
+ */
+function protectFolder(folder: string): void {
+  mkdirSync(folder, { recursive: true, mode: 0o700 });
+  if (resolve(folder) !== process.cwd()) chmodSync(folder, 0o700);
 }
 
 /** Applies every migration not yet applied; running it again changes nothing. */

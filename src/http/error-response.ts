@@ -1,6 +1,7 @@
 import { ValidationError } from 'elysia';
 import { HttpError, problemResponse } from '../lib/errors';
 import type { Logger } from '../lib/logger';
+import { requestPath } from './request-path';
 import { validationDetail } from './validation-detail';
 
 /**
@@ -15,7 +16,9 @@ export function errorResponse(
   allowedMethods: (request: Request) => string[],
   logger: Logger,
 ): Response {
-  if (error instanceof HttpError) return problemResponse(error.status, error.detail, error.headers);
+  // Elysia wraps what a parse hook throws (readJsonBody's limits) in its ParseError.
+  const known = code === 'PARSE' && error instanceof Error && error.cause instanceof HttpError ? error.cause : error;
+  if (known instanceof HttpError) return problemResponse(known.status, known.detail, known.headers);
   if (error instanceof ValidationError) {
     // A schema's own `error` message wins: it is how a field whose name Elysia loses is named.
     const detail = typeof error.customError === 'string' ? error.customError : validationDetail(error.all as never, error.type);
@@ -28,13 +31,13 @@ export function errorResponse(
         allow: allowed.join(', '),
       });
     }
-    return problemResponse(404, `no route for ${request.method} ${new URL(request.url).pathname}`);
+    return problemResponse(404, `no route for ${request.method} ${requestPath(request)}`);
   }
   if (code === 'PARSE') return problemResponse(400, 'request body is not valid JSON');
   logger.error('internal error', {
     requestId,
     method: request.method,
-    path: new URL(request.url).pathname,
+    path: requestPath(request),
     error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
     stack: error instanceof Error ? error.stack : undefined,
   });
@@ -53,7 +56,7 @@ export function methodLookup(routes: { method: string; path: string }[]): (reque
       regex: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`),
     }));
   return (request) => {
-    const path = new URL(request.url).pathname;
+    const path = requestPath(request);
     return [...new Set(patterns.filter((p) => p.method !== request.method && p.regex.test(path)).map((p) => p.method))];
   };
 }

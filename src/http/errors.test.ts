@@ -63,7 +63,7 @@ describe('error shape', () => {
   test('request logs carry id, method, path, status and duration, and never a secret', async () => {
     h = createHarness();
     const app = await h.createApp({ id: 'a1' });
-    await h.request('POST', '/api/apps/a1/devices', { body: { endUserId: 'u', platform: 'ios', token: 't' }, headers: { 'x-service-key': app.appSecret, 'x-request-id': 'trace-42' } });
+    await h.request('POST', '/api/apps/a1/devices', { body: { endUserId: 'u', platform: 'android', token: 't' }, headers: { 'x-service-key': app.appSecret, 'x-request-id': 'trace-42' } });
     await h.request('POST', '/api/apps/a1/devices', { body: {}, headers: { 'x-service-key': 'wrong' } });
     await Bun.sleep(5); // request lines are written after the response is sent
     const lines = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
@@ -92,7 +92,7 @@ describe('error shape', () => {
         new Request('http://islet.test/api/apps/a1/devices', {
           method: 'POST',
           headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' },
-          body: JSON.stringify({ endUserId: 'u', platform: 'ios', token: 't' }),
+          body: JSON.stringify({ endUserId: 'u', platform: 'android', token: 't' }),
         }),
       );
     const statuses = [];
@@ -113,7 +113,9 @@ describe('query validation', () => {
     for (const [query, detail] of [
       ['limit=0', 'limit must be an integer from 1 to 100'],
       ['limit=abc', 'limit must be an integer from 1 to 100'],
-      ['offset=-1', 'offset must be an integer of at least 0'],
+      ['offset=-1', 'offset must be an integer from 0 to 1000000'],
+      ['offset=1000001', 'offset must be an integer from 0 to 1000000'],
+      ['offset=9223372036854775808', 'offset must be an integer from 0 to 1000000'],
     ]) {
       const res = await h.admin('GET', `/api/admin/apps/a1/devices?${query}`);
       expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 400, detail });

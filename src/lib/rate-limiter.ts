@@ -2,10 +2,11 @@ import type { Clock } from './clock';
 
 /**
  * A token bucket per key: `perSecond` tokens a second, holding at most twice that, so short bursts
- * pass. `perSecond = 0` turns it off.
+ * pass. `perSecond = 0` turns it off. At most `maxKeys` buckets are kept: the least recently used
+ * go first (a forgotten bucket is a full one, so forgetting never makes a limit stricter).
  * @example const limit = rateLimiter(100, systemClock); const wait = limit('app-1'); // 0 = go
  */
-export function rateLimiter(perSecond: number, clock: Clock): (key: string) => number {
+export function rateLimiter(perSecond: number, clock: Clock, maxKeys = 10_000): (key: string) => number {
   if (perSecond <= 0) return () => 0;
   const capacity = perSecond * 2;
   const buckets = new Map<string, { tokens: number; at: number }>();
@@ -14,7 +15,9 @@ export function rateLimiter(perSecond: number, clock: Clock): (key: string) => n
     const bucket = buckets.get(key) ?? { tokens: capacity, at: now };
     bucket.tokens = Math.min(capacity, bucket.tokens + ((now - bucket.at) / 1000) * perSecond);
     bucket.at = now;
+    buckets.delete(key);
     buckets.set(key, bucket);
+    if (buckets.size > maxKeys) buckets.delete(buckets.keys().next().value!);
     if (bucket.tokens >= 1) {
       bucket.tokens -= 1;
       return 0;

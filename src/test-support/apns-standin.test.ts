@@ -17,7 +17,7 @@ const clientClock = new FakeClock();
 
 /** Sends one request with the given credentials and headers, returning what APNs-the-stand-in said. */
 async function send(creds: ApnsCredentials, headers: Record<string, string>, options: { token?: string; body?: string } = {}) {
-  const client = new ApnsClient({ clock: clientClock, logger: silentLogger });
+  const client = new ApnsClient({ clock: clientClock, logger: silentLogger, outbound: { allowPrivate: true } });
   clients.push(client);
   return client.send({
     appId: 'a',

@@ -66,8 +66,12 @@ export interface ApnsStandin {
   close(): Promise<void>;
 }
 
-/** A random 64-hex-digit token, the shape of an APNs device token. */
-export const apnsToken = (): string => randomBytes(32).toString('hex');
+/**
+ * A 64-hex-digit token, the shape of an APNs device token: random, or derived from a label so a
+ * test can name it (`apnsToken('p2s')` is always the same token).
+ */
+export const apnsToken = (label?: string): string =>
+  label === undefined ? randomBytes(32).toString('hex') : Buffer.from(label).toString('hex').padEnd(64, '0').slice(0, 200);
 
 const TOKEN = /^[0-9a-f]{64,200}$/i;
 const PUSH_TYPES = new Set(['alert', 'background', 'liveactivity', 'voip', 'complication', 'fileprovider', 'mdm', 'location', 'pushtotalk', 'widgets']);

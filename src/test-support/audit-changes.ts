@@ -36,7 +36,7 @@ export async function makeEveryKindOfChange(call: Call): Promise<{ secrets: stri
   const created = await ok('POST', '/api/admin/apps', { id: 'audited', name: 'Audited', plan: 'free' });
   await ok('PATCH', '/api/admin/apps/audited', { plan: 'pro' });
   const rotated = await ok('POST', '/api/admin/apps/audited/secrets/app-secret');
-  await ok('PUT', '/api/admin/apps/audited/apns', { bundleId: 'com.example.audited', teamId: 'TEAM1', keyId: 'KEY1', key });
+  await ok('PUT', '/api/admin/apps/audited/apns', { bundleId: 'com.example.audited', teamId: 'TEAM123456', keyId: 'KEY1234567', key });
   await ok('DELETE', '/api/admin/apps/audited/apns');
   await ok('PUT', '/api/admin/apps/audited/fcm', {
     serviceAccount: { project_id: 'audited-project', client_email: 'push@audited.iam.example', private_key: fcmKey },

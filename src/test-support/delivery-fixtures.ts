@@ -9,7 +9,7 @@ import { tokensRepository } from '../modules/tokens/tokens.repository';
 import { apnsToken } from './apns-standin';
 
 /** A fresh APNs auth key: the .p8 PEM Islet stores and the public half a stand-in verifies with. */
-export function apnsKey(keyId = `K${randomBytes(4).toString('hex').toUpperCase()}`, teamId = 'TEAM123456') {
+export function apnsKey(keyId = `K${randomBytes(5).toString('hex').toUpperCase().slice(0, 9)}`, teamId = 'TEAM123456') {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   return {
     keyId,

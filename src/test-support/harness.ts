@@ -44,7 +44,9 @@ export function createHarness(options: { toml?: string; clock?: FakeClock; logge
   const clock = options.clock ?? new FakeClock();
   const logs: string[] = [];
   const config = parseConfig(
-    `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[server]\nrate_limit_per_second = 0\n${options.toml ?? ''}`,
+    // The stand-ins listen on 127.0.0.1, which the outbound policy refuses without the flag.
+    // [server] stays last: extra TOML may continue it with bare keys.
+    `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[security]\nallow_private_endpoints = true\n[server]\nrate_limit_per_second = 0\n${options.toml ?? ''}`,
     join(dir, 'islet.toml'),
   );
   const { ctx } = bootstrap(config, { clock, logger: options.logger ?? createLogger('debug', (l) => logs.push(l)) });

@@ -18,12 +18,20 @@ export interface SpawnedServer {
 /**
  * Starts a real server process (`bun src/main.ts serve`, or a compiled binary) in `dir` with the
  * given config, and resolves once it logs that it listens. Use `port = 0` in the config.
+ * The stand-ins listen on 127.0.0.1, so the process gets ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS=true
+ * unless `env` says otherwise.
  * @example const s = await spawnServer(dir, '[server]\nport = 0\n'); await fetch(`${s.url}/readyz`); await s.stop();
  */
-export async function spawnServer(dir: string, config: string, command: string[] = [process.execPath, MAIN]): Promise<SpawnedServer> {
+export async function spawnServer(
+  dir: string,
+  config: string,
+  command: string[] = [process.execPath, MAIN],
+  options: { env?: Record<string, string> } = {},
+): Promise<SpawnedServer> {
   const configPath = join(dir, 'islet.toml');
   writeFileSync(configPath, config);
-  const proc = Bun.spawn([...command, 'serve', '--config', configPath], { cwd: dir, stdout: 'pipe', stderr: 'pipe' });
+  const env = { ...process.env, ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS: 'true', ...options.env };
+  const proc = Bun.spawn([...command, 'serve', '--config', configPath], { cwd: dir, env, stdout: 'pipe', stderr: 'pipe' });
   const decoder = new TextDecoder();
   let err = '';
   // Both pipes are drained for the whole run: a full pipe would block the server.

@@ -27,6 +27,11 @@ export function duration(fromIso: string, toIso?: string): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
+/** `bytes` random bytes as hex: the shape of an APNs token. */
+export function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 /** A random suffix for simulated tokens and default names. */
 export function randomId(length = 8): string {
   const bytes = crypto.getRandomValues(new Uint8Array(length));

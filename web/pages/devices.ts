@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
-import { randomId, relativeTime } from '../lib/format';
+import { randomHex, randomId, relativeTime } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
 import { Link } from '../lib/router';
 import type { Device, EndUser } from '../lib/types';
@@ -20,12 +20,13 @@ function AddDeviceDialog(props: { appId: string; open: boolean; onClose: () => v
   const [platform, setPlatform] = useState<'ios' | 'android'>('ios');
   const [tester, setTester] = useState(false);
   const add = useAction(async () => {
-    const token = `sim-${platform}-${randomId(16)}`;
+    // Made-up tokens of the real shapes (the server checks them): 32 random bytes in hex for APNs.
+    const token = platform === 'ios' ? randomHex(32) : `sim-${platform}-${randomId(16)}`;
     await admin('POST', `/apps/${encodeURIComponent(props.appId)}/devices`, {
       endUserId: endUserId.trim(),
       platform,
       token,
-      ...(platform === 'ios' ? { pushToStartToken: `sim-pts-${randomId(16)}` } : {}),
+      ...(platform === 'ios' ? { pushToStartToken: randomHex(32) } : {}),
       tester,
     });
     toast(`Simulated ${platform === 'ios' ? 'iPhone' : 'Android phone'} added for ${endUserId.trim()}`);

@@ -1,5 +1,4 @@
 import { Elysia } from 'elysia';
-import { clientAddress } from '../../lib/client-address';
 import type { Services } from '../../services';
 import { requireAdmin } from '../auth/admin-auth';
 
@@ -13,9 +12,13 @@ export function adminGroup(services: Services, tag: string) {
   const { audit } = services;
   return new Elysia({ prefix: '/api/admin', detail: { tags: [tag], security: [{ adminToken: [] }] } })
     .onTransform(({ request }) => {
-      audit.admit(request, requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions));
+      const actor = requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions, {
+        throttle: services.adminThrottle,
+        address: services.clients.of(request),
+      });
+      audit.admit(request, actor);
     })
-    .onAfterHandle(({ request, route, params, body, responseValue, server, path }) => {
+    .onAfterHandle(({ request, route, params, body, responseValue, path }) => {
       if (request.method === 'GET' || request.method === 'HEAD') return;
       audit.recordRequest(request, {
         method: request.method,
@@ -24,7 +27,7 @@ export function adminGroup(services: Services, tag: string) {
         params: (params ?? {}) as Record<string, string | undefined>,
         body,
         answer: responseValue,
-        address: clientAddress(request, server),
+        address: services.clients.of(request),
       });
     });
 }

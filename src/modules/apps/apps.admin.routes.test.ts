@@ -59,14 +59,14 @@ describe('admin API: apps', () => {
   test('APNs and FCM credentials are checked, stored, shown without keys, and removable', async () => {
     h = createHarness();
     await h.createApp({ id: 'a1' });
-    const bad = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'b', teamId: 't', keyId: 'k', key: 'not a key' });
+    const bad = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key: 'not a key' });
     expect(bad.status).toBe(400);
     expect(bad.body.detail).toContain('key must be an APNs auth key');
     const key = p8();
-    const ok = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'T1', keyId: 'K1', key });
+    const ok = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key });
     expect(ok.body.channels.apns).toMatchObject({ transport: 'apns', bundleId: 'com.x', environment: 'production', status: 'active', sandboxEndpoint: null });
     const both = await h.admin('PUT', '/api/admin/apps/a1/apns', {
-      bundleId: 'com.x', teamId: 'T1', keyId: 'K1', key, environment: 'sandbox', endpoint: 'https://127.0.0.1:9443', sandboxEndpoint: 'https://127.0.0.1:9445',
+      bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key, environment: 'sandbox', endpoint: 'https://127.0.0.1:9443', sandboxEndpoint: 'https://127.0.0.1:9445',
     });
     expect(both.body.channels.apns).toMatchObject({ environment: 'sandbox', endpoint: 'https://127.0.0.1:9443', sandboxEndpoint: 'https://127.0.0.1:9445' });
     expect(JSON.stringify(ok.body)).not.toContain('PRIVATE KEY');
@@ -76,11 +76,26 @@ describe('admin API: apps', () => {
     expect(removed.body.channels.apns.transport).toBe('simulator');
   });
 
+  test('APNs identifiers of the wrong shape are refused, naming the field', async () => {
+    h = createHarness();
+    await h.createApp({ id: 'a1' });
+    const ids = { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key: p8() };
+    for (const [patch, detail] of [
+      [{ bundleId: 'com.x\r\nx-evil: 1' }, 'bundleId must be a reverse-DNS bundle id such as com.example.app (letters, digits, - and .)'],
+      [{ bundleId: 'app' }, 'bundleId must be a reverse-DNS bundle id such as com.example.app (letters, digits, - and .)'],
+      [{ teamId: 'T1' }, 'teamId must be 10 characters of A-Z and 0-9'],
+      [{ keyId: 'key1234567' }, 'keyId must be 10 characters of A-Z and 0-9'],
+    ] as const) {
+      const res = await h.admin('PUT', '/api/admin/apps/a1/apns', { ...ids, ...patch });
+      expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 400, detail });
+    }
+  });
+
   test('no secret is stored in plain text in the database file', async () => {
     h = createHarness();
     const app = await h.createApp({ id: 'a1' });
     const key = p8();
-    await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'T1', keyId: 'K1', key });
+    await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key });
     h.ctx.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const file = readFileSync(h.dbPath).toString('latin1');
     expect(file).toContain('a1');

@@ -3,7 +3,7 @@ import { AppParams, errors, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { APP_ID_PATTERN, type SecretKind } from './apps.service';
-import { checkApnsKey, checkServiceAccount } from './credentials';
+import { checkApnsIds, checkApnsKey, checkEndpoint, checkServiceAccount } from './credentials';
 
 const Name = t.String({ minLength: 1, maxLength: 200 });
 const SecretsBody = t.Object({ appSecret: t.String(), signingSecret: t.String() });
@@ -12,6 +12,7 @@ const SECRET_KINDS: Record<string, SecretKind> = { 'app-secret': 'appSecret', 's
 /** Admin API of apps: lifecycle, secrets, and APNs / FCM credentials. */
 export function appsAdminRoutes(services: Services) {
   const { apps, ctx } = services;
+  const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
   return adminGroup(services, 'Admin: apps')
     .get('/plans', () => ({
       plans: Object.entries(ctx.config.plans).map(([name, p]) => ({
@@ -83,8 +84,11 @@ export function appsAdminRoutes(services: Services) {
     )
     .put(
       '/apps/:appId/apns',
-      ({ params, body }) => {
+      async ({ params, body }) => {
+        checkApnsIds(body);
         checkApnsKey(body.key);
+        await checkEndpoint(body.endpoint, 'endpoint', outbound);
+        await checkEndpoint(body.sandboxEndpoint, 'sandboxEndpoint', outbound);
         apps.setApns(params.appId, { ...body, environment: body.environment ?? 'production' });
         return apps.view(apps.get(params.appId));
       },
@@ -119,8 +123,11 @@ export function appsAdminRoutes(services: Services) {
     )
     .put(
       '/apps/:appId/fcm',
-      ({ params, body }) => {
-        apps.setFcm(params.appId, { serviceAccount: checkServiceAccount(body.serviceAccount), ...(body.endpoint ? { endpoint: body.endpoint } : {}) });
+      async ({ params, body }) => {
+        const serviceAccount = checkServiceAccount(body.serviceAccount);
+        await checkEndpoint(body.endpoint, 'endpoint', outbound);
+        await checkEndpoint(serviceAccount.token_uri, 'serviceAccount.token_uri', outbound);
+        apps.setFcm(params.appId, { serviceAccount, ...(body.endpoint ? { endpoint: body.endpoint } : {}) });
         return apps.view(apps.get(params.appId));
       },
       {

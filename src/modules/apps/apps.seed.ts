@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../../config/config.load';
-import type { AppConfig } from '../../config/config.schema';
+import type { AppConfig, Config } from '../../config/config.schema';
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
 import { appsService } from './apps.service';
-import { checkApnsKey, checkServiceAccount, type ApnsCredentials, type FcmCredentials } from './credentials';
+import { checkApnsIds, checkApnsKey, checkEndpointSync, checkServiceAccount, type ApnsCredentials, type FcmCredentials } from './credentials';
+import type { OutboundPolicy } from '../../lib/outbound-policy';
 
 /**
  * Upserts the `[[apps]]` of the configuration: creates missing apps, and makes existing ones match
@@ -14,13 +15,12 @@ import { checkApnsKey, checkServiceAccount, type ApnsCredentials, type FcmCreden
  */
 export function seedAppsFromConfig(ctx: AppContext): void {
   const service = appsService(ctx);
-  const base = ctx.config.source.endsWith('.toml') ? dirname(ctx.config.source) : process.cwd();
+  const credentials = readConfiguredCredentials(ctx.config);
   const problems: string[] = [];
 
   ctx.config.apps.forEach((app, i) => {
     try {
-      const apns = app.apns ? readApns(app.apns, base) : undefined;
-      const fcm = app.fcm ? readFcm(app.fcm, base) : undefined;
+      const { apns, fcm } = credentials[i]!;
       const existing = service.find(app.id);
       if (!existing) {
         service.create({ id: app.id, name: app.name, plan: app.plan, appSecret: app.app_secret, signingSecret: app.signing_secret, source: 'config' });
@@ -35,12 +35,35 @@ export function seedAppsFromConfig(ctx: AppContext): void {
       if (apns && JSON.stringify(service.apns(row)) !== JSON.stringify(apns)) service.setApns(app.id, apns);
       if (fcm && JSON.stringify(service.fcm(row)) !== JSON.stringify(fcm)) service.setFcm(app.id, fcm);
     } catch (e) {
-      const reason = e instanceof HttpError || e instanceof ConfigError ? e.message : String(e);
-      problems.push(`${ctx.config.source}: apps[${i}] (${app.id}): ${reason}`);
+      problems.push(`${ctx.config.source}: apps[${i}] (${app.id}): ${problemText(e)}`);
     }
   });
   if (problems.length > 0) throw new ConfigError(problems);
 }
+
+/**
+ * Reads and checks the credentials every `[[apps]]` names (key files, service accounts, endpoints
+ * under the outbound policy), without touching the database: `serve` seeds from it and
+ * `check-config` runs it, so both refuse the same configurations. Throws one ConfigError listing
+ * every problem.
+ */
+export function readConfiguredCredentials(config: Config): { apns?: ApnsCredentials; fcm?: FcmCredentials }[] {
+  const base = config.source.endsWith('.toml') ? dirname(config.source) : process.cwd();
+  const policy: OutboundPolicy = { allowPrivate: config.security.allow_private_endpoints };
+  const problems: string[] = [];
+  const read = config.apps.map((app, i) => {
+    try {
+      return { apns: app.apns ? readApns(app.apns, base, policy) : undefined, fcm: app.fcm ? readFcm(app.fcm, base, policy) : undefined };
+    } catch (e) {
+      problems.push(`${config.source}: apps[${i}] (${app.id}): ${problemText(e)}`);
+      return {};
+    }
+  });
+  if (problems.length > 0) throw new ConfigError(problems);
+  return read;
+}
+
+const problemText = (e: unknown) => (e instanceof HttpError || e instanceof ConfigError ? e.message : String(e));
 
 function readFile(path: string, base: string, key: string): string {
   const full = isAbsolute(path) ? path : resolve(base, path);
@@ -51,9 +74,15 @@ function readFile(path: string, base: string, key: string): string {
   }
 }
 
-function readApns(apns: NonNullable<AppConfig['apns']>, base: string): ApnsCredentials {
+function readApns(apns: NonNullable<AppConfig['apns']>, base: string, policy: OutboundPolicy): ApnsCredentials {
+  checkApnsIds(
+    { bundleId: apns.bundle_id!, teamId: apns.team_id!, keyId: apns.key_id! },
+    { bundleId: 'apns.bundle_id', teamId: 'apns.team_id', keyId: 'apns.key_id' },
+  );
   const key = readFile(apns.key_file!, base, 'apns.key_file');
   checkApnsKey(key, 'apns.key_file');
+  checkEndpointSync(apns.endpoint, 'apns.endpoint', policy);
+  checkEndpointSync(apns.sandbox_endpoint, 'apns.sandbox_endpoint', policy);
   return {
     bundleId: apns.bundle_id!,
     teamId: apns.team_id!,
@@ -66,7 +95,7 @@ function readApns(apns: NonNullable<AppConfig['apns']>, base: string): ApnsCrede
   };
 }
 
-function readFcm(fcm: NonNullable<AppConfig['fcm']>, base: string): FcmCredentials {
+function readFcm(fcm: NonNullable<AppConfig['fcm']>, base: string, policy: OutboundPolicy): FcmCredentials {
   const text = readFile(fcm.service_account_file!, base, 'fcm.service_account_file');
   let json: unknown;
   try {
@@ -74,5 +103,8 @@ function readFcm(fcm: NonNullable<AppConfig['fcm']>, base: string): FcmCredentia
   } catch {
     throw new ConfigError([`fcm.service_account_file is not valid JSON`]);
   }
-  return { serviceAccount: checkServiceAccount(json, 'fcm.service_account_file'), ...(fcm.endpoint ? { endpoint: fcm.endpoint } : {}) };
+  const serviceAccount = checkServiceAccount(json, 'fcm.service_account_file');
+  checkEndpointSync(fcm.endpoint, 'fcm.endpoint', policy);
+  checkEndpointSync(serviceAccount.token_uri, 'fcm.service_account_file token_uri', policy);
+  return { serviceAccount, ...(fcm.endpoint ? { endpoint: fcm.endpoint } : {}) };
 }

@@ -19,7 +19,7 @@ export function appsService(ctx: AppContext) {
   const { box, clock } = ctx;
 
   const requirePlan = (plan: string) => {
-    if (!(plan in ctx.config.plans)) {
+    if (!Object.hasOwn(ctx.config.plans, plan)) {
       throw new HttpError(400, `plan must be one of ${Object.keys(ctx.config.plans).join(', ')}`);
     }
   };

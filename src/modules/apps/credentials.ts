@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { HttpError } from '../../lib/errors';
+import { endpointProblem, resolvedEndpointProblem, type OutboundPolicy } from '../../lib/outbound-policy';
 
 /** What Islet needs to talk to APNs for one app (token-based auth, the only kind Live Activities accept). */
 export interface ApnsCredentials {
@@ -30,6 +31,27 @@ export interface FcmCredentials {
   serviceAccount: ServiceAccount;
   /** Override of Google's FCM host. */
   endpoint?: string;
+}
+
+/** Bundle ids are reverse-DNS: letters, digits and hyphens in dot-separated parts (Apple allows no other). */
+const BUNDLE_ID = /^[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+$/;
+/** Apple team ids and key ids: 10 characters, A-Z and 0-9. */
+const APPLE_ID = /^[A-Z0-9]{10}$/;
+
+/**
+ * Refuses APNs identifiers that are not of Apple's shape, naming the field: the bundle id becomes
+ * the apns-topic header (a CR/LF there would break every push), the ids sign the provider token.
+ * `names` maps each to its field name (the admin API's or the configuration's).
+ */
+export function checkApnsIds(
+  ids: { bundleId: string; teamId: string; keyId: string },
+  names = { bundleId: 'bundleId', teamId: 'teamId', keyId: 'keyId' },
+): void {
+  if (ids.bundleId.length > 155 || !BUNDLE_ID.test(ids.bundleId)) {
+    throw new HttpError(400, `${names.bundleId} must be a reverse-DNS bundle id such as com.example.app (letters, digits, - and .)`);
+  }
+  if (!APPLE_ID.test(ids.teamId)) throw new HttpError(400, `${names.teamId} must be 10 characters of A-Z and 0-9`);
+  if (!APPLE_ID.test(ids.keyId)) throw new HttpError(400, `${names.keyId} must be 10 characters of A-Z and 0-9`);
 }
 
 /** Refuses an APNs key that is not an EC P-256 private key, naming the field. */
@@ -63,4 +85,23 @@ export function checkServiceAccount(value: unknown, field = 'serviceAccount'): S
     private_key: account.private_key as string,
     token_uri: account.token_uri as string | undefined,
   };
+}
+
+/**
+ * Refuses a provider endpoint (APNs or FCM `endpoint`, a service account's `token_uri`) that the
+ * outbound policy forbids, with a 400 naming the field; the name is resolved too. Applied to each
+ * URL field on its own, so a new endpoint field only needs one more call.
+ * @example await checkEndpoint(body.endpoint, 'endpoint', { allowPrivate: false })
+ */
+export async function checkEndpoint(url: string | undefined, field: string, policy: OutboundPolicy): Promise<void> {
+  if (url === undefined) return;
+  const problem = await resolvedEndpointProblem(url, field, policy);
+  if (problem) throw new HttpError(400, problem);
+}
+
+/** The same check without DNS, for configuration read at start (a synchronous path). */
+export function checkEndpointSync(url: string | undefined, field: string, policy: OutboundPolicy): void {
+  if (url === undefined) return;
+  const problem = endpointProblem(url, field, policy);
+  if (problem) throw new HttpError(400, problem);
 }

@@ -28,7 +28,7 @@ describe('audit log', () => {
     expect(by('app.create')).toMatchObject({ target: 'apps/audited', summary: { id: 'audited', name: 'Audited', plan: 'free' } });
     expect(by('app.update').summary).toEqual({ plan: 'pro' });
     expect(by('secret.rotate').target).toBe('apps/audited/secrets/app-secret');
-    expect(by('apns.set').summary).toEqual({ bundleId: 'com.example.audited', teamId: 'TEAM1', keyId: 'KEY1' });
+    expect(by('apns.set').summary).toEqual({ bundleId: 'com.example.audited', teamId: 'TEAM123456', keyId: 'KEY1234567' });
     expect(by('fcm.set').summary).toEqual({ projectId: 'audited-project', clientEmail: 'push@audited.iam.example' });
     expect(by('tester.set')).toMatchObject({ target: 'apps/audited/end-users/u1', summary: { tester: true } });
     expect(by('device.remove').target).toStartWith('apps/audited/devices/dev_');

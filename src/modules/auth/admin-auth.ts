@@ -5,6 +5,7 @@ import { meta } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import { generateSecret, safeEqual, sha256Hex } from '../../lib/secrets';
 import { admitConsoleSession, type ConsoleSessions } from '../console/console-sessions';
+import type { AuthThrottle } from './auth-throttle';
 
 const ADMIN_TOKEN_KEY = 'admin_token_sha256';
 
@@ -47,11 +48,17 @@ export function isAdminToken(tokenHash: string, token: string): boolean {
 
 /**
  * Requires `Authorization: Bearer <admin token>`, or 401. Without that header, a console session
- * cookie (with its CSRF token on mutations) is accepted instead when `sessions` is given.
+ * cookie (with its CSRF token on mutations) is accepted instead when `sessions` is given. Wrong
+ * tokens count against the client's `address` in `throttle` (429 once it must wait).
  * Returns who the request is, for the audit log: `admin-token:<8 hex>` or `console:<8 hex>`,
  * the start of a SHA-256 (of the token, of the session id), never the secret itself.
  */
-export function requireAdmin(currentHash: () => string, request: Request, sessions?: ConsoleSessions): string {
+export function requireAdmin(
+  currentHash: () => string,
+  request: Request,
+  sessions?: ConsoleSessions,
+  guard?: { throttle: AuthThrottle; address: string },
+): string {
   const header = request.headers.get('authorization');
   if (!header && sessions) {
     const session = admitConsoleSession(sessions, request, currentHash());
@@ -60,7 +67,12 @@ export function requireAdmin(currentHash: () => string, request: Request, sessio
   const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
   if (!match) throw new HttpError(401, 'Authorization header with a Bearer admin token is required');
   const tokenHash = currentHash();
-  if (!isAdminToken(tokenHash, match[1]!.trim())) throw new HttpError(401, 'invalid admin token');
+  guard?.throttle.check(guard.address);
+  if (!isAdminToken(tokenHash, match[1]!.trim())) {
+    guard?.throttle.fail(guard.address);
+    throw new HttpError(401, 'invalid admin token');
+  }
+  guard?.throttle.succeed(guard.address);
   return `admin-token:${tokenHash.slice(0, 8)}`;
 }
 

@@ -1,9 +1,11 @@
 import type { AppContext } from '../../context';
+import type { ClientAddresses } from '../../http/client-address';
 import { HttpError } from '../../lib/errors';
 import { rateLimiter } from '../../lib/rate-limiter';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
 import type { AppRow } from '../apps/apps.repository';
 import type { AppsService } from '../apps/apps.service';
+import type { AuthThrottle } from './auth-throttle';
 
 export const SERVICE_KEY_HEADER = 'X-Service-Key';
 export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
@@ -13,22 +15,30 @@ export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
  * a device may instead sign its end user id with the Signing Secret (`X-End-User-Signature`).
  * An unknown app and a wrong key get the same answer, so app ids cannot be probed.
  */
-export function serviceAuth(ctx: AppContext, apps: AppsService) {
+export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientAddresses, throttle: AuthThrottle) {
   const limit = rateLimiter(ctx.config.server.rate_limit_per_second, ctx.clock);
   const authenticated = new WeakMap<Request, AppRow>();
 
   const admit = (request: Request, row: AppRow): AppRow => {
+    throttle.succeed(clients.of(request));
     const wait = limit(row.id);
     if (wait > 0) throw new HttpError(429, 'rate limit exceeded', { 'retry-after': String(wait) });
     authenticated.set(request, row);
     return row;
   };
 
-  const byKey = (appId: string, key: string): AppRow => {
+  /** A failed attempt counts against the client's address (guessing is throttled), then 401. */
+  const refuse = (request: Request, detail: string): never => {
+    throttle.fail(clients.of(request));
+    throw new HttpError(401, detail);
+  };
+
+  const byKey = (request: Request, appId: string, key: string): AppRow => {
+    throttle.check(clients.of(request));
     const row = apps.find(appId);
     // Compare against a hash even when the app is unknown, so both paths take the same time.
     const ok = safeEqual(sha256Hex(key), row?.appSecretHash ?? sha256Hex(''));
-    if (!row || !ok) throw new HttpError(401, 'invalid service key');
+    if (!row || !ok) return refuse(request, 'invalid service key');
     return row;
   };
 
@@ -53,18 +63,17 @@ export function serviceAuth(ctx: AppContext, apps: AppsService) {
     app(request: Request, appId: string): AppRow {
       const key = request.headers.get(SERVICE_KEY_HEADER);
       if (!key) throw new HttpError(401, `${SERVICE_KEY_HEADER} header is required`);
-      return admit(request, byKey(appId, key));
+      return admit(request, byKey(request, appId, key));
     },
 
     /** Like `app`, or a valid `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). */
     appOrEndUser(request: Request, appId: string, endUserId: string | undefined): AppRow {
       const signature = request.headers.get(END_USER_SIGNATURE_HEADER);
       if (request.headers.get(SERVICE_KEY_HEADER) || !signature) return serviceAuthApi.app(request, appId);
+      throttle.check(clients.of(request));
       const row = apps.find(appId);
       const expected = row && endUserId !== undefined ? hmacSha256Hex(apps.secrets(row).signingSecret, endUserId) : '';
-      if (!row || endUserId === undefined || !safeEqual(signature.toLowerCase(), expected)) {
-        throw new HttpError(401, 'invalid end user signature');
-      }
+      if (!row || endUserId === undefined || !safeEqual(signature.toLowerCase(), expected)) return refuse(request, 'invalid end user signature');
       return admit(request, row);
     },
   };

@@ -1,6 +1,5 @@
 import { Elysia, t } from 'elysia';
 import { isoTime } from '../../lib/clock';
-import { clientAddress } from '../../lib/client-address';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { consoleActor, isAdminToken } from '../auth/admin-auth';
@@ -12,7 +11,7 @@ import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './
  * Under `/console`, so the OpenAPI document leaves these out: they are the console's, not the API's.
  */
 export function consoleRoutes(services: Services) {
-  const { consoleSessions: sessions, signInThrottle: throttle, ctx } = services;
+  const { consoleSessions: sessions, adminThrottle: throttle, clients, ctx } = services;
   const secure = ctx.config.server.public_url ? ctx.config.server.public_url.toLowerCase().startsWith('https://') : Boolean(ctx.config.server.tls_cert);
   const cookie = (value: string, maxAgeSeconds: number) =>
     `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
@@ -24,11 +23,9 @@ export function consoleRoutes(services: Services) {
     })
     .post(
       '/session',
-      ({ body, set, request, server }) => {
-        // Without a listening server (tests calling app.handle) every request counts as one address.
-        const address = clientAddress(request, server);
-        const wait = throttle.wait(address);
-        if (wait > 0) throw new HttpError(429, `too many wrong tokens; try again in ${wait} s`, { 'retry-after': String(wait) });
+      ({ body, set, request }) => {
+        const address = clients.of(request);
+        throttle.check(address);
         if (!isAdminToken(ctx.adminTokenHash(), body.token.trim())) {
           throttle.fail(address);
           ctx.logger.warn('console sign-in refused', { address });

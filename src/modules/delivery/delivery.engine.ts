@@ -32,9 +32,10 @@ export interface DeliveryEngine {
  */
 export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOptions = {}): DeliveryEngine {
   const { transports: overrides, stopTimeoutMs = 10_000, ...workerOptions } = options;
+  const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
   const transports: Transports = {
-    apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger }),
-    fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock }),
+    apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger, outbound }),
+    fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock, outbound }),
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
   const worker = new DeliveryWorker(ctx, transports, isletMetrics(ctx), workerOptions);

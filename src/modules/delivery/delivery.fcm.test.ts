@@ -104,7 +104,7 @@ describe('delivery to FCM', () => {
     queue(h.ctx, 'demo', notificationContent('bad'), [fine.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
-      ['dropped', 'INVALID_ARGUMENT: The registration token is not a valid FCM registration token'],
+      ['dropped', 'INVALID_ARGUMENT: invalid registration token'],
       ['delivered', null],
       ['failed', 'INVALID_ARGUMENT'],
     ]);

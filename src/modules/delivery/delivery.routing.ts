@@ -111,7 +111,8 @@ export class DeliveryRouter {
       request: {
         appId: row.appId,
         provider: 'apns',
-        url: `${apnsOrigin(creds, environment)}/3/device/${token}`,
+        // Encoded even though tokens are checked at the door: nothing may change the path's meaning.
+        url: `${apnsOrigin(creds, environment)}/3/device/${token === PLACEHOLDER.activityToken ? token : encodeURIComponent(token)}`,
         headers: payload.headers,
         body: payload.body,
         apns: creds,

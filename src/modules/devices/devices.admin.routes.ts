@@ -6,6 +6,7 @@ import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { DeviceBody } from './devices.routes';
 import { DeviceRecord, deviceView } from './devices.view';
+import { checkDeviceTokens } from './token-format';
 
 /** Admin API of an app's end users and devices (the console's "add a simulated device" uses POST). */
 export function devicesAdminRoutes(services: Services) {
@@ -55,6 +56,7 @@ export function devicesAdminRoutes(services: Services) {
       '/apps/:appId/devices',
       ({ params, body }) => {
         apps.get(params.appId);
+        checkDeviceTokens(body);
         return { device: deviceView(devices.upsert(params.appId, body, clock.now()).device) };
       },
       {

@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { createHarness, type Harness } from '../../test-support/harness';
+import { apnsToken } from '../../test-support/apns-standin';
 
 let h: Harness;
 afterEach(() => h?.close());
 
 const sign = (secret: string, endUserId: string) => createHmac('sha256', secret).update(endUserId).digest('hex');
-const device = { endUserId: 'user-1', platform: 'ios', token: 'a1b2c3', pushToStartToken: 'p2s' };
+const device = { endUserId: 'user-1', platform: 'ios', token: apnsToken('a1b2c3'), pushToStartToken: apnsToken('p2s') };
 
 describe('device registration', () => {
   test('the app backend registers a device with its service key', async () => {
@@ -18,7 +19,7 @@ describe('device registration', () => {
     // Not declared: the app's default environment applies, and none is shown.
     expect(res.body.device.environment).toBeUndefined();
     expect(res.body.device.id).toMatch(/^dev_/);
-    expect(JSON.stringify(res.body)).not.toContain('a1b2c3');
+    expect(JSON.stringify(res.body)).not.toContain(apnsToken('a1b2c3'));
   });
 
   test('the device itself registers with an end-user signature', async () => {

@@ -3,6 +3,7 @@ import { AppParams, errors, Success } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DeviceRecord, deviceView } from './devices.view';
+import { checkDeviceTokens } from './token-format';
 
 const signedBy = 'Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device).';
 
@@ -10,12 +11,25 @@ export const DeviceBody = t.Object(
   {
     endUserId: t.String({ minLength: 1, maxLength: 256, description: 'The end user this device belongs to.' }),
     platform: t.Union([t.Literal('ios'), t.Literal('android')]),
-    token: t.String({ minLength: 1, maxLength: 4096, description: 'APNs device token (iOS) or FCM registration token (Android).' }),
-    pushToStartToken: t.Optional(t.String({ minLength: 1, maxLength: 4096, description: 'iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there.' })),
-    environment: t.Optional(t.Union([t.Literal('production'), t.Literal('sandbox')], {
+    token: t.String({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'APNs device token (iOS: 64 to 200 hex digits) or FCM registration token (Android: letters, digits, -, _ and :).',
+    }),
+    pushToStartToken: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          'iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`, 64 to 200 hex digits). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there.',
+      }),
+    ),
+    environment: t.Optional(
+      t.Union([t.Literal('production'), t.Literal('sandbox')], {
         description:
           "iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`.",
-      })),
+      }),
+    ),
     tester: t.Optional(t.Boolean({ description: 'Marks the end user as a tester (receives sends of Testing releases).' })),
   },
   { additionalProperties: false },
@@ -28,6 +42,7 @@ export function devicesRoutes(services: Services) {
     .post(
       '/api/apps/:appId/devices',
       ({ params, body }) => {
+        checkDeviceTokens(body);
         const { device } = devices.upsert(params.appId, body, clock.now());
         return { device: deviceView(device) };
       },

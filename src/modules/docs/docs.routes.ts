@@ -1,10 +1,12 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
+import { SWAGGER_CSP } from '../../http/security-headers';
 import { HttpError } from '../../lib/errors';
 import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../auth/service-auth';
 import { VERSION } from '../../version';
-import { polishDocument } from './polish-document';
+import { polishDocument, type DocumentedRoute } from './polish-document';
 import { SWAGGER_ASSETS } from './swagger-assets';
+import { swaggerPage } from './swagger-page';
 
 const ASSET_PREFIX = '/swagger/assets';
 
@@ -25,17 +27,18 @@ const TAGS = [
 
 /**
  * The OpenAPI document at `/swagger/json` and Swagger UI at `/swagger`, with Swagger UI's own
- * files served from the binary: no request leaves the server.
+ * files served from the binary: no request leaves the server. The page is ours, not the plugin's,
+ * so that its start-up script is a file (a CSP without inline scripts) and tokens are not persisted.
  */
-export function docsRoutes() {
+export function docsRoutes(routes: () => DocumentedRoute[]) {
   return new Elysia()
     .onAfterHandle({ as: 'global' }, ({ path, responseValue }) => {
-      if (path === '/swagger/json' && responseValue && typeof responseValue === 'object') return polishDocument(structuredClone(responseValue));
+      if (path === '/swagger/json' && responseValue && typeof responseValue === 'object') return polishDocument(structuredClone(responseValue), routes());
     })
     .get(
       `${ASSET_PREFIX}/:file`,
       ({ params }) => {
-        const asset = SWAGGER_ASSETS[params.file];
+        const asset = SWAGGER_ASSETS.get(params.file);
         if (!asset) throw new HttpError(404, `no route for GET ${ASSET_PREFIX}/${params.file}`);
         return new Response(Bun.file(asset.path), {
           headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' },
@@ -43,18 +46,19 @@ export function docsRoutes() {
       },
       { detail: { hide: true } },
     )
+    .get(
+      '/swagger',
+      () =>
+        new Response(swaggerPage(ASSET_PREFIX), {
+          headers: { 'content-type': 'text/html; charset=utf-8', 'content-security-policy': SWAGGER_CSP, 'cache-control': 'no-cache' },
+        }),
+      { detail: { hide: true } },
+    )
     .use(
       openapi({
         path: '/swagger',
-        provider: 'swagger-ui',
+        provider: null,
         exclude: { paths: [/^\/swagger/, /^\/console/] },
-        swagger: {
-          cdn: `${ASSET_PREFIX}/swagger-ui-bundle.js`,
-          theme: `${ASSET_PREFIX}/swagger-ui.css`,
-          autoDarkMode: false,
-          persistAuthorization: true,
-          tryItOutEnabled: true,
-        } as never,
         documentation: {
           info: {
             title: 'Islet API',

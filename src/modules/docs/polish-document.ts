@@ -3,18 +3,29 @@ type Json = Record<string, any>;
 /** Marks a body schema as optional (the generator always says `required: true`); removed from the document. */
 export const OPTIONAL_BODY = 'x-islet-optional-body';
 
+/** What the document needs of a registered route: its body schema. */
+export interface DocumentedRoute {
+  method: string;
+  path: string;
+  hooks: { body?: unknown };
+}
+
 /**
  * Adjusts the generated OpenAPI document to what the API really does:
- * - request bodies are JSON only (the generator also lists form encodings, which are answered 415);
+ * - request bodies are JSON only, with the route's body schema (the generator lists no media type
+ *   when a parse hook is set, as the app's limited JSON reader is; form encodings are answered 415);
  * - a body schema's list of examples becomes named examples (one per template for a start), which
  *   Swagger UI offers in a drop-down instead of showing only the first;
  * - a body marked OPTIONAL_BODY is not required (DELETE of a Live Activity);
  * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum.
  */
-export function polishDocument(doc: Json): Json {
-  for (const operations of Object.values<Json>(doc.paths ?? {})) {
-    for (const operation of Object.values<Json>(operations)) {
-      const json = operation?.requestBody?.content?.['application/json'];
+export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
+  const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
+  for (const [path, operations] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const [method, operation] of Object.entries<Json>(operations)) {
+      if (!operation?.requestBody) continue;
+      const schema = bodies.get(`${method} ${path}`);
+      const json = operation.requestBody.content?.['application/json'] ?? (schema ? { schema: structuredClone(schema) } : undefined);
       if (!json) continue;
       operation.requestBody.content = { 'application/json': json };
       if (json.schema?.[OPTIONAL_BODY]) {
@@ -47,5 +58,11 @@ function numberEnums(schema: unknown): void {
   if (typeof schema !== 'object' || schema === null) return;
   const s = schema as Json;
   if (s.type === 'string' && Array.isArray(s.enum) && s.enum.length > 0 && s.enum.every((v: unknown) => Number.isInteger(v))) s.type = 'integer';
+  // The route's own TypeBox schema (used where the generator lists none) spells it as anyOf of consts.
+  const consts = Array.isArray(s.anyOf) ? s.anyOf.map((o: Json) => o?.const) : [];
+  if (consts.length > 0 && consts.every((v: unknown) => Number.isInteger(v))) {
+    delete s.anyOf;
+    Object.assign(s, { type: 'integer', enum: consts });
+  }
   for (const value of Object.values(s)) numberEnums(value);
 }

@@ -2,8 +2,11 @@
 // that the docs work air-gapped.
 import bundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' };
 import css from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' };
+import init from './swagger-init.js' with { type: 'file' };
 
-export const SWAGGER_ASSETS: Record<string, { path: string; type: string }> = {
-  'swagger-ui-bundle.js': { path: bundle, type: 'text/javascript; charset=utf-8' },
-  'swagger-ui.css': { path: css, type: 'text/css; charset=utf-8' },
-};
+// A Map, so that a file named `constructor` or `__proto__` is just not found.
+export const SWAGGER_ASSETS = new Map<string, { path: string; type: string }>([
+  ['swagger-ui-bundle.js', { path: bundle, type: 'text/javascript; charset=utf-8' }],
+  ['swagger-ui.css', { path: css, type: 'text/css; charset=utf-8' }],
+  ['swagger-init.js', { path: init, type: 'text/javascript; charset=utf-8' }],
+]);

@@ -22,7 +22,7 @@ async function setup() {
 /** Gives the app APNs credentials (nothing is sent: no delivery worker runs in these tests). */
 async function withApns() {
   const key = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
-  const res = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.example', teamId: 'T1', keyId: 'K1', key });
+  const res = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.example', teamId: 'TEAM123456', keyId: 'KEY1234567', key });
   if (res.status !== 200) throw new Error(`apns: ${res.status}`);
 }
 
@@ -30,12 +30,12 @@ async function withApns() {
 async function iosActivity() {
   const android = await connect(h, 'a1', 'u1', { platform: 'android' });
   h.clock.advance(1000);
-  const iphone = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s' });
+  const iphone = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: apnsToken('p2s') });
   const id: string = (await start(h, 'a1', { ...progress, targetUsers: ['u1'] })).body.activities[0].id;
   return { id, android, iphone };
 }
 
-const reportToken = (id: string, headers: Record<string, string>, body: unknown = { token: 'a1b2c3' }) =>
+const reportToken = (id: string, headers: Record<string, string>, body: unknown = { token: apnsToken('a1b2c3') }) =>
   h.request('PUT', `${PATH}/${id}/push-token`, { body, headers });
 
 /** Makes inserts into a table fail (all, or those for one device), as a crash or a full disk would midway. */
@@ -50,7 +50,7 @@ describe('what a start queues', () => {
     await setup();
     const android = await connect(h, 'a1', 'u1', { platform: 'android' });
     h.clock.advance(1);
-    const iphone = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s' });
+    const iphone = await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: apnsToken('p2s') });
     h.clock.advance(1);
     const olderIos = await connect(h, 'a1', 'u1', { platform: 'ios' });
     const id = (await start(h, 'a1')).body.activities[0].id;
@@ -105,7 +105,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect(res.body).toEqual({ success: true });
     [, , second] = queuedFor(h, id);
     expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
-    expect(tokensRepository(h.ctx.db).activityToken(id, iphone)).toMatchObject({ value: 'a1b2c3', state: 'active', kind: 'apns_activity' });
+    expect(tokensRepository(h.ctx.db).activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
 
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     const end = queuedFor(h, id).at(-1)!;
@@ -122,7 +122,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     const { id } = await iosActivity();
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'held']);
-    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'late' })).status).toBe(200);
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken('late') })).status).toBe(200);
     expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
   });
 
@@ -134,10 +134,10 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect(wrongUser.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'invalid end user signature' });
     expect((await reportToken('la_nope', { 'x-end-user-signature': sign(signingSecret, 'u1') })).status).toBe(401);
     expect((await reportToken(id, {})).body.detail).toBe('X-Service-Key header is required');
-    const unknown = await h.service('a1', 'PUT', `${PATH}/la_nope/push-token`, { token: 'x' });
+    const unknown = await h.service('a1', 'PUT', `${PATH}/la_nope/push-token`, { token: apnsToken('x') });
     expect(unknown.body).toEqual({ title: 'Not Found', status: 404, detail: 'live activity not found' });
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, {})).body.detail).toBe('token is required');
-    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: 'abc' })).status).toBe(200);
+    expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken('abc') })).status).toBe(200);
   });
   test('a report names its device: required with two iPhones, refused for a device that is not one of the end user’s iPhones', async () => {
     await setup();

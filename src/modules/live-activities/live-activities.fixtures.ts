@@ -1,5 +1,6 @@
 /** Helpers shared by the live activity tests: connect end users, start activities, read the outbox. */
 import { createHmac } from 'node:crypto';
+import { apnsToken } from '../../test-support/apns-standin';
 import type { Harness, TestResponse } from '../../test-support/harness';
 
 export const progress = { templateSlug: 'progress-bar', attributes: { label: 'Uploading' }, contentState: { progress: '10', detail: '1 of 10' } };
@@ -16,7 +17,7 @@ export async function connect(
   device: { platform?: 'ios' | 'android'; token?: string; pushToStartToken?: string } = {},
 ): Promise<string> {
   const platform = device.platform ?? 'android';
-  const token = device.token ?? `${endUserId}-${platform}-${Math.random().toString(36).slice(2)}`;
+  const token = device.token ?? (platform === 'ios' ? apnsToken() : `${endUserId}-${platform}-${Math.random().toString(36).slice(2)}`);
   const res = await h.service(appId, 'POST', `/api/apps/${appId}/devices`, { endUserId, platform, token, ...(device.pushToStartToken ? { pushToStartToken: device.pushToStartToken } : {}) });
   if (res.status !== 200) throw new Error(`connect: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.device.id;

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { activitiesPath, connect, count, progress, start } from './live-activities.fixtures';
+import { apnsToken } from '../../test-support/apns-standin';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -23,11 +24,11 @@ describe('starting live activities', () => {
     await setup();
     await connect(h, 'a1', 'u1', { platform: 'android' });
     h.clock.advance(1000);
-    await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: 'p2s' });
+    await connect(h, 'a1', 'u1', { platform: 'ios', pushToStartToken: apnsToken('p2s') });
     await connect(h, 'a1', 'u2', { platform: 'android' });
     // u3's only device was refused by its provider: u3 is no longer connected.
-    await connect(h, 'a1', 'u3', { platform: 'ios', token: 'dead' });
-    h.ctx.db.$client.run("UPDATE tokens SET state = 'invalid' WHERE value = 'dead'");
+    await connect(h, 'a1', 'u3', { platform: 'ios', token: apnsToken('dead') });
+    h.ctx.db.$client.run(`UPDATE tokens SET state = 'invalid' WHERE value = '${apnsToken('dead')}'`);
 
     const res = await start(h, 'a1');
     expect(res.body.activityCount).toBe(2);
@@ -200,9 +201,9 @@ describe('listing live activities', () => {
     const cases: [string, string][] = [
       ['limit=0', 'limit must be an integer from 1 to 100'],
       ['limit=101', 'limit must be an integer from 1 to 100'],
-      ['offset=-1', 'offset must be an integer of at least 0'],
+      ['offset=-1', 'offset must be an integer from 0 to 1000000'],
       ['limit=ten', 'limit must be an integer from 1 to 100'],
-      ['offset=1.5', 'offset must be an integer of at least 0'],
+      ['offset=1.5', 'offset must be an integer from 0 to 1000000'],
       ['state=Paused', 'state must be one of Active, Ended'],
     ];
     for (const [query, detail] of cases) {
@@ -269,7 +270,7 @@ describe('authentication and isolation between apps', () => {
       ['GET', `${a2}/${id}`, undefined],
       ['PATCH', `${a2}/${id}`, { contentState: { progress: '1' } }],
       ['DELETE', `${a2}/${id}`, undefined],
-      ['PUT', `${a2}/${id}/push-token`, { token: 'abc' }],
+      ['PUT', `${a2}/${id}/push-token`, { token: apnsToken('abc') }],
     ] as const) {
       const res = await h.service('a2', method, path, body);
       expect({ method, status: res.status, detail: res.body.detail }).toEqual({ method, status: 404, detail: 'live activity not found' });

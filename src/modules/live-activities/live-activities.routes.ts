@@ -5,6 +5,7 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { OPTIONAL_BODY } from '../docs/polish-document';
 import { ContentOptions, contentOptions, EndOptions, parseDate } from './live-activities.options';
+import { tokenProblem } from '../devices/token-format';
 import { LiveActivityRecord } from './live-activities.view';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
@@ -193,6 +194,8 @@ export function liveActivitiesRoutes(services: Services) {
     .put(
       '/api/apps/:appId/live-activities/:id/push-token',
       async ({ request, params, body }) => {
+        const problem = tokenProblem('ios', body.token, 'token');
+        if (problem) throw new HttpError(400, problem);
         await liveActivities.reportPushToken(auth.appOf(request).id, params.id, body);
         return { success: true as const };
       },

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHarness, type Harness } from '../../test-support/harness';
+import { apnsToken } from '../../test-support/apns-standin';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -13,9 +14,11 @@ async function setup() {
   await h.createApp({ id: 'a1' });
 }
 
-/** Registers a device through the public API; returns its id. */
-async function register(endUserId: string, token: string, extra: { platform?: string; tester?: boolean } = {}): Promise<string> {
-  const res = await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId, platform: extra.platform ?? 'ios', token, ...(extra.tester === undefined ? {} : { tester: extra.tester }) });
+/** Registers a device through the public API (iOS tokens derived from `label`); returns its id. */
+async function register(endUserId: string, label: string, extra: { platform?: string; tester?: boolean } = {}): Promise<string> {
+  const platform = extra.platform ?? 'ios';
+  const token = platform === 'ios' ? apnsToken(label) : label;
+  const res = await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId, platform, token, ...(extra.tester === undefined ? {} : { tester: extra.tester }) });
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
   return res.body.device.id;
 }
@@ -102,7 +105,7 @@ describe('sending a notification', () => {
   test("another app's devices are never targeted", async () => {
     await setup();
     await h.createApp({ id: 'a2' });
-    await h.service('a2', 'POST', '/api/apps/a2/devices', { endUserId: 'u1', platform: 'ios', token: 'other' });
+    await h.service('a2', 'POST', '/api/apps/a2/devices', { endUserId: 'u1', platform: 'ios', token: apnsToken('other') });
     await h.admin('POST', RELEASES, { version: 1, status: 'Live', templates: [welcome] });
     const mine = await register('u1', 't1');
     expect((await send({ templateSlug: 'welcome', targetUsers: ['u1'] })).body).toEqual({ messageCount: 1 });

@@ -20,7 +20,8 @@ async function setup(options: { maxConcurrentStreams?: number; pingIntervalMs?: 
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], clock, maxConcurrentStreams: options.maxConcurrentStreams });
   const { pingIntervalMs, streamsPerConnection, maxConnections } = options;
-  client = new ApnsClient({ clock, logger: silentLogger, pingIntervalMs, streamsPerConnection, maxConnections });
+  // The stand-in listens on 127.0.0.1.
+  client = new ApnsClient({ clock, logger: silentLogger, pingIntervalMs, streamsPerConnection, maxConnections, outbound: { allowPrivate: true } });
   const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: apns.url, ca: apns.ca };
   const request = (): PushRequest => ({
     appId: 'a',
@@ -39,6 +40,18 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe('APNs HTTP/2 client', () => {
+  test('without allow_private_endpoints a loopback endpoint is refused before connecting: the channel pauses, nothing is sent', async () => {
+    const { request } = await setup();
+    await client.close();
+    client = new ApnsClient({ clock, logger: silentLogger });
+    const outcome = await client.send(request());
+    expect(outcome).toEqual({
+      kind: 'pause-channel',
+      reason: 'APNs endpoint must not be a loopback address; only public addresses are allowed unless [security] allow_private_endpoints = true',
+    });
+    expect(apns.stats.connections).toBe(0);
+  });
+
   test('many requests share one long-lived connection', async () => {
     const { request } = await setup();
     const outcomes = await Promise.all(Array.from({ length: 200 }, () => client.send(request())));

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
+import { guardedLookup, outboundGuard, type OutboundPolicy } from '../../../lib/outbound-policy';
 import type { ApnsCredentials } from '../../apps/credentials';
 import { retryAfterMs, type Outcome, type PushRequest, type Transport } from '../transport';
+import { connectionReason, reasonCode } from '../provider-reason';
 import { apnsOutcome } from './apns.outcome';
 import { Http2Connection, StreamError } from './apns.session';
 import { ApnsTokens } from './apns.token';
@@ -28,6 +30,8 @@ export interface ApnsClientOptions {
   requestTimeoutMs?: number;
   streamsPerConnection?: number;
   maxConnections?: number;
+  /** Where pushes may go (default: public https hosts only). */
+  outbound?: OutboundPolicy;
 }
 
 /**
@@ -47,8 +51,12 @@ export class ApnsClient implements Transport {
   /** Connections opened so far (a GOAWAY or an error makes the next send open another). */
   connectionsOpened = 0;
   private closed = false;
+  private readonly allowed: ReturnType<typeof outboundGuard>;
+  private readonly lookup: ReturnType<typeof guardedLookup>;
 
   constructor(private readonly options: ApnsClientOptions) {
+    this.allowed = outboundGuard(options.outbound ?? { allowPrivate: false });
+    this.lookup = guardedLookup(options.outbound ?? { allowPrivate: false });
     this.tokens = options.tokens ?? new ApnsTokens(options.clock);
     this.pingIntervalMs = options.pingIntervalMs ?? 60_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
@@ -67,6 +75,9 @@ export class ApnsClient implements Transport {
       return { kind: 'pause-channel', reason: `APNs key refused: ${(e as Error).message}` };
     }
     if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    // Checked again here, not only when the endpoint was set: a name can resolve elsewhere since.
+    const refused = await this.allowed(request.url, 'APNs endpoint');
+    if (refused) return { kind: 'pause-channel', reason: refused };
     const url = new URL(request.url);
     const headers = { ':method': 'POST', ':path': url.pathname, authorization: `bearer ${token}`, ...request.headers };
     // A stream the server did not process (refused, or cut by GOAWAY) is resent once at once on a fresh connection.
@@ -81,13 +92,14 @@ export class ApnsClient implements Transport {
           status: answer.status,
           reason,
           timestamp,
-          apnsId: header(answer.headers['apns-id']),
+          // A UUID from Apple; whatever else answers there gets no more room than one.
+          apnsId: header(answer.headers['apns-id'])?.slice(0, 64),
           retryAfterMs: retryAfterMs(header(answer.headers['retry-after']), this.options.clock.now()),
         });
       } catch (e) {
         const error = e instanceof StreamError ? e : new StreamError((e as Error).message, false);
         if (error.unprocessed && attempt === 0) continue;
-        return { kind: 'retry', reason: `connection lost: ${error.message}` };
+        return { kind: 'retry', reason: connectionReason(error.message) };
       }
     }
   }
@@ -126,6 +138,7 @@ export class ApnsClient implements Transport {
         pingIntervalMs: this.pingIntervalMs,
         connectTimeoutMs: this.connectTimeoutMs,
         maxStreams: this.streamsPerConnection,
+        lookup: this.lookup,
         logger: this.options.logger,
       });
       pool.push(best);
@@ -162,7 +175,7 @@ function header(value: string | string[] | undefined): string | undefined {
 function parseError(body: string): { reason?: string; timestamp?: number } {
   try {
     const { reason, timestamp } = JSON.parse(body) as { reason?: unknown; timestamp?: unknown };
-    return { reason: typeof reason === 'string' ? reason : undefined, timestamp: typeof timestamp === 'number' ? timestamp : undefined };
+    return { reason: reasonCode(reason), timestamp: typeof timestamp === 'number' ? timestamp : undefined };
   } catch {
     return {};
   }

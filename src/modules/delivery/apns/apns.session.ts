@@ -1,6 +1,7 @@
 import http2, { type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
 import { isIP } from 'node:net';
 import type { Logger } from '../../../lib/logger';
+import type { guardedLookup } from '../../../lib/outbound-policy';
 
 export interface SessionOptions {
   /** Extra trusted CA (PEM) for a non-Apple endpoint. */
@@ -11,6 +12,8 @@ export interface SessionOptions {
   connectTimeoutMs: number;
   /** Streams at most, even when the server allows more. */
   maxStreams?: number;
+  /** Name resolution for the connection (the outbound policy's guarded lookup). */
+  lookup?: ReturnType<typeof guardedLookup>;
   logger: Logger;
 }
 
@@ -53,7 +56,11 @@ export class Http2Connection {
   ) {
     const host = new URL(origin).hostname.replace(/^\[|\]$/g, '');
     // TLS has no server name for an IP address: use localhost, which test certificates carry.
-    const session = http2.connect(origin, { ca: options.ca ? [options.ca] : undefined, servername: isIP(host) ? 'localhost' : host });
+    const session = http2.connect(origin, {
+      ca: options.ca ? [options.ca] : undefined,
+      servername: isIP(host) ? 'localhost' : host,
+      ...(options.lookup ? { lookup: options.lookup as never } : {}),
+    });
     this.session = session;
     session.on('remoteSettings', (settings) => {
       clearTimeout(this.connectTimer);

@@ -27,3 +27,11 @@ describe('FCM outcomes', () => {
     });
   }
 });
+
+describe('FCM reasons keep codes only', () => {
+  test("the provider's free text is never kept, and a code outside the safe alphabet is not a code", () => {
+    const body = { error: { status: 'INVALID_ARGUMENT', message: 'secret internal page <html>…', details: [{ errorCode: '<script>' }] } };
+    expect(fcmOutcome({ status: 400, body })).toEqual({ kind: 'failed', reason: 'INVALID_ARGUMENT' });
+    expect(fcmOutcome({ status: 400, body: { error: { status: 'x'.repeat(500) } } })).toEqual({ kind: 'failed', reason: 'HTTP 400' });
+  });
+});

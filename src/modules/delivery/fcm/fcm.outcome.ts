@@ -1,3 +1,4 @@
+import { reasonCode } from '../provider-reason';
 import type { Outcome } from '../transport';
 
 /** What FCM answered to one messages:send. */
@@ -22,16 +23,18 @@ const RETRY = new Set(['UNAVAILABLE', 'INTERNAL']);
  * @example fcmOutcome({ status: 404, body: { error: { status: 'NOT_FOUND', details: [{ errorCode: 'UNREGISTERED' }] } } }).kind // 'drop-token'
  */
 export function fcmOutcome(res: FcmResponse): Outcome {
-  const body = res.body as { name?: unknown; error?: { status?: string; message?: string; details?: { errorCode?: string }[] } } | undefined;
-  if (res.status === 200) return { kind: 'delivered', providerId: typeof body?.name === 'string' ? body.name : undefined };
-  const errorCode = body?.error?.details?.find((d) => typeof d?.errorCode === 'string')?.errorCode;
-  const rpcStatus = body?.error?.status;
+  const body = res.body as { name?: unknown; error?: { status?: unknown; message?: unknown; details?: { errorCode?: unknown }[] } } | undefined;
+  if (res.status === 200) return { kind: 'delivered', providerId: typeof body?.name === 'string' ? body.name.slice(0, 200) : undefined };
+  const details = Array.isArray(body?.error?.details) ? body.error.details : [];
+  const errorCode = details.map((d) => reasonCode(d?.errorCode)).find((c) => c !== undefined);
+  const rpcStatus = reasonCode(body?.error?.status);
   const code = errorCode ?? rpcStatus ?? `HTTP ${res.status}`;
-  const reason = body?.error?.message && body.error.message !== code ? `${code}: ${body.error.message}` : code;
+  // Codes only: the error's message is the provider's free text and is never kept (provider-reason.ts).
+  const reason = errorCode && rpcStatus && rpcStatus !== errorCode ? `${errorCode}: ${rpcStatus}` : code;
   if (DROP_TOKEN.has(code)) return { kind: 'drop-token', reason };
   // INVALID_ARGUMENT is either a malformed registration token (dead: prune it) or a bad message
   // (fails without retry); only the message tells which.
-  if (code === 'INVALID_ARGUMENT' && /registration token/i.test(body?.error?.message ?? '')) return { kind: 'drop-token', reason };
+  if (code === 'INVALID_ARGUMENT' && /registration token/i.test(String(body?.error?.message ?? ''))) return { kind: 'drop-token', reason: `${reason}: invalid registration token` };
   if (code === 'QUOTA_EXCEEDED' || res.status === 429) return { kind: 'retry', reason, afterMs: Math.max(FCM_QUOTA_WAIT_MS, res.retryAfterMs ?? 0) };
   if (PAUSE_CHANNEL.has(code) || res.status === 401 || res.status === 403) return { kind: 'pause-channel', reason };
   if (RETRY.has(code) || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };

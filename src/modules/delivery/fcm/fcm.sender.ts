@@ -1,8 +1,10 @@
 import type { Clock } from '../../../lib/clock';
+import { outboundGuard, type OutboundPolicy } from '../../../lib/outbound-policy';
 import { Semaphore } from '../concurrency';
 import type { FcmCredentials } from '../../apps/credentials';
 import { retryAfterMs, type Outcome, type PushRequest, type Transport } from '../transport';
 import { FcmAccessTokens } from './fcm.auth';
+import { connectionReason, reasonCode } from '../provider-reason';
 import { fcmOutcome } from './fcm.outcome';
 
 export const FCM_HOST = 'https://fcm.googleapis.com';
@@ -10,7 +12,8 @@ export const FCM_HOST = 'https://fcm.googleapis.com';
 /** The messages:send URL of a project, on the credentials' endpoint or Google's. */
 export function fcmSendUrl(creds: FcmCredentials | undefined, projectId: string): string {
   const host = (creds?.endpoint ?? FCM_HOST).replace(/\/+$/, '');
-  return `${host}/v1/projects/${projectId}/messages:send`;
+  // The simulator's `{projectId}` placeholder stays readable; a real id is encoded like any path value.
+  return `${host}/v1/projects/${projectId === '{projectId}' ? projectId : encodeURIComponent(projectId)}/messages:send`;
 }
 
 /**
@@ -23,8 +26,13 @@ export class FcmSender implements Transport {
   private readonly limit: Semaphore;
   private closed = false;
 
-  constructor(private readonly options: { clock: Clock; tokens?: FcmAccessTokens; requestTimeoutMs?: number; maxConcurrent?: number }) {
+  private readonly allowed: ReturnType<typeof outboundGuard>;
+
+  constructor(
+    private readonly options: { clock: Clock; tokens?: FcmAccessTokens; requestTimeoutMs?: number; maxConcurrent?: number; outbound?: OutboundPolicy },
+  ) {
     this.tokens = options.tokens ?? new FcmAccessTokens();
+    this.allowed = outboundGuard(options.outbound ?? { allowPrivate: false });
     // Each request in flight holds an HTTP/1.1 connection of its own: keep their number sane.
     this.limit = new Semaphore(options.maxConcurrent ?? 100);
   }
@@ -37,6 +45,9 @@ export class FcmSender implements Transport {
     const account = request.fcm?.serviceAccount;
     if (!account) return { kind: 'failed', reason: 'no FCM credentials' };
     if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    // Checked before every connection, not only when set: a name can resolve elsewhere since.
+    const refused = (await this.allowed(request.url, 'FCM endpoint')) ?? (account.token_uri ? await this.allowed(account.token_uri, 'token_uri') : undefined);
+    if (refused) return { kind: 'pause-channel', reason: refused };
     // A 401 may only mean the cached access token was revoked: one more try with a new token.
     for (let attempt = 0; ; attempt++) {
       let accessToken: string;
@@ -54,7 +65,7 @@ export class FcmSender implements Transport {
           signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000),
         });
       } catch (e) {
-        return { kind: 'retry', reason: `connection lost: ${(e as Error).message}` };
+        return { kind: 'retry', reason: connectionReason((e as Error).message) };
       }
       const text = await response.text().catch(() => '');
       if (response.status === 401 && attempt === 0) {
@@ -76,11 +87,12 @@ export class FcmSender implements Transport {
 
 /** The token endpoint refused the service account (pause) or could not be reached (retry). */
 function tokenFailure(e: unknown): Outcome {
-  const error = e as { message?: string; status?: number; response?: { status?: number } };
+  const error = e as { status?: number; response?: { status?: number; data?: { error?: unknown } } };
   const status = error.response?.status ?? error.status;
-  const message = error.message ?? String(e);
-  if (status !== undefined && status >= 400 && status < 500) return { kind: 'pause-channel', reason: `FCM authentication failed: ${message}` };
-  return { kind: 'retry', reason: `FCM token endpoint unavailable: ${message}` };
+  // The token endpoint's own words are not kept, only its OAuth error code (e.g. invalid_grant).
+  const code = reasonCode(error.response?.data?.error) ?? (status !== undefined ? `HTTP ${status}` : 'no answer');
+  if (status !== undefined && status >= 400 && status < 500) return { kind: 'pause-channel', reason: `FCM authentication failed: ${code}` };
+  return { kind: 'retry', reason: `FCM token endpoint unavailable: ${code}` };
 }
 
 function parseJson(text: string): unknown {

@@ -15,7 +15,7 @@ describe('iOS expiry', () => {
   test('an iOS activity ends 8 hours after its start, dismissed at 12 hours; Android ones run on', async () => {
     h = createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\n' });
     await h.createApp({ id: 'a1', plan: 'big' });
-    await connect(h, 'a1', 'iphone-user', { platform: 'ios', pushToStartToken: 'p2s' });
+    await connect(h, 'a1', 'iphone-user', { platform: 'ios', pushToStartToken: apnsToken('p2s') });
     await connect(h, 'a1', 'android-user', { platform: 'android' });
     const startedAt = h.clock.now();
     const started = await start(h, 'a1');
@@ -82,7 +82,7 @@ describe('iOS expiry', () => {
   test('minutes stop counting at 8 hours, even when the check runs late', async () => {
     h = createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\nminutes = 100000\n' });
     await h.createApp({ id: 'a1', plan: 'big' });
-    await connect(h, 'a1', 'iphone-user', { platform: 'ios', pushToStartToken: 'p2s' });
+    await connect(h, 'a1', 'iphone-user', { platform: 'ios', pushToStartToken: apnsToken('p2s') });
     await start(h, 'a1');
     h.clock.advance(11 * HOUR);
     enforceQuotas(h.ctx, h.clock.now());

@@ -1,22 +1,27 @@
-import type { Clock } from '../../lib/clock';
+import type { Clock } from './clock';
 
 export interface ThrottleOptions {
-  /** Wrong tokens allowed before any wait (typos happen). */
+  /** Failures allowed before any wait (typos happen). */
   freeFailures?: number;
   /** The first wait; each further failure doubles it. */
   baseLockMs?: number;
   maxLockMs?: number;
   /** Failures older than this are forgotten. */
   windowMs?: number;
+  /** Addresses remembered at most; the least recently failing are forgotten first. */
+  maxTracked?: number;
 }
 
 /**
- * Slows down guessing the admin token: after a few wrong tokens from one address, each further
- * attempt must wait, twice as long every time. A right token clears the address's record.
- * @example const t = signInThrottle(clock); const wait = t.wait(ip); if (!ok) t.fail(ip);
+ * Slows down guessing a secret (the admin token, an App Secret): after a few failures from one
+ * client address, each further attempt must wait, twice as long every time. Keyed by address, so
+ * one address failing never delays another; a success clears the address's record. Memory stays
+ * bounded under address churn: at most `maxTracked` addresses, the stalest dropped first.
+ * @example const t = failureThrottle(clock); const wait = t.wait(ip); if (!ok) t.fail(ip);
  */
-export function signInThrottle(clock: Clock, options: ThrottleOptions = {}) {
-  const { freeFailures = 5, baseLockMs = 1000, maxLockMs = 15 * 60_000, windowMs = 60 * 60_000 } = options;
+export function failureThrottle(clock: Clock, options: ThrottleOptions = {}) {
+  const { freeFailures = 5, baseLockMs = 1000, maxLockMs = 15 * 60_000, windowMs = 60 * 60_000, maxTracked = 10_000 } = options;
+  // A Map keeps insertion order: re-inserting on each failure makes the first entry the stalest.
   const records = new Map<string, { failures: number; lastAt: number; lockedUntil: number }>();
 
   const current = (address: string, now: number) => {
@@ -43,15 +48,20 @@ export function signInThrottle(clock: Clock, options: ThrottleOptions = {}) {
       record.lastAt = now;
       const over = record.failures - freeFailures;
       if (over > 0) record.lockedUntil = now + Math.min(maxLockMs, baseLockMs * 2 ** (over - 1));
+      records.delete(address);
       records.set(address, record);
-      // Addresses that stopped trying are forgotten, so the map cannot grow without bound.
-      if (records.size > 10_000) for (const [key] of records) if (now - records.get(key)!.lastAt > windowMs) records.delete(key);
+      while (records.size > maxTracked) records.delete(records.keys().next().value!);
     },
 
     succeed(address: string): void {
       records.delete(address);
     },
+
+    /** Addresses currently remembered (for tests of the memory bound). */
+    get size(): number {
+      return records.size;
+    },
   };
 }
 
-export type SignInThrottle = ReturnType<typeof signInThrottle>;
+export type FailureThrottle = ReturnType<typeof failureThrottle>;
