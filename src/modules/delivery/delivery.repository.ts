@@ -60,6 +60,10 @@ export function deliveryRepository(db: Db) {
             reason = CASE WHEN ${activityToken} IS NULL THEN ?3 END, updated_at = ?4
       WHERE id = ?5 AND status = 'sending'`,
   );
+  // Only attempts answered with a retry: the row keeps the last one (see schema.ts deliveryAttempts).
+  const retried = client.query(
+    `INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, at, provider, provider_id, reason) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
   const tokens = tokensRepository(db);
   const pause = {
     apns: client.query(`UPDATE apps SET apns_paused_reason = ?, updated_at = ? WHERE id = ? AND apns_sealed IS ? AND apns_paused_reason IS NULL`),
@@ -97,7 +101,10 @@ export function deliveryRepository(db: Db) {
         const paused: NonNullable<DeliveryResult['pauseChannel']>[] = [];
         for (const r of results) {
           if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
-          else update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id);
+          else {
+            const written = update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id).changes > 0;
+            if (written && r.status === 'pending' && r.provider !== null) retried.run(r.id, r.attempts, now, r.provider, r.providerId, r.reason);
+          }
           if (r.invalidateToken) tokens.invalidate(r.invalidateToken.tokenId, r.invalidateToken.reason, now, r.invalidateToken.since);
           const p = r.pauseChannel;
           if (p && pause[p.provider].run(p.reason, now, p.appId, p.sealed).changes > 0) paused.push(p);

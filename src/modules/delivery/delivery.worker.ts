@@ -7,7 +7,7 @@ import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
-import { onQueued } from './outbox';
+import { notifyChanged, onQueued } from './outbox';
 import type { Outcome, Transports } from './transport';
 
 export interface WorkerOptions {
@@ -292,6 +292,7 @@ export class DeliveryWorker {
       return 0;
     }
     for (const r of batch) this.claimed.delete(r.id);
+    notifyChanged(this.ctx.db);
     return batch.length;
   }
 
