@@ -6,11 +6,13 @@ import { findTemplate, type TemplateDefinition } from '../../src/modules/live-ac
 import { ActivityInstances, type ActivityInstance } from '../components/activity-instances';
 import { DeliveryTimeline } from '../components/deliveries';
 import { Dialog, toast } from '../components/feedback';
+import { LiveIndicator } from '../components/live-indicator';
 import { compact, TemplateFields } from '../components/template-form';
 import { Alert, Badge, Button, Card, Details, Empty, PageHeader, Spinner } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { duration, formatDateTime } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
+import { useLive } from '../lib/live';
 import { Link } from '../lib/router';
 import type { Activity, AppView, Delivery } from '../lib/types';
 import { headline } from '../previews/preview-model';
@@ -89,7 +91,9 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
   const id = encodeURIComponent(props.appId);
   const path = `/apps/${id}/live-activities/${encodeURIComponent(props.activityId)}`;
   const activity = useLoad(() => admin<ActivityDetail>('GET', path), [path]);
-  const deliveries = useLoad(() => admin<{ deliveries: Delivery[]; total: number }>('GET', `${path}/deliveries`), [path], 3000);
+  const deliveries = useLoad(() => admin<{ deliveries: Delivery[]; total: number }>('GET', `${path}/deliveries`), [path]);
+  // Starts, updates, ends and their outcomes show up by themselves (server-sent events, no polling).
+  useLive(() => Promise.all([activity.reload(), deliveries.reload()]));
   const app = useLoad(() => admin<AppView>('GET', `/apps/${id}`), [props.appId]);
   const a = activity.data;
   const def = a ? findTemplate(a.templateSlug) : undefined;
@@ -112,6 +116,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
       back=${html`<${Link} href=${`/apps/${id}/activities`}>← Live Activities<//>`}
       title=${html`${headline(def, a.attributes, a.contentState, Date.now()).title} <${Badge}>${a.state}<//>`}
       subtitle=${html`${def.title} · <span class="mono">${a.id}</span>`}
+      actions=${html`<${LiveIndicator} />`}
     />
     <div class="editor">
       <div class="stack-lg editor-form">

@@ -7,6 +7,8 @@ import { Alert, Badge, Button, Card, PageHeader, SelectField, Spinner, TextField
 import { admin } from '../lib/api';
 import { formatNumber } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
+import { useLive } from '../lib/live';
+import { LiveIndicator } from '../components/live-indicator';
 import { Link, navigate } from '../lib/router';
 import type { AppView, Usage } from '../lib/types';
 import { ChannelsCard } from './app-channels';
@@ -18,13 +20,21 @@ function Stats(props: { appId: string }) {
   const id = encodeURIComponent(props.appId);
   const stats = useLoad(async () => {
     const settle = <T>(p: Promise<T>) => p.then((v) => v, () => undefined);
-    const [users, usage] = await Promise.all([settle(admin<{ total: number }>('GET', `/apps/${id}/end-users?limit=1`)), settle(admin<Usage>('GET', `/apps/${id}/usage`))]);
-    return { users: users?.total, active: usage?.activeActivities, usage };
+    const since = new Date(Date.now() - 86_400_000).toISOString();
+    const count = (q: string) => settle(admin<{ total: number }>('GET', `/apps/${id}/deliveries?limit=1&since=${since}${q}`));
+    const [users, usage, sent, failed] = await Promise.all([
+      settle(admin<{ total: number }>('GET', `/apps/${id}/end-users?limit=1`)),
+      settle(admin<Usage>('GET', `/apps/${id}/usage`)),
+      count(''),
+      count('&status=failed'),
+    ]);
+    return { users: users?.total, active: usage?.activeActivities, usage, sent: sent?.total, failed: failed?.total };
   }, [props.appId]);
+  useLive(stats.reload);
   const tile = (label: string, value: string | undefined, href: string) =>
     value === undefined ? '' : html`<${Link} href=${href} class="stat"><span class="stat-value">${value}</span><span class="stat-label">${label}</span><//>`;
   const s = stats.data;
-  return html`<div class="stats">
+  return html`<div class="stats" aria-label="At a glance">
     ${tile('End users', s?.users === undefined ? undefined : formatNumber(s.users), `/apps/${id}/devices`)}
     ${tile('Active Live Activities', s?.active === undefined ? undefined : formatNumber(s.active), `/apps/${id}/activities?state=Active`)}
     ${tile(
@@ -32,6 +42,8 @@ function Stats(props: { appId: string }) {
       s?.usage ? `${formatNumber(s.usage.minutesUsed)}${s.usage.quota === null ? '' : ` / ${formatNumber(s.usage.quota)}`}` : undefined,
       `/apps/${id}/usage`,
     )}
+    ${tile('Deliveries, last 24 h', s?.sent === undefined ? undefined : formatNumber(s.sent), `/apps/${id}/deliveries`)}
+    ${tile('Failed, last 24 h', s?.failed === undefined ? undefined : formatNumber(s.failed), `/apps/${id}/deliveries?status=failed`)}
   </div>`;
 }
 
@@ -103,7 +115,7 @@ export function AppOverviewPage(props: { appId: string }) {
     <${PageHeader}
       title=${current.name}
       subtitle=${html`<span class="mono">${current.id}</span> · <${Badge} tone="blue">${current.plan}<//>`}
-      actions=${html`<${Link} href=${`/apps/${id}/devices`} class="btn btn-secondary">Add a device<//>
+      actions=${html`<${LiveIndicator} /><${Link} href=${`/apps/${id}/devices`} class="btn btn-secondary">Add a device<//>
         <${Link} href=${`/apps/${id}/activities/new`} class="btn btn-primary">Start a Live Activity<//>`}
     />
     <${Stats} appId=${current.id} />
