@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { contentStateError } from '../../src/modules/live-activities/template-validation';
+import { contentStateProblems } from '../../src/modules/live-activities/template-validation';
 import { findTemplate, type TemplateDefinition } from '../../src/modules/live-activities/templates';
 import { ActivityInstances, type ActivityInstance } from '../components/activity-instances';
 import { DeliveryTimeline } from '../components/deliveries';
@@ -24,7 +24,7 @@ function UpdateForm(props: { appId: string; activity: Activity; def: TemplateDef
   const [tried, setTried] = useState(false);
   const [ending, setEnding] = useState(false);
   const path = `/live-activities/${encodeURIComponent(props.activity.id)}`;
-  const problem = contentStateError(props.def, compact(props.state), props.attributes);
+  const problems = contentStateProblems(props.def, compact(props.state), props.attributes);
   const update = useAction(async () => {
     await publicApi(props.appId, 'PATCH', path, { contentState: compact(props.state) });
     toast('Update queued for delivery');
@@ -40,11 +40,11 @@ function UpdateForm(props: { appId: string; activity: Activity; def: TemplateDef
   const submit = (e: TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
     setTried(true);
-    if (!problem) void update.run();
+    if (problems.length === 0) void update.run();
   };
   return html`<${Card} title="Update" description="Sends the whole content state; the attributes stay as they were at start.">
     <form class="stack" onSubmit=${submit} novalidate>
-      <${TemplateFields} def=${props.def} attributes=${props.attributes} state=${props.state} onState=${props.onState} problem=${tried ? problem : undefined} />
+      <${TemplateFields} def=${props.def} attributes=${props.attributes} state=${props.state} onState=${props.onState} problems=${tried ? problems : []} />
       ${update.error ? html`<${Alert}>${update.error}<//>` : ''}
       <div class="form-actions">
         <${Button} variant="danger" onClick=${() => setEnding(true)}>End activity<//>

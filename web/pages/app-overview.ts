@@ -6,7 +6,8 @@ import { appsChanged } from '../components/shell';
 import { Alert, Badge, Button, Card, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { formatNumber } from '../lib/format';
-import { useAction, useLoad } from '../lib/hooks';
+import { useAction, useDialogState, useLoad } from '../lib/hooks';
+import { plural } from '../lib/audience';
 import { useLive } from '../lib/live';
 import { LiveIndicator } from '../components/live-indicator';
 import { Link, navigate } from '../lib/router';
@@ -79,8 +80,27 @@ function SettingsCard(props: { app: AppView; onChange: (app: AppView) => void })
   <//>`;
 }
 
+/** What deleting the app takes with it, counted by the server when the dialog opens. */
+function DeletionConsequence(props: { appId: string }) {
+  const id = encodeURIComponent(props.appId);
+  const counts = useLoad(async () => {
+    const [users, devices, usage] = await Promise.all([
+      admin<{ total: number }>('GET', `/apps/${id}/end-users?limit=1`),
+      admin<{ total: number }>('GET', `/apps/${id}/devices?limit=1`),
+      admin<Usage>('GET', `/apps/${id}/usage`).catch(() => undefined),
+    ]);
+    return { users: users.total, devices: devices.total, active: usage?.activeActivities ?? 0 };
+  }, [props.appId]);
+  if (counts.error) return html`<${Alert}>${counts.error}<//>`;
+  if (!counts.data) return html`<${Spinner} label="Counting what is deleted…" />`;
+  const c = counts.data;
+  return html`<p>This deletes <strong>${plural(c.users, 'end user')}</strong> with <strong>${plural(c.devices, 'device')}</strong>,
+    ${c.active > 0 ? html`<strong>${plural(c.active, 'active Live Activity', 'active Live Activities')}</strong> (no longer updated), ` : ''}every release and the delivery history.
+    The App Secret stops working at once. This cannot be undone.</p>`;
+}
+
 function DangerCard(props: { app: AppView }) {
-  const [open, setOpen] = useState(false);
+  const dialog = useDialogState();
   const [typed, setTyped] = useState('');
   const remove = useAction(async () => {
     await admin('DELETE', `/apps/${encodeURIComponent(props.app.id)}`);
@@ -88,15 +108,16 @@ function DangerCard(props: { app: AppView }) {
     toast(`App “${props.app.name}” deleted`);
     navigate('/');
   });
+  const open = () => (setTyped(''), remove.setError(undefined), dialog.show());
   return html`<${Card} title="Delete this app" class="danger-card" description="Deletes its secrets, credentials, end users, devices, activities, releases and delivery history. This cannot be undone.">
-    <div class="form-actions"><${Button} variant="danger" onClick=${() => setOpen(true)}>Delete app…<//></div>
-    <${Dialog} open=${open} title=${`Delete ${props.app.name}?`} onClose=${() => setOpen(false)}>
+    <div class="form-actions"><${Button} variant="danger" onClick=${open}>Delete app…<//></div>
+    <${Dialog} open=${dialog.open} title=${`Delete ${props.app.name}?`} onClose=${dialog.close}>
       <form class="stack" onSubmit=${(e: Event) => (e.preventDefault(), typed === props.app.id && void remove.run())}>
         ${remove.error ? html`<${Alert}>${remove.error}<//>` : ''}
-        <p>Everything of this app is deleted at once, and its App Secret stops working.</p>
+        <${DeletionConsequence} key=${dialog.round} appId=${props.app.id} />
         <${TextField} label=${`Type the app id “${props.app.id}” to confirm`} value=${typed} onInput=${setTyped} mono />
         <div class="form-actions">
-          <${Button} onClick=${() => setOpen(false)}>Cancel<//>
+          <${Button} onClick=${dialog.close}>Cancel<//>
           <${Button} type="submit" variant="danger" disabled=${typed !== props.app.id} busy=${remove.busy}>Delete forever<//>
         </div>
       </form>

@@ -6,7 +6,7 @@ import { appsChanged } from '../components/shell';
 import { Alert, Badge, Button, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { formatDateTime } from '../lib/format';
-import { useAction, useLoad } from '../lib/hooks';
+import { useAction, useDialogState, useLoad } from '../lib/hooks';
 import { Link, navigate } from '../lib/router';
 import type { AppView, Plan } from '../lib/types';
 
@@ -106,8 +106,8 @@ function FirstSteps(props: { onCreate: () => void }) {
 
 export function AppsPage() {
   const apps = useLoad(() => admin<{ apps: AppView[] }>('GET', '/apps').then((r) => r.apps), []);
-  const [creating, setCreating] = useState(false);
-  const open = () => setCreating(true);
+  const creating = useDialogState();
+  const open = creating.show;
   return html`<div class="page">
     <${PageHeader} title="Apps" subtitle="Each app has its own secrets, push credentials, end users and templates." actions=${html`<${Button} variant="primary" onClick=${open}>New app<//>`} />
     ${apps.error ? html`<${Alert}>${apps.error}<//>` : ''}
@@ -130,6 +130,6 @@ export function AppsPage() {
           )}
         </ul>`
       : ''}
-    <${CreateAppDialog} open=${creating} onClose=${() => setCreating(false)} />
+    <${CreateAppDialog} key=${creating.round} open=${creating.open} onClose=${creating.close} />
   </div>`;
 }
