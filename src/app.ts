@@ -8,6 +8,7 @@ import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
+import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
@@ -97,6 +98,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))
     .use(appsAdminRoutes(services))
+    .use(demoAdminRoutes(services))
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(deliveriesAdminRoutes(services))
