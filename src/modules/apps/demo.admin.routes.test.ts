@@ -5,14 +5,16 @@ let h: Harness;
 afterEach(() => h?.close());
 
 describe('admin API: the demo app', () => {
-  test('creates app demo with its end users, devices, a Live release, a running activity and a welcome notification; once', async () => {
+  test('creates app demo with its end users, devices (fixed ids), a Live and a Draft release, a running activity and a welcome notification; once', async () => {
     h = createHarness();
     const res = await h.admin('POST', '/api/admin/demo');
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ app: { id: 'demo', name: 'Demo app' }, endUsers: ['demo-user', 'demo-friend'], devices: 3, releaseVersion: 1, notifications: 3 });
     expect(res.body.appSecret).toStartWith('sk_');
     expect((await h.admin('GET', '/api/admin/apps/demo/audience')).body).toEqual({ endUsers: 2, devices: 3, ios: 1, android: 2, iosStartable: 1 });
-    expect((await h.admin('GET', '/api/admin/apps/demo/releases')).body.releases).toMatchObject([{ version: 1, status: 'Live' }]);
+    expect((await h.admin('GET', '/api/admin/apps/demo/releases')).body.releases).toMatchObject([{ version: 2, status: 'Draft' }, { version: 1, status: 'Live' }]);
+    expect((await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices.map((d: { id: string }) => d.id).sort()).toEqual(['dev_demo_friend', 'dev_demo_iphone', 'dev_demo_pixel']);
+    expect(res.body.activityId).toBe('la_demo');
     const users = (await h.admin('GET', '/api/admin/apps/demo/end-users')).body.endUsers;
     expect(users.find((u: { id: string }) => u.id === 'demo-user').tester).toBe(true);
     expect((await h.admin('GET', `/api/admin/apps/demo/live-activities/${res.body.activityId}`)).body).toMatchObject({ endUserId: 'demo-user', state: 'Active' });

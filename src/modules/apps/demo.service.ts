@@ -8,7 +8,13 @@ export const DEMO = {
   endUserId: 'demo-user',
   friendId: 'demo-friend',
   releaseVersion: 1,
+  /** A Draft copy of release 1: the one to edit (its templates, its status) while 1 stays Live. */
+  draftVersion: 2,
   notificationSlug: 'order-shipped',
+  iphoneId: 'dev_demo_iphone',
+  pixelId: 'dev_demo_pixel',
+  friendDeviceId: 'dev_demo_friend',
+  activityId: 'la_demo',
 } as const;
 
 /** A fixed token of the right shape per name: the demo's simulated devices are the same on every instance. */
@@ -27,8 +33,8 @@ export interface DemoSummary {
 
 /**
  * Creates the demo app `demo` with two end users (`demo-user`, a tester, with a simulated iPhone
- * and Android phone; `demo-friend` with an Android phone), a Live release with two notification
- * templates, one running Live Activity and a welcome notification. Without APNs or FCM
+ * and Android phone; `demo-friend` with an Android phone), a Live release 1 with two notification
+ * templates and a Draft release 2 to edit, one running Live Activity and a welcome notification. Without APNs or FCM
  * credentials everything goes to the simulator, so the console shows the whole flow at once.
  * Refused with 409 when an app `demo` exists (delete it for a fresh one).
  */
@@ -39,9 +45,10 @@ export async function createDemo(services: Services): Promise<DemoSummary> {
   if (!plan) throw new HttpError(422, 'no plan of the configuration allows live activities; add one to [plans] for the demo');
   const created = apps.create({ id: DEMO.appId, name: 'Demo app', plan, source: 'api' });
   const now = ctx.clock.now();
-  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'ios', token: apnsToken('iphone'), pushToStartToken: apnsToken('iphone-push-to-start') }, now);
-  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'android', token: 'demo-android-pixel' }, now);
-  devices.upsert(DEMO.appId, { endUserId: DEMO.friendId, platform: 'android', token: 'demo-android-friend' }, now);
+  // Fixed ids, so that the documented examples name devices and an activity that exist.
+  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'ios', token: apnsToken('iphone'), pushToStartToken: apnsToken('iphone-push-to-start') }, now, DEMO.iphoneId);
+  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'android', token: 'demo-android-pixel' }, now, DEMO.pixelId);
+  devices.upsert(DEMO.appId, { endUserId: DEMO.friendId, platform: 'android', token: 'demo-android-friend' }, now, DEMO.friendDeviceId);
   devices.setTester(DEMO.appId, DEMO.endUserId, true);
   releases.create(DEMO.appId, {
     version: DEMO.releaseVersion,
@@ -51,12 +58,19 @@ export async function createDemo(services: Services): Promise<DemoSummary> {
     ],
   });
   releases.setStatus(DEMO.appId, DEMO.releaseVersion, 'Live');
+  releases.create(DEMO.appId, {
+    version: DEMO.draftVersion,
+    templates: [
+      { slug: 'welcome', title: 'Welcome aboard, {{name}}!', body: 'Thanks for trying {{app}}.' },
+      { slug: DEMO.notificationSlug, title: 'Your order {{order}} is on its way', body: 'It arrives {{eta}}.' },
+    ],
+  });
   const started = await liveActivities.start(created.row, {
     templateSlug: 'progress-bar',
     attributes: { label: 'Delivering your order' },
     contentState: { progress: '40', detail: '2 stops away' },
     targetUsers: [DEMO.endUserId],
-  });
+  }, { activityId: () => DEMO.activityId });
   const sent = notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } });
   return {
     appId: DEMO.appId,

@@ -102,7 +102,8 @@ export function devicesRepository(db: Db) {
      * again, even if a provider had refused it; a push-to-start token moves to this device row if
      * another row had it (the same phone after a device-token rotation).
      */
-    upsert(appId: string, input: DeviceInput, now: number): { device: DeviceWithTokens; created: boolean } {
+    /** `newDeviceId`: the id a new device gets instead of a generated one (the demo's fixed ids). */
+    upsert(appId: string, input: DeviceInput, now: number, newDeviceId?: string): { device: DeviceWithTokens; created: boolean } {
       return db.transaction((tx) => {
         tx.insert(endUsers)
           .values({ appId, id: input.endUserId, tester: input.tester ?? false, createdAt: now, lastSeenAt: now })
@@ -123,7 +124,7 @@ export function devicesRepository(db: Db) {
           device = { ...existing, ...fields };
           if (existing.environment !== fields.environment) tokens.setEnvironment(device.id, fields.environment);
         } else {
-          device = { id: newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
+          device = { id: newDeviceId ?? newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
           tx.insert(devices).values(device).run();
         }
         tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);

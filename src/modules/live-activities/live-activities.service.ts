@@ -83,9 +83,10 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * devices. Activities and deliveries are written in one transaction before this resolves.
      * Refused with 403 when the plan lacks live activities, 400 for invalid data, 429 when the
      * billing period's minutes are used up.
+     * `options.activityId` names the activities instead of generated ids (the demo's fixed id).
      * @example start(app, { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '0' } })
      */
-    start(app: AppRow, input: StartInput) {
+    start(app: AppRow, input: StartInput, options: { activityId?: (endUserId: string) => string } = {}) {
       const plan = config.plans[app.plan];
       if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
       const template = requireTemplate(input.templateSlug);
@@ -112,7 +113,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
         for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
           // The platform of the end user's most recently registered device (they come oldest first).
           const { endUserId, platform } = userDevices.at(-1)!;
-          const row = { id: newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
+          const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
           const targets = startTargets(userDevices);
           enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
           rows.push(row);
