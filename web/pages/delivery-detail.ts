@@ -65,7 +65,7 @@ export function DeliveryDetailPage(props: { appId: string; deliveryId: string })
                 )}
               </ol>`}
         <//>
-        <${Card} title="Token" description="The token ledger entry this delivery went to. Its value is never shown.">
+        <${Card} title="Token" description="The token ledger entry this delivery went to: whether providers still take it, and since when.">
           ${d.token
             ? html`<${Details}
                 items=${[

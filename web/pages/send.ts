@@ -119,8 +119,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             onConfirm=${confirmSend}
           >
             ${reach.data
-              ? html`<p><span class="mono">${slug}</span> goes to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')}
-                  (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android), from release ${release?.version}.</p>
+              ? html`<p><span class="mono">${slug}</span> goes to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android), from release ${release?.version}.</p>
                   <p class="muted small">A notification cannot be called back once sent. To reach a few people, name them under “Who gets it”.</p>`
               : html`<${Spinner} label="Counting devices…" />`}
           <//>

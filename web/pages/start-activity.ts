@@ -138,7 +138,7 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
       >
         ${reach.data
           ? html`<p>A <strong>${def.title}</strong> activity starts for each of ${plural(reach.data.endUsers, 'end user')}, on
-              <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${reach.data.iosStartable.toLocaleString()} iPhones with a push-to-start token, ${reach.data.android.toLocaleString()} Android).</p>
+              <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
               ${reach.data.ios > reach.data.iosStartable ? html`<p class="muted small">${plural(reach.data.ios - reach.data.iosStartable, 'iPhone')} without a push-to-start token cannot be reached.</p>` : ''}
               <p class="muted small">Each activity counts minutes until it ends. To reach a few people, name them under “Who gets it”.</p>`
           : html`<${Spinner} label="Counting devices…" />`}
