@@ -94,9 +94,8 @@ function DeletionConsequence(props: { appId: string }) {
   if (counts.error) return html`<${Alert}>${counts.error}<//>`;
   if (!counts.data) return html`<${Spinner} label="Counting what is deleted…" />`;
   const c = counts.data;
-  return html`<p>This deletes <strong>${plural(c.users, 'end user')}</strong> with <strong>${plural(c.devices, 'device')}</strong>,
-    ${c.active > 0 ? html`<strong>${plural(c.active, 'active Live Activity', 'active Live Activities')}</strong> (no longer updated), ` : ''}every release and the delivery history.
-    The App Secret stops working at once. This cannot be undone.</p>`;
+  const active = c.active > 0 ? html`<strong>${plural(c.active, 'active Live Activity', 'active Live Activities')}</strong> (no longer updated), ` : '';
+  return html`<p>This deletes <strong>${plural(c.users, 'end user')}</strong> with <strong>${plural(c.devices, 'device')}</strong>, ${active}every release and the delivery history. The App Secret stops working at once. This cannot be undone.</p>`;
 }
 
 function DangerCard(props: { app: AppView }) {
