@@ -5,6 +5,7 @@ import { errorResponse, methodLookup } from './http/error-response';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
+import { channelsAdminRoutes } from './modules/delivery/channels.admin.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
 import { metricsRoutes } from './modules/delivery/metrics.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
@@ -81,6 +82,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(deliveriesAdminRoutes(services))
+    .use(channelsAdminRoutes(services))
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))

@@ -133,7 +133,7 @@ describe('delivery to APNs', () => {
     expect(device).toMatchObject({ valid: false, invalidReason: 'Unregistered' });
   });
 
-  test('503 and 429 are retried with exponential backoff and jitter, honouring Retry-After', async () => {
+  test('503 is about APNs: retried soon without spending an attempt; 429 TooManyRequests spends one and honours Retry-After', async () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const answers = [{ status: 503, reason: 'ServiceUnavailable' }, { status: 503, reason: 'ServiceUnavailable' }, { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '120' } }];
@@ -143,24 +143,49 @@ describe('delivery to APNs', () => {
 
     await engine.drain();
     let [row] = deliveryRows(h.ctx);
-    // attempt 1 failed: full jitter of 1 s × 2^1 with random 0.5
-    expect([row!.status, row!.attempts, row!.reason, row!.next_attempt_at - t0]).toEqual(['pending', 1, 'ServiceUnavailable', 1000]);
-    h.clock.advance(999);
+    // An isolated 503 (no Retry-After): again within a second (jitter 0.5), no attempt counted.
+    expect([row!.status, row!.attempts, row!.reason, row!.next_attempt_at - t0]).toEqual(['pending', 0, 'ServiceUnavailable', 500]);
+    h.clock.advance(499);
     expect(await engine.drain()).toBe(0);
     h.clock.advance(1);
     await engine.drain();
     [row] = deliveryRows(h.ctx);
-    expect([row!.attempts, row!.next_attempt_at - h.clock.now()]).toEqual([2, 2000]);
-    h.clock.advance(2000);
+    expect([row!.attempts, row!.next_attempt_at - h.clock.now()]).toEqual([0, 500]);
+    h.clock.advance(500);
     await engine.drain();
     [row] = deliveryRows(h.ctx);
-    // 2^3 × 0.5 = 4 s, but Retry-After asked for 120 s
-    expect([row!.attempts, row!.reason, row!.next_attempt_at - h.clock.now()]).toEqual([3, 'TooManyRequests', 120_000]);
+    // About this device token: an attempt, 2^1 × 0.5 = 1 s, but Retry-After asked for 120 s
+    expect([row!.attempts, row!.reason, row!.next_attempt_at - h.clock.now()]).toEqual([1, 'TooManyRequests', 120_000]);
     h.clock.advance(120_000);
     await engine.drain();
     [row] = deliveryRows(h.ctx);
-    expect([row!.status, row!.attempts, row!.reason]).toEqual(['delivered', 4, null]);
+    expect([row!.status, row!.attempts, row!.reason]).toEqual(['delivered', 2, null]);
     expect(apns.requests).toHaveLength(4);
+  });
+
+  test('a 429 about one device token makes only that token wait', async () => {
+    await setup();
+    const [busy, other] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
+    let first = true;
+    apns.respond((req) => {
+      if (req.token !== busy.token || !first) return undefined;
+      first = false;
+      return { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '30' } };
+    });
+    queue(h.ctx, 'demo', notificationContent('one'), [busy.id]);
+    await engine.drain();
+    queue(h.ctx, 'demo', notificationContent('two'), [busy.id, other.id]);
+    await engine.drain();
+    // The second message to the busy token was not sent: it waits out the same 30 s, no attempt spent.
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - h.clock.now()])).toEqual([
+      ['pending', 1, 30_000],
+      ['pending', 0, 30_000],
+      ['delivered', 1, 0],
+    ]);
+    expect(apns.requests).toHaveLength(2);
+    h.clock.advance(30_000);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
   test('a delivery that keeps failing is given up after the last attempt; a permanent error fails at once', async () => {

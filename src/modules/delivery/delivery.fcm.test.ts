@@ -81,33 +81,49 @@ describe('delivery to FCM', () => {
     expect(devices.map((d: { valid: boolean }) => d.valid)).toEqual([false, false]);
   });
 
-  test('QUOTA_EXCEEDED waits at least a minute; UNAVAILABLE backs off; INVALID_ARGUMENT is not retried', async () => {
+  test('UNAVAILABLE is retried without spending an attempt; project QUOTA_EXCEEDED makes the whole channel wait a minute; INVALID_ARGUMENT is not retried', async () => {
     await setup();
-    const a = addDevice(h.ctx, 'demo', { platform: 'android', token: 'quota' });
-    const b = addDevice(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
+    const a = addDevice(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
+    const b = addDevice(h.ctx, 'demo', { platform: 'android', token: 'quota' });
     const c = addDevice(h.ctx, 'demo', { platform: 'android', token: 'invalid' });
+    const d = addDevice(h.ctx, 'demo', { platform: 'android', token: 'later' });
     fcm.respond((req) => {
       const token = req.body.message.token;
-      if (token === 'quota') return { status: 429, errorCode: 'QUOTA_EXCEEDED', headers: { 'retry-after': '10' } };
       if (token === 'unavailable') return { status: 503, errorCode: 'UNAVAILABLE' };
-      return { status: 400, errorCode: 'INVALID_ARGUMENT' };
+      if (token === 'quota') return { status: 429, errorCode: 'QUOTA_EXCEEDED', headers: { 'retry-after': '10' } };
+      if (token === 'invalid') return { status: 400, errorCode: 'INVALID_ARGUMENT' };
+      return undefined;
     });
-    queue(h.ctx, 'demo', notificationContent(), [a.id, b.id, c.id]);
     const now = h.clock.now();
+    queue(h.ctx, 'demo', notificationContent(), [a.id]);
     await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([['pending', 0, 500]]);
+    queue(h.ctx, 'demo', notificationContent(), [b.id]);
+    await engine.drain();
+    queue(h.ctx, 'demo', notificationContent(), [c.id, d.id]);
+    h.clock.advance(500);
+    await engine.drain();
+    // The project's quota: that delivery and everything after it on the channel wait 60 s, unsent.
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([
-      ['pending', 1, 60_000],
-      ['pending', 1, 1000],
-      ['failed', 1, 0],
+      ['pending', 0, 60_000],
+      ['pending', 0, 60_000],
+      ['pending', 0, 60_000],
+      ['pending', 0, 60_000],
     ]);
-    fcm.respond(undefined);
-    h.clock.advance(1000);
+    expect(fcm.requests).toHaveLength(2);
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    expect(channels).toMatchObject([{ provider: 'fcm', state: 'degraded', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED' }]);
+    fcm.respond((req) => (req.body.message.token === 'invalid' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : undefined));
+    h.clock.advance(59_500);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['pending', 'delivered', 'failed']);
-    h.clock.advance(59_000);
-    await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered', 'failed']);
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+      ['failed', 1],
+      ['delivered', 1],
+    ]);
   });
+
 
   test('a refused service account pauses the FCM channel until new credentials are set', async () => {
     await setup();

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { appsRepository } from '../apps/apps.repository';
 import { appsService } from '../apps/apps.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
+import { ChannelGuard, type Gate, type HeldBack } from './channel-guard';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
@@ -54,6 +55,7 @@ export class DeliveryWorker {
   private stopping = false;
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
+  private readonly guard: ChannelGuard;
 
   constructor(
     private readonly ctx: AppContext,
@@ -75,6 +77,7 @@ export class DeliveryWorker {
       random: Math.random,
       ...options,
     };
+    this.guard = new ChannelGuard(ctx, this.options.random);
   }
 
   /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
@@ -82,6 +85,8 @@ export class DeliveryWorker {
     if (this.loop) return;
     const recovered = this.repo.recoverSending(this.ctx.clock.now());
     if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
+    const unheld = this.guard.recover(this.ctx.clock.now());
+    if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
     // New work starts at once; the poll only covers retries coming due.
     this.unsubscribe = onQueued(this.ctx.db, () => this.wake());
     this.loop = (async () => {
@@ -128,6 +133,7 @@ export class DeliveryWorker {
   /** Stops claiming; sends in flight go on. */
   halt(): void {
     this.stopping = true;
+    this.guard.stopping = true;
     this.wake();
   }
 
@@ -142,6 +148,7 @@ export class DeliveryWorker {
     let claimedTotal = 0;
     const batch = Math.max(1, Math.min(this.options.batchSize, this.options.maxInFlight));
     if (this.parked) this.releaseResumed();
+    this.guard.releaseProbes(this.ctx.clock.now());
     for (;;) {
       // Claim a whole batch or nothing while sends are in flight: a claim per finished send would
       // turn one statement per batch into one per delivery.
@@ -190,8 +197,13 @@ export class DeliveryWorker {
     let limiter = this.limiters.get(key);
     if (!limiter) this.limiters.set(key, (limiter = new Semaphore(this.options.perChannel)));
     const transport = this.transports[route.transport];
+    let gate: Gate | undefined;
     limiter
-      .run(async () => {
+      .run(async (): Promise<Outcome | HeldBack> => {
+        // Asked at the moment of sending: the channel may have gone down while this one queued.
+        const admitted = this.guard.admit(row, route);
+        if (admitted && 'kind' in admitted) return admitted;
+        gate = admitted;
         const started = performance.now();
         const outcome = await transport.send(route.request).catch(
           (e: unknown): Outcome => ({ kind: 'retry', reason: `internal error: ${e instanceof Error ? e.message : String(e)}` }),
@@ -200,7 +212,10 @@ export class DeliveryWorker {
         return outcome;
       })
       .then((outcome) => {
-        this.results.push(this.resultOf(row, route, app, outcome));
+        if (outcome.kind === 'held-back') {
+          this.count(route.transport, 'held');
+          this.results.push(outcome.result);
+        } else this.results.push(this.resultOf(row, route, app, outcome, gate));
         this.inFlight--;
         this.settled?.();
       });
@@ -229,7 +244,7 @@ export class DeliveryWorker {
     }
   }
 
-  private resultOf(row: ClaimedDelivery, route: SendRoute, app: AppChannels, outcome: Outcome): DeliveryResult {
+  private resultOf(row: ClaimedDelivery, route: SendRoute, app: AppChannels, outcome: Outcome, gate: Gate | undefined): DeliveryResult {
     const now = this.ctx.clock.now();
     const sent = {
       id: row.id,
@@ -240,17 +255,26 @@ export class DeliveryWorker {
       sentPayload: recordedRequest(route.request),
     };
     const provider = route.request.provider;
+    if (gate && outcome.kind !== 'unreachable') this.guard.answered(gate, outcome);
     switch (outcome.kind) {
       case 'delivered':
         this.count(route.transport, 'delivered');
         return { ...sent, status: 'delivered', providerId: outcome.providerId ?? null, reason: null };
+      case 'unreachable':
+        this.count(route.transport, 'unreachable');
+        return this.guard.unreachable(gate, outcome, row, sent);
       case 'retry': {
+        if (outcome.scope === 'channel') {
+          this.count(route.transport, 'retry');
+          return this.guard.throttled(gate, outcome, row, sent);
+        }
         if (sent.attempts >= this.options.backoff.maxAttempts) {
           this.count(route.transport, 'failed');
           return { ...sent, status: 'failed', reason: `gave up after ${sent.attempts} attempts: ${outcome.reason}` };
         }
         this.count(route.transport, 'retry');
         const delay = retryDelay(sent.attempts, outcome.afterMs, this.options.random, this.options.backoff);
+        if (outcome.scope === 'token') this.guard.tokenWait(row, route, now + delay);
         return { ...sent, status: 'pending', nextAttemptAt: now + delay, reason: outcome.reason };
       }
       case 'drop-token':
@@ -288,7 +312,16 @@ export class DeliveryWorker {
       return 0;
     }
     for (const r of batch) this.claimed.delete(r.id);
+    this.releaseRecovered();
     return batch.length;
+  }
+
+  private releaseRecovered(): void {
+    try {
+      this.guard.releaseRecovered();
+    } catch (e) {
+      this.ctx.logger.error('releasing deliveries of a recovered channel failed', { error: e instanceof Error ? e.message : String(e) });
+    }
   }
 
   private releaseResumed(): void {

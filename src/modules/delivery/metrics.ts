@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context';
 
-export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held';
+export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable';
 
 /** The Prometheus metrics of one application (context): delivery counters fed by the worker, gauges read from the database. */
 export interface DeliveryMetrics {
@@ -39,7 +39,7 @@ function createMetrics(ctx: AppContext): DeliveryMetrics {
 
   const deliveries = new Counter({
     name: 'islet_deliveries_total',
-    help: 'Delivery attempts by transport (apns, fcm, simulator) and outcome (delivered, retry, dropped, paused, failed, held).',
+    help: 'Delivery attempts by transport (apns, fcm, simulator) and outcome (delivered, retry, dropped, paused, failed, held, unreachable: no answer, not an attempt).',
     labelNames: ['provider', 'outcome'] as const,
     registers: [registry],
   });

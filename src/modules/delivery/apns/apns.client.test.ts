@@ -109,15 +109,15 @@ describe('APNs HTTP/2 client', () => {
     expect(apns.stats.connections).toBe(2);
   });
 
-  test('a connection that dies mid-request gives a retry outcome', async () => {
+  test('a connection that dies mid-request gives an unreachable outcome: unknown, so it goes again', async () => {
     const { request } = await setup();
     apns.respond(() => new Promise(() => {}));
     const pending = client.send(request());
     await until(() => apns.stats.activeStreams === 1);
     await apns.close();
     const outcome = await pending;
-    expect(outcome.kind).toBe('retry');
-    expect(outcome.kind === 'retry' && outcome.reason).toStartWith('connection lost');
+    expect(outcome.kind).toBe('unreachable');
+    expect(outcome.kind === 'unreachable' && outcome.reason).toStartWith('outcome unknown');
   });
 
   test('keeps an idle connection alive with PINGs', async () => {

@@ -18,6 +18,8 @@ export const APNS_SANDBOX = 'https://api.sandbox.push.apple.com';
  */
 export const APNS_STREAMS_PER_CONNECTION = 250;
 export const APNS_MAX_CONNECTIONS = 4;
+/** Times a stream the server did not process is resent at once before the worker retries it later. */
+const RESENDS = 3;
 
 export interface ApnsClientOptions {
   clock: Clock;
@@ -66,12 +68,13 @@ export class ApnsClient implements Transport {
     } catch (e) {
       return { kind: 'pause-channel', reason: `APNs key refused: ${(e as Error).message}` };
     }
-    if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
     const url = new URL(request.url);
     const headers = { ':method': 'POST', ':path': url.pathname, authorization: `bearer ${token}`, ...request.headers };
-    // A stream the server did not process (refused, or cut by GOAWAY) is resent once at once on a fresh connection.
+    // A stream the server said it did not process (refused, above a GOAWAY's last stream id) is
+    // resent at once on a fresh connection, a few times; none of that is a delivery attempt.
     for (let attempt = 0; ; attempt++) {
-      if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+      if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
       const connection = this.connection(url.origin, creds);
       try {
         const answer = await connection.request(headers, request.body, this.requestTimeoutMs);
@@ -85,8 +88,8 @@ export class ApnsClient implements Transport {
         });
       } catch (e) {
         const error = e instanceof StreamError ? e : new StreamError((e as Error).message, false);
-        if (error.unprocessed && attempt === 0) continue;
-        return { kind: 'retry', reason: `connection lost: ${error.message}` };
+        if (error.unprocessed && error.serverAlive && attempt < RESENDS) continue;
+        return { kind: 'unreachable', reason: error.unprocessed ? `not sent: ${error.message}` : `outcome unknown: ${error.message}` };
       }
     }
   }

@@ -14,7 +14,7 @@ export const FCM_QUOTA_WAIT_MS = 60_000;
 
 const DROP_TOKEN = new Set(['UNREGISTERED', 'SENDER_ID_MISMATCH']);
 const PAUSE_CHANNEL = new Set(['THIRD_PARTY_AUTH_ERROR', 'UNAUTHENTICATED', 'PERMISSION_DENIED']);
-const RETRY = new Set(['UNAVAILABLE', 'INTERNAL']);
+const RETRY = new Set(['INTERNAL']);
 
 /**
  * The one place that decides what an FCM answer means: the FcmError code in `details` first, then
@@ -29,8 +29,14 @@ export function fcmOutcome(res: FcmResponse): Outcome {
   const code = errorCode ?? rpcStatus ?? `HTTP ${res.status}`;
   const reason = body?.error?.message && body.error.message !== code ? `${code}: ${body.error.message}` : code;
   if (DROP_TOKEN.has(code)) return { kind: 'drop-token', reason };
-  if (code === 'QUOTA_EXCEEDED' || res.status === 429) return { kind: 'retry', reason, afterMs: Math.max(FCM_QUOTA_WAIT_MS, res.retryAfterMs ?? 0) };
+  if (code === 'QUOTA_EXCEEDED' || res.status === 429) {
+    // The same code covers the project's per-minute quota (the whole channel waits) and one
+    // device's message rate (only that token waits); only the message tells them apart.
+    const scope = /device/i.test(body?.error?.message ?? '') ? 'token' : 'channel';
+    return { kind: 'retry', reason, afterMs: Math.max(FCM_QUOTA_WAIT_MS, res.retryAfterMs ?? 0), scope };
+  }
   if (PAUSE_CHANNEL.has(code) || res.status === 401 || res.status === 403) return { kind: 'pause-channel', reason };
+  if (code === 'UNAVAILABLE' || res.status === 503) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
   if (RETRY.has(code) || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
   return { kind: 'failed', reason };
 }

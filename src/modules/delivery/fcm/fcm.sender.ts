@@ -36,7 +36,7 @@ export class FcmSender implements Transport {
   private async sendNow(request: PushRequest): Promise<Outcome> {
     const account = request.fcm?.serviceAccount;
     if (!account) return { kind: 'failed', reason: 'no FCM credentials' };
-    if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
     // A 401 may only mean the cached access token was revoked: one more try with a new token.
     for (let attempt = 0; ; attempt++) {
       let accessToken: string;
@@ -54,7 +54,8 @@ export class FcmSender implements Transport {
           signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000),
         });
       } catch (e) {
-        return { kind: 'retry', reason: `connection lost: ${(e as Error).message}` };
+        // Refused, TLS, timeout, or cut after sending: no answer, so at least once means again.
+        return { kind: 'unreachable', reason: `no answer: ${(e as Error).message}` };
       }
       const text = await response.text().catch(() => '');
       if (response.status === 401 && attempt === 0) {
@@ -74,13 +75,14 @@ export class FcmSender implements Transport {
   }
 }
 
-/** The token endpoint refused the service account (pause) or could not be reached (retry). */
+/** The token endpoint refused the service account (pause), failed (the channel waits) or could not be reached. */
 function tokenFailure(e: unknown): Outcome {
   const error = e as { message?: string; status?: number; response?: { status?: number } };
   const status = error.response?.status ?? error.status;
   const message = error.message ?? String(e);
   if (status !== undefined && status >= 400 && status < 500) return { kind: 'pause-channel', reason: `FCM authentication failed: ${message}` };
-  return { kind: 'retry', reason: `FCM token endpoint unavailable: ${message}` };
+  if (status !== undefined) return { kind: 'retry', reason: `FCM token endpoint unavailable: ${message}`, scope: 'channel' };
+  return { kind: 'unreachable', reason: `FCM token endpoint unreachable: ${message}` };
 }
 
 function parseJson(text: string): unknown {
