@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http2, { type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { systemClock, type Clock } from '../lib/clock';
+import { FaultInjector, seededRandom, type Fault } from './fault-injection';
 import { testCertificate } from './tls';
 
 /** A key the stand-in accepts provider tokens from. */
@@ -22,6 +23,8 @@ export interface ApnsStandinOptions {
   clock?: Clock;
   host?: string;
   port?: number;
+  /** Seed of the fault draws (fault-injection.ts). */
+  seed?: number;
 }
 
 /** One request as the stand-in received it. */
@@ -56,6 +59,12 @@ export interface ApnsStandin {
   goaway(): void;
   /** Announces a new stream limit on open connections and uses it for new ones. */
   setMaxConcurrentStreams(n: number): void;
+  /** Injected failures on valid requests: `faults.set({ rate: 0.1 })`. */
+  faults: FaultInjector;
+  /** Goes away: stops listening and drops every connection (connections are refused) until `comeBack`. */
+  goAway(): Promise<void>;
+  /** Listens again on the same port. */
+  comeBack(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -81,6 +90,9 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   const unregistered = new Set<string>();
   const sessions = new Set<ServerHttp2Session>();
   let responder: Parameters<ApnsStandin['respond']>[0];
+  const faults = new FaultInjector(options.seed === undefined ? Math.random : seededRandom(options.seed));
+  /** Per connection, the last-stream-id of the GOAWAY it sent: streams above it are refused unprocessed. */
+  const wentAway = new WeakMap<http2.Http2Session, number>();
 
   const standin = {
     requests: [] as ApnsReceived[],
@@ -139,7 +151,39 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     return undefined;
   }
 
+  /** The answer a fault gives, or undefined when it cut the stream instead. */
+  function injected(stream: ServerHttp2Stream, fault: Fault): StandinAnswer | undefined {
+    switch (fault) {
+      case 'internal':
+        return { status: 500, reason: 'InternalServerError' };
+      case 'unavailable':
+        return { status: 503, reason: 'ServiceUnavailable' };
+      case 'too-many':
+        return { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': String(faults.retryAfterS) } };
+      case 'reset':
+        // Read and then cut: the client cannot know whether it was acted on.
+        stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+        return undefined;
+      case 'goaway': {
+        // The connection is drained: streams already open are processed and answered (this one
+        // too), later ones must go to a new connection. Bun's server cannot send a GOAWAY with a
+        // lower last-stream-id (its client then fails the whole session with a protocol error),
+        // so streams that arrive after it are refused, unprocessed.
+        const session = stream.session!;
+        wentAway.set(session, Math.min(stream.id ?? 0, wentAway.get(session) ?? Infinity));
+        session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+        setTimeout(() => session.close(), 100);
+        return { status: 200 };
+      }
+    }
+  }
+
   async function handle(stream: ServerHttp2Stream, rawHeaders: http2.IncomingHttpHeaders, raw: string): Promise<void> {
+    const last = stream.session ? wentAway.get(stream.session) : undefined;
+    if (last !== undefined && (stream.id ?? Infinity) > last) {
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      return;
+    }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(rawHeaders)) if (!name.startsWith(':') && typeof value === 'string') headers[name] = value;
     const path = String(rawHeaders[':path'] ?? '');
@@ -150,6 +194,11 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     if (!answer) {
       received.keyId = (auth as { keyId: string }).keyId;
       answer = checkRequest(path, String(rawHeaders[':method']), headers, raw);
+    }
+    const fault = answer ? undefined : faults.draw();
+    if (fault) {
+      answer = injected(stream, fault);
+      if (!answer) return;
     }
     if (!answer && responder) answer = await responder(received);
     answer ??= { status: 200 };
@@ -180,8 +229,10 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       handle(stream as ServerHttp2Stream, headers, Buffer.concat(chunks).toString('utf8')).catch(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
     });
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const address = server.address() as { port: number };
+  let listening = true;
 
   return {
     ...standin,
@@ -198,9 +249,25 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       maxStreams = n;
       for (const s of sessions) s.settings({ maxConcurrentStreams: n });
     },
+    faults,
+    goAway: () =>
+      new Promise<void>((resolve) => {
+        if (!listening) return resolve();
+        listening = false;
+        for (const s of sessions) s.destroy();
+        server.close(() => resolve());
+      }),
+    comeBack: () =>
+      new Promise<void>((resolve) => {
+        if (listening) return resolve();
+        listening = true;
+        server.listen(address.port, host, resolve);
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sessions) s.destroy();
+        if (!listening) return resolve();
+        listening = false;
         server.close(() => resolve());
       }),
   };

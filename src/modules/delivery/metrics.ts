@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context';
+import { channelHealth } from './channel-health';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable';
 
@@ -81,6 +82,18 @@ function createMetrics(ctx: AppContext): DeliveryMetrics {
       const row = paused.get();
       this.set({ provider: 'apns' }, row?.apns ?? 0);
       this.set({ provider: 'fcm' }, row?.fcm ?? 0);
+    },
+  });
+  const health = channelHealth(ctx);
+  const STATE_VALUE = { healthy: 0, degraded: 1, down: 2 } as const;
+  new Gauge({
+    name: 'islet_channel_state',
+    help: 'Health of each delivery channel that carried a request since the start: 0 healthy, 1 degraded, 2 down (deliveries held, probing).',
+    labelNames: ['app', 'provider', 'endpoint'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const c of health.list()) this.set({ app: c.appId, provider: c.provider, endpoint: c.endpoint }, STATE_VALUE[c.state]);
     },
   });
   return { registry, deliveries, sendSeconds };

@@ -109,6 +109,37 @@ describe('APNs HTTP/2 client', () => {
     expect(apns.stats.connections).toBe(2);
   });
 
+  test('GOAWAY: the streams in flight are answered, later requests go on a new connection; each push arrives once', async () => {
+    const { request } = await setup();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    apns.respond(() => gate.then(() => undefined));
+    const first = Array.from({ length: 10 }, () => client.send(request()));
+    await until(() => apns.stats.activeStreams === 10);
+    apns.faults.set({ rate: 1, kinds: ['goaway'], limit: 1 });
+    const goaway = client.send(request());
+    await until(() => client.connectionStates().some((c) => c.closed));
+    const later = Array.from({ length: 10 }, () => client.send(request()));
+    release();
+    const outcomes = await Promise.all([...first, goaway, ...later]);
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(21).fill('delivered'));
+    expect(apns.faults.produced.goaway).toBe(1);
+    expect(new Set(apns.requests.map((r) => r.token)).size).toBe(21);
+    expect(apns.requests).toHaveLength(21);
+    expect(apns.stats.connections).toBe(2);
+  });
+
+  test('a provider that is gone gives unreachable outcomes at once; it is reachable again after it comes back', async () => {
+    const { request } = await setup();
+    expect((await client.send(request())).kind).toBe('delivered');
+    await apns.goAway();
+    const outcome = await client.send(request());
+    expect(outcome).toMatchObject({ kind: 'unreachable' });
+    expect(outcome.kind === 'unreachable' && outcome.reason).toStartWith('not sent');
+    await apns.comeBack();
+    expect((await client.send(request())).kind).toBe('delivered');
+  });
+
   test('a connection that dies mid-request gives an unreachable outcome: unknown, so it goes again', async () => {
     const { request } = await setup();
     apns.respond(() => new Promise(() => {}));
