@@ -48,9 +48,10 @@ describe('delivery to APNs', () => {
     queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '40' }), [iphone.id]);
+    expect(await engine.drain()).toBe(3);
+    // Queued after the update went (queued together, the end would supersede it).
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: startedAt + 12 * 60 * MINUTE }), [iphone.id]);
-
-    expect(await engine.drain()).toBe(4);
+    expect(await engine.drain()).toBe(1);
 
     // Sends run concurrently: find each by what it is, not by arrival order.
     const byEvent = (event: string | undefined) => apns.requests.find((r) => r.body.aps.event === event);
@@ -88,6 +89,32 @@ describe('delivery to APNs', () => {
     });
   });
 
+  test('after an outage each phone gets the latest update and the end, not the history', async () => {
+    await setup();
+    const [one, two] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', pushToken: apnsToken() });
+    await apns.goAway();
+    for (let i = 1; i <= 60; i++) {
+      // Device two gets only every tenth update: superseding is per device.
+      queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: String(i) }), i % 10 === 0 ? [one.id, two.id] : [one.id]);
+      await engine.drain();
+      h.clock.advance(1000);
+    }
+    await apns.comeBack();
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [one.id]);
+    h.clock.advance(60_000);
+    await engine.drain();
+    const sent = apns.requests.map((r) => [r.body.aps.event, r.body.aps['content-state'].progress]);
+    // Device one: only the end (it superseded update 60); device two: update 60, the latest it had.
+    expect(sent.sort()).toEqual([
+      ['end', '100'],
+      ['update', '60'],
+    ]);
+    const rows = deliveryRows(h.ctx);
+    expect(rows.filter((r) => r.status === 'superseded')).toHaveLength(60 + 5);
+    expect(rows.filter((r) => r.status === 'delivered').map((r) => r.device_id).sort()).toEqual([one.id, two.id].sort());
+  });
+
   test('updates of an activity whose token is not known yet are held, latest wins, and go when the token arrives', async () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
@@ -100,7 +127,7 @@ describe('delivery to APNs', () => {
     expect(apns.requests.map((r) => r.body.aps.event)).toEqual(['start']);
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['delivered', null],
-      ['dropped', 'superseded by a newer event'],
+      ['superseded', 'superseded by a newer event'],
       ['held', 'waiting for the activity push token'],
     ]);
 
