@@ -164,18 +164,26 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
         // Read and then cut: the client cannot know whether it was acted on.
         stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
         return undefined;
-      case 'goaway': {
-        // The connection is drained: streams already open are processed and answered (this one
-        // too), later ones must go to a new connection. Bun's server cannot send a GOAWAY with a
-        // lower last-stream-id (its client then fails the whole session with a protocol error),
-        // so streams that arrive after it are refused, unprocessed.
-        const session = stream.session!;
-        wentAway.set(session, Math.min(stream.id ?? 0, wentAway.get(session) ?? Infinity));
-        session.goaway(http2.constants.NGHTTP2_NO_ERROR);
-        setTimeout(() => session.close(), 100);
+      case 'goaway':
+        // Answered, then the connection is drained (see goAwayAfter).
         return { status: 200 };
-      }
     }
+  }
+
+  /**
+   * Sends GOAWAY once this stream's answer is out: streams already open are still answered, later
+   * ones must go to a new connection. Bun's server cannot send a GOAWAY with a lower
+   * last-stream-id (its client then fails the whole session with a protocol error), so streams
+   * that arrive after it anyway are refused, unprocessed.
+   */
+  function goAwayAfter(stream: ServerHttp2Stream): void {
+    const session = stream.session!;
+    wentAway.set(session, Math.min(stream.id ?? 0, wentAway.get(session) ?? Infinity));
+    setImmediate(() => {
+      if (session.destroyed) return;
+      session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+      setTimeout(() => session.close(), 100);
+    });
   }
 
   async function handle(stream: ServerHttp2Stream, rawHeaders: http2.IncomingHttpHeaders, raw: string): Promise<void> {
@@ -206,6 +214,7 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     const apnsId = randomUUID().toUpperCase();
     stream.respond({ ':status': answer.status, 'apns-id': apnsId, ...(answer.reason ? { 'content-type': 'application/json' } : {}), ...answer.headers });
     stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: clock.now() } : {}) }) : undefined);
+    if (fault === 'goaway') goAwayAfter(stream);
   }
 
   const server = http2.createSecureServer({ cert, key, settings: { maxConcurrentStreams: maxStreams } });

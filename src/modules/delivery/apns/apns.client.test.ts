@@ -113,9 +113,11 @@ describe('APNs HTTP/2 client', () => {
     const { request } = await setup();
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
-    apns.respond(() => gate.then(() => undefined));
+    let waiting = 0;
+    apns.respond(() => (waiting++, gate.then(() => undefined)));
     const first = Array.from({ length: 10 }, () => client.send(request()));
-    await until(() => apns.stats.activeStreams === 10);
+    // Past the stand-in's checks (where faults are drawn), waiting for their answers.
+    await until(() => waiting === 10);
     apns.faults.set({ rate: 1, kinds: ['goaway'], limit: 1 });
     const goaway = client.send(request());
     await until(() => client.connectionStates().some((c) => c.closed));
