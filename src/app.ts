@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from './context';
 import { checkRequestBody } from './http/body';
+import { storageHealth } from './db/storage-health';
 import { errorResponse, methodLookup } from './http/error-response';
 import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
@@ -56,6 +57,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);
       const id = meta?.id ?? 'unknown';
+      storageHealth(ctx.db.$client, ctx.logger).failed(error);
       const response = errorResponse(code, error, request, id, allowedMethods, ctx.logger);
       response.headers.set('x-request-id', id);
       if (meta) meta.errorStatus = response.status;

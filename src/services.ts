@@ -1,5 +1,6 @@
 import type { AppContext } from './context';
 import { groupCommit } from './db/group-commit';
+import { storageHealth } from './db/storage-health';
 import { appsService } from './modules/apps/apps.service';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
@@ -15,7 +16,7 @@ export function buildServices(ctx: AppContext) {
   const devices = devicesRepository(ctx.db);
   const releases = releasesService(ctx, apps);
   // One group commit per database: API writes of the same event-loop turn share a transaction.
-  const write = groupCommit(ctx.db.$client);
+  const write = groupCommit(ctx.db.$client, storageHealth(ctx.db.$client, ctx.logger));
   return {
     ctx,
     clock: ctx.clock,

@@ -20,13 +20,18 @@ export function defaultMigrationsFolder(): string {
  * Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on.
  * @example const db = openDatabase('data/islet.db'); migrateDatabase(db);
  */
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, options: { maxSizeMb?: number } = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const client = new Database(path, { create: true, strict: true });
   client.exec('PRAGMA journal_mode = WAL');
   client.exec('PRAGMA busy_timeout = 5000');
   client.exec('PRAGMA foreign_keys = ON');
   client.exec('PRAGMA synchronous = NORMAL');
+  if (options.maxSizeMb !== undefined) {
+    // A per-connection limit: writes that would grow the file beyond it fail with SQLITE_FULL.
+    const pageSize = client.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size;
+    client.exec(`PRAGMA max_page_count = ${Math.floor((options.maxSizeMb * 1024 * 1024) / pageSize)}`);
+  }
   return drizzle({ client, schema }) as Db;
 }
 

@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import type { StorageHealth } from './storage-health';
 
 /** Runs a write transaction and resolves with its result once it is committed. */
 export type Write = <T>(job: () => T) => Promise<T>;
@@ -12,7 +13,7 @@ export type Write = <T>(job: () => T) => Promise<T>;
  * every job of the group, none of which was answered yet.
  * @example const write = groupCommit(db.$client); await write(() => repo.insert(row));
  */
-export function groupCommit(client: Database): Write {
+export function groupCommit(client: Database, storage?: StorageHealth): Write {
   type Job = { run: () => unknown; resolve: (value: any) => void; reject: (error: unknown) => void };
   let queue: Job[] = [];
 
@@ -32,9 +33,11 @@ export function groupCommit(client: Database): Write {
         }
       })();
     } catch (error) {
+      storage?.failed(error);
       for (const job of jobs) job.reject(error);
       return;
     }
+    storage?.succeeded();
     jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
   };
 

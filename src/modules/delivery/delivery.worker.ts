@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { storageHealth, type StorageHealth } from '../../db/storage-health';
 import { appsRepository } from '../apps/apps.repository';
 import { appsService } from '../apps/apps.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
@@ -56,6 +57,10 @@ export class DeliveryWorker {
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
   private readonly guard: ChannelGuard;
+  private readonly storage: StorageHealth;
+  /** Writes of outcomes that failed in a row: no claiming meanwhile, and each retry waits longer. */
+  private flushFailures = 0;
+  private flushRetryAt = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -78,6 +83,7 @@ export class DeliveryWorker {
       ...options,
     };
     this.guard = new ChannelGuard(ctx, this.options.random);
+    this.storage = storageHealth(ctx.db.$client, ctx.logger);
   }
 
   /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
@@ -91,12 +97,15 @@ export class DeliveryWorker {
     this.unsubscribe = onQueued(this.ctx.db, () => this.wake());
     this.loop = (async () => {
       while (!this.stopping) {
+        let storageFailed = false;
         try {
           await this.drain();
         } catch (e) {
-          this.ctx.logger.error('delivery worker failed', { error: e instanceof Error ? e.message : String(e) });
+          // A full disk is logged once by the storage health, not at every poll.
+          storageFailed = this.storage.failed(e);
+          if (!storageFailed) this.ctx.logger.error('delivery worker failed', { error: e instanceof Error ? e.message : String(e) });
         }
-        await this.sleep(this.options.pollMs);
+        await this.sleep(storageFailed || this.flushFailures > 0 ? 1000 : this.options.pollMs);
       }
     })();
   }
@@ -124,6 +133,7 @@ export class DeliveryWorker {
     this.unsubscribe?.();
     await this.loop;
     await this.running;
+    this.flushRetryAt = 0;
     this.flush();
     const left = [...this.claimed];
     if (left.length > 0) this.repo.release(left, this.ctx.clock.now());
@@ -153,7 +163,8 @@ export class DeliveryWorker {
       // Claim a whole batch or nothing while sends are in flight: a claim per finished send would
       // turn one statement per batch into one per delivery.
       const room = this.options.maxInFlight - this.inFlight;
-      const mayClaim = !this.stopping && (room >= batch || this.inFlight === 0);
+      // While outcomes cannot be written (disk full), nothing more is claimed: they would pile up in memory.
+      const mayClaim = !this.stopping && this.flushFailures === 0 && (room >= batch || this.inFlight === 0);
       const rows = mayClaim ? this.repo.claim(this.ctx.clock.now(), batch) : [];
       claimedTotal += rows.length;
       if (rows.length > 0) {
@@ -299,7 +310,7 @@ export class DeliveryWorker {
 
   /** Writes the outcomes gathered so far; on a database error they are kept for the next try. */
   private flush(): number {
-    if (this.results.length === 0) return 0;
+    if (this.results.length === 0 || performance.now() < this.flushRetryAt) return 0;
     const batch = this.results;
     this.results = [];
     this.flushedAt = performance.now();
@@ -308,9 +319,14 @@ export class DeliveryWorker {
         this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
     } catch (e) {
       this.results = batch.concat(this.results);
-      this.ctx.logger.error('writing delivery outcomes failed', { error: e instanceof Error ? e.message : String(e), count: batch.length });
+      this.flushFailures++;
+      this.flushRetryAt = performance.now() + Math.min(5000, 250 * 2 ** Math.min(this.flushFailures - 1, 5));
+      if (!this.storage.failed(e) || this.flushFailures === 1)
+        this.ctx.logger.error('writing delivery outcomes failed; kept to write again', { error: e instanceof Error ? e.message : String(e), count: this.results.length });
       return 0;
     }
+    this.flushFailures = 0;
+    this.storage.succeeded();
     for (const r of batch) this.claimed.delete(r.id);
     this.releaseRecovered();
     return batch.length;
