@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http2, { type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { systemClock, type Clock } from '../lib/clock';
-import { FaultInjector, seededRandom, type Fault } from './fault-injection';
+import { FaultInjector, seededRandom, type Fault, type FaultSettings } from './fault-injection';
 import { testCertificate } from './tls';
 
 /** A key the stand-in accepts provider tokens from. */
@@ -53,6 +53,8 @@ export interface ApnsStandin {
   stats: { connections: number; pings: number; maxActiveStreams: number; activeStreams: number };
   /** Answers valid requests: return an answer (or a promise of one) to override 200. */
   respond(fn: ((req: ApnsReceived) => StandinAnswer | undefined | Promise<StandinAnswer | undefined>) | undefined): void;
+  /** Called for each request answered 200, once the answer is out (a stream cut before that does not count). */
+  onDelivered(fn: (req: ApnsReceived) => void): void;
   /** Makes a device token answer 410 Unregistered from now on. */
   unregister(token: string): void;
   /** Sends GOAWAY on every open connection. */
@@ -90,9 +92,11 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   const unregistered = new Set<string>();
   const sessions = new Set<ServerHttp2Session>();
   let responder: Parameters<ApnsStandin['respond']>[0];
+  let answered: ((req: ApnsReceived) => void) | undefined;
+  /** Connections with a GOAWAY to send (goAwayAfter), and the streams each has in flight. */
+  const goingAway = new WeakSet<http2.Http2Session>();
+  const inFlight = new WeakMap<http2.Http2Session, number>();
   const faults = new FaultInjector(options.seed === undefined ? Math.random : seededRandom(options.seed));
-  /** Per connection, the last-stream-id of the GOAWAY it sent: streams above it are refused unprocessed. */
-  const wentAway = new WeakMap<http2.Http2Session, number>();
 
   const standin = {
     requests: [] as ApnsReceived[],
@@ -151,8 +155,8 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     return undefined;
   }
 
-  /** The answer a fault gives, or undefined when it cut the stream instead. */
-  function injected(stream: ServerHttp2Stream, fault: Fault): StandinAnswer | undefined {
+  /** The answer a fault gives, or undefined when it cut the stream instead (a GOAWAY is sent after a normal answer). */
+  function injected(stream: ServerHttp2Stream, fault: Exclude<Fault, 'goaway'>): StandinAnswer | undefined {
     switch (fault) {
       case 'internal':
         return { status: 500, reason: 'InternalServerError' };
@@ -164,34 +168,30 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
         // Read and then cut: the client cannot know whether it was acted on.
         stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
         return undefined;
-      case 'goaway':
-        // Answered, then the connection is drained (see goAwayAfter).
-        return { status: 200 };
     }
   }
 
   /**
-   * Sends GOAWAY once this stream's answer is out: streams already open are still answered, later
-   * ones must go to a new connection. Bun's server cannot send a GOAWAY with a lower
-   * last-stream-id (its client then fails the whole session with a protocol error), so streams
-   * that arrive after it anyway are refused, unprocessed.
+   * Sends GOAWAY once the connection has no stream in flight (or after half a second): the client
+   * must take new requests to a new connection. APNs lets the streams in flight finish; Bun's
+   * server cuts them when it sends GOAWAY (and cannot send a lower last-stream-id: its client then
+   * fails the session), so the stand-in waits for a quiet moment. The client closes the
+   * connection once its own streams are done.
    */
   function goAwayAfter(stream: ServerHttp2Stream): void {
-    const session = stream.session!;
-    wentAway.set(session, Math.min(stream.id ?? 0, wentAway.get(session) ?? Infinity));
-    setImmediate(() => {
+    const session = stream.session;
+    if (!session || goingAway.has(session)) return;
+    goingAway.add(session);
+    const started = Date.now();
+    const check = () => {
       if (session.destroyed) return;
+      if ((inFlight.get(session) ?? 0) > 0 && Date.now() - started < 500) return void setTimeout(check, 5);
       session.goaway(http2.constants.NGHTTP2_NO_ERROR);
-      setTimeout(() => session.close(), 100);
-    });
+    };
+    setImmediate(check);
   }
 
   async function handle(stream: ServerHttp2Stream, rawHeaders: http2.IncomingHttpHeaders, raw: string): Promise<void> {
-    const last = stream.session ? wentAway.get(stream.session) : undefined;
-    if (last !== undefined && (stream.id ?? Infinity) > last) {
-      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
-      return;
-    }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(rawHeaders)) if (!name.startsWith(':') && typeof value === 'string') headers[name] = value;
     const path = String(rawHeaders[':path'] ?? '');
@@ -204,7 +204,7 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       answer = checkRequest(path, String(rawHeaders[':method']), headers, raw);
     }
     const fault = answer ? undefined : faults.draw();
-    if (fault) {
+    if (fault && fault !== 'goaway') {
       answer = injected(stream, fault);
       if (!answer) return;
     }
@@ -214,6 +214,7 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     const apnsId = randomUUID().toUpperCase();
     stream.respond({ ':status': answer.status, 'apns-id': apnsId, ...(answer.reason ? { 'content-type': 'application/json' } : {}), ...answer.headers });
     stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: clock.now() } : {}) }) : undefined);
+    if (answer.status === 200) answered?.(received);
     if (fault === 'goaway') goAwayAfter(stream);
   }
 
@@ -231,7 +232,12 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     stream.on('error', () => {});
     standin.stats.activeStreams++;
     standin.stats.maxActiveStreams = Math.max(standin.stats.maxActiveStreams, standin.stats.activeStreams);
-    stream.on('close', () => standin.stats.activeStreams--);
+    const session = stream.session!;
+    inFlight.set(session, (inFlight.get(session) ?? 0) + 1);
+    stream.on('close', () => {
+      standin.stats.activeStreams--;
+      inFlight.set(session, inFlight.get(session)! - 1);
+    });
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
@@ -251,6 +257,9 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       responder = fn;
     },
     unregister: (token) => unregistered.add(token),
+    onDelivered: (fn) => {
+      answered = fn;
+    },
     goaway: () => {
       for (const s of sessions) s.goaway(http2.constants.NGHTTP2_NO_ERROR);
     },
@@ -290,30 +299,49 @@ function safeJson(raw: string): unknown {
   }
 }
 
-// As a separate process (benchmarks): keys from APNS_STANDIN_KEYS (JSON array of StandinKey),
-// prints one JSON line {url, ca} once listening, then, every 20 ms while it changes,
-// {accepted, lastAt}: the valid requests so far and when the last arrived (epoch ms, fractional).
+// As a separate process (benchmarks, chaos): keys from APNS_STANDIN_KEYS (JSON array of
+// StandinKey), prints one JSON line {url, ca} once listening, then, every 20 ms while it changes,
+// {accepted, distinct, lastAt}: the valid requests answered 200 so far, how many distinct device
+// tokens they went to (fewer: duplicates), and when the last arrived (epoch ms, fractional).
+// Commands, one JSON line each on stdin: {"goAway": true}, {"comeBack": true}, {"faults": FaultSettings}.
 if (import.meta.main) {
   const standin = await startApnsStandin({
     keys: JSON.parse(process.env.APNS_STANDIN_KEYS ?? '[]') as StandinKey[],
     port: Number(process.env.APNS_STANDIN_PORT ?? 0),
     maxConcurrentStreams: Number(process.env.APNS_STANDIN_MAX_STREAMS ?? 1000),
+    seed: process.env.APNS_STANDIN_SEED === undefined ? undefined : Number(process.env.APNS_STANDIN_SEED),
   });
   let accepted = 0;
   let lastAt = 0;
-  standin.respond(() => {
+  const tokens = new Set<string>();
+  standin.onDelivered((req) => {
     // Keeping every request would grow without end in a long benchmark.
     standin.requests.length = 0;
     accepted++;
+    tokens.add(req.token);
     lastAt = performance.timeOrigin + performance.now();
-    return undefined;
   });
   process.stdout.write(`${JSON.stringify({ url: standin.url, ca: standin.ca })}\n`);
   let reported = 0;
   setInterval(() => {
     if (accepted === reported) return;
     reported = accepted;
-    process.stdout.write(`${JSON.stringify({ accepted, lastAt })}\n`);
+    process.stdout.write(`${JSON.stringify({ accepted, distinct: tokens.size, lastAt })}\n`);
   }, 20);
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of Bun.stdin.stream()) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n')) >= 0) {
+        const command = JSON.parse(buffered.slice(0, end)) as { goAway?: true; comeBack?: true; faults?: FaultSettings };
+        buffered = buffered.slice(end + 1);
+        if (command.goAway) await standin.goAway();
+        if (command.comeBack) await standin.comeBack();
+        if (command.faults) standin.faults.set(command.faults);
+      }
+    }
+  })();
   process.on('SIGTERM', () => standin.close().then(() => process.exit(0)));
 }

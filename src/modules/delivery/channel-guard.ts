@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import { channelDownReason, channelHealth, channelOf, type ChannelHealth, type ChannelKey } from './channel-health';
+import { channelDownReason, channelHealth, channelOf, type ChannelHealth, type ChannelHealthOptions, type ChannelKey } from './channel-health';
 import { channelHoldsRepository } from './channel-holds.repository';
 import type { DeliveryResult } from './delivery.repository';
 import type { ClaimedDelivery, Route } from './delivery.routing';
@@ -38,8 +38,10 @@ export class ChannelGuard {
   constructor(
     private readonly ctx: AppContext,
     private readonly random: () => number,
+    options: ChannelHealthOptions = {},
   ) {
     this.health = channelHealth(ctx);
+    this.health.configure(options);
     this.holds = channelHoldsRepository(ctx.db);
   }
 
@@ -80,7 +82,7 @@ export class ChannelGuard {
    */
   unreachable(gate: Gate | undefined, outcome: Extract<Outcome, { kind: 'unreachable' }>, row: ClaimedDelivery, sent: Sent): DeliveryResult {
     const result = { ...sent, attempts: row.attempts, reason: outcome.reason };
-    if (gate && !this.stopping && this.health.connectionFailed(gate.key, outcome.reason, gate.probe)) return { ...result, status: 'held', reason: channelDownReason(gate.key) };
+    if (gate && !this.stopping && !outcome.serverAlive && this.health.connectionFailed(gate.key, outcome.reason, gate.probe)) return { ...result, status: 'held', reason: channelDownReason(gate.key) };
     return { ...result, status: 'pending', nextAttemptAt: this.ctx.clock.now() + Math.floor(this.random() * 1000) };
   }
 

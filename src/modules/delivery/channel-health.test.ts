@@ -19,7 +19,8 @@ async function setup() {
   apns = await startApnsStandin({ keys: [key], clock: h.clock });
   await h.createApp({ id: 'demo' });
   await h.admin('PUT', '/api/admin/apps/demo/apns', { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: apns.url, ca: apns.ca });
-  engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
+  // Down after 3 failures in a row however fast they come (the fake clock does not move during a drain).
+  engine = createDeliveryEngine(h.ctx, { random: () => 0.5, health: { downAfterMs: 0 } });
 }
 
 const statuses = () => {
@@ -97,7 +98,7 @@ describe('channel health', () => {
     h.clock.advance(500);
 
     // A new process: its channel health starts empty (healthy).
-    const next = createDeliveryEngine({ ...h.ctx }, { random: () => 0.5 });
+    const next = createDeliveryEngine({ ...h.ctx }, { random: () => 0.5, health: { downAfterMs: 0 } });
     next.start();
     try {
       while (statuses().delivered !== 5) await new Promise((r) => setTimeout(r, 10));

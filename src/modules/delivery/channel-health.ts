@@ -29,8 +29,13 @@ export interface ChannelStatus extends ChannelKey {
 }
 
 export interface ChannelHealthOptions {
-  /** Connection-level failures in a row (no answer in between) that take a channel down. */
+  /** Connection-level failures in a row (no answer in between) that take a channel down… */
   downAfter?: number;
+  /**
+   * …once they have gone on for this long (real time): a connection that drops fails all its
+   * streams in the same instant, and the next connection usually answers at once.
+   */
+  downAfterMs?: number;
   /** The first probe waits this long; each failed probe doubles it up to `probeCapMs`. */
   probeBaseMs?: number;
   probeCapMs?: number;
@@ -47,6 +52,8 @@ interface Channel {
   reason: string | null;
   since: number;
   failures: number;
+  /** Real time (performance.now) of the first failure of the current streak. */
+  failingSince: number;
   throttles: number;
   probes: number;
   nextProbeAt: number;
@@ -66,17 +73,24 @@ interface Channel {
 export class ChannelHealth {
   private readonly channels = new Map<string, Channel>();
   private readonly tokens = new Map<string, number>();
-  private readonly downAfter: number;
-  private readonly probeBaseMs: number;
-  private readonly probeCapMs: number;
-  private readonly slowAfter: number;
+  private downAfter!: number;
+  private downAfterMs!: number;
+  private probeBaseMs!: number;
+  private probeCapMs!: number;
+  private slowAfter!: number;
 
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
     options: ChannelHealthOptions = {},
   ) {
+    this.configure(options);
+  }
+
+  /** Sets the thresholds (the worker passes its options; tests shorten the real-time window). */
+  configure(options: ChannelHealthOptions): void {
     this.downAfter = options.downAfter ?? 3;
+    this.downAfterMs = options.downAfterMs ?? 250;
     this.probeBaseMs = options.probeBaseMs ?? 1000;
     this.probeCapMs = options.probeCapMs ?? 15_000;
     this.slowAfter = options.slowAfter ?? 5;
@@ -145,7 +159,7 @@ export class ChannelHealth {
   connectionFailed(key: ChannelKey, reason: string, probe: boolean): boolean {
     const c = this.channel(key);
     const now = this.clock.now();
-    c.failures++;
+    if (c.failures++ === 0) c.failingSince = performance.now();
     if (c.state === 'down') {
       if (probe) {
         c.probeInFlight = false;
@@ -155,7 +169,7 @@ export class ChannelHealth {
       }
       return true;
     }
-    if (c.failures < this.downAfter) {
+    if (c.failures < this.downAfter || performance.now() - c.failingSince < this.downAfterMs) {
       if (c.state === 'healthy') this.enter(c, 'degraded', reason);
       else c.reason = reason;
       return false;
@@ -251,6 +265,7 @@ export class ChannelHealth {
         reason: null,
         since: this.clock.now(),
         failures: 0,
+        failingSince: 0,
         throttles: 0,
         probes: 0,
         nextProbeAt: 0,

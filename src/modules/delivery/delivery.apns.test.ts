@@ -218,12 +218,12 @@ describe('delivery to APNs', () => {
   test('a delivery that keeps failing is given up after the last attempt; a permanent error fails at once', async () => {
     await setup({ random: () => 0, backoff: { baseMs: 1000, capMs: 60_000, maxAttempts: 3 } });
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
-    apns.respond((req) => (req.body.aps.alert.title === 'big' ? { status: 413, reason: 'PayloadTooLarge' } : { status: 500, reason: 'InternalServerError' }));
+    apns.respond((req) => (req.body.aps.alert.title === 'big' ? { status: 413, reason: 'PayloadTooLarge' } : { status: 429, reason: 'TooManyRequests' }));
     queue(h.ctx, 'demo', notificationContent('flaky'), [iphone.id]);
     queue(h.ctx, 'demo', notificationContent('big'), [iphone.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.reason])).toEqual([
-      ['failed', 3, 'gave up after 3 attempts: InternalServerError'],
+      ['failed', 3, 'gave up after 3 attempts: TooManyRequests'],
       ['failed', 1, 'PayloadTooLarge'],
     ]);
   });

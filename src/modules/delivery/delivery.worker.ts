@@ -4,6 +4,7 @@ import { appsRepository } from '../apps/apps.repository';
 import { appsService } from '../apps/apps.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { ChannelGuard, type Gate, type HeldBack } from './channel-guard';
+import type { ChannelHealthOptions } from './channel-health';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
@@ -23,6 +24,8 @@ export interface WorkerOptions {
   /** Outcomes written per transaction (at most). */
   flushSize?: number;
   backoff?: BackoffPolicy;
+  /** When a channel counts as down and how it is probed (channel-health.ts). */
+  health?: ChannelHealthOptions;
   /** Jitter source, [0, 1). */
   random?: () => number;
 }
@@ -79,10 +82,11 @@ export class DeliveryWorker {
       pollMs: 100,
       flushSize: 200,
       backoff: DEFAULT_BACKOFF,
+      health: {},
       random: Math.random,
       ...options,
     };
-    this.guard = new ChannelGuard(ctx, this.options.random);
+    this.guard = new ChannelGuard(ctx, this.options.random, this.options.health);
     this.storage = storageHealth(ctx.db.$client, ctx.logger);
   }
 

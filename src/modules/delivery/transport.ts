@@ -37,9 +37,11 @@ export type Outcome =
   /**
    * No answer from the provider: connection refused, TLS failure, timeout, GOAWAY, a reset or a
    * dropped connection (the outcome of a request in flight is unknown, so it goes again: at least
-   * once). Never a delivery attempt; moves the channel toward down (channel-health.ts).
+   * once). Never a delivery attempt; moves the channel toward down (channel-health.ts), unless
+   * `serverAlive`: the provider itself turned the request away unprocessed (GOAWAY, refused
+   * streams) more often than the transport resends at once.
    */
-  | { kind: 'unreachable'; reason: string }
+  | { kind: 'unreachable'; reason: string; serverAlive?: boolean }
   | { kind: 'drop-token'; reason: string }
   | { kind: 'pause-channel'; reason: string }
   | { kind: 'failed'; reason: string };

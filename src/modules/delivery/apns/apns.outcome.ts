@@ -25,9 +25,12 @@ const PAUSE_CHANNEL = new Set([
   'Forbidden',
 ]);
 /** Transient: the same request may succeed later. */
-const RETRY = new Set(['ExpiredProviderToken', 'IdleTimeout', 'InternalServerError']);
-/** About APNs itself (overloaded, shutting down, our token churn), not the message: the whole channel waits. */
-const RETRY_CHANNEL = new Set(['ServiceUnavailable', 'Shutdown', 'TooManyProviderTokenUpdates']);
+const RETRY = new Set(['ExpiredProviderToken', 'IdleTimeout']);
+/**
+ * About APNs itself (failing, overloaded, shutting down, our token churn), not the message: no
+ * attempt is spent, and a streak of them (or a Retry-After) slows the whole channel.
+ */
+const RETRY_CHANNEL = new Set(['InternalServerError', 'ServiceUnavailable', 'Shutdown', 'TooManyProviderTokenUpdates']);
 
 /**
  * The one place that decides what an APNs answer means. Reasons decide first (Apple documents
@@ -48,7 +51,6 @@ export function apnsOutcome(res: ApnsResponse): Outcome {
   if (res.status === 410) return { kind: 'drop-token', reason };
   if (res.status === 403) return { kind: 'pause-channel', reason };
   if (res.status === 429) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'token' };
-  if (res.status === 503) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
-  if (res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
+  if (res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
   return { kind: 'failed', reason };
 }

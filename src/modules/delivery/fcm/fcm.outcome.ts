@@ -14,7 +14,6 @@ export const FCM_QUOTA_WAIT_MS = 60_000;
 
 const DROP_TOKEN = new Set(['UNREGISTERED', 'SENDER_ID_MISMATCH']);
 const PAUSE_CHANNEL = new Set(['THIRD_PARTY_AUTH_ERROR', 'UNAUTHENTICATED', 'PERMISSION_DENIED']);
-const RETRY = new Set(['INTERNAL']);
 
 /**
  * The one place that decides what an FCM answer means: the FcmError code in `details` first, then
@@ -36,7 +35,7 @@ export function fcmOutcome(res: FcmResponse): Outcome {
     return { kind: 'retry', reason, afterMs: Math.max(FCM_QUOTA_WAIT_MS, res.retryAfterMs ?? 0), scope };
   }
   if (PAUSE_CHANNEL.has(code) || res.status === 401 || res.status === 403) return { kind: 'pause-channel', reason };
-  if (code === 'UNAVAILABLE' || res.status === 503) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
-  if (RETRY.has(code) || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
+  // FCM failing or overloaded: about the provider, not the message.
+  if (code === 'UNAVAILABLE' || code === 'INTERNAL' || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
   return { kind: 'failed', reason };
 }
