@@ -26,6 +26,53 @@ async function setCredentials(project: string) {
   expect(res.status).toBe(200);
 }
 
+describe('FCM going away and failing', () => {
+  test('an FCM outage takes the channel down without spending attempts; the first answer after it releases everything', async () => {
+    h = createHarness();
+    fcm = await startFcmStandin();
+    await h.createApp({ id: 'demo' });
+    await setCredentials('demo-project');
+    engine = createDeliveryEngine(h.ctx, { random: () => 0.5, health: { downAfterMs: 0 } });
+    const devices = Array.from({ length: 10 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+    await fcm.goAway();
+    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await engine.drain();
+    h.clock.advance(1000);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['held', 0]));
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    expect(channels).toMatchObject([{ provider: 'fcm', endpoint: fcm.url, state: 'down', held: 10 }]);
+
+    await fcm.comeBack();
+    h.clock.advance(2000);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['delivered', 1]));
+    expect(new Set(fcm.requests.map((r) => r.body.message.token)).size).toBe(10);
+  });
+
+  test('with 30% injected 500, 503 and per-device 429 answers everything arrives and only the 429s spend attempts', async () => {
+    h = createHarness();
+    fcm = await startFcmStandin({ seed: 3 });
+    await h.createApp({ id: 'demo' });
+    await setCredentials('demo-project');
+    engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
+    const devices = Array.from({ length: 50 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+    fcm.faults.set({ rate: 0.3, kinds: ['internal', 'unavailable', 'too-many'], retryAfterS: 1 });
+    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    for (let i = 0; i < 30 && deliveryRows(h.ctx, `status = 'delivered'`).length < 50; i++) {
+      await engine.drain();
+      h.clock.advance(61_000);
+    }
+    const rows = deliveryRows(h.ctx);
+    expect(rows.every((r) => r.status === 'delivered')).toBe(true);
+    const produced = fcm.faults.produced;
+    expect(produced.internal + produced.unavailable).toBeGreaterThan(0);
+    expect(produced['too-many']).toBeGreaterThan(0);
+    // One attempt for the success, one for each per-device 429.
+    expect(rows.reduce((sum, r) => sum + r.attempts, 0)).toBe(50 + produced['too-many']);
+  });
+});
+
 describe('delivery to FCM', () => {
   test('live activities go as data messages with string values, notifications as notification messages', async () => {
     await setup();
