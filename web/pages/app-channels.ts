@@ -75,7 +75,12 @@ function HealthLines(props: { provider: 'APNs' | 'FCM'; health: ChannelHealth[] 
     (h) => html`<div class="channel-health" data-state=${h.state}>
       <${Badge} tone=${HEALTH_TONE[h.state]}>${h.state}<//> <span class="mono small">${h.endpoint}</span>
       ${h.state === 'down'
-        ? html`<${Alert} tone="warn"><strong>${props.provider} is unreachable</strong> since ${relativeTime(h.since)}: <span class="mono">${h.reason}</span>. ${h.held} deliveries wait (no attempt spent); the next probe goes ${h.nextProbeAt ? `at ${new Date(h.nextProbeAt).toLocaleTimeString()}` : 'soon'}, and they all go as soon as it answers.<//>`
+        ? html`<${Alert} tone="warn">
+            <strong>${props.provider} is unreachable</strong> (since ${relativeTime(h.since)}).
+            ${h.held === 1 ? '1 delivery waits' : `${h.held} deliveries wait`} without spending attempts; one probe goes
+            ${h.nextProbeAt ? `at ${new Date(h.nextProbeAt).toLocaleTimeString()}` : 'soon'}, and everything goes as soon as it answers.
+            <div class="mono small">${h.reason}</div>
+          <//>`
         : h.state === 'degraded'
           ? html`<p class="muted small">${h.reason}${h.slowUntil ? ` · asked to wait until ${new Date(h.slowUntil).toLocaleTimeString()}` : ''}</p>`
           : ''}
