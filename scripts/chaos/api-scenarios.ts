@@ -2,7 +2,7 @@
  * Chaos on the API side: SIGTERM while clients keep writing, and a disk that fills up.
  */
 import { Database } from 'bun:sqlite';
-import { existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SpawnedServer } from '../../src/test-support/spawn-server';
 import { APP, createFleet, fanoutResult, now, seconds, send, SERVICE_KEY, type ScenarioResult } from './fleet';
@@ -24,7 +24,8 @@ export async function sigtermScenario(options: { devices: number; clients: numbe
       while (!stop && next < options.devices) {
         const user = `user-${next++}`;
         try {
-          accepted += await send(server, [user]);
+          const queued = await send(server, [user]);
+          accepted += queued;
         } catch {
           // Refused or cut by the shutdown: not accepted, so not owed.
           refused++;
@@ -121,13 +122,13 @@ export async function diskFullScenario(): Promise<ScenarioResult> {
       const recoverSeconds = seconds(now() - roomAt);
       const after = await register(i + 1);
       if (after.ok) acknowledged.push(((await after.json()) as { device: { id: string } }).device.id);
-      // Read the database as the server left it (its tmpfs vanishes with its namespace).
+      // Copy the database as the server left it, quiet now (its tmpfs vanishes with its namespace;
+      // SQLite itself would resolve /proc/<pid>/root to this process's own root).
       const copy = join(dir, 'after.db');
-      const db = new Database(tmpfs ? join(`/proc/${server.proc.pid}/root`, dbPath) : dbPath, { readonly: true });
-      db.exec(`VACUUM INTO '${copy}'`);
-      db.close();
+      const source = tmpfs ? join(`/proc/${server.proc.pid}/root`, dbPath) : dbPath;
+      for (const suffix of ['', '-wal']) if (existsSync(source + suffix)) copyFileSync(source + suffix, copy + suffix);
       const exitCode = await server.stop();
-      const check = new Database(copy, { readonly: true });
+      const check = new Database(copy);
       const ids = new Set(check.query<{ id: string }, []>('SELECT id FROM devices').all().map((r) => r.id));
       const integrity = check.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check;
       check.close();

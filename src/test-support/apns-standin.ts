@@ -96,6 +96,9 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   /** Connections with a GOAWAY to send (goAwayAfter), and the streams each has in flight. */
   const goingAway = new WeakSet<http2.Http2Session>();
   const inFlight = new WeakMap<http2.Http2Session, number>();
+  const lastSeen = new WeakMap<http2.Http2Session, number>();
+  /** The last-stream-id of the GOAWAY a connection sent. */
+  const announced = new WeakMap<http2.Http2Session, number>();
   const faults = new FaultInjector(options.seed === undefined ? Math.random : seededRandom(options.seed));
 
   const standin = {
@@ -172,11 +175,10 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   }
 
   /**
-   * Sends GOAWAY once the connection has no stream in flight (or after half a second): the client
-   * must take new requests to a new connection. APNs lets the streams in flight finish; Bun's
-   * server cuts them when it sends GOAWAY (and cannot send a lower last-stream-id: its client then
-   * fails the session), so the stand-in waits for a quiet moment. The client closes the
-   * connection once its own streams are done.
+   * Sends GOAWAY once the connection has no stream in flight (or after half a second), with the
+   * last stream this handler saw as its last-stream-id; streams above it that still arrive are
+   * refused unprocessed, and the client sends them again on a new connection. (Bun's server cuts
+   * the streams in flight when it sends GOAWAY, which APNs does not, hence the quiet moment.)
    */
   function goAwayAfter(stream: ServerHttp2Stream): void {
     const session = stream.session;
@@ -186,7 +188,10 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     const check = () => {
       if (session.destroyed) return;
       if ((inFlight.get(session) ?? 0) > 0 && Date.now() - started < 500) return void setTimeout(check, 5);
-      session.goaway(http2.constants.NGHTTP2_NO_ERROR);
+      // The last stream this handler has seen: streams above it are not processed (see 'stream').
+      const last = lastSeen.get(session) ?? 0;
+      announced.set(session, last);
+      session.goaway(http2.constants.NGHTTP2_NO_ERROR, last);
     };
     setImmediate(check);
   }
@@ -230,10 +235,17 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   server.on('stream', (stream, headers) => {
     // A refused or reset stream emits an error that would otherwise crash the server.
     stream.on('error', () => {});
+    const session = stream.session!;
+    const last = announced.get(session);
+    if (last !== undefined && (stream.id ?? Infinity) > last) {
+      // Above the GOAWAY's last-stream-id: refused, never processed (the client sends it again).
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      return;
+    }
     standin.stats.activeStreams++;
     standin.stats.maxActiveStreams = Math.max(standin.stats.maxActiveStreams, standin.stats.activeStreams);
-    const session = stream.session!;
     inFlight.set(session, (inFlight.get(session) ?? 0) + 1);
+    lastSeen.set(session, Math.max(lastSeen.get(session) ?? 0, stream.id ?? 0));
     stream.on('close', () => {
       standin.stats.activeStreams--;
       inFlight.set(session, inFlight.get(session)! - 1);

@@ -132,6 +132,18 @@ describe('APNs HTTP/2 client', () => {
     expect(apns.stats.connections).toBe(2);
   });
 
+  test('GOAWAY on a tenth of the requests: streams above each last-stream-id go again on another connection, every push arrives exactly once', async () => {
+    const { request } = await setup();
+    apns.faults.set({ rate: 0.1, kinds: ['goaway'] });
+    let delivered = 0;
+    apns.onDelivered(() => delivered++);
+    const outcomes = await Promise.all(Array.from({ length: 1000 }, () => client.send(request())));
+    expect(outcomes.every((o) => o.kind === 'delivered')).toBe(true);
+    expect(apns.faults.produced.goaway).toBeGreaterThan(10);
+    expect(apns.stats.connections).toBeGreaterThan(1);
+    expect(delivered).toBe(1000);
+  });
+
   test('a provider that is gone gives unreachable outcomes at once; it is reachable again after it comes back', async () => {
     const { request } = await setup();
     expect((await client.send(request())).kind).toBe('delivered');
