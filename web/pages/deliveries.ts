@@ -13,7 +13,7 @@ import { Link, navigate } from '../lib/router';
 import type { Delivery } from '../lib/types';
 
 const PAGE = 50;
-const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped'];
+const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'];
 const KINDS = ['notification', 'la_start', 'la_update', 'la_end'];
 /** The filters, as named in the URL and in the API's query. */
 const KEYS = ['endUserId', 'deviceId', 'templateSlug', 'activityId', 'kind', 'status', 'reason', 'since', 'until'] as const;

@@ -8,7 +8,15 @@ import { parseDate } from '../live-activities/live-activities.options';
 import { deliveryHistoryRepository, type AttemptRow, type DeliveryFilter, type DeliveryRow, type LedgerRow } from './delivery-history.repository';
 
 // Written out: a mapped union loses its literal types, and t.UnionEnum in a query gets its first value as a default.
-const Status = t.Union([t.Literal('pending'), t.Literal('held'), t.Literal('sending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('dropped')]);
+const Status = t.Union([
+  t.Literal('pending'),
+  t.Literal('held'),
+  t.Literal('sending'),
+  t.Literal('delivered'),
+  t.Literal('failed'),
+  t.Literal('dropped'),
+  t.Literal('superseded'),
+]);
 const Kind = t.Union([t.Literal('notification'), t.Literal('la_start'), t.Literal('la_update'), t.Literal('la_end')]);
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 const Time = t.String({ format: 'date-time' });

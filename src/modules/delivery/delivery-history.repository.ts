@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database';
 
-export const DELIVERY_STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped'] as const;
+export const DELIVERY_STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] as const;
 export const MESSAGE_KINDS = ['notification', 'la_start', 'la_update', 'la_end'] as const;
 
 /** What the console asks of an app's deliveries; every field narrows, none is required. */
