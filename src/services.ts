@@ -6,6 +6,7 @@ import { auditService } from './modules/audit/audit.service';
 import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
+import { idempotency } from './modules/idempotency/idempotency';
 import { devicesRepository } from './modules/devices/devices.repository';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
@@ -30,6 +31,7 @@ export function buildServices(ctx: AppContext) {
     /** Shared by console sign-in and the admin API's Bearer token: both guess the same secret. */
     adminThrottle: authThrottle(ctx.clock, 'wrong tokens'),
     devices,
+    idempotency: idempotency(ctx),
     releases,
     notifications: notificationsService(ctx, releases, devices),
     liveActivities: liveActivitiesService(ctx, devices, write),
