@@ -66,4 +66,5 @@ CREATE TABLE `webhook_events` (
 	FOREIGN KEY (`app_id`) REFERENCES `apps`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `webhook_events_created` ON `webhook_events` (`created_at`);
+CREATE INDEX `webhook_events_created` ON `webhook_events` (`created_at`);--> statement-breakpoint
+CREATE INDEX `webhook_events_app_type` ON `webhook_events` (`app_id`,`type`,`created_at`);

@@ -20,6 +20,7 @@ import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
+import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes';
 import { buildServices, type Services } from './services';
 
 export interface CreateAppOptions {
@@ -107,7 +108,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
     .use(usageAdminRoutes(services))
-    .use(auditAdminRoutes(services));
+    .use(auditAdminRoutes(services))
+    .use(webhooksAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
   routes = () => app.routes as never;

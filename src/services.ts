@@ -11,6 +11,7 @@ import { devicesRepository } from './modules/devices/devices.repository';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { releasesService } from './modules/notifications/releases.service';
+import { webhooksService } from './modules/webhooks/webhooks.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
@@ -35,6 +36,7 @@ export function buildServices(ctx: AppContext) {
     releases,
     notifications: notificationsService(ctx, releases, devices),
     liveActivities: liveActivitiesService(ctx, devices, write),
+    webhooks: webhooksService(ctx, apps),
   };
 }
 

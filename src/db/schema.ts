@@ -345,7 +345,7 @@ export const webhookEvents = sqliteTable(
     body: text('body').notNull(),
     createdAt: integer('created_at').notNull(),
   },
-  (t) => [index('webhook_events_created').on(t.createdAt)],
+  (t) => [index('webhook_events_created').on(t.createdAt), index('webhook_events_app_type').on(t.appId, t.type, t.createdAt)],
 );
 
 /** The webhook outbox: one row per event and endpoint, sent by the dispatcher with retries. */

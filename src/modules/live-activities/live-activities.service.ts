@@ -16,6 +16,8 @@ import { endActivities, followUpTargets, hasApnsCredentials, parsed, startInstan
 import { firstTimestamp, liveActivitiesRepository, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
+import { emitterFor } from '../webhooks/webhooks.causes';
+import { emitWebhook } from '../webhooks/webhooks.outbox';
 import { activityDataError, contentStateError } from './template-validation';
 import { findTemplate, type TemplateDefinition } from './templates';
 
@@ -109,6 +111,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       return write(() => {
         const rows: NewActivity[] = [];
         const started: NewInstance[] = [];
+        const emitStarted = emitterFor(db, app.id, 'live_activity.started', now);
         for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
           // The platform of the end user's most recently registered device (they come oldest first).
           const { endUserId, platform } = userDevices.at(-1)!;
@@ -117,6 +120,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
           enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
           rows.push(row);
           started.push(...startInstances(row.id, userDevices, targets, now));
+          emitStarted({ activityId: row.id, endUserId, templateSlug: template.slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
         }
         repo.insert(rows);
         instances.insert(started);
@@ -206,6 +210,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
         const tokenId = tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
         instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
         releaseHeld(db, { activityId: id, deviceId: device.id, tokenId }, now);
+        emitWebhook(db, appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
       });
     },
   };
