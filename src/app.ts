@@ -5,6 +5,7 @@ import { errorResponse, methodLookup } from './http/error-response';
 import { refuseRequest } from './http/methods';
 import { requestPath } from './http/request-path';
 import { newId } from './lib/ids';
+import { activityStreamsRoutes } from './modules/activity-streams/activity-streams.routes';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
@@ -100,6 +101,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))
+    .use(activityStreamsRoutes(services))
     .use(appsAdminRoutes(services))
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))

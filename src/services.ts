@@ -1,6 +1,7 @@
 import type { AppContext } from './context';
 import { groupCommit } from './db/group-commit';
 import { clientAddresses } from './http/client-address';
+import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
 import { auditService } from './modules/audit/audit.service';
 import { authThrottle } from './modules/auth/auth-throttle';
@@ -21,6 +22,7 @@ export function buildServices(ctx: AppContext) {
   // One group commit per database: API writes of the same event-loop turn share a transaction.
   const write = groupCommit(ctx.db.$client);
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
+  const liveActivities = liveActivitiesService(ctx, devices, write);
   return {
     ctx,
     clock: ctx.clock,
@@ -35,7 +37,8 @@ export function buildServices(ctx: AppContext) {
     idempotency: idempotency(ctx),
     releases,
     notifications: notificationsService(ctx, releases, devices),
-    liveActivities: liveActivitiesService(ctx, devices, write),
+    liveActivities,
+    streams: activityStreamsService(ctx, liveActivities, write),
     webhooks: webhooksService(ctx, apps),
   };
 }

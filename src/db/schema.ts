@@ -390,3 +390,29 @@ export const webhookAttempts = sqliteTable(
   },
   (t) => [index('webhook_attempts_endpoint').on(t.endpointId, t.id)],
 );
+
+/**
+ * Activity streams: a key of the app's choosing whose PUT says "this is the state now"; Islet
+ * starts, updates, does nothing or starts over (before iOS's 8-hour limit).
+ */
+export const activityStreams = sqliteTable(
+  'activity_streams',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    templateSlug: text('template_slug').notNull(),
+    /** JSON, as started: a change of template, attributes or targets starts over. */
+    attributes: text('attributes').notNull(),
+    /** JSON array of end user ids; null: every connected end user. */
+    targetUsers: text('target_users'),
+    /** JSON of the last contentState put. */
+    contentState: text('content_state').notNull(),
+    /** JSON array of the ids of the activities started for the stream's current run. */
+    activityIds: text('activity_ids').notNull(),
+    startedAt: integer('started_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.key] })],
+);

@@ -1,3 +1,17 @@
+CREATE TABLE `activity_streams` (
+	`app_id` text NOT NULL,
+	`key` text NOT NULL,
+	`template_slug` text NOT NULL,
+	`attributes` text NOT NULL,
+	`target_users` text,
+	`content_state` text NOT NULL,
+	`activity_ids` text NOT NULL,
+	`started_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	PRIMARY KEY(`app_id`, `key`),
+	FOREIGN KEY (`app_id`) REFERENCES `apps`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
 CREATE TABLE `idempotency_keys` (
 	`app_id` text NOT NULL,
 	`key` text NOT NULL,
