@@ -18,7 +18,9 @@ export interface DocumentedRoute {
  *   Swagger UI offers in a drop-down instead of showing only the first;
  * - a body marked OPTIONAL_BODY is not required (DELETE of a Live Activity);
  * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum;
- * - every mutating operation of the public API takes an `Idempotency-Key` header (modules/idempotency).
+ * - every mutating operation of the public API takes an `Idempotency-Key` header (modules/idempotency);
+ * - a string map (TypeBox's `patternProperties` of `^(.*)$`) is `additionalProperties`, which
+ *   client generators understand (openapi-typescript turns the other into a map of `never`).
  */
 export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
   const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
@@ -53,6 +55,7 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
       }
     }
   }
+  stringMaps(doc.paths);
   return doc;
 }
 
@@ -97,4 +100,15 @@ function idempotencyKey(operation: Json): void {
   operation.responses['422'] ??= problem('Idempotency-Key already used with a different request');
   const detail = 'With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.';
   operation.description = operation.description ? `${operation.description} ${detail}` : detail;
+}
+
+function stringMaps(schema: unknown): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  const s = schema as Json;
+  const patterns = s.patternProperties;
+  if (patterns && typeof patterns === 'object' && Object.keys(patterns).length === 1 && patterns['^(.*)$']) {
+    s.additionalProperties = patterns['^(.*)$'];
+    delete s.patternProperties;
+  }
+  for (const value of Object.values(s)) stringMaps(value);
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createIsletClient, type IsletClient } from '../../client/islet-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 
@@ -10,6 +11,8 @@ const ADMIN = 'webhooks-admin';
 let dir: string;
 let server: SpawnedServer;
 let receiver: WebhookReceiver;
+let islet: IsletClient;
+let admin: IsletClient;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'islet-webhooks-'));
@@ -19,22 +22,14 @@ beforeAll(async () => {
     `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "${ADMIN}"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
       `[[apps]]\nid = "hooks"\napp_secret = "${SECRET}"\n`,
   );
+  islet = createIsletClient({ baseUrl: server.url, serviceKey: SECRET });
+  admin = createIsletClient({ baseUrl: server.url, adminToken: ADMIN });
 });
 afterAll(async () => {
   await server?.stop();
   await receiver?.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const call = async (method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-service-key': SECRET }) => {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as any };
-};
-const admin = (method: string, path: string, body?: unknown) => call(method, path, body, { authorization: `Bearer ${ADMIN}` });
 
 async function until(what: () => boolean, ms: number): Promise<void> {
   const start = Date.now();
@@ -43,22 +38,30 @@ async function until(what: () => boolean, ms: number): Promise<void> {
 
 describe('webhooks through a real server process (real time)', () => {
   test('a receiver that is down gets the events later, each verified with the standardwebhooks package', async () => {
-    const created = await admin('POST', '/api/admin/apps/hooks/webhooks', { url: receiver.url, events: ['live_activity.started', 'live_activity.ended'] });
-    expect(created.status).toBe(201);
-    receiver.secret = created.body.secret;
+    const app = { appId: 'hooks' };
+    const created = await admin.POST('/api/admin/apps/{appId}/webhooks', {
+      params: { path: app },
+      body: { url: receiver.url, events: ['live_activity.started', 'live_activity.ended'] },
+    });
+    expect(created.response.status).toBe(201);
+    receiver.secret = created.data!.secret;
     await receiver.down();
 
-    expect((await call('POST', '/api/apps/hooks/devices', { endUserId: 'u1', platform: 'android', token: 'tok-u1' })).status).toBe(200);
-    const started = await call('POST', '/api/apps/hooks/live-activities', { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '1' } });
-    const activityId = started.body.activities[0].id;
-    expect((await call('DELETE', `/api/apps/hooks/live-activities/${activityId}`)).status).toBe(200);
+    expect((await islet.POST('/api/apps/{appId}/devices', { params: { path: app }, body: { endUserId: 'u1', platform: 'android', token: 'tok-u1' } })).response.status).toBe(200);
+    const started = await islet.POST('/api/apps/{appId}/live-activities', {
+      params: { path: app },
+      body: { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '1' } },
+    });
+    const activityId = started.data!.activities[0]!.id;
+    expect((await islet.DELETE('/api/apps/{appId}/live-activities/{id}', { params: { path: { ...app, id: activityId } } })).response.status).toBe(200);
 
     // The first attempt (within a second) finds nobody listening.
-    const attempts = () => admin('GET', `/api/admin/apps/hooks/webhooks/${created.body.id}/attempts`);
-    let failed: any[] = [];
+    const attempts = async () =>
+      (await admin.GET('/api/admin/apps/{appId}/webhooks/{id}/attempts', { params: { path: { ...app, id: created.data!.id }, query: {} } })).data!.attempts;
+    let failed: Awaited<ReturnType<typeof attempts>> = [];
     const start = Date.now();
     while (failed.length < 2 && Date.now() - start < 5000) {
-      failed = (await attempts()).body.attempts;
+      failed = await attempts();
       await Bun.sleep(100);
     }
     expect(failed.map((a) => [a.attempt, a.ok])).toEqual([[1, false], [1, false]]);
@@ -72,7 +75,6 @@ describe('webhooks through a real server process (real time)', () => {
       ['live_activity.started', activityId],
     ]);
     expect(receiver.events.find((e) => e.type === 'live_activity.ended')!.data.endReason).toBe('api');
-    const after = (await attempts()).body;
-    expect(after.attempts.filter((a: { ok: boolean }) => a.ok).map((a: { attempt: number }) => a.attempt)).toEqual([2, 2]);
+    expect((await attempts()).filter((a) => a.ok).map((a) => a.attempt)).toEqual([2, 2]);
   }, 30_000);
 });
