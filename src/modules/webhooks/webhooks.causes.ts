@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database';
 import { isoTime } from '../../lib/clock';
 import type { WebhookEventType } from './webhooks.events';
-import { emitWebhook, hasSubscribers } from './webhooks.outbox';
+import { anyEnabledEndpoint, emitWebhook, subscribers, writeEvent } from './webhooks.outbox';
 
 /**
  * The events of each cause, called where the cause is decided and inside its transaction. Each
@@ -10,8 +10,9 @@ import { emitWebhook, hasSubscribers } from './webhooks.outbox';
 
 /** A function that emits events of one type for one app, or does nothing when nobody listens (fan-outs ask once). */
 export function emitterFor(db: Db, appId: string, type: WebhookEventType, now: number): (data: Record<string, unknown>) => void {
-  if (!hasSubscribers(db, appId, type)) return () => {};
-  return (data) => void emitWebhook(db, appId, type, data, now);
+  const endpoints = subscribers(db, appId, type);
+  if (endpoints.length === 0) return () => {};
+  return (data) => void writeEvent(db, appId, type, data, endpoints, now);
 }
 
 /** `live_activity.ended`, for activities an API call, the quota or iOS expiry just ended. */
@@ -33,6 +34,8 @@ interface FailedDelivery {
 
 /** `delivery.failed` for deliveries the worker gave up on, and `device.token_invalidated` for tokens a provider refused for good. */
 export function deliveryOutcomes(db: Db, results: readonly FailedDelivery[], invalidatedTokenIds: readonly number[], now: number): void {
+  if (invalidatedTokenIds.length === 0 && !results.some((r) => r.status === 'failed')) return;
+  if (!anyEnabledEndpoint(db)) return;
   const client = db.$client;
   for (const r of results) {
     if (r.status !== 'failed') continue;

@@ -11,12 +11,17 @@ import type { WebhookEventType } from './webhooks.events';
  * @example db.transaction(() => { endActivity(); emitWebhook(db, appId, 'live_activity.ended', { activityId }, now); })
  */
 export function emitWebhook(db: Db, appId: string, type: WebhookEventType, data: Record<string, unknown>, now: number): string | undefined {
-  const endpoints = db.$client
+  const endpoints = subscribers(db, appId, type);
+  return endpoints.length === 0 ? undefined : writeEvent(db, appId, type, data, endpoints, now);
+}
+
+/** The enabled endpoints of the app that listen to the type. */
+export function subscribers(db: Db, appId: string, type: WebhookEventType): string[] {
+  return db.$client
     .query<{ id: string; events: string | null }, [string]>(`SELECT id, events FROM webhook_endpoints WHERE app_id = ? AND enabled = 1`)
     .all(appId)
-    .filter((e) => e.events === null || (JSON.parse(e.events) as string[]).includes(type));
-  if (endpoints.length === 0) return undefined;
-  return writeEvent(db, appId, type, data, endpoints.map((e) => e.id), now);
+    .filter((e) => e.events === null || (JSON.parse(e.events) as string[]).includes(type))
+    .map((e) => e.id);
 }
 
 /** Writes an event and its deliveries to the given endpoints (the test event goes to one). */
@@ -41,17 +46,14 @@ export function hadEventSince(db: Db, appId: string, type: WebhookEventType, sin
   );
 }
 
-/** Whether any enabled endpoint of the app listens to the type (lets callers skip work that only feeds an event). */
-export function hasSubscribers(db: Db, appId: string, type: WebhookEventType): boolean {
-  return db.$client
-    .query<{ events: string | null }, [string]>(`SELECT events FROM webhook_endpoints WHERE app_id = ? AND enabled = 1`)
-    .all(appId)
-    .some((e) => e.events === null || (JSON.parse(e.events) as string[]).includes(type));
-}
-
 /** Apps with at least one enabled endpoint, and their plans (the quota events look only at these). */
 export function appsWithEndpoints(db: Db): { id: string; plan: string }[] {
   return db.$client
     .query<{ id: string; plan: string }, []>(`SELECT DISTINCT a.id, a.plan FROM apps a JOIN webhook_endpoints w ON w.app_id = a.id AND w.enabled = 1`)
     .all();
+}
+
+/** Whether any endpoint of any app is enabled: lets the delivery worker's hot path skip its lookups at once. */
+export function anyEnabledEndpoint(db: Db): boolean {
+  return db.$client.query<{ one: number }, []>(`SELECT 1 AS one FROM webhook_endpoints WHERE enabled = 1 LIMIT 1`).get() !== null;
 }
