@@ -10,6 +10,8 @@ import { quotaJob } from '../scheduler/jobs/quota.job';
 import { retentionJob } from '../scheduler/jobs/retention.job';
 import { DISABLE_AFTER_MS, RETRY_DELAYS_MS, webhookDispatcher } from './webhooks.dispatcher';
 import { WEBHOOK_EVENT_TYPES } from './webhooks.events';
+import { appsService } from '../apps/apps.service';
+import { webhooksService } from './webhooks.service';
 
 let h: Harness;
 let receiver: WebhookReceiver;
@@ -77,6 +79,26 @@ describe('webhook endpoints (admin API)', () => {
     const entry = audit.body.entries.find((e: { action: string }) => e.action === 'webhook.create');
     expect(entry.summary).toMatchObject({ url: receiver.url, id });
     expect(JSON.stringify(audit.body)).not.toContain(receiver.secret);
+  });
+});
+
+describe('the outbound-address policy', () => {
+  test('without allow_private_endpoints a private or loopback URL is refused at creation, and a stored one is never posted to', async () => {
+    const { id: appId } = await h.createApp({ id: 'hooks' });
+    const strict = { ...h.ctx, config: { ...h.ctx.config, security: { ...h.ctx.config.security, allow_private_endpoints: false } } };
+    const service = webhooksService(strict, appsService(strict));
+    for (const url of ['http://127.0.0.1:9/x', 'https://10.0.0.8/x', 'https://[::1]/x', 'https://169.254.169.254/latest']) {
+      await expect(service.create(appId, { url })).rejects.toMatchObject({ status: 400 });
+    }
+    // An endpoint made while the flag was set, sent after it was turned off: refused before connecting.
+    const { id } = await endpoint(appId);
+    await h.admin('POST', `${hooks(appId)}/${id}/test`);
+    await webhookDispatcher(strict).run(h.clock.now());
+    const [attempt] = (await h.admin('GET', `${hooks(appId)}/${id}/attempts`)).body.attempts;
+    expect(attempt).toMatchObject({ ok: false, responseStatus: null });
+    expect(attempt.error).toContain('loopback');
+    expect(receiver.events).toEqual([]);
+    expect(receiver.rejected).toEqual([]);
   });
 });
 
