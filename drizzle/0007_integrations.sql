@@ -62,6 +62,8 @@ CREATE TABLE `webhook_endpoints` (
 	`description` text,
 	`events` text,
 	`secret_sealed` text NOT NULL,
+	`previous_secret_sealed` text,
+	`previous_secret_until` integer,
 	`enabled` integer DEFAULT true NOT NULL,
 	`disabled_reason` text,
 	`failing_since` integer,

@@ -250,7 +250,7 @@ export interface paths {
   "/api/admin/apps/{appId}/webhooks/{id}/secret": {
     /**
      * Rotate the signing secret
-     * @description The new secret signs every attempt from now on, retries of older events included.
+     * @description The new secret signs every attempt from now on, retries of older events included; for 24 hours the previous one signs as well, so the receiver can switch without losing events.
      */
     post: operations["postApiAdminAppsByAppIdWebhooksByIdSecret"];
   };
@@ -3963,7 +3963,7 @@ export interface operations {
   };
   /**
    * Rotate the signing secret
-   * @description The new secret signs every attempt from now on, retries of older events included.
+   * @description The new secret signs every attempt from now on, retries of older events included; for 24 hours the previous one signs as well, so the receiver can switch without losing events.
    */
   postApiAdminAppsByAppIdWebhooksByIdSecret: {
     parameters: {
@@ -3979,6 +3979,11 @@ export interface operations {
           "application/json": {
             /** @description The signing secret, `whsec_` + base64: verify `webhook-signature` with it (Standard Webhooks libraries). */
             secret: string;
+            /**
+             * Format: date-time
+             * @description Until then the previous secret signs too (a second `v1,` signature).
+             */
+            previousSecretValidUntil: string;
           };
         };
       };

@@ -321,6 +321,9 @@ export const webhookEndpoints = sqliteTable(
     events: text('events'),
     /** The sealed `whsec_` secret. */
     secretSealed: text('secret_sealed').notNull(),
+    /** The secret before the last rotation, sealed: attempts are signed with both until `previousSecretUntil`. */
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretUntil: integer('previous_secret_until'),
     enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
     /** Why it was disabled by Islet (failing for 5 days); null when enabled or disabled by hand. */
     disabledReason: text('disabled_reason'),

@@ -103,7 +103,7 @@ export function WebhooksPage(props: { appId: string }) {
     ${current ? html`<${Attempts} key=${current.id} base=${`${base}/${encodeURIComponent(current.id)}`} url=${current.url} />` : ''}
     <${AddEndpoint} open=${adding} base=${base} onClose=${() => setAdding(false)} onCreated=${(value: string) => (setAdding(false), setSecret({ title: 'Endpoint added', value }), list.reload())} />
     <${Dialog} open=${secret !== null} title=${secret?.title ?? ''} onClose=${() => setSecret(null)}>
-      <p>The signing secret, shown this once: verify each request with it (for example <code>new Webhook(secret).verify(body, headers)</code> from the <code>standardwebhooks</code> package).</p>
+      <p>The signing secret, shown this once: verify each request with it (for example <code>new Webhook(secret).verify(body, headers)</code> from the <code>standardwebhooks</code> package).${secret?.title === 'New signing secret' ? ' The previous secret keeps signing too for 24 hours.' : ''}</p>
       <div class="secret-value"><code class="mono secret" aria-label="Signing secret">${secret?.value}</code>${secret ? html`<${CopyButton} text=${secret.value} label="Copy the signing secret" />` : ''}</div>
       <div class="form-actions"><${Button} variant="primary" onClick=${() => setSecret(null)}>Done<//></div>
     <//>

@@ -99,8 +99,17 @@ export function webhooksAdminRoutes(services: Services) {
     )
     .post('/apps/:appId/webhooks/:id/secret', ({ params }) => webhooks.rotateSecret(params.appId, params.id), {
       params: WebhookParams,
-      response: { 200: t.Object({ secret: Secret }), ...errors(401, 404) },
-      detail: { summary: 'Rotate the signing secret', description: 'The new secret signs every attempt from now on, retries of older events included.' },
+      response: {
+        200: t.Object({
+          secret: Secret,
+          previousSecretValidUntil: t.String({ format: 'date-time', description: 'Until then the previous secret signs too (a second `v1,` signature).' }),
+        }),
+        ...errors(401, 404),
+      },
+      detail: {
+        summary: 'Rotate the signing secret',
+        description: 'The new secret signs every attempt from now on, retries of older events included; for 24 hours the previous one signs as well, so the receiver can switch without losing events.',
+      },
     })
     .post(
       '/apps/:appId/webhooks/:id/test',

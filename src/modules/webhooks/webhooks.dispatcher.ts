@@ -17,7 +17,10 @@ const BATCH = 20;
 /** How often the dispatcher looks for due deliveries. */
 export const DISPATCH_INTERVAL_MS = SECOND;
 
-/** The credentials' purpose for sealing an endpoint's secret (lib/secrets.ts). */
+/** After a rotation the previous secret still signs (a second signature) for this long, so receivers can switch without losing events. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * HOUR;
+
+/** The credentials' purpose for sealing an endpoint's secrets (lib/secrets.ts). */
 export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secret`;
 
 /**
@@ -30,17 +33,24 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
   const repo = webhooksRepository(ctx.db);
   repo.recoverSending(ctx.clock.now());
 
+  /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
+  const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
+    try {
+      const current = ctx.box.open(d.secretSealed, secretPurpose(d.endpointId));
+      const previous =
+        d.previousSecretSealed && d.previousSecretUntil !== null && now < d.previousSecretUntil ? ctx.box.open(d.previousSecretSealed, secretPurpose(d.endpointId)) : undefined;
+      return previous ? [current, previous] : [current];
+    } catch {
+      return undefined;
+    }
+  };
+
   const deliver = async (d: DueDelivery) => {
     const now = ctx.clock.now();
     const started = performance.now();
-    let secret: string;
-    try {
-      secret = ctx.box.open(d.secretSealed, secretPurpose(d.endpointId));
-    } catch {
-      secret = '';
-    }
-    const result = secret
-      ? await send(d.url, signedHeaders(secret, d.eventId, Math.floor(now / 1000), d.body), d.body)
+    const secrets = openSecrets(d, now);
+    const result = secrets
+      ? await send(d.url, signedHeaders(secrets, d.eventId, Math.floor(now / 1000), d.body), d.body)
       : { ok: false, status: null, error: 'the endpoint secret cannot be opened with this master key' };
     const attempt = d.attempts + 1;
     const delay = RETRY_DELAYS_MS[attempt - 1];

@@ -8,6 +8,9 @@ export interface EndpointRow {
   /** JSON array, or null for every event. */
   events: string | null;
   secretSealed: string;
+  /** The secret before the last rotation, still signing until `previousSecretUntil`. */
+  previousSecretSealed: string | null;
+  previousSecretUntil: number | null;
   enabled: boolean;
   disabledReason: string | null;
   failingSince: number | null;
@@ -36,10 +39,13 @@ export interface DueDelivery {
   endpointId: string;
   url: string;
   secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretUntil: number | null;
   failingSince: number | null;
 }
 
-const ENDPOINT_COLUMNS = `id, app_id AS appId, url, description, events, secret_sealed AS secretSealed, enabled, disabled_reason AS disabledReason,
+const ENDPOINT_COLUMNS = `id, app_id AS appId, url, description, events, secret_sealed AS secretSealed,
+  previous_secret_sealed AS previousSecretSealed, previous_secret_until AS previousSecretUntil, enabled, disabled_reason AS disabledReason,
   failing_since AS failingSince, created_at AS createdAt, updated_at AS updatedAt`;
 
 const asEndpoint = (row: EndpointRow | null): EndpointRow | undefined => (row ? { ...row, enabled: Boolean(row.enabled) } : undefined);
@@ -62,7 +68,7 @@ export function webhooksRepository(db: Db) {
   );
   const claimed = client.query<DueDelivery, [string]>(
     `SELECT d.id, d.attempts, e.id AS eventId, e.type AS eventType, e.body, w.id AS endpointId, w.url, w.secret_sealed AS secretSealed,
-            w.failing_since AS failingSince
+            w.previous_secret_sealed AS previousSecretSealed, w.previous_secret_until AS previousSecretUntil, w.failing_since AS failingSince
        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
       WHERE d.id IN (SELECT value FROM json_each(?)) ORDER BY d.id`,
   );
@@ -92,15 +98,16 @@ export function webhooksRepository(db: Db) {
         .run(row.id, row.appId, row.url, row.description, row.events, row.secretSealed, row.enabled ? 1 : 0, row.createdAt, row.updatedAt);
     },
 
-    /** Saves url, description, events, enabled and the secret; enabling again clears the mark and the failure streak. */
+    /** Saves url, description, events, enabled and the secrets; enabling again clears the mark and the failure streak. */
     update(row: EndpointRow, now: number): void {
       client
         .query(
-          `UPDATE webhook_endpoints SET url = ?, description = ?, events = ?, secret_sealed = ?, enabled = ?,
+          `UPDATE webhook_endpoints SET url = ?1, description = ?2, events = ?3, secret_sealed = ?4, enabled = ?5,
+                  previous_secret_sealed = ?6, previous_secret_until = ?7,
                   disabled_reason = CASE WHEN ?5 = 1 THEN NULL ELSE disabled_reason END,
-                  failing_since = CASE WHEN ?5 = 1 AND enabled = 0 THEN NULL ELSE failing_since END, updated_at = ? WHERE id = ?`,
+                  failing_since = CASE WHEN ?5 = 1 AND enabled = 0 THEN NULL ELSE failing_since END, updated_at = ?8 WHERE id = ?9`,
         )
-        .run(row.url, row.description, row.events, row.secretSealed, row.enabled ? 1 : 0, now, row.id);
+        .run(row.url, row.description, row.events, row.secretSealed, row.enabled ? 1 : 0, row.previousSecretSealed, row.previousSecretUntil, now, row.id);
     },
 
     remove(id: string): void {

@@ -4,7 +4,7 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppsService } from '../apps/apps.service';
 import { checkEndpoint } from '../apps/credentials';
-import { secretPurpose } from './webhooks.dispatcher';
+import { PREVIOUS_SECRET_GRACE_MS, secretPurpose } from './webhooks.dispatcher';
 import { TEST_EVENT, WEBHOOK_EVENT_TYPES } from './webhooks.events';
 import { writeEvent } from './webhooks.outbox';
 import { webhooksRepository, type AttemptRow, type EndpointRow } from './webhooks.repository';
@@ -70,6 +70,8 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
         description: input.description ?? null,
         events: input.events ? JSON.stringify(input.events) : null,
         secretSealed: ctx.box.seal(secret, secretPurpose(id)),
+        previousSecretSealed: null,
+        previousSecretUntil: null,
         enabled: input.enabled ?? true,
         disabledReason: null,
         failingSince: null,
@@ -100,12 +102,19 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
       repo.remove(id);
     },
 
-    /** A new secret, in force for the next attempt (retries of older events included). */
+    /**
+     * A new secret, signing from the next attempt on (retries of older events included); for 24
+     * hours the previous one signs too (a second signature), so a receiver can switch in its time.
+     */
     rotateSecret(appId: string, id: string) {
       const row = require(appId, id);
       const secret = newWebhookSecret();
-      repo.update({ ...row, secretSealed: ctx.box.seal(secret, secretPurpose(id)) }, ctx.clock.now());
-      return { secret };
+      const now = ctx.clock.now();
+      repo.update(
+        { ...row, secretSealed: ctx.box.seal(secret, secretPurpose(id)), previousSecretSealed: row.secretSealed, previousSecretUntil: now + PREVIOUS_SECRET_GRACE_MS },
+        now,
+      );
+      return { secret, previousSecretValidUntil: isoTime(now + PREVIOUS_SECRET_GRACE_MS) };
     },
 
     /** Queues a `webhook.test` event to this endpoint only; the dispatcher sends it like any other. */

@@ -82,6 +82,29 @@ describe('webhook endpoints (admin API)', () => {
   });
 });
 
+describe('secret rotation', () => {
+  test('for 24 hours after a rotation both secrets sign, so a receiver with either verifies; then only the new one', async () => {
+    const { id: appId } = await h.createApp({ id: 'hooks' });
+    const { id, secret: old } = await endpoint(appId);
+    const rotated = (await h.admin('POST', `${hooks(appId)}/${id}/secret`)).body;
+    expect(Date.parse(rotated.previousSecretValidUntil) - h.clock.now()).toBe(24 * 60 * MINUTE);
+    const dispatch = webhookDispatcher(h.ctx);
+    const sendTest = async (verifyWith: string) => {
+      receiver.secret = verifyWith;
+      await h.admin('POST', `${hooks(appId)}/${id}/test`);
+      await dispatch.run(h.clock.now());
+    };
+    await sendTest(old);
+    await sendTest(rotated.secret);
+    expect([receiver.events.length, receiver.rejected]).toEqual([2, []]);
+    advance(24 * 60 * MINUTE);
+    await sendTest(rotated.secret);
+    await sendTest(old);
+    expect(receiver.events).toHaveLength(3);
+    expect(receiver.rejected).toHaveLength(1);
+  });
+});
+
 describe('the outbound-address policy', () => {
   test('without allow_private_endpoints a private or loopback URL is refused at creation, and a stored one is never posted to', async () => {
     const { id: appId } = await h.createApp({ id: 'hooks' });
