@@ -41,15 +41,7 @@ export function enqueue(
       'INSERT INTO messages (app_id, kind, activity_id, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
     )
     .get(input.appId, messageKind(input.content), activityId, JSON.stringify(input.content), input.now)!;
-  if (input.content.type === 'live_activity' && input.content.event !== 'start') {
-    // Latest wins: a newer event for the activity replaces deliveries still held for it.
-    client
-      .query(
-        `UPDATE deliveries SET status = 'dropped', reason = 'superseded by a newer event', updated_at = ?
-          WHERE activity_id = ? AND status = 'held'`,
-      )
-      .run(input.now, activityId);
-  }
+  if (input.content.type === 'live_activity' && input.content.event !== 'start') supersede(db, activityId!, input.targets, input.now);
   const row = (t: DeliveryTarget) => [input.appId, message.id, t.deviceId, activityId, t.tokenId ?? null, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now];
   const { targets } = input;
   let i = 0;
@@ -61,6 +53,24 @@ export function enqueue(
   for (; i < targets.length; i++) single.run(...row(targets[i]!));
   notifyQueued(db);
   return { messageId: message.id, deliveries: targets.length };
+}
+
+/**
+ * Latest wins: an update or end queued for an activity supersedes the updates to the same devices
+ * that have not gone yet (pending, or held for a token or a channel), so after an outage each
+ * phone gets the latest state, not the history. Starts and ends are never superseded.
+ */
+function supersede(db: Db, activityId: string, targets: DeliveryTarget[], now: number): void {
+  const devices = JSON.stringify(targets.map((t) => t.deviceId));
+  // One statement per status, so each walks its own small partial index.
+  for (const status of ['pending', 'held'] as const)
+    db.$client
+      .query(
+        `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = ?1
+          WHERE activity_id = ?2 AND status = '${status}' AND device_id IN (SELECT value FROM json_each(?3))
+            AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'`,
+      )
+      .run(now, activityId, devices);
 }
 
 /**
