@@ -10,7 +10,10 @@ export interface paths {
     get: operations["getHealthz"];
   };
   "/readyz": {
-    /** Readiness: the database is open and every migration is applied */
+    /**
+     * Readiness: the database is open, every migration is applied and writes succeed
+     * @description 503 with the reason while writes fail for lack of space or an I/O error, until a write succeeds again.
+     */
     get: operations["getReadyz"];
   };
   "/metrics": {
@@ -172,6 +175,13 @@ export interface paths {
      */
     get: operations["getApiAdminAppsByAppIdLive-activitiesByIdDeliveries"];
   };
+  "/api/admin/apps/{appId}/channels": {
+    /**
+     * Health of an app's delivery channels
+     * @description healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every channel starts healthy.
+     */
+    get: operations["getApiAdminAppsByAppIdChannels"];
+  };
   "/api/apps/{appId}/notifications/send": {
     /**
      * Send a notification
@@ -302,7 +312,10 @@ export interface operations {
       };
     };
   };
-  /** Readiness: the database is open and every migration is applied */
+  /**
+   * Readiness: the database is open, every migration is applied and writes succeed
+   * @description 503 with the reason while writes fail for lack of space or an I/O error, until a write succeeds again.
+   */
   getReadyz: {
     responses: {
       /** @description Response for status 200 */
@@ -2557,7 +2570,7 @@ export interface operations {
   getApiAdminAppsByAppIdDeliveries: {
     parameters: {
       query?: {
-        status?: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped";
+        status?: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
         limit?: string | number;
         offset?: string | number;
       };
@@ -2581,7 +2594,7 @@ export interface operations {
                 /** @description apns, fcm or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
-                status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped";
+                status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
                 attempts: string | number;
                 /** @description apns-id, FCM message name, or the simulator id. */
                 providerId: string | null;
@@ -2672,7 +2685,7 @@ export interface operations {
                 /** @description apns, fcm or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
-                status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped";
+                status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
                 attempts: string | number;
                 /** @description apns-id, FCM message name, or the simulator id. */
                 providerId: string | null;
@@ -2701,6 +2714,79 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      401: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      404: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Health of an app's delivery channels
+   * @description healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every channel starts healthy.
+   */
+  getApiAdminAppsByAppIdChannels: {
+    parameters: {
+      path: {
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            channels: ({
+                /** @enum {string} */
+                provider: "apns" | "fcm";
+                /** @description The provider host the channel sends to (APNs production and sandbox are two channels). */
+                endpoint: string;
+                /** @enum {string} */
+                state: "healthy" | "degraded" | "down";
+                /** @description The last connection failure or throttling answer, while not healthy. */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it entered this state.
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @description Down: when the next single probe request goes.
+                 */
+                nextProbeAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description The provider asked the channel to wait (Retry-After) until then.
+                 */
+                slowUntil: string | null;
+                /** @description Deliveries held because the channel is down (no attempt spent). */
+                held: string | number;
+              })[];
           };
         };
       };
@@ -3682,7 +3768,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
         };
       };
@@ -3889,7 +3975,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url?: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
           /** @description false stops sending (queued events wait); true again clears the disabled mark. */
           enabled?: boolean;

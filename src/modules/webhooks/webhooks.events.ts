@@ -5,6 +5,8 @@ export const WEBHOOK_EVENTS = {
   'live_activity.token_received': 'an iPhone reported the update token of its instance of an activity',
   'delivery.failed': 'a push was given up on (the provider refused it, or retries ran out)',
   'device.token_invalidated': 'APNs or FCM refused a token for good (unregistered, bad token)',
+  'channel.down': 'a provider endpoint (APNs production or sandbox, FCM) of the app stopped answering: its deliveries are held',
+  'channel.recovered': 'that endpoint answers again: the deliveries held for it go out',
   'quota.warning': "an app used 80% of its plan's minutes in the billing period (once a period)",
   'quota.exceeded': "an app used all of its plan's minutes in the billing period (once a period)",
 } as const;

@@ -132,7 +132,7 @@ describe('webhook events from their real causes', () => {
     expect((await h.admin('PUT', `/api/admin/apps/${appId}/fcm`, { serviceAccount: fcm.serviceAccount('p'), endpoint: fcm.url })).status).toBe(200);
     await endpoint(appId);
     const dispatch = webhookDispatcher(h.ctx);
-    const engine = createDeliveryEngine(h.ctx, { random: () => 0.5, backoff: { baseMs: 1000, capMs: 60_000, maxAttempts: 2 } });
+    const engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
 
     // live_activity.started, then .ended (by the API), for an Android user.
     await connect(h, appId, 'droid', { token: 'fcm-dead-token' });
@@ -143,13 +143,12 @@ describe('webhook events from their real causes', () => {
     await engine.drain();
     await h.service(appId, 'DELETE', `${activitiesPath(appId)}/${droidActivity}`);
 
-    // delivery.failed: FCM is unavailable for another user's phone until the retries run out.
+    // delivery.failed: FCM refuses the message itself (400 INVALID_ARGUMENT, not about the token): no retry.
     await connect(h, appId, 'flaky', { token: 'fcm-flaky-token' });
-    fcm.respond((req) => (req.body.message.token === 'fcm-flaky-token' ? { status: 503, rpcStatus: 'UNAVAILABLE' } : undefined));
+    fcm.respond((req) => (req.body.message.token === 'fcm-flaky-token' ? { status: 400, rpcStatus: 'INVALID_ARGUMENT' } : undefined));
     const flaky = await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['flaky'] });
     await engine.drain();
     advance(MINUTE);
-    await engine.drain();
 
     // live_activity.token_received: an iPhone reports its activity's update token.
     await connect(h, appId, 'phone', { platform: 'ios', pushToStartToken: apnsToken() });
@@ -171,20 +170,50 @@ describe('webhook events from their real causes', () => {
 
     expect(receiver.rejected).toEqual([]);
     const types = new Set(receiver.events.map((e) => e.type));
-    expect([...types].sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    // channel.down and channel.recovered: the next test, an FCM outage.
+    expect([...types].sort()).toEqual(WEBHOOK_EVENT_TYPES.filter((t) => !t.startsWith('channel.')).sort());
     const of = (type: string) => receiver.events.filter((e) => e.type === type);
     expect(of('quota.warning')).toHaveLength(1);
     expect(of('quota.exceeded')).toHaveLength(1);
     expect(of('quota.exceeded')[0]!.data).toMatchObject({ minutes: 10, overage: false });
     expect(of('live_activity.ended').map((e) => e.data.endReason).sort()).toEqual(['api', 'quota', 'quota']);
-    expect(of('delivery.failed')[0]!.data).toMatchObject({ activityId: flaky.body.activities[0].id, endUserId: 'flaky', platform: 'android', kind: 'la_start', attempts: 2 });
-    expect(of('delivery.failed')[0]!.data.reason).toContain('gave up after 2 attempts');
+    expect(of('delivery.failed')[0]!.data).toMatchObject({ activityId: flaky.body.activities[0].id, endUserId: 'flaky', platform: 'android', kind: 'la_start', attempts: 1 });
+    expect(of('delivery.failed')[0]!.data.reason).toContain('INVALID_ARGUMENT');
     expect(of('device.token_invalidated')[0]!.data).toMatchObject({ endUserId: 'droid', tokenKind: 'fcm_registration' });
     expect(of('live_activity.started').map((e) => e.data.activityId)).toContain(droidActivity);
     expect(of('live_activity.token_received')[0]!.data).toMatchObject({ activityId: ios.body.activities[0].id, endUserId: 'phone' });
     const first = receiver.events[0]!;
     expect(first.id).toStartWith('msg_');
     expect(Date.parse(first.timestamp)).toBeGreaterThan(0);
+  });
+
+  test('channel.down when FCM stops answering, channel.recovered when it is back', async () => {
+    const { id: appId } = await h.createApp({ id: 'hooks' });
+    fcm = await startFcmStandin();
+    expect((await h.admin('PUT', `/api/admin/apps/${appId}/fcm`, { serviceAccount: fcm.serviceAccount('p'), endpoint: fcm.url })).status).toBe(200);
+    await endpoint(appId, { events: ['channel.down', 'channel.recovered'] });
+    // Down after 3 connection failures in a row however fast they come (the fake clock does not move during a drain).
+    const engine = createDeliveryEngine(h.ctx, { random: () => 0.5, health: { downAfterMs: 0 } });
+    for (const user of ['a', 'b', 'c', 'd']) await connect(h, appId, user);
+    // One token exchange first, so that the outage is the FCM endpoint's, not the token_uri's.
+    await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['a'] });
+    await engine.drain();
+    await fcm.goAway();
+    await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['b', 'c', 'd'] });
+    await engine.drain();
+    await fcm.comeBack();
+    advance(1000);
+    await engine.drain();
+    await engine.stop();
+    await webhookDispatcher(h.ctx).run(h.clock.now());
+
+    expect(receiver.rejected).toEqual([]);
+    expect(receiver.events.map((e) => e.type)).toEqual(['channel.down', 'channel.recovered']);
+    const [down, recovered] = receiver.events;
+    expect(down!.data).toMatchObject({ provider: 'fcm', endpoint: fcm.url });
+    expect(down!.data.reason).toBeString();
+    expect(recovered!.data).toMatchObject({ provider: 'fcm', endpoint: fcm.url, downSeconds: 1 });
+    expect(recovered!.data.released).toBeGreaterThan(0);
   });
 
   test('an endpoint gets only the events it subscribed to; a disabled one gets none; the test event goes to one endpoint', async () => {
