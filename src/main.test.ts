@@ -78,14 +78,14 @@ describe('command line', () => {
       const appSecret = /App Secret\s+(sk_\S+)/.exec(out)?.[1];
       // The running server serves it with the printed secret, and its worker delivers the demo's pushes.
       const listed = await fetch(`${server.url}/api/apps/demo/live-activities?endUserId=demo-user`, { headers: { 'x-service-key': appSecret ?? '' } });
-      expect(((await listed.json()) as { total: number }).total).toBe(1);
+      expect(((await listed.json()) as { total: number }).total).toBe(2);
       let delivered = 0;
-      while (delivered < 5) {
+      while (delivered < 7) {
         const res = await fetch(`${server.url}/api/admin/apps/demo/deliveries?status=delivered`, { headers: { authorization: 'Bearer t' } });
         delivered = ((await res.json()) as { total: number }).total;
-        if (delivered < 5) await Bun.sleep(100);
+        if (delivered < 7) await Bun.sleep(100);
       }
-      expect(delivered).toBe(5);
+      expect(delivered).toBe(7);
       const again = run(['demo', '--config', 'islet.toml']);
       expect(again.exitCode).toBe(1);
       expect(again.stderr.toString()).toContain('app demo already exists');

@@ -139,7 +139,7 @@ async function demo(config: Config): Promise<number> {
         `Demo app "${summary.appId}" created, delivering to the simulator:`,
         `  end users     ${summary.endUsers.join(', ')} (demo-user is a tester with a simulated iPhone and Android phone)`,
         `  release       ${summary.releaseVersion} is Live (templates welcome, order-shipped)`,
-        `  activity      ${summary.activityId ?? 'none'} (progress-bar, for demo-user)`,
+        `  activity      ${summary.activityId ?? 'none'} (progress-bar, for demo-user), and the stream demo-order (status-tracker)`,
         `  App Secret    ${summary.appSecret}`,
         '',
         'API docs (/swagger): Authorize with the App Secret as X-Service-Key, then "Try it out" on any operation as shipped.',

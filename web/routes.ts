@@ -16,6 +16,7 @@ import { SendPage } from './pages/send';
 import { StartActivityPage } from './pages/start-activity';
 import { TemplateGalleryPage } from './pages/template-gallery';
 import { UsagePage } from './pages/usage';
+import { WebhooksPage } from './pages/webhooks';
 
 interface Route {
   pattern: string;
@@ -55,6 +56,7 @@ const ROUTES: Route[] = [
     render: (p) => html`<${DeliveryDetailPage} key=${p.deliveryId} appId=${p.appId} deliveryId=${p.deliveryId} />`,
   },
   { pattern: '/apps/:appId/usage', title: 'Usage', render: (p) => html`<${UsagePage} key=${p.appId} appId=${p.appId} />` },
+  { pattern: '/apps/:appId/webhooks', title: 'Webhooks', render: (p) => html`<${WebhooksPage} key=${p.appId} appId=${p.appId} />` },
 ];
 
 /** The page for a console path, the app it belongs to (for the sidebar) and its title. */

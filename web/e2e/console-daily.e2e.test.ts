@@ -54,8 +54,8 @@ describe('the console for daily use', () => {
     await page.getByRole('status').filter({ hasText: 'Live' }).first().waitFor();
     const stats = page.getByLabel('At a glance');
     await stats.getByRole('link', { name: /2\s*End users/ }).waitFor();
-    await stats.getByRole('link', { name: /1\s*Active Live Activities/ }).waitFor();
-    await stats.getByRole('link', { name: /5\s*Deliveries, last 24 h/ }).waitFor();
+    await stats.getByRole('link', { name: /2\s*Active Live Activities/ }).waitFor();
+    await stats.getByRole('link', { name: /7\s*Deliveries, last 24 h/ }).waitFor();
     await screenshot(page, 'daily-01-demo-overview');
   }, SLOW);
 
@@ -63,7 +63,7 @@ describe('the console for daily use', () => {
     await go('/apps/demo/deliveries');
     await heading(page, 'Deliveries').waitFor();
     const rows = page.locator('tbody tr[data-delivery]');
-    await page.getByText('5 deliveries').waitFor();
+    await page.getByText('7 deliveries').waitFor();
     await page.getByLabel('End user').fill('demo-friend');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('1 delivery match').waitFor();
@@ -72,16 +72,16 @@ describe('the console for daily use', () => {
 
     await page.getByLabel('End user').fill('demo-user');
     await page.getByRole('button', { name: 'Apply filters' }).click();
-    await page.getByText('4 deliveries match').waitFor();
+    await page.getByText('6 deliveries match').waitFor();
     await page.getByLabel('Status').selectOption('delivered');
-    await page.getByText('4 deliveries match').waitFor();
+    await page.getByText('6 deliveries match').waitFor();
     expect(new Set(await rows.evaluateAll((r) => r.map((e) => e.getAttribute('data-status'))))).toEqual(new Set(['delivered']));
     await page.getByLabel('Status').selectOption('failed');
     await page.getByText('No delivery matches these filters').waitFor();
     await page.getByLabel('Kind').selectOption('la_start');
     expect(new URL(page.url()).searchParams.get('kind')).toBe('la_start');
     await page.getByRole('button', { name: 'Clear' }).click();
-    await page.getByText('5 deliveries').waitFor();
+    await page.getByText('7 deliveries').waitFor();
     await screenshot(page, 'daily-02-deliveries');
   }, SLOW);
 
@@ -151,7 +151,7 @@ describe('the console for daily use', () => {
     // App deletion: what goes with it.
     await page.getByRole('button', { name: 'Delete app…' }).click();
     const remove = page.getByRole('dialog', { name: 'Delete Demo app?' });
-    await remove.getByText(/This deletes 2 end users with 3 devices, 3 active Live Activities \(no longer updated\)/).waitFor();
+    await remove.getByText(/This deletes 2 end users with 3 devices, 4 active Live Activities \(no longer updated\)/).waitFor();
     await screenshot(page, 'daily-05-delete-confirm');
     await remove.getByRole('button', { name: 'Cancel' }).click();
     await remove.waitFor({ state: 'hidden' });

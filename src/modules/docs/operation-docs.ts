@@ -12,6 +12,8 @@ import { DEMO } from '../apps/demo.service';
 /** Throwaway keys of the right kinds, for the credentials examples only: replace them with yours. */
 const EXAMPLE_APNS_KEY = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgBU7UPhtCBj/k2iaH\n+Aj3j08PhNGll8XGy64Tz/xcPfahRANCAATegSokQiYpE0BQfIxNBxZDcWD28p+I\ncvzBDmYvV1u06H4sQDEnRSg0eoaX9ZI1TLNc+nt40zsYl+YddYHQykAj\n-----END PRIVATE KEY-----\n";
 const EXAMPLE_SERVICE_ACCOUNT_KEY = "-----BEGIN PRIVATE KEY-----\nMIICdwIBADANBgkqhkiG9w0BAQEFAASCAmEwggJdAgEAAoGBAL89IqK9JU86QXT4\nTfK3yGJcvhObcUqU6UaUtp+206PH483dETGGlUHSV3OKFYDtwhkXOXE7MFUgln+7\nFKSsMbTXsnmQ02jcWiXVwLUA46LtWsTJ2C2Pxe78AimRd6vyN/MIgVHJhDfx3NFB\nOC9NBmI8W81IZ9h2rmzlzqy3zTVnAgMBAAECgYAIv400EJ8CTtHrvegi8FFUXpW7\nY+L83G8HcYohKEXqOhyrsC83KsbtKegiOvDc4wN8DlnsWh7N5h28XhyFo/LqFJrc\nXY9LUZeE4P3B0346fD0Ra3ilXeWbJD/MBcYXTXjAZEjHAwH/QwQlOifzgkjx5M9c\nVvIZJyZu6QAaU800cQJBAPDeeNwOcHFLpcCypaFMnou5HNuSyiy2dZJQlveX26Rb\n28TlXQsBD6hmhPa+CrkKcF8NrJh9qfvZNFQxHQGIXFsCQQDLQIlLbUjzcFE+q8qc\n5TyHPcdO7V1dAAPtoHit2IyKpykbi/Z4Z/rxj42A2wEJGdDsvTUnmDLQQix946OH\n20jlAkEAyZOFVbQHyeji+FcJYem7LXdnfSJla/HuhtpG3UILIIt3aloA+bqTnfzd\n/ZihZKYl0IajEKLp5MirkGHhwmyZzQJBALgSAkTk/CQ7m9h+DEh68o4oTNAV92+6\nC9Swd5o5e042hOwFnXj98i3CLAx+SjnLv4Im+HSbSamBxHleJ0NqPGECQFv5TMIi\nmdEdSYC5l4vmuf9xoCRczO15wuYpqZSyAtogpQ8X7H6ADn7frik38bzEgeY2QSd/\nO3un/7uRveSVgvA=\n-----END PRIVATE KEY-----\n";
+/** The shape of a webhook endpoint id; the demo has none (see NOT_TRYABLE_ON_THE_DEMO). */
+const EXAMPLE_WEBHOOK_ID = 'whk_0mwt00000a1b2c3d4e5f6g7h8';
 /** 32 bytes in hex: the shape of an APNs token. */
 const HEX_TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
@@ -61,6 +63,7 @@ export const PARAM_EXAMPLES: Record<string, unknown> = {
   version: DEMO.releaseVersion,
   slug: DEMO.notificationSlug,
   kind: 'app-secret',
+  key: DEMO.streamKey,
 };
 
 /** Where an operation needs another value than the name's default (the demo's Draft release 2 is the editable one). */
@@ -69,6 +72,31 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
   'PUT /api/admin/apps/{appId}/releases/{version}/templates/{slug}': { version: DEMO.draftVersion },
   'DELETE /api/admin/apps/{appId}/releases/{version}/templates/{slug}': { version: DEMO.draftVersion },
   'GET /api/admin/apps/{appId}/deliveries/{id}': { id: 1 },
+  ...Object.fromEntries(
+    ['GET', 'PATCH', 'DELETE'].map((m) => [`${m} /api/admin/apps/{appId}/webhooks/{id}`, { id: EXAMPLE_WEBHOOK_ID }]),
+  ),
+  'POST /api/admin/apps/{appId}/webhooks/{id}/secret': { id: EXAMPLE_WEBHOOK_ID },
+  'POST /api/admin/apps/{appId}/webhooks/{id}/test': { id: EXAMPLE_WEBHOOK_ID },
+  'GET /api/admin/apps/{appId}/webhooks/{id}/attempts': { id: EXAMPLE_WEBHOOK_ID },
+};
+
+/**
+ * Operations whose "Try it out" cannot work on a bare demo instance as shipped, and why. Their
+ * examples are still checked against the request schema; everything else is sent to a demo
+ * instance by the docs tests.
+ */
+export const NOT_TRYABLE_ON_THE_DEMO: Record<string, string> = {
+  'POST /api/admin/apps/{appId}/webhooks': 'needs a URL that resolves to a public address receiving the events (the outbound policy): use your own receiver',
+  ...Object.fromEntries(
+    [
+      'GET /api/admin/apps/{appId}/webhooks/{id}',
+      'PATCH /api/admin/apps/{appId}/webhooks/{id}',
+      'DELETE /api/admin/apps/{appId}/webhooks/{id}',
+      'POST /api/admin/apps/{appId}/webhooks/{id}/secret',
+      'POST /api/admin/apps/{appId}/webhooks/{id}/test',
+      'GET /api/admin/apps/{appId}/webhooks/{id}/attempts',
+    ].map((op) => [op, 'needs a webhook endpoint: paste the id that creating one answered']),
+  ),
 };
 
 const Time = t.String({ format: 'date-time' });

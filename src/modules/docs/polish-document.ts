@@ -1,4 +1,4 @@
-import { BODY_EXAMPLES, PARAM_EXAMPLES, PARAM_OVERRIDES, SUCCESS_RESPONSES } from './operation-docs';
+import { BODY_EXAMPLES, NOT_TRYABLE_ON_THE_DEMO, PARAM_EXAMPLES, PARAM_OVERRIDES, SUCCESS_RESPONSES } from './operation-docs';
 
 type Json = Record<string, any>;
 
@@ -20,6 +20,9 @@ export interface DocumentedRoute {
  *   Swagger UI offers in a drop-down instead of showing only the first;
  * - a body marked OPTIONAL_BODY is not required (DELETE of a Live Activity);
  * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum;
+ * - every mutating operation of the public API takes an `Idempotency-Key` header (modules/idempotency);
+ * - a string map (TypeBox's `patternProperties` of `^(.*)$`) is `additionalProperties`, which
+ *   client generators understand (openapi-typescript turns the other into a map of `never`);
  * - what the routes do not say (operation-docs.ts): body examples, path parameter examples (the
  *   demo app's ids, so "Try it out" works as shipped on a demo instance) and admin success answers.
  */
@@ -29,8 +32,11 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
     for (const [method, operation] of Object.entries<Json>(operations)) {
       if (typeof operation !== 'object' || operation === null) continue;
       const key = `${method.toUpperCase()} ${path}`;
+      if (path.startsWith('/api/apps/') && MUTATING.has(method)) idempotencyKey(operation);
       documentParameters(operation, key);
       documentSuccess(operation, key);
+      const notTryable = NOT_TRYABLE_ON_THE_DEMO[key];
+      if (notTryable) operation.description = `${operation.description ? `${operation.description} ` : ''}On the demo app, "Try it out" ${notTryable}.`;
       if (!operation.requestBody) continue;
       const schema = bodies.get(`${method} ${path}`);
       const json = operation.requestBody.content?.['application/json'] ?? (schema ? { schema: structuredClone(schema) } : undefined);
@@ -60,6 +66,7 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
       }
     }
   }
+  stringMaps(doc.paths);
   return doc;
 }
 
@@ -93,4 +100,45 @@ function numberEnums(schema: unknown): void {
     Object.assign(s, { type: 'integer', enum: consts });
   }
   for (const value of Object.values(s)) numberEnums(value);
+}
+
+const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['title', 'status', 'detail'],
+  properties: { title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' } },
+};
+
+/** The Idempotency-Key header and the two answers only it causes. */
+function idempotencyKey(operation: Json): void {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description:
+        'Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. ' +
+        'Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters.',
+    },
+  ];
+  const problem = (description: string) => ({ description, content: { 'application/json': { schema: PROBLEM_SCHEMA } } });
+  operation.responses ??= {};
+  operation.responses['409'] ??= problem('Conflict');
+  operation.responses['422'] ??= problem('Idempotency-Key already used with a different request');
+  const detail = 'With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.';
+  operation.description = operation.description ? `${operation.description} ${detail}` : detail;
+}
+
+function stringMaps(schema: unknown): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  const s = schema as Json;
+  const patterns = s.patternProperties;
+  if (patterns && typeof patterns === 'object' && Object.keys(patterns).length === 1 && patterns['^(.*)$']) {
+    s.additionalProperties = patterns['^(.*)$'];
+    delete s.patternProperties;
+  }
+  for (const value of Object.values(s)) stringMaps(value);
 }
