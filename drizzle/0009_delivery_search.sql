@@ -11,5 +11,6 @@ CREATE TABLE `delivery_attempts` (
 --> statement-breakpoint
 ALTER TABLE `messages` ADD `template_slug` text;--> statement-breakpoint
 CREATE INDEX `messages_app_template` ON `messages` (`app_id`,`template_slug`);--> statement-breakpoint
-CREATE INDEX `deliveries_device` ON `deliveries` (`device_id`,`id`);--> statement-breakpoint
+CREATE INDEX `deliveries_token` ON `deliveries` (`token_id`);--> statement-breakpoint
+CREATE INDEX `deliveries_tokenless_device` ON `deliveries` (`device_id`) WHERE token_id IS NULL;--> statement-breakpoint
 CREATE INDEX `deliveries_message` ON `deliveries` (`message_id`);

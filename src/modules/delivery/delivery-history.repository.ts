@@ -66,10 +66,20 @@ const COLUMNS = `d.id, m.kind, d.activity_id AS activityId, d.device_id AS devic
   FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id`;
 
 /**
- * The WHERE clause of a filter. Each narrowing filter goes through an index: end user through
- * devices_app_user then deliveries_device, device through deliveries_device, template through
- * messages_app_template then deliveries_message, activity through deliveries_activity. Kind,
- * reason and time range then only narrow the rows those (or deliveries_app) yield.
+ * Deliveries to a set of devices, through indexes: those to the devices' tokens (deliveries_token)
+ * and those still waiting for a token on them (deliveries_tokenless_device). `devices` is a
+ * subquery of device ids. A token is the device's as the ledger has it now: a push-to-start token
+ * that moved to a new device row (the same phone after a token rotation) takes its deliveries along.
+ */
+const toDevices = (devices: string) =>
+  `d.id IN (SELECT id FROM deliveries WHERE token_id IN (SELECT id FROM tokens WHERE device_id IN (${devices}))
+            UNION ALL SELECT id FROM deliveries WHERE token_id IS NULL AND device_id IN (${devices}))`;
+
+/**
+ * The WHERE clause of a filter. Each narrowing filter goes through an index: end user and device
+ * through their tokens (toDevices), template through messages_app_template then
+ * deliveries_message, activity through deliveries_activity. Kind, reason and time range then only
+ * narrow the rows those (or deliveries_app) yield.
  */
 function where(appId: string, f: DeliveryFilter): { sql: string; params: (string | number)[] } {
   const clauses = ['d.app_id = ?'];
@@ -77,10 +87,11 @@ function where(appId: string, f: DeliveryFilter): { sql: string; params: (string
   const add = (clause: string, ...values: (string | number)[]) => (clauses.push(clause), params.push(...values));
   if (f.status) add('d.status = ?', f.status);
   if (f.kind) add('m.kind = ?', f.kind);
-  if (f.endUserId) add('d.device_id IN (SELECT id FROM devices WHERE app_id = ? AND end_user_id = ?)', appId, f.endUserId);
-  if (f.deviceId) add('d.device_id = ?', f.deviceId);
+  if (f.endUserId) add(toDevices('SELECT id FROM devices WHERE app_id = ? AND end_user_id = ?'), appId, f.endUserId, appId, f.endUserId);
+  if (f.deviceId) add(toDevices('?'), f.deviceId, f.deviceId);
   if (f.activityId) add('d.activity_id = ?', f.activityId);
-  if (f.templateSlug) add('d.message_id IN (SELECT id FROM messages WHERE app_id = ? AND template_slug = ?)', appId, f.templateSlug);
+  // Written as a lookup of ids, so the planner walks deliveries_message instead of every delivery of the app.
+  if (f.templateSlug) add('d.id IN (SELECT id FROM deliveries WHERE message_id IN (SELECT id FROM messages WHERE app_id = ? AND template_slug = ?))', appId, f.templateSlug);
   // instr on lower-case text: a substring match without LIKE's wildcards (% and _ in a reason are literal).
   if (f.reason) add('instr(lower(d.reason), lower(?)) > 0', f.reason);
   if (f.since !== undefined) add('d.created_at >= ?', f.since);
