@@ -10,6 +10,7 @@ import { activityStreamsRoutes } from './modules/activity-streams/activity-strea
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
+import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
 import { channelsAdminRoutes } from './modules/delivery/channels.admin.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
@@ -106,6 +107,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(liveActivitiesRoutes(services))
     .use(activityStreamsRoutes(services))
     .use(appsAdminRoutes(services))
+    .use(demoAdminRoutes(services))
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(deliveriesAdminRoutes(services))

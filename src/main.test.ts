@@ -66,6 +66,34 @@ describe('command line', () => {
     expect(again.stdout.toString()).toContain('db/x.db is up to date');
   });
 
+  test('demo creates the demo app beside a running server, which delivers it; a second run exits 1', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    const config = `[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n`;
+    const server = await startServer(config);
+    try {
+      const res = run(['demo', '--config', 'islet.toml']);
+      expect({ code: res.exitCode, err: res.stderr.toString() }).toEqual({ code: 0, err: '' });
+      const out = res.stdout.toString();
+      expect(out).toContain('Demo app "demo" created');
+      const appSecret = /App Secret\s+(sk_\S+)/.exec(out)?.[1];
+      // The running server serves it with the printed secret, and its worker delivers the demo's pushes.
+      const listed = await fetch(`${server.url}/api/apps/demo/live-activities?endUserId=demo-user`, { headers: { 'x-service-key': appSecret ?? '' } });
+      expect(((await listed.json()) as { total: number }).total).toBe(2);
+      let delivered = 0;
+      while (delivered < 7) {
+        const res = await fetch(`${server.url}/api/admin/apps/demo/deliveries?status=delivered`, { headers: { authorization: 'Bearer t' } });
+        delivered = ((await res.json()) as { total: number }).total;
+        if (delivered < 7) await Bun.sleep(100);
+      }
+      expect(delivered).toBe(7);
+      const again = run(['demo', '--config', 'islet.toml']);
+      expect(again.exitCode).toBe(1);
+      expect(again.stderr.toString()).toContain('app demo already exists');
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('an unknown command exits 2 with the usage', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
     const res = run(['frobnicate']);

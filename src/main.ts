@@ -10,7 +10,9 @@ import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
 import { auditService } from './modules/audit/audit.service';
+import { createDemo } from './modules/apps/demo.service';
 import { backupDatabase, restoreDatabase } from './modules/backup/backup';
+import { buildServices } from './services';
 import { startServer } from './server';
 import { COMMIT, VERSION } from './version';
 
@@ -26,6 +28,8 @@ Commands:
   restore FILE   replace the database with the backup FILE (the server must be stopped)
   admin-token reset
                  print a new admin token; the old one stops working, also on a running server
+  demo           create the demo app (end users demo-user and demo-friend, simulated devices, a Live
+                 release, a running Live Activity) that the API docs' examples use; also while serving
 
 The configuration is read from --config FILE, else $ISLET_CONFIG, else ./islet.toml when present,
 else built-in defaults. ISLET_<SECTION>_<KEY> environment variables override keys.`;
@@ -124,6 +128,30 @@ async function healthcheck(config: Config): Promise<number> {
   }
 }
 
+/** `islet demo`: the console's "Create the demo app", from the command line (works beside a running server). */
+async function demo(config: Config): Promise<number> {
+  const { ctx, generatedAdminToken } = bootstrap(config, { logger: silentLogger });
+  try {
+    const summary = await createDemo(buildServices(ctx));
+    auditService(ctx).record({ actor: 'cli', address: 'local', action: 'demo.create', appId: summary.appId, target: `apps/${summary.appId}` });
+    console.log(
+      [
+        `Demo app "${summary.appId}" created, delivering to the simulator:`,
+        `  end users     ${summary.endUsers.join(', ')} (demo-user is a tester with a simulated iPhone and Android phone)`,
+        `  release       ${summary.releaseVersion} is Live (templates welcome, order-shipped)`,
+        `  activity      ${summary.activityId ?? 'none'} (progress-bar, for demo-user), and the stream demo-order (status-tracker)`,
+        `  App Secret    ${summary.appSecret}`,
+        '',
+        'API docs (/swagger): Authorize with the App Secret as X-Service-Key, then "Try it out" on any operation as shipped.',
+        ...(generatedAdminToken ? [`Admin token for the console (shown only now): ${generatedAdminToken}`] : []),
+      ].join('\n'),
+    );
+    return 0;
+  } finally {
+    ctx.db.$client.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   const { command, args, configFlag } = parseArgs(argv);
   switch (command) {
@@ -166,6 +194,8 @@ async function main(argv: string[]): Promise<number> {
       }
       return 0;
     }
+    case 'demo':
+      return demo(readConfig(configFlag));
     case 'healthcheck':
       return healthcheck(readConfig(configFlag));
     case 'version':

@@ -3,6 +3,7 @@ import { createApp } from './app';
 import { ConfigError } from './config/config.load';
 import type { AppContext } from './context';
 import { securityHeaders, withHeaders } from './http/security-headers';
+import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
@@ -79,6 +80,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     },
     stop() {
       stopping ??= (async () => {
+        closeEventStreams(ctx.db);
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();

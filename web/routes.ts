@@ -8,6 +8,7 @@ import { AppOverviewPage } from './pages/app-overview';
 import { AppsPage } from './pages/apps';
 import { AuditPage } from './pages/audit';
 import { DeliveriesPage } from './pages/deliveries';
+import { DeliveryDetailPage } from './pages/delivery-detail';
 import { DevicesPage } from './pages/devices';
 import { ReleaseDetailPage } from './pages/release-detail';
 import { ReleasesPage } from './pages/releases';
@@ -48,7 +49,12 @@ const ROUTES: Route[] = [
     render: (p) => html`<${ReleaseDetailPage} key=${`${p.appId}/${p.version}`} appId=${p.appId} version=${Number(p.version)} />`,
   },
   { pattern: '/apps/:appId/send', title: 'Send a notification', render: (p, q) => html`<${SendPage} key=${p.appId} appId=${p.appId} release=${q.get('release') ?? undefined} template=${q.get('template') ?? undefined} />` },
-  { pattern: '/apps/:appId/deliveries', title: 'Deliveries', render: (p) => html`<${DeliveriesPage} key=${p.appId} appId=${p.appId} />` },
+  { pattern: '/apps/:appId/deliveries', title: 'Deliveries', render: (p, q) => html`<${DeliveriesPage} key=${p.appId} appId=${p.appId} params=${q} />` },
+  {
+    pattern: '/apps/:appId/deliveries/:deliveryId',
+    title: 'Delivery',
+    render: (p) => html`<${DeliveryDetailPage} key=${p.deliveryId} appId=${p.appId} deliveryId=${p.deliveryId} />`,
+  },
   { pattern: '/apps/:appId/usage', title: 'Usage', render: (p) => html`<${UsagePage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/webhooks', title: 'Webhooks', render: (p) => html`<${WebhooksPage} key=${p.appId} appId=${p.appId} />` },
 ];

@@ -140,6 +140,13 @@ export interface paths {
     /** Remove FCM credentials (Android falls back to the simulator) */
     delete: operations["deleteApiAdminAppsByAppIdFcm"];
   };
+  "/api/admin/demo": {
+    /**
+     * Create the demo app
+     * @description App `demo` with end users `demo-user` (a tester, with a simulated iPhone and Android phone) and `demo-friend`, a Live release 1 (templates `welcome` and `order-shipped`), a running Live Activity and a welcome notification, all delivered to the simulator. The examples of this document use these ids. 409 when an app `demo` exists.
+     */
+    post: operations["postApiAdminDemo"];
+  };
   "/api/admin/apps/{appId}/end-users": {
     /** List end users */
     get: operations["getApiAdminAppsByAppIdEnd-users"];
@@ -147,6 +154,13 @@ export interface paths {
   "/api/admin/apps/{appId}/end-users/{endUserId}": {
     /** Mark or unmark an end user as a tester */
     patch: operations["patchApiAdminAppsByAppIdEnd-usersByEndUserId"];
+  };
+  "/api/admin/apps/{appId}/audience": {
+    /**
+     * Count who a send to everyone reaches
+     * @description What the console names before a send, a start or a promotion to Live.
+     */
+    get: operations["getApiAdminAppsByAppIdAudience"];
   };
   "/api/admin/apps/{appId}/devices": {
     /** List devices */
@@ -163,10 +177,17 @@ export interface paths {
   };
   "/api/admin/apps/{appId}/deliveries": {
     /**
-     * List an app's deliveries
-     * @description Newest first, optionally of one status.
+     * Search an app's deliveries
+     * @description Newest first. Every filter narrows (end user, device, activity, template, kind, status, reason text, time range); `total` counts every match.
      */
     get: operations["getApiAdminAppsByAppIdDeliveries"];
+  };
+  "/api/admin/apps/{appId}/deliveries/{id}": {
+    /**
+     * Get one delivery
+     * @description The exact request sent, each attempt, what was queued, and the token ledger entry it went to.
+     */
+    get: operations["getApiAdminAppsByAppIdDeliveriesById"];
   };
   "/api/admin/apps/{appId}/live-activities/{id}/deliveries": {
     /**
@@ -242,39 +263,45 @@ export interface paths {
     get: operations["getApiAdminAppsByAppIdWebhooks"];
     /**
      * Create a webhook endpoint
-     * @description Answers 201 with the endpoint and its `whsec_` secret. Events are posted as `{type, timestamp, data}` with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`), retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Errors: 400 naming the field (a URL the outbound policy refuses, an unknown event type); 409 at 20 endpoints.
+     * @description Answers 201 with the endpoint and its `whsec_` secret. Events are posted as `{type, timestamp, data}` with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`), retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Errors: 400 naming the field (a URL the outbound policy refuses, an unknown event type); 409 at 20 endpoints. On the demo app, "Try it out" needs a URL that resolves to a public address receiving the events (the outbound policy): use your own receiver.
      */
     post: operations["postApiAdminAppsByAppIdWebhooks"];
   };
   "/api/admin/apps/{appId}/webhooks/{id}": {
-    /** Get a webhook endpoint */
+    /**
+     * Get a webhook endpoint
+     * @description On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
+     */
     get: operations["getApiAdminAppsByAppIdWebhooksById"];
-    /** Delete a webhook endpoint and its queue */
+    /**
+     * Delete a webhook endpoint and its queue
+     * @description On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
+     */
     delete: operations["deleteApiAdminAppsByAppIdWebhooksById"];
     /**
      * Change a webhook endpoint
-     * @description Changes url, events, description or enabled; fields left out keep their value.
+     * @description Changes url, events, description or enabled; fields left out keep their value. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
      */
     patch: operations["patchApiAdminAppsByAppIdWebhooksById"];
   };
   "/api/admin/apps/{appId}/webhooks/{id}/secret": {
     /**
      * Rotate the signing secret
-     * @description The new secret signs every attempt from now on, retries of older events included; for 24 hours the previous one signs as well, so the receiver can switch without losing events.
+     * @description The new secret signs every attempt from now on, retries of older events included; for 24 hours the previous one signs as well, so the receiver can switch without losing events. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
      */
     post: operations["postApiAdminAppsByAppIdWebhooksByIdSecret"];
   };
   "/api/admin/apps/{appId}/webhooks/{id}/test": {
     /**
      * Send a test event
-     * @description Queues a `webhook.test` event to this endpoint only; its attempts show as usual. 409 when the endpoint is disabled.
+     * @description Queues a `webhook.test` event to this endpoint only; its attempts show as usual. 409 when the endpoint is disabled. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
      */
     post: operations["postApiAdminAppsByAppIdWebhooksByIdTest"];
   };
   "/api/admin/apps/{appId}/webhooks/{id}/attempts": {
     /**
      * List the attempts of a webhook endpoint
-     * @description Every post, newest first: the event, the attempt number, the receiver’s status or the error.
+     * @description Every post, newest first: the event, the attempt number, the receiver’s status or the error. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
      */
     get: operations["getApiAdminAppsByAppIdWebhooksByIdAttempts"];
   };
@@ -348,6 +375,12 @@ export interface operations {
    */
   getMetrics: {
     responses: {
+      /** @description Prometheus text exposition format. */
+      200: {
+        content: {
+          "text/plain": string;
+        };
+      };
       /** @description Error body */
       401: {
         content: {
@@ -374,6 +407,7 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -506,7 +540,9 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example dev_demo_friend */
         deviceId: string;
       };
     };
@@ -595,6 +631,7 @@ export interface operations {
         templateSlug?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -685,6 +722,7 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -853,7 +891,9 @@ export interface operations {
   "getApiAppsByAppIdLive-activitiesById": {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example la_demo */
         id: string;
       };
     };
@@ -939,7 +979,9 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example la_demo */
         id: string;
       };
     };
@@ -1072,7 +1114,9 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example la_demo */
         id: string;
       };
     };
@@ -1215,7 +1259,9 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example la_demo */
         id: string;
       };
     };
@@ -1333,7 +1379,9 @@ export interface operations {
   "getApiAppsByAppIdLive-activity-streamsByKey": {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example demo-order */
         key: string;
       };
     };
@@ -1456,7 +1504,9 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example demo-order */
         key: string;
       };
     };
@@ -1606,7 +1656,9 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example demo-order */
         key: string;
       };
     };
@@ -1697,6 +1749,19 @@ export interface operations {
   /** List plans (from the configuration) */
   getApiAdminPlans: {
     responses: {
+      /** @description The plans of the configuration. */
+      200: {
+        content: {
+          "application/json": {
+            plans: ({
+                name: string;
+                liveActivities: boolean;
+                minutes: (string | number) | null;
+                overage: boolean;
+              })[];
+          };
+        };
+      };
       /** @description Error body */
       401: {
         content: {
@@ -1715,6 +1780,41 @@ export interface operations {
   /** List apps */
   getApiAdminApps: {
     responses: {
+      /** @description Every app, without secrets. */
+      200: {
+        content: {
+          "application/json": {
+            apps: ({
+                id: string;
+                name: string;
+                plan: string;
+                source: "config" | "api";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                channels: {
+                  /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+                  apns: {
+                    /** @description simulator while the app has no credentials for the platform. */
+                    transport: "simulator" | "apns" | "fcm";
+                    status: "active" | "paused";
+                    pausedReason: string | null;
+                    [key: string]: unknown;
+                  };
+                  /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+                  fcm: {
+                    /** @description simulator while the app has no credentials for the platform. */
+                    transport: "simulator" | "apns" | "fcm";
+                    status: "active" | "paused";
+                    pausedReason: string | null;
+                    [key: string]: unknown;
+                  };
+                };
+              })[];
+          };
+        };
+      };
       /** @description Error body */
       401: {
         content: {
@@ -1747,6 +1847,43 @@ export interface operations {
       };
     };
     responses: {
+      /** @description The app, with both secrets: shown once here (and later under GET …/secrets). */
+      201: {
+        content: {
+          "application/json": {
+            app: {
+              id: string;
+              name: string;
+              plan: string;
+              source: "config" | "api";
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              updatedAt: string;
+              channels: {
+                /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+                apns: {
+                  /** @description simulator while the app has no credentials for the platform. */
+                  transport: "simulator" | "apns" | "fcm";
+                  status: "active" | "paused";
+                  pausedReason: string | null;
+                  [key: string]: unknown;
+                };
+                /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+                fcm: {
+                  /** @description simulator while the app has no credentials for the platform. */
+                  transport: "simulator" | "apns" | "fcm";
+                  status: "active" | "paused";
+                  pausedReason: string | null;
+                  [key: string]: unknown;
+                };
+              };
+            };
+            appSecret: string;
+            signingSecret: string;
+          };
+        };
+      };
       /** @description Error body */
       400: {
         content: {
@@ -1792,10 +1929,44 @@ export interface operations {
   getApiAdminAppsByAppId: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
     responses: {
+      /** @description The app, without secrets. */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            plan: string;
+            source: "config" | "api";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            channels: {
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              apns: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              fcm: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
       /** @description Error body */
       401: {
         content: {
@@ -1828,6 +1999,7 @@ export interface operations {
   deleteApiAdminAppsByAppId: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -1873,6 +2045,7 @@ export interface operations {
   patchApiAdminAppsByAppId: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -1885,6 +2058,39 @@ export interface operations {
       };
     };
     responses: {
+      /** @description The app as changed. */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            plan: string;
+            source: "config" | "api";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            channels: {
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              apns: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              fcm: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
       /** @description Error body */
       400: {
         content: {
@@ -1930,6 +2136,7 @@ export interface operations {
   getApiAdminAppsByAppIdSecrets: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -1978,11 +2185,22 @@ export interface operations {
   postApiAdminAppsByAppIdSecretsByKind: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example app-secret */
         kind: "app-secret" | "signing-secret";
       };
     };
     responses: {
+      /** @description The new value of the rotated secret (`appSecret` or `signingSecret`); the old one no longer works. */
+      200: {
+        content: {
+          "application/json": {
+            appSecret?: string;
+            signingSecret?: string;
+          };
+        };
+      };
       /** @description Error body */
       400: {
         content: {
@@ -2031,6 +2249,7 @@ export interface operations {
   putApiAdminAppsByAppIdApns: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -2054,6 +2273,39 @@ export interface operations {
       };
     };
     responses: {
+      /** @description The app, its APNs channel now on the credentials. */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            plan: string;
+            source: "config" | "api";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            channels: {
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              apns: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              fcm: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
       /** @description Error body */
       400: {
         content: {
@@ -2099,10 +2351,44 @@ export interface operations {
   deleteApiAdminAppsByAppIdApns: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
     responses: {
+      /** @description The app, iOS back on the simulator. */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            plan: string;
+            source: "config" | "api";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            channels: {
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              apns: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              fcm: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
       /** @description Error body */
       401: {
         content: {
@@ -2138,6 +2424,7 @@ export interface operations {
   putApiAdminAppsByAppIdFcm: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -2154,6 +2441,39 @@ export interface operations {
       };
     };
     responses: {
+      /** @description The app, its FCM channel now on the credentials. */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            plan: string;
+            source: "config" | "api";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            channels: {
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              apns: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              fcm: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
       /** @description Error body */
       400: {
         content: {
@@ -2199,10 +2519,44 @@ export interface operations {
   deleteApiAdminAppsByAppIdFcm: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
     responses: {
+      /** @description The app, Android back on the simulator. */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            name: string;
+            plan: string;
+            source: "config" | "api";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            channels: {
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              apns: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+              /** @description APNs channels also show bundleId, teamId, keyId, environment and endpoints; FCM ones projectId, clientEmail and endpoint. Never a key. */
+              fcm: {
+                /** @description simulator while the app has no credentials for the platform. */
+                transport: "simulator" | "apns" | "fcm";
+                status: "active" | "paused";
+                pausedReason: string | null;
+                [key: string]: unknown;
+              };
+            };
+          };
+        };
+      };
       /** @description Error body */
       401: {
         content: {
@@ -2231,6 +2585,75 @@ export interface operations {
       };
     };
   };
+  /**
+   * Create the demo app
+   * @description App `demo` with end users `demo-user` (a tester, with a simulated iPhone and Android phone) and `demo-friend`, a Live release 1 (templates `welcome` and `order-shipped`), a running Live Activity and a welcome notification, all delivered to the simulator. The examples of this document use these ids. 409 when an app `demo` exists.
+   */
+  postApiAdminDemo: {
+    responses: {
+      /** @description Response for status 201 */
+      201: {
+        content: {
+          "application/json": {
+            app: {
+              id: string;
+              name: string;
+              [key: string]: unknown;
+            };
+            /** @description The App Secret, shown once (also in the console under Credentials). */
+            appSecret: string;
+            signingSecret: string;
+            endUsers: string[];
+            devices: string | number;
+            releaseVersion: string | number;
+            /** @description The Live Activity the demo started for demo-user. */
+            activityId?: string;
+            /** @description Welcome notifications queued. */
+            notifications: string | number;
+          };
+        };
+      };
+      /** @description Error body */
+      401: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      409: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      422: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
   /** List end users */
   "getApiAdminAppsByAppIdEnd-users": {
     parameters: {
@@ -2239,10 +2662,29 @@ export interface operations {
         offset?: string | number;
       };
       path: {
+        /** @example demo */
         appId: string;
       };
     };
     responses: {
+      /** @description End users, most recently seen first. */
+      200: {
+        content: {
+          "application/json": {
+            endUsers: ({
+                id: string;
+                tester: boolean;
+                /** @description Valid devices. */
+                devices: string | number;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                lastSeenAt: string;
+              })[];
+            total: string | number;
+          };
+        };
+      };
       /** @description Error body */
       400: {
         content: {
@@ -2288,7 +2730,9 @@ export interface operations {
   "patchApiAdminAppsByAppIdEnd-usersByEndUserId": {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example demo-user */
         endUserId: string;
       };
     };
@@ -2300,6 +2744,86 @@ export interface operations {
       };
     };
     responses: {
+      /** @description The end user as changed. */
+      200: {
+        content: {
+          "application/json": {
+            id: string;
+            tester: boolean;
+          };
+        };
+      };
+      /** @description Error body */
+      400: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      401: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      404: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Count who a send to everyone reaches
+   * @description What the console names before a send, a start or a promotion to Live.
+   */
+  getApiAdminAppsByAppIdAudience: {
+    parameters: {
+      query?: {
+        testersOnly?: boolean;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description End users with at least one valid device. */
+            endUsers: string | number;
+            /** @description Valid devices: what a send to everyone goes to. */
+            devices: string | number;
+            ios: string | number;
+            android: string | number;
+            /** @description iPhones with a push-to-start token: a Live Activity start reaches these and every Android device. */
+            iosStartable: string | number;
+          };
+        };
+      };
       /** @description Error body */
       400: {
         content: {
@@ -2350,6 +2874,7 @@ export interface operations {
         endUserId?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -2426,6 +2951,7 @@ export interface operations {
   postApiAdminAppsByAppIdDevices: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -2521,7 +3047,9 @@ export interface operations {
   deleteApiAdminAppsByAppIdDevicesByDeviceId: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example dev_demo_friend */
         deviceId: string;
       };
     };
@@ -2564,17 +3092,26 @@ export interface operations {
     };
   };
   /**
-   * List an app's deliveries
-   * @description Newest first, optionally of one status.
+   * Search an app's deliveries
+   * @description Newest first. Every filter narrows (end user, device, activity, template, kind, status, reason text, time range); `total` counts every match.
    */
   getApiAdminAppsByAppIdDeliveries: {
     parameters: {
       query?: {
         status?: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
+        kind?: "notification" | "la_start" | "la_update" | "la_end";
+        endUserId?: string;
+        deviceId?: string;
+        activityId?: string;
+        templateSlug?: string;
+        reason?: string;
+        since?: string;
+        until?: string;
         limit?: string | number;
         offset?: string | number;
       };
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -2589,6 +3126,11 @@ export interface operations {
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
                 deviceId: string;
+                /** @description The device's end user; null once the device was deleted. */
+                endUserId: string | null;
+                /** @description The template of the notification or Live Activity. */
+                templateSlug: string | null;
+                tokenId: (string | number) | null;
                 /** @enum {string|null} */
                 platform: "ios" | "android";
                 /** @description apns, fcm or simulator, once an attempt was made. */
@@ -2655,6 +3197,125 @@ export interface operations {
     };
   };
   /**
+   * Get one delivery
+   * @description The exact request sent, each attempt, what was queued, and the token ledger entry it went to.
+   */
+  getApiAdminAppsByAppIdDeliveriesById: {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example 1 */
+        id: string | number;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            id: string | number;
+            /** @enum {string} */
+            kind: "notification" | "la_start" | "la_update" | "la_end";
+            activityId: string | null;
+            deviceId: string;
+            /** @description The device's end user; null once the device was deleted. */
+            endUserId: string | null;
+            /** @description The template of the notification or Live Activity. */
+            templateSlug: string | null;
+            tokenId: (string | number) | null;
+            /** @enum {string|null} */
+            platform: "ios" | "android";
+            /** @description apns, fcm or simulator, once an attempt was made. */
+            provider: string | null;
+            /** @enum {string} */
+            status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
+            attempts: string | number;
+            /** @description apns-id, FCM message name, or the simulator id. */
+            providerId: string | null;
+            /** @description Why it waits, was retried, dropped or failed. */
+            reason: string | null;
+            /** @description The last request sent (method, url, headers, body), or what the simulator would have sent. */
+            sentPayload?: unknown;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            nextAttemptAt: string;
+            /** @description What was queued, before it was shaped for a provider: the rendered notification or the activity event. */
+            content: unknown;
+            /** @description Attempts answered with a retry, oldest first. The last attempt is the delivery itself (status, reason, sentPayload). */
+            earlierAttempts: ({
+                attempt: string | number;
+                /** Format: date-time */
+                at: string;
+                provider: string | null;
+                providerId: string | null;
+                reason: string | null;
+              })[];
+            /** @description The token ledger entry the delivery went to (its value is never shown). */
+            token: ({
+              id: string | number;
+              /** @description apns_device, apns_push_to_start, apns_activity or fcm_registration. */
+              kind: string;
+              /** @enum {string} */
+              state: "active" | "invalid";
+              environment: string | null;
+              invalidReason: string | null;
+              /** Format: date-time */
+              invalidatedAt: string | null;
+              /** Format: date-time */
+              reportedAt: string;
+              /** Format: date-time */
+              createdAt: string;
+              activityId: string | null;
+            }) | null;
+          };
+        };
+      };
+      /** @description Error body */
+      400: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      401: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error body */
+      404: {
+        content: {
+          "application/json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
    * List a live activity's deliveries
    * @description Newest first: start, updates and end, one per device.
    */
@@ -2665,7 +3326,9 @@ export interface operations {
         offset?: string | number;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example la_demo */
         id: string;
       };
     };
@@ -2680,6 +3343,11 @@ export interface operations {
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
                 deviceId: string;
+                /** @description The device's end user; null once the device was deleted. */
+                endUserId: string | null;
+                /** @description The template of the notification or Live Activity. */
+                templateSlug: string | null;
+                tokenId: (string | number) | null;
                 /** @enum {string|null} */
                 platform: "ios" | "android";
                 /** @description apns, fcm or simulator, once an attempt was made. */
@@ -2752,6 +3420,7 @@ export interface operations {
   getApiAdminAppsByAppIdChannels: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -2829,6 +3498,7 @@ export interface operations {
         "Idempotency-Key"?: string;
       };
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -2955,6 +3625,7 @@ export interface operations {
   getApiAdminAppsByAppIdReleases: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -3017,6 +3688,7 @@ export interface operations {
   postApiAdminAppsByAppIdReleases: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -3119,7 +3791,9 @@ export interface operations {
   getApiAdminAppsByAppIdReleasesByVersion: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example 1 */
         version: string | number;
       };
     };
@@ -3193,7 +3867,9 @@ export interface operations {
   patchApiAdminAppsByAppIdReleasesByVersion: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example 2 */
         version: string | number;
       };
     };
@@ -3287,8 +3963,11 @@ export interface operations {
   putApiAdminAppsByAppIdReleasesByVersionTemplatesBySlug: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example 2 */
         version: string | number;
+        /** @example order-shipped */
         slug: string;
       };
     };
@@ -3388,8 +4067,11 @@ export interface operations {
   deleteApiAdminAppsByAppIdReleasesByVersionTemplatesBySlug: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example 2 */
         version: string | number;
+        /** @example order-shipped */
         slug: string;
       };
     };
@@ -3461,7 +4143,9 @@ export interface operations {
   "getApiAdminAppsByAppIdLive-activitiesById": {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example la_demo */
         id: string;
       };
     };
@@ -3560,6 +4244,7 @@ export interface operations {
   getApiAdminAppsByAppIdUsage: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -3650,7 +4335,7 @@ export interface operations {
                 actor: string;
                 /** @description The client's address; `local` for the command line. */
                 address: string;
-                /** @description One of app.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, tester.set, device.register, device.remove, release.create, release.status, template.put, template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
+                /** @description One of app.create, demo.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, tester.set, device.register, device.remove, release.create, release.status, template.put, template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
                 action: string;
                 appId: string | null;
                 /** @description What was changed, e.g. `apps/demo/releases/3`. */
@@ -3696,6 +4381,7 @@ export interface operations {
   getApiAdminAppsByAppIdWebhooks: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -3755,11 +4441,12 @@ export interface operations {
   };
   /**
    * Create a webhook endpoint
-   * @description Answers 201 with the endpoint and its `whsec_` secret. Events are posted as `{type, timestamp, data}` with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`), retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Errors: 400 naming the field (a URL the outbound policy refuses, an unknown event type); 409 at 20 endpoints.
+   * @description Answers 201 with the endpoint and its `whsec_` secret. Events are posted as `{type, timestamp, data}` with the headers `webhook-id`, `webhook-timestamp` and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`), retried after 5 s, 5 min, 30 min, 2 h, 5 h and 10 h; an endpoint failing for 5 days is disabled. Errors: 400 naming the field (a URL the outbound policy refuses, an unknown event type); 409 at 20 endpoints. On the demo app, "Try it out" needs a URL that resolves to a public address receiving the events (the outbound policy): use your own receiver.
    */
   postApiAdminAppsByAppIdWebhooks: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
       };
     };
@@ -3853,11 +4540,16 @@ export interface operations {
       };
     };
   };
-  /** Get a webhook endpoint */
+  /**
+   * Get a webhook endpoint
+   * @description On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
+   */
   getApiAdminAppsByAppIdWebhooksById: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example whk_0mwt00000a1b2c3d4e5f6g7h8 */
         id: string;
       };
     };
@@ -3913,11 +4605,16 @@ export interface operations {
       };
     };
   };
-  /** Delete a webhook endpoint and its queue */
+  /**
+   * Delete a webhook endpoint and its queue
+   * @description On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
+   */
   deleteApiAdminAppsByAppIdWebhooksById: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example whk_0mwt00000a1b2c3d4e5f6g7h8 */
         id: string;
       };
     };
@@ -3961,12 +4658,14 @@ export interface operations {
   };
   /**
    * Change a webhook endpoint
-   * @description Changes url, events, description or enabled; fields left out keep their value.
+   * @description Changes url, events, description or enabled; fields left out keep their value. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
    */
   patchApiAdminAppsByAppIdWebhooksById: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example whk_0mwt00000a1b2c3d4e5f6g7h8 */
         id: string;
       };
     };
@@ -4049,12 +4748,14 @@ export interface operations {
   };
   /**
    * Rotate the signing secret
-   * @description The new secret signs every attempt from now on, retries of older events included; for 24 hours the previous one signs as well, so the receiver can switch without losing events.
+   * @description The new secret signs every attempt from now on, retries of older events included; for 24 hours the previous one signs as well, so the receiver can switch without losing events. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
    */
   postApiAdminAppsByAppIdWebhooksByIdSecret: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example whk_0mwt00000a1b2c3d4e5f6g7h8 */
         id: string;
       };
     };
@@ -4103,12 +4804,14 @@ export interface operations {
   };
   /**
    * Send a test event
-   * @description Queues a `webhook.test` event to this endpoint only; its attempts show as usual. 409 when the endpoint is disabled.
+   * @description Queues a `webhook.test` event to this endpoint only; its attempts show as usual. 409 when the endpoint is disabled. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
    */
   postApiAdminAppsByAppIdWebhooksByIdTest: {
     parameters: {
       path: {
+        /** @example demo */
         appId: string;
+        /** @example whk_0mwt00000a1b2c3d4e5f6g7h8 */
         id: string;
       };
     };
@@ -4165,7 +4868,7 @@ export interface operations {
   };
   /**
    * List the attempts of a webhook endpoint
-   * @description Every post, newest first: the event, the attempt number, the receiver’s status or the error.
+   * @description Every post, newest first: the event, the attempt number, the receiver’s status or the error. On the demo app, "Try it out" needs a webhook endpoint: paste the id that creating one answered.
    */
   getApiAdminAppsByAppIdWebhooksByIdAttempts: {
     parameters: {
@@ -4174,7 +4877,9 @@ export interface operations {
         offset?: string | number;
       };
       path: {
+        /** @example demo */
         appId: string;
+        /** @example whk_0mwt00000a1b2c3d4e5f6g7h8 */
         id: string;
       };
     };

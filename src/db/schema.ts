@@ -182,8 +182,13 @@ export const messages = sqliteTable(
     activityId: text('activity_id'),
     /** JSON of the provider-neutral content (delivery/message-content.ts). */
     content: text('content').notNull(),
+    /** The content's template (a notification's or an activity's), for the console's filter; null on messages queued before it existed. */
+    templateSlug: text('template_slug'),
     createdAt: integer('created_at').notNull(),
   },
+  // One entry per message (not per delivery), and new entries of one app and template land next
+  // to each other, so the write stays cheap.
+  (t) => [index('messages_app_template').on(t.appId, t.templateSlug)],
 );
 
 /** The durable outbox: one row per device and message, drained by the delivery workers. */
@@ -225,7 +230,32 @@ export const deliveries = sqliteTable(
     // Superseding looks up an activity's pending updates at every update; fan-outs of
     // notifications (no activity) stay out of it.
     index('deliveries_pending_activity').on(t.activityId).where(sql`status = 'pending' AND activity_id IS NOT NULL`),
+    // The console's filters. By device (and end user): through the device's tokens (an integer
+    // key: a fan-out writes it at random places, as a device id would, but at a fifth of the
+    // cost), plus the few deliveries still waiting for a token. By template: through its messages.
+    index('deliveries_token').on(t.tokenId),
+    index('deliveries_tokenless_device').on(t.deviceId).where(sql`token_id IS NULL`),
+    index('deliveries_message').on(t.messageId),
   ],
+);
+
+/**
+ * Attempts of a delivery that were answered with a retry: the delivery row itself holds the last
+ * attempt, so a delivery that went through at once (nearly all) writes nothing here.
+ */
+export const deliveryAttempts = sqliteTable(
+  'delivery_attempts',
+  {
+    deliveryId: integer('delivery_id')
+      .notNull()
+      .references(() => deliveries.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    at: integer('at').notNull(),
+    provider: text('provider'),
+    providerId: text('provider_id'),
+    reason: text('reason'),
+  },
+  (t) => [primaryKey({ columns: [t.deliveryId, t.attempt] })],
 );
 
 export const releases = sqliteTable(

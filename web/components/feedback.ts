@@ -74,3 +74,32 @@ export function Dialog(props: { open: boolean; title: string; onClose: () => voi
       : ''}
   </dialog>`;
 }
+
+/**
+ * Asks before an action with consequences, naming them (`children`): the action runs only from
+ * the dialog's button, and the dialog stays open with the error if it fails.
+ */
+export function ConfirmDialog(props: {
+  open: boolean;
+  title: string;
+  confirmLabel: string;
+  danger?: boolean;
+  busy?: boolean;
+  error?: string;
+  onConfirm: () => void;
+  onClose: () => void;
+  children: ComponentChildren;
+}) {
+  return html`<${Dialog} open=${props.open} title=${props.title} onClose=${props.onClose}>
+    <div class="stack confirm">
+      <div class="consequence">${props.children}</div>
+      ${props.error ? html`<div class="alert alert-error" role="alert">${props.error}</div>` : ''}
+      <div class="form-actions">
+        <button type="button" class="btn btn-secondary" onClick=${props.onClose}>Cancel</button>
+        <button type="button" class=${`btn btn-${props.danger ? 'danger' : 'primary'}${props.busy ? ' is-busy' : ''}`} disabled=${props.busy} aria-busy=${props.busy ? 'true' : undefined} onClick=${props.onConfirm}>
+          ${props.confirmLabel}
+        </button>
+      </div>
+    </div>
+  <//>`;
+}

@@ -66,16 +66,17 @@ export function TemplateFields(props: {
   state: Values;
   onAttributes?: (values: Values) => void;
   onState: (values: Values) => void;
-  problem?: string;
+  /** Problems to show, each at the field it names (`contentState.progress is required`). */
+  problems?: string[];
 }) {
-  const errorField = fieldOfProblem(props.problem);
+  const problemAt = (path: string) => props.problems?.find((p) => fieldOfProblem(p) === path);
   const group = (part: Part, fields: readonly TemplateField[], values: Values, onChange: (v: Values) => void) =>
     fields.map(
       (field) => html`<${Field}
         label=${field.name}
         required=${field.required}
         hint=${withCode(field.description)}
-        error=${errorField === `${part}.${field.name}` ? props.problem : undefined}
+        error=${problemAt(`${part}.${field.name}`)}
         render=${({ id, describedBy, invalid }: { id: string; describedBy?: string; invalid: boolean }) =>
           html`<${Control} field=${field} part=${part} value=${values[field.name] ?? ''} attributes=${props.attributes} id=${id} describedBy=${describedBy} invalid=${invalid}
             onInput=${(v: string) => onChange({ ...values, [field.name]: v })} />`}

@@ -47,8 +47,9 @@ export function foreignRequests(recorder: Recorder, serverHost: string): string[
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  // Let transitions and fonts settle: the next frame after the network is quiet.
-  await page.waitForLoadState('networkidle').catch(() => undefined);
+  // Let transitions and fonts settle: the next frame after the network is quiet. Live pages keep
+  // one event stream open, so the network is never quiet there: a short wait bounds it.
+  await page.waitForLoadState('networkidle', { timeout: 1500 }).catch(() => undefined);
   // From the top, so sticky parts (sidebar, preview) sit where a visitor first sees them.
   await page.evaluate(() => window.scrollTo(0, 0));
   // Toasts are left out: they cover parts of the page and say nothing about its layout. (Through

@@ -14,7 +14,7 @@ let browser: Browser;
 let desktop: BrowserContext;
 let page: Page;
 const recorder: Recorder = { requests: [], errors: [] };
-const flow: { appPath?: string; activityPath?: string } = {};
+const flow: { appPath?: string; activityPath?: string; deliveryPath?: string } = {};
 
 const SLOW = 120_000;
 
@@ -113,6 +113,11 @@ describe('console', () => {
     await screenshot(page, 'desktop-05-start-activity');
 
     await page.getByRole('button', { name: 'Start Live Activity' }).click();
+    // No end user named: the start goes to everyone, which is confirmed with the server's count.
+    const confirm = page.getByRole('dialog', { name: 'Start for every end user?' });
+    await confirm.getByText('1 iPhone with a push-to-start token, 0 Android devices').waitFor();
+    await screenshot(page, 'desktop-05b-start-confirm');
+    await confirm.getByRole('button', { name: 'Start on 1 device' }).click();
     await heading(page, /Uploading holiday photos/).waitFor();
     flow.activityPath = new URL(page.url()).pathname;
     expect(flow.activityPath).toMatch(/^\/console\/apps\/demo-shop\/activities\/la_/);
@@ -175,6 +180,9 @@ describe('console', () => {
     await heading(page, /Testing/).waitFor();
     await screenshot(page, 'desktop-09-release');
     await page.getByRole('button', { name: 'Promote to Live' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Promote release 1 to Live?' });
+    await confirm.getByText(/No release is Live yet: 1 end user \(1 device\) get notifications from the templates of release 1/).waitFor();
+    await confirm.getByRole('button', { name: 'Promote to Live' }).click();
     await heading(page, /Live/).waitFor();
   }, SLOW);
 
@@ -188,6 +196,9 @@ describe('console', () => {
     await preview.getByText('Your order #1042 has shipped').first().waitFor();
     await preview.getByText('Hi Ada, it arrives tomorrow.').first().waitFor();
     await page.getByRole('button', { name: 'Send notification' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Send to every end user?' });
+    await confirm.getByText(/goes to 1 device of 1 end user \(1 iOS, 0 Android\), from release 1/).waitFor();
+    await confirm.getByRole('button', { name: 'Send to 1 device' }).click();
     await page.getByText('1 notification queued.').waitFor();
     await screenshot(page, 'desktop-10-send');
 
@@ -195,10 +206,18 @@ describe('console', () => {
     await heading(page, 'Deliveries').waitFor();
     const row = page.locator('tr[data-kind="notification"][data-status="delivered"]');
     await row.waitFor();
-    await row.getByRole('button', { name: 'Payload' }).click();
-    await page.getByText('Hi Ada, it arrives tomorrow.').waitFor();
     expect(await page.locator('tr[data-kind^="la_"][data-status="delivered"]').count()).toBe(3);
+    await row.getByRole('cell', { name: 'ada' }).waitFor();
     await screenshot(page, 'desktop-11-deliveries');
+    // A delivery's own page: the request sent, its attempt, and the token it went to.
+    await row.getByRole('link', { name: 'just now' }).click();
+    await heading(page, /Notification to ada/).waitFor();
+    flow.deliveryPath = new URL(page.url()).pathname;
+    await page.getByRole('region', { name: 'Request sent' }).getByText('Hi Ada, it arrives tomorrow.').waitFor();
+    await page.getByRole('region', { name: 'Attempts' }).getByText('Attempt 1').waitFor();
+    await page.getByRole('region', { name: 'Token' }).getByText('APNs device token').waitFor();
+    await page.getByRole('region', { name: 'What was queued' }).getByText('"templateSlug": "order-shipped"').waitFor();
+    await screenshot(page, 'desktop-11b-delivery');
   }, SLOW);
 
   test('shows usage and the template gallery', async () => {
@@ -276,6 +295,7 @@ describe('console', () => {
       ['start-activity', `${flow.appPath}/activities/new`],
       ['activity-detail', flow.activityPath!],
       ['deliveries', `${flow.appPath}/deliveries`],
+      ['delivery', flow.deliveryPath!],
       ['usage', `${flow.appPath}/usage`],
       ['devices', `${flow.appPath}/devices`],
       ['release', `${flow.appPath}/releases/1`],

@@ -72,3 +72,14 @@ export function useAction<A extends unknown[]>(action: (...args: A) => Promise<u
   };
   return { busy, error, run, setError };
 }
+
+/**
+ * A dialog's open state. Each opening has a new `round`: used as the dialog form's key, it makes
+ * the form start fresh every time (no value left over from the last use).
+ * @example const add = useDialogState(); <AddDialog key=${add.round} open=${add.open} onClose=${add.close} />
+ */
+export function useDialogState() {
+  const [round, setRound] = useState(0);
+  const [open, setOpen] = useState(false);
+  return { open, round, show: () => (setRound((r) => r + 1), setOpen(true)), close: () => setOpen(false) };
+}

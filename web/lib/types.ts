@@ -90,6 +90,25 @@ export interface Delivery {
   updatedAt: string;
   nextAttemptAt: string;
   activityId: string | null;
+  endUserId: string | null;
+  templateSlug: string | null;
+  tokenId: number | null;
+}
+
+export interface DeliveryDetail extends Delivery {
+  content: unknown;
+  earlierAttempts: { attempt: number; at: string; provider: string | null; providerId: string | null; reason: string | null }[];
+  token: {
+    id: number;
+    kind: string;
+    state: 'active' | 'invalid';
+    environment: string | null;
+    invalidReason: string | null;
+    invalidatedAt: string | null;
+    reportedAt: string;
+    createdAt: string;
+    activityId: string | null;
+  } | null;
 }
 
 export type ReleaseStatus = 'Draft' | 'Testing' | 'Live' | 'Archived';

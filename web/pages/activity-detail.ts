@@ -1,16 +1,18 @@
 import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { contentStateError } from '../../src/modules/live-activities/template-validation';
+import { contentStateProblems } from '../../src/modules/live-activities/template-validation';
 import { findTemplate, type TemplateDefinition } from '../../src/modules/live-activities/templates';
 import { ActivityInstances, type ActivityInstance } from '../components/activity-instances';
 import { DeliveryTimeline } from '../components/deliveries';
 import { Dialog, toast } from '../components/feedback';
+import { LiveIndicator } from '../components/live-indicator';
 import { compact, TemplateFields } from '../components/template-form';
 import { Alert, Badge, Button, Card, Details, Empty, PageHeader, Spinner } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { duration, formatDateTime } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
+import { useLive } from '../lib/live';
 import { Link } from '../lib/router';
 import type { Activity, AppView, Delivery } from '../lib/types';
 import { headline } from '../previews/preview-model';
@@ -22,7 +24,7 @@ function UpdateForm(props: { appId: string; activity: Activity; def: TemplateDef
   const [tried, setTried] = useState(false);
   const [ending, setEnding] = useState(false);
   const path = `/live-activities/${encodeURIComponent(props.activity.id)}`;
-  const problem = contentStateError(props.def, compact(props.state), props.attributes);
+  const problems = contentStateProblems(props.def, compact(props.state), props.attributes);
   const update = useAction(async () => {
     await publicApi(props.appId, 'PATCH', path, { contentState: compact(props.state) });
     toast('Update queued for delivery');
@@ -38,11 +40,11 @@ function UpdateForm(props: { appId: string; activity: Activity; def: TemplateDef
   const submit = (e: TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
     setTried(true);
-    if (!problem) void update.run();
+    if (problems.length === 0) void update.run();
   };
   return html`<${Card} title="Update" description="Sends the whole content state; the attributes stay as they were at start.">
     <form class="stack" onSubmit=${submit} novalidate>
-      <${TemplateFields} def=${props.def} attributes=${props.attributes} state=${props.state} onState=${props.onState} problem=${tried ? problem : undefined} />
+      <${TemplateFields} def=${props.def} attributes=${props.attributes} state=${props.state} onState=${props.onState} problems=${tried ? problems : []} />
       ${update.error ? html`<${Alert}>${update.error}<//>` : ''}
       <div class="form-actions">
         <${Button} variant="danger" onClick=${() => setEnding(true)}>End activity<//>
@@ -89,7 +91,9 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
   const id = encodeURIComponent(props.appId);
   const path = `/apps/${id}/live-activities/${encodeURIComponent(props.activityId)}`;
   const activity = useLoad(() => admin<ActivityDetail>('GET', path), [path]);
-  const deliveries = useLoad(() => admin<{ deliveries: Delivery[]; total: number }>('GET', `${path}/deliveries`), [path], 3000);
+  const deliveries = useLoad(() => admin<{ deliveries: Delivery[]; total: number }>('GET', `${path}/deliveries`), [path]);
+  // Starts, updates, ends and their outcomes show up by themselves (server-sent events, no polling).
+  useLive(() => Promise.all([activity.reload(), deliveries.reload()]));
   const app = useLoad(() => admin<AppView>('GET', `/apps/${id}`), [props.appId]);
   const a = activity.data;
   const def = a ? findTemplate(a.templateSlug) : undefined;
@@ -112,6 +116,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
       back=${html`<${Link} href=${`/apps/${id}/activities`}>← Live Activities<//>`}
       title=${html`${headline(def, a.attributes, a.contentState, Date.now()).title} <${Badge}>${a.state}<//>`}
       subtitle=${html`${def.title} · <span class="mono">${a.id}</span>`}
+      actions=${html`<${LiveIndicator} />`}
     />
     <div class="editor">
       <div class="stack-lg editor-form">

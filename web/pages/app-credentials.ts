@@ -7,13 +7,20 @@ import { useAction } from '../lib/hooks';
 
 type Kind = 'app-secret' | 'signing-secret';
 
-const KINDS: { kind: Kind; key: 'appSecret' | 'signingSecret'; label: string; about: string }[] = [
-  { kind: 'app-secret', key: 'appSecret', label: 'App Secret', about: 'Your backend sends it in the X-Service-Key header of every API call.' },
+const KINDS: { kind: Kind; key: 'appSecret' | 'signingSecret'; label: string; about: string; consequence: string }[] = [
+  {
+    kind: 'app-secret',
+    key: 'appSecret',
+    label: 'App Secret',
+    about: 'Your backend sends it in the X-Service-Key header of every API call.',
+    consequence: 'Every API call your backend makes with the current App Secret is refused (401) from now on: no starts, updates, sends or device registrations until it uses the new one.',
+  },
   {
     kind: 'signing-secret',
     key: 'signingSecret',
     label: 'Signing Secret',
     about: 'Your backend signs end user ids with it (HMAC-SHA256) so devices can register themselves.',
+    consequence: 'Devices that register themselves with a signature made from the current Signing Secret are refused (401) until your backend signs with the new one. Registered devices keep receiving.',
   },
 ];
 
@@ -48,13 +55,14 @@ export function CredentialsCard(props: { appId: string }) {
           <div class="secret-value">
             <code class="mono secret" aria-label=${k.label}>${shown ? shown[k.key] : '•'.repeat(24)}</code>
             ${shown ? html`<${CopyButton} text=${shown[k.key]} label=${`Copy the ${k.label}`} />` : ''}
-            <${Button} small variant="ghost" onClick=${() => setRotating(k)} label=${`Rotate the ${k.label}`}>Rotate<//>
+            <${Button} small variant="ghost" onClick=${() => (rotate.setError(undefined), setRotating(k))} label=${`Rotate the ${k.label}`}>Rotate<//>
           </div>
         </div>`,
       )}
     </div>
     <${Dialog} open=${rotating !== null} title=${`Rotate the ${rotating?.label ?? ''}?`} onClose=${() => setRotating(null)}>
-      <p>A new value is generated and the current one <strong>stops working at once</strong>. Update your backend right after.</p>
+      <p>A new value is generated and the current one <strong>stops working at once</strong>.</p>
+      <p>${rotating?.consequence}</p>
       ${rotate.error ? html`<${Alert}>${rotate.error}<//>` : ''}
       <div class="form-actions">
         <${Button} onClick=${() => setRotating(null)}>Cancel<//>

@@ -6,7 +6,10 @@ import { appsChanged } from '../components/shell';
 import { Alert, Badge, Button, Card, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { formatNumber } from '../lib/format';
-import { useAction, useLoad } from '../lib/hooks';
+import { useAction, useDialogState, useLoad } from '../lib/hooks';
+import { plural } from '../lib/audience';
+import { useLive } from '../lib/live';
+import { LiveIndicator } from '../components/live-indicator';
 import { Link, navigate } from '../lib/router';
 import type { AppView, Usage } from '../lib/types';
 import { ChannelsCard } from './app-channels';
@@ -18,13 +21,21 @@ function Stats(props: { appId: string }) {
   const id = encodeURIComponent(props.appId);
   const stats = useLoad(async () => {
     const settle = <T>(p: Promise<T>) => p.then((v) => v, () => undefined);
-    const [users, usage] = await Promise.all([settle(admin<{ total: number }>('GET', `/apps/${id}/end-users?limit=1`)), settle(admin<Usage>('GET', `/apps/${id}/usage`))]);
-    return { users: users?.total, active: usage?.activeActivities, usage };
+    const since = new Date(Date.now() - 86_400_000).toISOString();
+    const count = (q: string) => settle(admin<{ total: number }>('GET', `/apps/${id}/deliveries?limit=1&since=${since}${q}`));
+    const [users, usage, sent, failed] = await Promise.all([
+      settle(admin<{ total: number }>('GET', `/apps/${id}/end-users?limit=1`)),
+      settle(admin<Usage>('GET', `/apps/${id}/usage`)),
+      count(''),
+      count('&status=failed'),
+    ]);
+    return { users: users?.total, active: usage?.activeActivities, usage, sent: sent?.total, failed: failed?.total };
   }, [props.appId]);
+  useLive(stats.reload);
   const tile = (label: string, value: string | undefined, href: string) =>
     value === undefined ? '' : html`<${Link} href=${href} class="stat"><span class="stat-value">${value}</span><span class="stat-label">${label}</span><//>`;
   const s = stats.data;
-  return html`<div class="stats">
+  return html`<div class="stats" aria-label="At a glance">
     ${tile('End users', s?.users === undefined ? undefined : formatNumber(s.users), `/apps/${id}/devices`)}
     ${tile('Active Live Activities', s?.active === undefined ? undefined : formatNumber(s.active), `/apps/${id}/activities?state=Active`)}
     ${tile(
@@ -32,6 +43,8 @@ function Stats(props: { appId: string }) {
       s?.usage ? `${formatNumber(s.usage.minutesUsed)}${s.usage.quota === null ? '' : ` / ${formatNumber(s.usage.quota)}`}` : undefined,
       `/apps/${id}/usage`,
     )}
+    ${tile('Deliveries, last 24 h', s?.sent === undefined ? undefined : formatNumber(s.sent), `/apps/${id}/deliveries`)}
+    ${tile('Failed, last 24 h', s?.failed === undefined ? undefined : formatNumber(s.failed), `/apps/${id}/deliveries?status=failed`)}
   </div>`;
 }
 
@@ -67,8 +80,26 @@ function SettingsCard(props: { app: AppView; onChange: (app: AppView) => void })
   <//>`;
 }
 
+/** What deleting the app takes with it, counted by the server when the dialog opens. */
+function DeletionConsequence(props: { appId: string }) {
+  const id = encodeURIComponent(props.appId);
+  const counts = useLoad(async () => {
+    const [users, devices, usage] = await Promise.all([
+      admin<{ total: number }>('GET', `/apps/${id}/end-users?limit=1`),
+      admin<{ total: number }>('GET', `/apps/${id}/devices?limit=1`),
+      admin<Usage>('GET', `/apps/${id}/usage`).catch(() => undefined),
+    ]);
+    return { users: users.total, devices: devices.total, active: usage?.activeActivities ?? 0 };
+  }, [props.appId]);
+  if (counts.error) return html`<${Alert}>${counts.error}<//>`;
+  if (!counts.data) return html`<${Spinner} label="Counting what is deleted…" />`;
+  const c = counts.data;
+  const active = c.active > 0 ? html`<strong>${plural(c.active, 'active Live Activity', 'active Live Activities')}</strong> (no longer updated), ` : '';
+  return html`<p>This deletes <strong>${plural(c.users, 'end user')}</strong> with <strong>${plural(c.devices, 'device')}</strong>, ${active}every release and the delivery history. The App Secret stops working at once. This cannot be undone.</p>`;
+}
+
 function DangerCard(props: { app: AppView }) {
-  const [open, setOpen] = useState(false);
+  const dialog = useDialogState();
   const [typed, setTyped] = useState('');
   const remove = useAction(async () => {
     await admin('DELETE', `/apps/${encodeURIComponent(props.app.id)}`);
@@ -76,15 +107,16 @@ function DangerCard(props: { app: AppView }) {
     toast(`App “${props.app.name}” deleted`);
     navigate('/');
   });
+  const open = () => (setTyped(''), remove.setError(undefined), dialog.show());
   return html`<${Card} title="Delete this app" class="danger-card" description="Deletes its secrets, credentials, end users, devices, activities, releases and delivery history. This cannot be undone.">
-    <div class="form-actions"><${Button} variant="danger" onClick=${() => setOpen(true)}>Delete app…<//></div>
-    <${Dialog} open=${open} title=${`Delete ${props.app.name}?`} onClose=${() => setOpen(false)}>
+    <div class="form-actions"><${Button} variant="danger" onClick=${open}>Delete app…<//></div>
+    <${Dialog} open=${dialog.open} title=${`Delete ${props.app.name}?`} onClose=${dialog.close}>
       <form class="stack" onSubmit=${(e: Event) => (e.preventDefault(), typed === props.app.id && void remove.run())}>
         ${remove.error ? html`<${Alert}>${remove.error}<//>` : ''}
-        <p>Everything of this app is deleted at once, and its App Secret stops working.</p>
+        <${DeletionConsequence} key=${dialog.round} appId=${props.app.id} />
         <${TextField} label=${`Type the app id “${props.app.id}” to confirm`} value=${typed} onInput=${setTyped} mono />
         <div class="form-actions">
-          <${Button} onClick=${() => setOpen(false)}>Cancel<//>
+          <${Button} onClick=${dialog.close}>Cancel<//>
           <${Button} type="submit" variant="danger" disabled=${typed !== props.app.id} busy=${remove.busy}>Delete forever<//>
         </div>
       </form>
@@ -103,7 +135,7 @@ export function AppOverviewPage(props: { appId: string }) {
     <${PageHeader}
       title=${current.name}
       subtitle=${html`<span class="mono">${current.id}</span> · <${Badge} tone="blue">${current.plan}<//>`}
-      actions=${html`<${Link} href=${`/apps/${id}/devices`} class="btn btn-secondary">Add a device<//>
+      actions=${html`<${LiveIndicator} /><${Link} href=${`/apps/${id}/devices`} class="btn btn-secondary">Add a device<//>
         <${Link} href=${`/apps/${id}/activities/new`} class="btn btn-primary">Start a Live Activity<//>`}
     />
     <${Stats} appId=${current.id} />

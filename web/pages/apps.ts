@@ -6,7 +6,7 @@ import { appsChanged } from '../components/shell';
 import { Alert, Badge, Button, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { formatDateTime } from '../lib/format';
-import { useAction, useLoad } from '../lib/hooks';
+import { useAction, useDialogState, useLoad } from '../lib/hooks';
 import { Link, navigate } from '../lib/router';
 import type { AppView, Plan } from '../lib/types';
 
@@ -85,7 +85,18 @@ function ChannelBadges(props: { app: AppView }) {
   </span>`;
 }
 
+/** POST /api/admin/demo: the demo app with its end users, devices, Live release and a running activity, then its overview. */
+function useCreateDemo() {
+  return useAction(async () => {
+    await admin('POST', '/demo');
+    appsChanged();
+    toast('Demo app created: everything goes to the simulator');
+    navigate('/apps/demo');
+  });
+}
+
 function FirstSteps(props: { onCreate: () => void }) {
+  const demo = useCreateDemo();
   return html`<div class="welcome card">
     <div>
       <p class="eyebrow">Welcome to Islet</p>
@@ -96,7 +107,12 @@ function FirstSteps(props: { onCreate: () => void }) {
         <li><strong>Add a simulated device</strong> for an end user.</li>
         <li><strong>Start a Live Activity</strong> from one of eight templates and watch it update.</li>
       </ol>
-      <${Button} variant="primary" onClick=${props.onCreate}>Create your first app<//>
+      <p class="muted">Or see it all at once: the demo app comes with end users, simulated phones, a Live release and a running Live Activity, and the API docs' examples work on it as shipped.</p>
+      ${demo.error ? html`<${Alert}>${demo.error}<//>` : ''}
+      <div class="form-actions start">
+        <${Button} variant="primary" onClick=${props.onCreate}>Create your first app<//>
+        <${Button} busy=${demo.busy} onClick=${() => demo.run()}>Create the demo app<//>
+      </div>
     </div>
     <div class="welcome-art" aria-hidden="true">
       <div class="island-demo"><span></span><b>12 min</b></div>
@@ -106,10 +122,13 @@ function FirstSteps(props: { onCreate: () => void }) {
 
 export function AppsPage() {
   const apps = useLoad(() => admin<{ apps: AppView[] }>('GET', '/apps').then((r) => r.apps), []);
-  const [creating, setCreating] = useState(false);
-  const open = () => setCreating(true);
+  const creating = useDialogState();
+  const open = creating.show;
+  const demo = useCreateDemo();
+  const hasDemo = apps.data?.some((a) => a.id === 'demo') ?? true;
   return html`<div class="page">
-    <${PageHeader} title="Apps" subtitle="Each app has its own secrets, push credentials, end users and templates." actions=${html`<${Button} variant="primary" onClick=${open}>New app<//>`} />
+    <${PageHeader} title="Apps" subtitle="Each app has its own secrets, push credentials, end users and templates." actions=${html`${hasDemo || apps.data?.length === 0 ? '' : html`<${Button} busy=${demo.busy} onClick=${() => demo.run()}>Create the demo app<//>`}<${Button} variant="primary" onClick=${open}>New app<//>`} />
+    ${demo.error ? html`<${Alert}>${demo.error}<//>` : ''}
     ${apps.error ? html`<${Alert}>${apps.error}<//>` : ''}
     ${!apps.data && apps.loading ? html`<${Spinner} />` : ''}
     ${apps.data?.length === 0 ? html`<${FirstSteps} onCreate=${open} />` : ''}
@@ -130,6 +149,6 @@ export function AppsPage() {
           )}
         </ul>`
       : ''}
-    <${CreateAppDialog} open=${creating} onClose=${() => setCreating(false)} />
+    <${CreateAppDialog} key=${creating.round} open=${creating.open} onClose=${creating.close} />
   </div>`;
 }

@@ -1,68 +1,117 @@
 import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
-import { useState } from 'preact/hooks';
-import { DeliveryStatus, PayloadDetails } from '../components/deliveries';
-import { Alert, Empty, PageHeader, Pager, Spinner } from '../components/ui';
+import { useEffect, useState } from 'preact/hooks';
+import { DeliveryStatus } from '../components/deliveries';
+import { LiveIndicator } from '../components/live-indicator';
+import { Alert, Button, Empty, PageHeader, Pager, Spinner } from '../components/ui';
 import { admin, query } from '../lib/api';
 import { formatDateTime, relativeTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
+import { useLive } from '../lib/live';
 import { kindLabel } from '../lib/payloads';
-import { Link } from '../lib/router';
+import { Link, navigate } from '../lib/router';
 import type { Delivery } from '../lib/types';
 
 const PAGE = 50;
 const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'];
+const KINDS = ['notification', 'la_start', 'la_update', 'la_end'];
+/** The filters, as named in the URL and in the API's query. */
+const KEYS = ['endUserId', 'deviceId', 'templateSlug', 'activityId', 'kind', 'status', 'reason', 'since', 'until'] as const;
+type Filters = Partial<Record<(typeof KEYS)[number], string>>;
 
-/** Every push of the app, newest first, refreshed while the page is open. */
-export function DeliveriesPage(props: { appId: string }) {
+/** `datetime-local` is local time without a zone; the API wants an instant. */
+const toIso = (local: string | undefined) => (local ? new Date(local).toISOString() : undefined);
+
+function filtersOf(params: URLSearchParams): Filters {
+  return Object.fromEntries(KEYS.map((k) => [k, params.get(k) ?? '']).filter(([, v]) => v !== ''));
+}
+
+/** Every push of the app, newest first, searchable, following new sends and outcomes as they happen. */
+export function DeliveriesPage(props: { appId: string; params: URLSearchParams }) {
   const id = encodeURIComponent(props.appId);
-  const [status, setStatus] = useState('');
-  const [offset, setOffset] = useState(0);
-  const [open, setOpen] = useState<number | null>(null);
+  const applied = filtersOf(props.params);
+  const offset = Number(props.params.get('offset') ?? 0) || 0;
+  const [draft, setDraft] = useState<Filters>(applied);
+  const key = JSON.stringify([applied, offset]);
+  // A link to filtered deliveries (from a delivery's page) fills the form too.
+  useEffect(() => setDraft(applied), [JSON.stringify(applied)]);
   const list = useLoad(
-    () => admin<{ deliveries: Delivery[]; total: number }>('GET', `/apps/${id}/deliveries${query({ status, limit: PAGE, offset })}`),
-    [props.appId, status, offset],
-    5000,
+    () =>
+      admin<{ deliveries: Delivery[]; total: number }>(
+        'GET',
+        `/apps/${id}/deliveries${query({ ...applied, since: toIso(applied.since), until: toIso(applied.until), limit: PAGE, offset })}`,
+      ),
+    [props.appId, key],
   );
+  useLive(list.reload);
+  const go = (filters: Filters, at = 0) => navigate(`/apps/${id}/deliveries${query({ ...filters, offset: at || undefined })}`, { replace: true });
+  const set = (k: keyof Filters, value: string) => setDraft({ ...draft, [k]: value });
+  const setNow = (k: keyof Filters, value: string) => {
+    const next = { ...draft, [k]: value };
+    setDraft(next);
+    go(next);
+  };
+  const submit = (e: TargetedEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    go(draft);
+  };
+  const filtered = Object.keys(applied).length > 0;
   const rows = list.data?.deliveries ?? [];
+  const text = (k: keyof Filters, label: string, placeholder: string) =>
+    html`<label>${label}<input type="search" name=${k} class="mono" value=${draft[k] ?? ''} placeholder=${placeholder} onInput=${(e: TargetedEvent<HTMLInputElement>) => set(k, e.currentTarget.value)} /></label>`;
   return html`<div class="page">
-    <${PageHeader} title="Deliveries" subtitle="One row per device and message: what was queued, what the provider or simulator answered, and why." />
-    <div class="filters" role="search" aria-label="Filter deliveries">
+    <${PageHeader} title="Deliveries" subtitle="One row per device and message: what was queued, what the provider or simulator answered, and why." actions=${html`<${LiveIndicator} />`} />
+    <form class="filters card" role="search" aria-label="Filter deliveries" onSubmit=${submit}>
+      ${text('endUserId', 'End user', 'demo-user')}
+      ${text('deviceId', 'Device', 'dev_…')}
+      ${text('templateSlug', 'Template', 'order-shipped')}
+      ${text('activityId', 'Activity', 'la_…')}
+      <label>Kind
+        <select name="kind" value=${draft.kind ?? ''} onChange=${(e: TargetedEvent<HTMLSelectElement>) => setNow('kind', e.currentTarget.value)}>
+          <option value="">All</option>
+          ${KINDS.map((k) => html`<option value=${k}>${kindLabel(k)}</option>`)}
+        </select>
+      </label>
       <label>Status
-        <select value=${status} onChange=${(e: TargetedEvent<HTMLSelectElement>) => (setStatus(e.currentTarget.value), setOffset(0))}>
+        <select name="status" value=${draft.status ?? ''} onChange=${(e: TargetedEvent<HTMLSelectElement>) => setNow('status', e.currentTarget.value)}>
           <option value="">All</option>
           ${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}
         </select>
       </label>
-      <span class="muted small refresh-note">${list.loading ? 'Refreshing…' : 'Refreshes every 5 s'}</span>
-    </div>
+      ${text('reason', 'Reason contains', 'BadDeviceToken')}
+      <label>From<input type="datetime-local" name="since" value=${draft.since ?? ''} onInput=${(e: TargetedEvent<HTMLInputElement>) => set('since', e.currentTarget.value)} /></label>
+      <label>Until<input type="datetime-local" name="until" value=${draft.until ?? ''} onInput=${(e: TargetedEvent<HTMLInputElement>) => set('until', e.currentTarget.value)} /></label>
+      <div class="filter-actions">
+        <${Button} type="submit" variant="primary">Apply filters<//>
+        ${filtered ? html`<${Button} variant="ghost" onClick=${() => (setDraft({}), go({}))}>Clear<//>` : ''}
+      </div>
+    </form>
     ${list.error ? html`<${Alert}>${list.error}<//>` : ''}
     ${!list.data && list.loading ? html`<${Spinner} />` : ''}
     ${list.data && rows.length === 0
-      ? html`<div class="card"><${Empty} title=${status ? `No ${status} deliveries` : 'No deliveries yet'}>Start a Live Activity or send a notification; each device it goes to gets a row here.<//></div>`
+      ? html`<div class="card"><${Empty} title=${filtered ? 'No delivery matches these filters' : 'No deliveries yet'}>${filtered ? 'Widen the filters or clear them.' : 'Start a Live Activity or send a notification; each device it goes to gets a row here.'}<//></div>`
       : ''}
     ${rows.length > 0
-      ? html`<div class="card card-flush"><div class="table-wrap"><table class="table deliveries-table">
+      ? html`<p class="muted small" aria-live="polite">${list.data!.total} deliver${list.data!.total === 1 ? 'y' : 'ies'}${filtered ? ' match' : ''}</p>
+        <div class="card card-flush"><table class="table deliveries-table stacked">
           <caption class="sr-only">Deliveries, newest first</caption>
-          <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">Via</th><th scope="col">Device</th><th scope="col"><span class="sr-only">Payload</span></th></tr></thead>
+          <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col">End user</th><th scope="col">Device</th><th scope="col">Via</th></tr></thead>
           <tbody>
             ${rows.map(
-              (d) => html`<tr data-kind=${d.kind} data-status=${d.status}>
-                  <td class="nowrap" title=${formatDateTime(d.createdAt)}>${relativeTime(d.createdAt)}</td>
-                  <td>${d.activityId ? html`<${Link} href=${`/apps/${id}/activities/${encodeURIComponent(d.activityId)}`}>${kindLabel(d.kind)}<//>` : kindLabel(d.kind)}</td>
-                  <td><${DeliveryStatus} status=${d.status} /></td>
-                  <td class="reason-cell">${d.reason ?? html`<span class="muted">—</span>`}</td>
-                  <td>${d.provider ?? '—'}${d.attempts > 1 ? html` <span class="muted small">×${d.attempts}</span>` : ''}</td>
-                  <td class="nowrap">${d.platform ? html`<span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span> ` : ''}<span class="mono small">${d.deviceId}</span></td>
-                  <td>${d.sentPayload
-                    ? html`<button type="button" class="btn btn-sm btn-ghost" aria-expanded=${open === d.id} onClick=${() => setOpen(open === d.id ? null : d.id)}>${open === d.id ? 'Hide' : 'Payload'}</button>`
-                    : ''}</td>
-                </tr>
-                ${open === d.id ? html`<tr class="payload-row"><td colspan="7"><${PayloadDetails} delivery=${d} open /></td></tr>` : ''}`,
+              (d) => html`<tr data-kind=${d.kind} data-status=${d.status} data-delivery=${d.id}>
+                <td data-label="When" class="nowrap" title=${formatDateTime(d.createdAt)}><${Link} href=${`/apps/${id}/deliveries/${d.id}`} title="Open this delivery">${relativeTime(d.createdAt)}<//></td>
+                <td data-label="Event">${kindLabel(d.kind)}${d.templateSlug ? html` <span class="mono small muted">${d.templateSlug}</span>` : ''}
+                  ${d.activityId ? html`<div class="small"><${Link} href=${`/apps/${id}/activities/${encodeURIComponent(d.activityId)}`}>activity<//></div>` : ''}</td>
+                <td data-label="Status"><${DeliveryStatus} status=${d.status} /></td>
+                <td data-label="Reason" class="reason-cell">${d.reason ?? html`<span class="muted">—</span>`}</td>
+                <td data-label="End user" class="mono small break">${d.endUserId ?? html`<span class="muted">deleted device</span>`}</td>
+                <td data-label="Device" class="small">${d.platform ? html`<span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span> ` : ''}<span class="mono break">${d.deviceId}</span></td>
+                <td data-label="Via">${d.provider ?? '—'}${d.attempts > 1 ? html` <span class="muted small">×${d.attempts}</span>` : ''}</td>
+              </tr>`,
             )}
           </tbody>
-        </table></div></div>`
+        </table></div>`
       : ''}
-    <${Pager} total=${list.data?.total ?? 0} limit=${PAGE} offset=${offset} onChange=${setOffset} />
+    <${Pager} total=${list.data?.total ?? 0} limit=${PAGE} offset=${offset} onChange=${(at: number) => go(applied, at)} />
   </div>`;
 }

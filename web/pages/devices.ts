@@ -5,7 +5,7 @@ import { Dialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { randomHex, randomId, relativeTime } from '../lib/format';
-import { useAction, useLoad } from '../lib/hooks';
+import { useAction, useDialogState, useLoad } from '../lib/hooks';
 import { Link } from '../lib/router';
 import type { Device, EndUser } from '../lib/types';
 
@@ -139,11 +139,11 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
 }
 
 export function DevicesPage(props: { appId: string }) {
-  const [adding, setAdding] = useState(false);
+  const adding = useDialogState();
   const [version, setVersion] = useState(0);
   const [endUserId, setEndUserId] = useState('');
   const count = useLoad(() => admin<{ total: number }>('GET', `/apps/${encodeURIComponent(props.appId)}/devices?limit=1`), [props.appId, version]);
-  const addButton = html`<${Button} variant="primary" onClick=${() => setAdding(true)}>Add a simulated device<//>`;
+  const addButton = html`<${Button} variant="primary" onClick=${adding.show}>Add a simulated device<//>`;
   return html`<div class="page">
     <${PageHeader} title="End users & devices" subtitle="Your backend registers devices with POST /api/apps/{appId}/devices; here you can add simulated ones." actions=${addButton} />
     ${count.data?.total === 0
@@ -156,6 +156,6 @@ export function DevicesPage(props: { appId: string }) {
           <${DevicesCard} appId=${props.appId} version=${version} endUserId=${endUserId} onClear=${() => setEndUserId('')} />
         </div>
         ${count.data ? html`<p class="muted small">Next: <${Link} href=${`/apps/${encodeURIComponent(props.appId)}/activities/new`}>start a Live Activity<//> for these devices.</p>` : ''}`}
-    <${AddDeviceDialog} appId=${props.appId} open=${adding} onClose=${() => setAdding(false)} onAdded=${() => setVersion(version + 1)} />
+    <${AddDeviceDialog} key=${adding.round} appId=${props.appId} open=${adding.open} onClose=${adding.close} onAdded=${() => setVersion(version + 1)} />
   </div>`;
 }

@@ -2,9 +2,10 @@ import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
 import { placeholderNames, PlaceholderSyntaxError } from '../../src/modules/notifications/placeholders';
-import { toast } from '../components/feedback';
+import { ConfirmDialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Card, Empty, PageHeader, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
+import { audienceOf, plural } from '../lib/audience';
 import { useAction, useLoad } from '../lib/hooks';
 import { Link } from '../lib/router';
 import type { NotificationTemplate, Release, ReleaseStatus } from '../lib/types';
@@ -106,26 +107,49 @@ function TemplateCard(props: { appId: string; release: Release; template: Notifi
   </li>`;
 }
 
+/** What a move does to the people of the app, with numbers from the server; moves that change no one's messages have none. */
+function MoveConsequence(props: { appId: string; version: number; to: ReleaseStatus }) {
+  const facts = useLoad(async () => {
+    const [{ releases }, audience] = await Promise.all([
+      admin<{ releases: Release[] }>('GET', `/apps/${encodeURIComponent(props.appId)}/releases`),
+      audienceOf(props.appId),
+    ]);
+    return { live: releases.find((r) => r.status === 'Live' && r.version !== props.version), audience };
+  }, [props.appId, props.version, props.to]);
+  if (facts.error) return html`<${Alert}>${facts.error}<//>`;
+  if (!facts.data) return html`<${Spinner} label="Counting who this reaches…" />`;
+  const { live, audience } = facts.data;
+  const users = plural(audience.endUsers, 'end user');
+  if (props.to === 'Live')
+    return html`<p>${live ? html`This <strong>archives release ${live.version}</strong>, and ` : 'No release is Live yet: '}<strong>${users}</strong> (${plural(audience.devices, 'device')}) get notifications from the templates of release ${props.version} from the next send.</p>
+      <p class="muted small">Its texts are frozen once Live. An archived release can be rolled back to Live.</p>`;
+  return html`<p>Release ${props.version} stops being Live, and <strong>no release is Live</strong>: sends to ${users} are refused until one is promoted.</p>`;
+}
+
 export function ReleaseDetailPage(props: { appId: string; version: number }) {
   const path = `/apps/${encodeURIComponent(props.appId)}/releases/${props.version}`;
   const release = useLoad(() => admin<Release>('GET', path), [path]);
+  const [asking, setAsking] = useState<(typeof MOVES)[ReleaseStatus][number] | null>(null);
   const move = useAction(async (to: ReleaseStatus) => {
     await admin('PATCH', path, { status: to });
     toast(to === 'Live' ? `Release ${props.version} is Live` : `Release ${props.version} is now ${to}`);
+    setAsking(null);
     await release.reload();
   });
   const r = release.data;
   if (release.error && !r) return html`<div class="page"><${Alert}>${release.error}<//></div>`;
   if (!r) return html`<${Spinner} />`;
   const editable = r.status === 'Draft' || r.status === 'Testing';
+  // Moves that change what users receive are confirmed; Draft and Testing only concern testers.
+  const choose = (m: (typeof MOVES)[ReleaseStatus][number]) => (m.to === 'Live' || m.to === 'Archived' ? (move.setError(undefined), setAsking(m)) : void move.run(m.to));
   return html`<div class="page">
     <${PageHeader}
       back=${html`<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/releases`}>← Releases<//>`}
       title=${html`Release ${r.version} <${Badge}>${r.status}<//>`}
       subtitle=${ABOUT[r.status]}
-      actions=${MOVES[r.status].map((m) => html`<${Button} variant=${m.variant} busy=${move.busy} onClick=${() => move.run(m.to)}>${m.label}<//>`)}
+      actions=${MOVES[r.status].map((m) => html`<${Button} variant=${m.variant} busy=${move.busy && !asking} onClick=${() => choose(m)}>${m.label}<//>`)}
     />
-    ${move.error ? html`<${Alert}>${move.error}<//>` : ''}
+    ${move.error && !asking ? html`<${Alert}>${move.error}<//>` : ''}
     ${r.templates.length === 0 ? html`<div class="card"><${Empty} title="No templates in this release">${editable ? 'Add one below.' : ''}<//></div>` : ''}
     <ul class="stack-lg template-list" aria-label="Templates">
       ${r.templates.map((t) => html`<${TemplateCard} key=${t.slug} appId=${props.appId} release=${r} template=${t} onChange=${release.reload} />`)}
@@ -135,5 +159,15 @@ export function ReleaseDetailPage(props: { appId: string; version: number }) {
           <${TemplateEditor} appId=${props.appId} version=${r.version} onDone=${release.reload} />
         <//>`
       : ''}
+    <${ConfirmDialog}
+      open=${asking !== null}
+      title=${asking?.to === 'Archived' ? `Archive release ${r.version}?` : r.status === 'Archived' ? `Roll release ${r.version} back to Live?` : `Promote release ${r.version} to Live?`}
+      confirmLabel=${asking?.label ?? ''}
+      danger=${asking?.to === 'Archived'}
+      busy=${move.busy}
+      error=${move.error}
+      onClose=${() => setAsking(null)}
+      onConfirm=${() => asking && void move.run(asking.to)}
+    >${asking ? html`<${MoveConsequence} appId=${props.appId} version=${r.version} to=${asking.to} />` : ''}<//>
   </div>`;
 }

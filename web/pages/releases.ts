@@ -5,7 +5,7 @@ import { Dialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Empty, PageHeader, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { relativeTime } from '../lib/format';
-import { useAction, useLoad } from '../lib/hooks';
+import { useAction, useDialogState, useLoad } from '../lib/hooks';
 import { Link, navigate } from '../lib/router';
 import type { Release } from '../lib/types';
 import { TemplateText } from '../previews/notification-preview';
@@ -52,11 +52,11 @@ function NewReleaseDialog(props: { appId: string; open: boolean; nextVersion: nu
 export function ReleasesPage(props: { appId: string }) {
   const id = encodeURIComponent(props.appId);
   const releases = useLoad(() => admin<{ releases: Release[] }>('GET', `/apps/${id}/releases`).then((r) => r.releases), [props.appId]);
-  const [creating, setCreating] = useState(false);
+  const creating = useDialogState();
   const list = releases.data ?? [];
   const nextVersion = list.reduce((max, r) => Math.max(max, r.version), 0) + 1;
   const live = list.find((r) => r.status === 'Live');
-  const newButton = html`<${Button} variant="primary" onClick=${() => setCreating(true)}>New release<//>`;
+  const newButton = html`<${Button} variant="primary" onClick=${creating.show}>New release<//>`;
   return html`<div class="page">
     <${PageHeader}
       title="Releases & templates"
@@ -84,6 +84,6 @@ export function ReleasesPage(props: { appId: string }) {
         </li>`,
       )}
     </ul>
-    <${NewReleaseDialog} appId=${props.appId} open=${creating} nextVersion=${nextVersion} onClose=${() => setCreating(false)} />
+    <${NewReleaseDialog} key=${creating.round} appId=${props.appId} open=${creating.open} nextVersion=${nextVersion} onClose=${creating.close} />
   </div>`;
 }

@@ -1,10 +1,11 @@
 import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { toast } from '../components/feedback';
+import { ConfirmDialog, toast } from '../components/feedback';
 import { Alert, Button, Card, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { useAction, useLoad } from '../lib/hooks';
+import { audienceOf, plural } from '../lib/audience';
 import { Link } from '../lib/router';
 import type { AppView, Release } from '../lib/types';
 import { NotificationPreview } from '../previews/notification-preview';
@@ -46,10 +47,18 @@ export function SendPage(props: { appId: string; release?: string; template?: st
     setSent(res.messageCount);
     toast(`${res.messageCount} notification${res.messageCount === 1 ? '' : 's'} queued`);
   });
+  // A send to everyone (or every tester) is confirmed with the number of devices it reaches.
+  const [confirming, setConfirming] = useState(false);
+  const reach = useLoad(() => (confirming ? audienceOf(props.appId, testing) : Promise.resolve(undefined)), [confirming, testing]);
   const submit = (e: TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
     setSent(undefined);
-    if (template) void send.run();
+    if (!template) return;
+    if (targetUsers.length === 0) setConfirming(true);
+    else void send.run();
+  };
+  const confirmSend = async () => {
+    if (await send.run()) setConfirming(false);
   };
 
   if (!releases.data) return releases.error ? html`<div class="page"><${Alert}>${releases.error}<//></div>` : html`<${Spinner} />`;
@@ -91,7 +100,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             <${Card} title="Who gets it">
               <${TextField} label="Target end users" mono value=${targets} onInput=${setTargets} placeholder=${testing ? 'All testers' : 'All connected end users'} hint="Comma-separated end user ids; empty sends to everyone connected." />
             <//>
-            ${send.error ? html`<${Alert}>${send.error}<//>` : ''}
+            ${send.error && !confirming ? html`<${Alert}>${send.error}<//>` : ''}
             ${sent !== undefined
               ? html`<${Alert} tone="success">
                   <strong>${sent} notification${sent === 1 ? '' : 's'} queued.</strong> ${sent === 0 ? 'No targeted end user has a device.' : ''}
@@ -100,6 +109,20 @@ export function SendPage(props: { appId: string; release?: string; template?: st
               : ''}
             <div class="form-actions"><${Button} type="submit" variant="primary" busy=${send.busy} disabled=${!template}>Send notification<//></div>
           </form>
+          <${ConfirmDialog}
+            open=${confirming}
+            title=${testing ? 'Send to every tester?' : 'Send to every end user?'}
+            confirmLabel=${reach.data ? `Send to ${plural(reach.data.devices, 'device')}` : 'Send'}
+            busy=${send.busy || !reach.data}
+            error=${send.error ?? reach.error}
+            onClose=${() => setConfirming(false)}
+            onConfirm=${confirmSend}
+          >
+            ${reach.data
+              ? html`<p><span class="mono">${slug}</span> goes to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android), from release ${release?.version}.</p>
+                  <p class="muted small">A notification cannot be called back once sent. To reach a few people, name them under “Who gets it”.</p>`
+              : html`<${Spinner} label="Counting devices…" />`}
+          <//>
           <aside class="editor-preview" aria-label="Preview">
             ${template ? html`<${NotificationPreview} title=${template.title} body=${template.body} variables=${variables} appName=${app.data?.name} />` : ''}
           </aside>

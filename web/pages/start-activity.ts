@@ -1,13 +1,14 @@
 import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useMemo, useState } from 'preact/hooks';
-import { activityDataError } from '../../src/modules/live-activities/template-validation';
+import { activityDataProblems } from '../../src/modules/live-activities/template-validation';
 import { findTemplate, LIVE_ACTIVITY_TEMPLATES, type TemplateDefinition } from '../../src/modules/live-activities/templates';
-import { toast } from '../components/feedback';
-import { compact, TemplateFields } from '../components/template-form';
-import { Alert, Button, Card, PageHeader, TextField, withCode } from '../components/ui';
+import { ConfirmDialog, toast } from '../components/feedback';
+import { compact, fieldOfProblem, TemplateFields } from '../components/template-form';
+import { Alert, Button, Card, PageHeader, Spinner, TextField, withCode } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { useAction, useLoad } from '../lib/hooks';
+import { audienceOf, plural } from '../lib/audience';
 import { Link, navigate } from '../lib/router';
 import type { Activity, AppView } from '../lib/types';
 import { freshSample } from '../previews/preview-model';
@@ -71,7 +72,11 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
     }),
     [def, attributes, state, targets],
   );
-  const problem = activityDataError(def, body.attributes, body.contentState);
+  // Every problem at its field before sending (the API answers one at a time); a problem the
+  // server still finds is shown at its field too.
+  const problems = activityDataProblems(def, body.attributes, body.contentState);
+  const [confirming, setConfirming] = useState(false);
+  const reach = useLoad(() => (confirming ? audienceOf(props.appId) : Promise.resolve(undefined)), [confirming]);
 
   const start = useAction(async () => {
     const res = await publicApi<{ activityCount: number; activities: Activity[] }>(props.appId, 'POST', '/live-activities', body);
@@ -83,8 +88,13 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
   const submit = (e: TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
     setTried(true);
-    if (!problem) void start.run();
+    if (problems.length > 0) return;
+    // A start for everyone is confirmed with the number of devices it reaches.
+    if (targetUsers.length === 0) setConfirming(true);
+    else void start.run();
   };
+  const serverProblem = fieldOfProblem(start.error) ? [start.error!] : [];
+  const shown = tried ? [...problems, ...serverProblem] : serverProblem;
 
   return html`<div class="page">
     <${PageHeader}
@@ -96,7 +106,7 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
       <form class="stack-lg editor-form" onSubmit=${submit} novalidate>
         <${Card}><${TemplatePicker} value=${def.slug} onChange=${pick} /><//>
         <${Card} title=${def.title} description=${withCode(def.description)} actions=${html`<${Button} small variant="ghost" onClick=${resetSample}>Reset to sample<//>`}>
-          <${TemplateFields} def=${def} attributes=${attributes} state=${state} onAttributes=${setAttributes} onState=${setState} problem=${tried ? problem : undefined} />
+          <${TemplateFields} def=${def} attributes=${attributes} state=${state} onAttributes=${setAttributes} onState=${setState} problems=${shown} />
         <//>
         <${Card} title="Who gets it">
           <${TextField}
@@ -108,13 +118,31 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
             hint="Comma-separated end user ids; empty starts it for every end user with a registered device."
           />
         <//>
-        ${start.error ? html`<${Alert}>${start.error}<//>` : ''}
-        ${tried && problem ? html`<${Alert}>${problem}<//>` : ''}
+        ${start.error && !confirming ? html`<${Alert}>${start.error}<//>` : ''}
+        ${tried && problems.length > 0
+          ? html`<${Alert}>${problems.length === 1 ? 'One field needs attention' : `${problems.length} fields need attention`}: ${problems.join('; ')}.<//>`
+          : ''}
         <div class="form-actions sticky-actions">
           <${RequestPreview} appId=${props.appId} body=${body} />
           <${Button} type="submit" variant="primary" busy=${start.busy}>Start Live Activity<//>
         </div>
       </form>
+      <${ConfirmDialog}
+        open=${confirming}
+        title="Start for every end user?"
+        confirmLabel=${reach.data ? `Start on ${plural(reach.data.iosStartable + reach.data.android, 'device')}` : 'Start'}
+        busy=${start.busy || !reach.data}
+        error=${start.error ?? reach.error}
+        onClose=${() => setConfirming(false)}
+        onConfirm=${() => void start.run()}
+      >
+        ${reach.data
+          ? html`<p>A <strong>${def.title}</strong> activity starts for each of ${plural(reach.data.endUsers, 'end user')}, on
+              <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
+              ${reach.data.ios > reach.data.iosStartable ? html`<p class="muted small">${plural(reach.data.ios - reach.data.iosStartable, 'iPhone')} without a push-to-start token cannot be reached.</p>` : ''}
+              <p class="muted small">Each activity counts minutes until it ends. To reach a few people, name them under “Who gets it”.</p>`
+          : html`<${Spinner} label="Counting devices…" />`}
+      <//>
       <aside class="editor-preview" aria-label="Live preview">
         <${Previews} def=${def} attributes=${attributes} state=${state} appName=${app.data?.name} />
       </aside>

@@ -27,6 +27,7 @@ export const AUDITED_ROUTES: Record<string, AuditAction> = {
     action: 'app.create',
     summarize: (body, answer) => ({ ...pick('name', 'plan')(body, answer), id: (answer as { app?: { id?: string } })?.app?.id }),
   },
+  'POST /api/admin/demo': { action: 'demo.create' },
   'PATCH /api/admin/apps/:appId': { action: 'app.update', summarize: pick('name', 'plan') },
   'DELETE /api/admin/apps/:appId': { action: 'app.delete' },
   'POST /api/admin/apps/:appId/secrets/:kind': { action: 'secret.rotate' },

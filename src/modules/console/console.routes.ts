@@ -3,6 +3,7 @@ import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { consoleActor, isAdminToken } from '../auth/admin-auth';
+import { eventStream } from './console-events';
 import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './console-sessions';
 
 /**
@@ -39,6 +40,13 @@ export function consoleRoutes(services: Services) {
       },
       { body: t.Object({ token: t.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false }) },
     )
+    .get('/events', ({ request, server }) => {
+      const id = readCookie(request, SESSION_COOKIE);
+      if (!id || !sessions.find(id, ctx.adminTokenHash())) throw new HttpError(401, 'not signed in');
+      // A live stream is never idle in Bun's sense: it ends when the page goes or the session does.
+      server?.timeout(request, 0);
+      return eventStream(ctx.db, request.signal, () => sessions.find(id, ctx.adminTokenHash()) !== undefined);
+    })
     .get('/session', ({ request }) => {
       const id = readCookie(request, SESSION_COOKIE);
       const session = id ? sessions.find(id, ctx.adminTokenHash()) : undefined;

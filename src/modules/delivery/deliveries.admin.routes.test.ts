@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { activityContent, addActivity, addDevice, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
+import { deliveryRepository } from './delivery.repository';
 
 let h: Harness;
 let engine: DeliveryEngine;
@@ -71,6 +72,65 @@ describe('admin API: deliveries', () => {
     expect(missing.body.detail).toBe('live activity not found');
     const otherApp = await h.admin('GET', `/api/admin/apps/other/live-activities/${activity}/deliveries`);
     expect(otherApp.status).toBe(404);
+  });
+
+  test('filters by end user, device, activity, template, kind, status, reason text and time range; total counts the matches', async () => {
+    const { iphone, pixel, activity } = await setup();
+    const ada = addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'ada' });
+    h.clock.advance(60_000);
+    queue(h.ctx, 'demo', notificationContent('Later'), [ada.id]);
+    await engine.drain();
+    const kinds = async (q: string) => {
+      const res = await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`);
+      expect({ q, status: res.status }).toEqual({ q, status: 200 });
+      return { total: res.body.total, rows: res.body.deliveries.map((d: { kind: string; deviceId: string }) => `${d.kind}@${d.deviceId}`) };
+    };
+    expect(await kinds('endUserId=ada')).toEqual({ total: 1, rows: [`notification@${ada.id}`] });
+    expect((await kinds('endUserId=user-1')).total).toBe(4);
+    expect(await kinds(`deviceId=${iphone.id}`)).toEqual({ total: 1, rows: [`notification@${iphone.id}`] });
+    expect(await kinds(`activityId=${activity}`)).toEqual({ total: 2, rows: [`la_update@${pixel.id}`, `la_start@${pixel.id}`] });
+    expect((await kinds('templateSlug=welcome')).total).toBe(3);
+    expect((await kinds('templateSlug=progress-bar')).total).toBe(2);
+    expect((await kinds('kind=notification&endUserId=user-1')).total).toBe(2);
+    expect((await kinds('status=held')).rows).toEqual([`la_update@${pixel.id}`]);
+    expect((await kinds('status=delivered&kind=la_start')).total).toBe(1);
+    // The reason text, case-insensitive, with % and _ taken literally.
+    queue(h.ctx, 'demo', notificationContent('Refused'), [{ deviceId: ada.id, status: 'failed', reason: 'Token refused: BadDeviceToken' }]);
+    expect((await kinds('reason=baddevice')).rows).toEqual([`notification@${ada.id}`]);
+    expect((await kinds('reason=%25')).total).toBe(0);
+    expect((await kinds('reason=_')).total).toBe(0);
+    expect((await kinds('status=failed&endUserId=ada')).total).toBe(1);
+    expect((await kinds('since=2026-01-15T12:00:30Z')).total).toBe(2);
+    expect((await kinds('until=2026-01-15T12:00:30Z')).total).toBe(4);
+    expect((await kinds('endUserId=nobody')).total).toBe(0);
+    const bad = await h.admin('GET', '/api/admin/apps/demo/deliveries?since=yesterday');
+    expect(bad.status).toBe(400);
+    expect(bad.body.detail).toBe('since must be an ISO 8601 date-time or Unix seconds');
+  });
+
+  test('one delivery: what was queued, the request sent, earlier attempts and its token ledger entry', async () => {
+    const { pixel } = await setup();
+    const repo = deliveryRepository(h.ctx.db);
+    const [first] = repo.claim(h.clock.now(), 1);
+    // An attempt answered with a retry (as the worker writes it), then the delivery goes through.
+    repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', sentPayload: null }], h.clock.now());
+    h.clock.advance(2000);
+    await engine.drain();
+    const res = await h.admin('GET', `/api/admin/apps/demo/deliveries/${first!.id}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: first!.id, status: 'delivered', attempts: 2, endUserId: 'user-1', templateSlug: 'welcome', kind: 'notification' });
+    expect(res.body.content).toMatchObject({ type: 'notification', title: 'Hello', body: 'World' });
+    expect(res.body.earlierAttempts).toEqual([{ attempt: 1, at: '2026-01-15T12:00:00.000Z', provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable' }]);
+    expect(res.body.sentPayload.url).toContain('/3/device/');
+    expect(res.body.token).toMatchObject({ id: res.body.tokenId, kind: 'apns_device', state: 'active', invalidReason: null });
+    expect(JSON.stringify(res.body.token)).not.toContain('"value"');
+
+    const held = (await h.admin('GET', '/api/admin/apps/demo/deliveries?status=held')).body.deliveries[0];
+    const heldDetail = await h.admin('GET', `/api/admin/apps/demo/deliveries/${held.id}`);
+    expect(heldDetail.body).toMatchObject({ deviceId: pixel.id, earlierAttempts: [] });
+    expect((await h.admin('GET', `/api/admin/apps/other/deliveries/${first!.id}`)).status).toBe(404);
+    expect((await h.admin('GET', '/api/admin/apps/demo/deliveries/999999')).body.detail).toBe('delivery not found');
+    expect((await h.admin('GET', '/api/admin/apps/demo/deliveries/abc')).status).toBe(400);
   });
 
   test('needs the admin token, a known app and valid filters', async () => {

@@ -1,20 +1,34 @@
 import { t } from 'elysia';
-import type { Db } from '../../db/database';
 import { errors, PageQuery } from '../../http/schemas';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
+import { parseDate } from '../live-activities/live-activities.options';
+import { deliveryHistoryRepository, type AttemptRow, type DeliveryFilter, type DeliveryRow, type LedgerRow } from './delivery-history.repository';
 
-const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] as const;
-const Status = t.Union([t.Literal('pending'), t.Literal('held'), t.Literal('sending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('dropped'), t.Literal('superseded')]);
+// Written out: a mapped union loses its literal types, and t.UnionEnum in a query gets its first value as a default.
+const Status = t.Union([
+  t.Literal('pending'),
+  t.Literal('held'),
+  t.Literal('sending'),
+  t.Literal('delivered'),
+  t.Literal('failed'),
+  t.Literal('dropped'),
+  t.Literal('superseded'),
+]);
+const Kind = t.Union([t.Literal('notification'), t.Literal('la_start'), t.Literal('la_update'), t.Literal('la_end')]);
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
+const Time = t.String({ format: 'date-time' });
 
 export const DeliveryRecord = t.Object({
   id: t.Integer(),
-  kind: t.Union([t.Literal('notification'), t.Literal('la_start'), t.Literal('la_update'), t.Literal('la_end')]),
+  kind: Kind,
   activityId: Nullable(t.String()),
   deviceId: t.String(),
+  endUserId: Nullable(t.String({ description: "The device's end user; null once the device was deleted." })),
+  templateSlug: Nullable(t.String({ description: 'The template of the notification or Live Activity.' })),
+  tokenId: Nullable(t.Integer({ description: 'The token ledger entry the delivery goes to; null while unknown (held for an activity token).' })),
   platform: Nullable(t.Union([t.Literal('ios'), t.Literal('android')])),
   provider: Nullable(t.String({ description: 'apns, fcm or simulator, once an attempt was made.' })),
   status: Status,
@@ -22,61 +36,52 @@ export const DeliveryRecord = t.Object({
   providerId: Nullable(t.String({ description: 'apns-id, FCM message name, or the simulator id.' })),
   reason: Nullable(t.String({ description: 'Why it waits, was retried, dropped or failed.' })),
   sentPayload: t.Optional(t.Unknown({ description: 'The last request sent (method, url, headers, body), or what the simulator would have sent.' })),
-  createdAt: t.String({ format: 'date-time' }),
-  updatedAt: t.String({ format: 'date-time' }),
-  nextAttemptAt: t.String({ format: 'date-time' }),
+  createdAt: Time,
+  updatedAt: Time,
+  nextAttemptAt: Time,
 });
 
 const DeliveryList = t.Object({ deliveries: t.Array(DeliveryRecord), total: t.Integer() });
 
-interface DeliveryRow {
-  id: number;
-  kind: 'notification' | 'la_start' | 'la_update' | 'la_end';
-  activityId: string | null;
-  deviceId: string;
-  platform: 'ios' | 'android' | null;
-  provider: string | null;
-  status: (typeof STATUSES)[number];
-  attempts: number;
-  providerId: string | null;
-  reason: string | null;
-  sentPayload: string | null;
-  createdAt: number;
-  updatedAt: number;
-  nextAttemptAt: number;
-}
+const DeliveryDetail = t.Composite([
+  DeliveryRecord,
+  t.Object({
+    content: t.Unknown({ description: 'What was queued, before it was shaped for a provider: the rendered notification or the activity event.' }),
+    earlierAttempts: t.Array(
+      t.Object({ attempt: t.Integer(), at: Time, provider: Nullable(t.String()), providerId: Nullable(t.String()), reason: Nullable(t.String()) }),
+      { description: 'Attempts answered with a retry, oldest first. The last attempt is the delivery itself (status, reason, sentPayload).' },
+    ),
+    token: Nullable(
+      t.Object(
+        {
+          id: t.Integer(),
+          kind: t.String({ description: 'apns_device, apns_push_to_start, apns_activity or fcm_registration.' }),
+          state: t.Union([t.Literal('active'), t.Literal('invalid')]),
+          environment: Nullable(t.String()),
+          invalidReason: Nullable(t.String()),
+          invalidatedAt: Nullable(Time),
+          reportedAt: Time,
+          createdAt: Time,
+          activityId: Nullable(t.String()),
+        },
+        { description: 'The token ledger entry the delivery went to (its value is never shown).' },
+      ),
+    ),
+  }),
+]);
 
-/** Newest first; `total` counts every match, not the page. */
-function deliveriesQueries(db: Db) {
-  const columns = `d.id, m.kind, d.activity_id AS activityId, d.device_id AS deviceId, dev.platform, d.provider, d.status, d.attempts,
-    d.provider_id AS providerId, d.reason, d.sent_payload AS sentPayload, d.created_at AS createdAt, d.updated_at AS updatedAt,
-    d.next_attempt_at AS nextAttemptAt
-    FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id`;
-  const byApp = db.$client.query<DeliveryRow, [string, string | null, number, number]>(
-    `SELECT ${columns} WHERE d.app_id = ?1 AND (?2 IS NULL OR d.status = ?2) ORDER BY d.id DESC LIMIT ?3 OFFSET ?4`,
-  );
-  const countByApp = db.$client.query<{ n: number }, [string, string | null]>(
-    `SELECT count(*) AS n FROM deliveries d WHERE d.app_id = ?1 AND (?2 IS NULL OR d.status = ?2)`,
-  );
-  const byActivity = db.$client.query<DeliveryRow, [string, string, number, number]>(
-    `SELECT ${columns} WHERE d.activity_id = ?2 AND d.app_id = ?1 ORDER BY d.id DESC LIMIT ?3 OFFSET ?4`,
-  );
-  const countByActivity = db.$client.query<{ n: number }, [string, string]>(
-    `SELECT count(*) AS n FROM deliveries d WHERE d.activity_id = ?2 AND d.app_id = ?1`,
-  );
-  const activity = db.$client.query<{ id: string }, [string, string]>(`SELECT id FROM activities WHERE app_id = ? AND id = ?`);
-  return {
-    byApp: (appId: string, status: string | undefined, limit: number, offset: number) => ({
-      rows: byApp.all(appId, status ?? null, limit, offset),
-      total: countByApp.get(appId, status ?? null)?.n ?? 0,
-    }),
-    byActivity: (appId: string, activityId: string, limit: number, offset: number) => ({
-      rows: byActivity.all(appId, activityId, limit, offset),
-      total: countByActivity.get(appId, activityId)?.n ?? 0,
-    }),
-    activityExists: (appId: string, activityId: string) => activity.get(appId, activityId) !== null,
-  };
-}
+const ListQuery = t.Object({
+  status: t.Optional(Status),
+  kind: t.Optional(Kind),
+  endUserId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries to the devices of this end user.', examples: ['demo-user'] })),
+  deviceId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries to this device.' })),
+  activityId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries of this Live Activity.' })),
+  templateSlug: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries of this template (notification or Live Activity).' })),
+  reason: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries whose reason contains this text (case-insensitive).' })),
+  since: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued at or after this ISO 8601 date-time.', examples: ['2026-11-23T00:00:00Z'] })),
+  until: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued before this ISO 8601 date-time.' })),
+  ...PageQuery,
+});
 
 function deliveryView(row: DeliveryRow) {
   const { sentPayload, createdAt, updatedAt, nextAttemptAt, ...rest } = row;
@@ -89,31 +94,73 @@ function deliveryView(row: DeliveryRow) {
   };
 }
 
-/** Admin visibility of the outbox: an app's deliveries, and those of one live activity. */
+const attemptView = (a: AttemptRow) => ({ ...a, at: isoTime(a.at) });
+const ledgerView = (l: LedgerRow) => ({
+  ...l,
+  invalidatedAt: l.invalidatedAt === null ? null : isoTime(l.invalidatedAt),
+  reportedAt: isoTime(l.reportedAt),
+  createdAt: isoTime(l.createdAt),
+});
+
+/** The query's filters, dates as ms (400 naming the parameter when not a date). */
+function filterOf(query: typeof ListQuery.static): DeliveryFilter {
+  const { limit: _limit, offset: _offset, since, until, ...rest } = query;
+  const filter: DeliveryFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== ''));
+  if (since) filter.since = parseDate(since, 'since');
+  if (until) filter.until = parseDate(until, 'until');
+  return filter;
+}
+
+/** Admin visibility of the outbox: an app's deliveries (searchable), one delivery in full, and those of one live activity. */
 export function deliveriesAdminRoutes(services: Services) {
   const { apps, ctx } = services;
-  const queries = deliveriesQueries(ctx.db);
+  const history = deliveryHistoryRepository(ctx.db);
+  const activityExists = ctx.db.$client.query<{ id: string }, [string, string]>(`SELECT id FROM activities WHERE app_id = ? AND id = ?`);
   return adminGroup(services, 'Admin: deliveries')
     .get(
       '/apps/:appId/deliveries',
       ({ params, query }) => {
         apps.get(params.appId);
-        const { rows, total } = queries.byApp(params.appId, query.status, query.limit ?? 50, query.offset ?? 0);
+        const { rows, total } = history.search(params.appId, filterOf(query), query.limit ?? 50, query.offset ?? 0);
         return { deliveries: rows.map(deliveryView), total };
       },
       {
-        params: t.Object({ appId: t.String() }),
-        query: t.Object({ status: t.Optional(Status), ...PageQuery }),
+        params: t.Object({ appId: t.String({ examples: ['demo'] }) }),
+        query: ListQuery,
         response: { 200: DeliveryList, ...errors(400, 401, 404) },
-        detail: { summary: "List an app's deliveries", description: 'Newest first, optionally of one status.' },
+        detail: {
+          summary: "Search an app's deliveries",
+          description: 'Newest first. Every filter narrows (end user, device, activity, template, kind, status, reason text, time range); `total` counts every match.',
+        },
+      },
+    )
+    .get(
+      '/apps/:appId/deliveries/:id',
+      ({ params }) => {
+        apps.get(params.appId);
+        const row = history.get(params.appId, params.id);
+        if (!row) throw new HttpError(404, 'delivery not found');
+        const ledger = row.tokenId === null ? undefined : history.ledgerEntry(row.tokenId);
+        const content = history.content(row.id);
+        return {
+          ...deliveryView(row),
+          content: content ? (JSON.parse(content) as unknown) : null,
+          earlierAttempts: history.attempts(row.id).map(attemptView),
+          token: ledger ? ledgerView(ledger) : null,
+        };
+      },
+      {
+        params: t.Object({ appId: t.String({ examples: ['demo'] }), id: t.Integer({ minimum: 1, error: 'id must be a delivery id (a positive integer)', examples: [1] }) }),
+        response: { 200: DeliveryDetail, ...errors(400, 401, 404) },
+        detail: { summary: 'Get one delivery', description: 'The exact request sent, each attempt, what was queued, and the token ledger entry it went to.' },
       },
     )
     .get(
       '/apps/:appId/live-activities/:id/deliveries',
       ({ params, query }) => {
         apps.get(params.appId);
-        if (!queries.activityExists(params.appId, params.id)) throw new HttpError(404, 'live activity not found');
-        const { rows, total } = queries.byActivity(params.appId, params.id, query.limit ?? 50, query.offset ?? 0);
+        if (activityExists.get(params.appId, params.id) === null) throw new HttpError(404, 'live activity not found');
+        const { rows, total } = history.search(params.appId, { activityId: params.id }, query.limit ?? 50, query.offset ?? 0);
         return { deliveries: rows.map(deliveryView), total };
       },
       {

@@ -61,6 +61,10 @@ export function deliveryRepository(db: Db) {
             reason = CASE WHEN ${activityToken} IS NULL THEN ?3 END, updated_at = ?4
       WHERE id = ?5 AND status = 'sending'`,
   );
+  // Only attempts answered with a retry: the row keeps the last one (see schema.ts deliveryAttempts).
+  const retried = client.query(
+    `INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, at, provider, provider_id, reason) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
   const tokens = tokensRepository(db);
   const pause = {
     apns: client.query(`UPDATE apps SET apns_paused_reason = ?, updated_at = ? WHERE id = ? AND apns_sealed IS ? AND apns_paused_reason IS NULL`),
@@ -99,7 +103,10 @@ export function deliveryRepository(db: Db) {
         const invalidated: number[] = [];
         for (const r of results) {
           if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
-          else update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id);
+          else {
+            const written = update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id).changes > 0;
+            if (written && r.status === 'pending' && r.provider !== null) retried.run(r.id, r.attempts, now, r.provider, r.providerId, r.reason);
+          }
           const t = r.invalidateToken;
           if (t && tokens.invalidate(t.tokenId, t.reason, now, t.since)) invalidated.push(t.tokenId);
           const p = r.pauseChannel;

@@ -10,7 +10,7 @@ import type { ChannelHealthOptions } from './channel-health';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
-import { onQueued } from './outbox';
+import { notifyChanged, onQueued } from './outbox';
 import type { Outcome, Transports } from './transport';
 
 export interface WorkerOptions {
@@ -337,6 +337,7 @@ export class DeliveryWorker {
     this.storage.succeeded();
     for (const r of batch) this.claimed.delete(r.id);
     this.releaseRecovered();
+    notifyChanged(this.ctx.db);
     return batch.length;
   }
 

@@ -37,10 +37,10 @@ export function enqueue(
   const client = db.$client;
   const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
   const message = client
-    .query<{ id: number }, [string, string, string | null, string, number]>(
-      'INSERT INTO messages (app_id, kind, activity_id, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
+    .query<{ id: number }, [string, string, string | null, string, string, number]>(
+      'INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
     )
-    .get(input.appId, messageKind(input.content), activityId, JSON.stringify(input.content), input.now)!;
+    .get(input.appId, messageKind(input.content), activityId, JSON.stringify(input.content), input.content.templateSlug, input.now)!;
   if (input.content.type === 'live_activity' && input.content.event !== 'start') supersede(db, activityId!, input.targets, input.now);
   const row = (t: DeliveryTarget) => [input.appId, message.id, t.deviceId, activityId, t.tokenId ?? null, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now];
   const { targets } = input;
@@ -104,4 +104,22 @@ export function onQueued(db: Db, listener: () => void): () => void {
 
 function notifyQueued(db: Db): void {
   listeners.get(db)?.forEach((listener) => listener());
+  notifyChanged(db);
+}
+
+const changeListeners = new WeakMap<Db, Set<() => void>>();
+
+/**
+ * Calls `listener` whenever deliveries of this database were queued, released or answered (the
+ * worker calls `notifyChanged` after writing a batch of outcomes): the console's live pages follow
+ * it. Listeners only schedule work. Returns the function that removes the listener.
+ */
+export function onDeliveriesChanged(db: Db, listener: () => void): () => void {
+  const set = changeListeners.get(db) ?? new Set();
+  changeListeners.set(db, set.add(listener));
+  return () => void set.delete(listener);
+}
+
+export function notifyChanged(db: Db): void {
+  changeListeners.get(db)?.forEach((listener) => listener());
 }

@@ -39,6 +39,28 @@ export function devicesAdminRoutes(services: Services) {
       },
     )
     .get(
+      '/apps/:appId/audience',
+      ({ params, query }) => {
+        apps.get(params.appId);
+        return devices.audience(params.appId, query.testersOnly ?? false);
+      },
+      {
+        params: AppParams,
+        query: t.Object({ testersOnly: t.Optional(t.Boolean({ description: 'Count only the devices of end users marked as testers (a test send).' })) }),
+        response: {
+          200: t.Object({
+            endUsers: t.Integer({ description: 'End users with at least one valid device.' }),
+            devices: t.Integer({ description: 'Valid devices: what a send to everyone goes to.' }),
+            ios: t.Integer(),
+            android: t.Integer(),
+            iosStartable: t.Integer({ description: 'iPhones with a push-to-start token: a Live Activity start reaches these and every Android device.' }),
+          }),
+          ...errors(400, 401, 404),
+        },
+        detail: { summary: 'Count who a send to everyone reaches', description: 'What the console names before a send, a start or a promotion to Live.' },
+      },
+    )
+    .get(
       '/apps/:appId/devices',
       ({ params, query }) => {
         apps.get(params.appId);

@@ -28,6 +28,16 @@ export interface TargetDevice {
   createdAt: number;
 }
 
+/** The reach of a send to everyone (targets() without end user ids), counted. */
+export interface Audience {
+  endUsers: number;
+  devices: number;
+  ios: number;
+  android: number;
+  /** iPhones with a push-to-start token: those a Live Activity start reaches. */
+  iosStartable: number;
+}
+
 /** A device with what the ledger says about its tokens, as the admin API shows it. */
 export interface DeviceWithTokens extends DeviceRow {
   tokenState: 'active' | 'invalid' | null;
@@ -59,7 +69,19 @@ export function devicesRepository(db: Db) {
   const oneWithTokens = db.$client.query<DeviceWithTokens, [string, string]>(`${withTokens} WHERE d.app_id = ? AND d.id = ?`);
   const asView = (row: DeviceWithTokens): DeviceWithTokens => ({ ...row, hasPushToStartToken: Boolean(row.hasPushToStartToken) });
   const testerFilter = db.$client.query<{ id: string }, [string]>(`SELECT id FROM end_users WHERE app_id = ? AND tester = 1`);
+  const audience = db.$client.query<Audience, [string, number]>(
+    `SELECT count(DISTINCT d.end_user_id) AS endUsers, count(*) AS devices, coalesce(sum(d.platform = 'ios'), 0) AS ios,
+            coalesce(sum(d.platform = 'android'), 0) AS android,
+            coalesce(sum(d.platform = 'ios' AND EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active')), 0) AS iosStartable
+       FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'
+      WHERE d.app_id = ?1 AND (?2 = 0 OR d.end_user_id IN (SELECT id FROM end_users WHERE app_id = ?1 AND tester = 1))`,
+  );
   return {
+    /** How many end users and valid devices a send or start to everyone (or every tester) reaches: what a confirmation names. */
+    audience(appId: string, testersOnly: boolean): Audience {
+      return audience.get(appId, testersOnly ? 1 : 0)!;
+    },
+
     /**
      * The valid devices of the given end users (all connected end users when `endUserIds` is
      * undefined), optionally only testers', ordered by end user then registration time.
@@ -80,7 +102,8 @@ export function devicesRepository(db: Db) {
      * again, even if a provider had refused it; a push-to-start token moves to this device row if
      * another row had it (the same phone after a device-token rotation).
      */
-    upsert(appId: string, input: DeviceInput, now: number): { device: DeviceWithTokens; created: boolean } {
+    /** `newDeviceId`: the id a new device gets instead of a generated one (the demo's fixed ids). */
+    upsert(appId: string, input: DeviceInput, now: number, newDeviceId?: string): { device: DeviceWithTokens; created: boolean } {
       return db.transaction((tx) => {
         tx.insert(endUsers)
           .values({ appId, id: input.endUserId, tester: input.tester ?? false, createdAt: now, lastSeenAt: now })
@@ -101,7 +124,7 @@ export function devicesRepository(db: Db) {
           device = { ...existing, ...fields };
           if (existing.environment !== fields.environment) tokens.setEnvironment(device.id, fields.environment);
         } else {
-          device = { id: newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
+          device = { id: newDeviceId ?? newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
           tx.insert(devices).values(device).run();
         }
         tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);

@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import { createHarness, type Harness } from '../../test-support/harness';
+import Ajv from 'ajv';
+import { ADMIN_TOKEN, createHarness, type Harness } from '../../test-support/harness';
+import { NOT_TRYABLE_ON_THE_DEMO } from './operation-docs';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -71,19 +73,103 @@ describe('API documentation', () => {
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'endUserSignature', 'serviceKey']);
   });
 
-  test('the start body offers one named example per template, and one with options', async () => {
+  test('the start body offers one named example per template, and one with options, for the demo end user', async () => {
     h = createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const json = doc.paths['/api/apps/{appId}/live-activities'].post.requestBody.content['application/json'];
     expect(Object.keys(json.examples)).toEqual(['status-tracker', 'metric-live', 'countdown', 'progress-bar', 'two-column', 'key-value-list', 'image-banner', 'mini-table', 'progress-bar-2']);
-    expect(json.examples['progress-bar-2'].value).toMatchObject({ alert: { title: 'Upload started' }, staleDate: '2026-11-23T12:00:00Z' });
-    // Every example is a request the server accepts as it stands.
-    await h.createApp({ id: 'docs' });
-    await h.service('docs', 'POST', '/api/apps/docs/devices', { endUserId: 'user-1', platform: 'android', token: 't1' });
+    expect(json.examples['progress-bar-2'].value).toMatchObject({ alert: { title: 'Upload started' }, staleDate: '2026-11-23T12:00:00Z', targetUsers: ['demo-user'] });
+    // Every example is a request a demo instance accepts as it stands, starting one activity.
+    const { appSecret } = (await h.admin('POST', '/api/admin/demo')).body;
     for (const [slug, example] of Object.entries<any>(json.examples)) {
-      const res = await h.service('docs', 'POST', '/api/apps/docs/live-activities', example.value);
+      const res = await h.request('POST', '/api/apps/demo/live-activities', { body: example.value, headers: { 'x-service-key': appSecret } });
       expect({ slug, status: res.status, count: res.body.activityCount }).toEqual({ slug, status: 200, count: 1 });
     }
+  });
+
+  test('every operation documents a success answer and its errors; every request body has an example; every path parameter has the demo value', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    const missing: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!METHODS.includes(method)) continue;
+        const where = `${method.toUpperCase()} ${path}`;
+        const success = Object.entries<any>(op.responses).filter(([status]) => Number(status) < 400);
+        if (success.length === 0 || success.some(([, r]) => !r.content)) missing.push(`${where}: success answer`);
+        if (!Object.keys(op.responses).some((status) => Number(status) >= 400) && !path.startsWith('/healthz') && path !== '/metrics') missing.push(`${where}: errors`);
+        const json = op.requestBody?.content['application/json'];
+        if (json && !(Object.keys(json.examples ?? {}).length > 0)) missing.push(`${where}: body example`);
+        for (const p of op.parameters ?? []) if (p.in === 'path' && p.example === undefined) missing.push(`${where}: example of ${p.name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  test('every request body example is accepted by a demo instance, answering the documented success status and shape', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
+    const checked: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        const examples = op.requestBody?.content['application/json']?.examples;
+        if (!METHODS.includes(method) || !examples) continue;
+        const operation = `${method.toUpperCase()} ${path}`;
+        if (NOT_TRYABLE_ON_THE_DEMO[operation]) {
+          // Not sendable to a demo instance (a receiver is needed): the examples must still fit the schema.
+          for (const [name, example] of Object.entries<any>(examples)) {
+            const schema = op.requestBody.content['application/json'].schema;
+            expect({ operation, name, errors: ajv.validate(schema, example.value) ? null : ajv.errors }).toEqual({ operation, name, errors: null });
+          }
+          continue;
+        }
+        for (const [name, example] of Object.entries<any>(examples)) {
+          // A fresh demo instance per example: each one works as shipped, whatever ran before.
+          h.close();
+          h = createHarness();
+          const { appSecret } = (await h.admin('POST', '/api/admin/demo')).body;
+          const url = path.replace(/\{(\w+)\}/g, (_, param) => String(op.parameters.find((p: any) => p.name === param).example));
+          const headers: Record<string, string> = path.startsWith('/api/admin') ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-service-key': appSecret };
+          const res = await h.request(method.toUpperCase(), url, { body: example.value, headers });
+          const where = `${method.toUpperCase()} ${url} ${name}`;
+          const [status, response] = Object.entries<any>(op.responses).find(([s]) => Number(s) < 400)!;
+          expect({ where, status: res.status, detail: res.body?.detail }).toEqual({ where, status: Number(status), detail: undefined });
+          const schema = response.content['application/json']?.schema;
+          if (schema) expect({ where, errors: ajv.validate(schema, res.body) ? null : ajv.errors }).toEqual({ where, errors: null });
+          checked.push(where);
+        }
+      }
+    }
+    // The twelve bodies that had none, the start's nine, update's three, end's two and the push token.
+    expect(checked.length).toBeGreaterThanOrEqual(30);
+  });
+
+  test('every operation without a body answers its documented success status and shape on a demo instance, with the documented parameter values', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
+    const checked: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!METHODS.includes(method) || op.requestBody?.content['application/json']?.examples || NOT_TRYABLE_ON_THE_DEMO[`${method.toUpperCase()} ${path}`]) continue;
+        // A fresh instance each: a DELETE must not take away what the next operation names. The
+        // demo itself is created on an instance without it.
+        h.close();
+        h = createHarness();
+        const appSecret = path === '/api/admin/demo' ? '' : (await h.admin('POST', '/api/admin/demo')).body.appSecret;
+        const url = path.replace(/\{(\w+)\}/g, (_, param) => encodeURIComponent(String(op.parameters.find((p: any) => p.name === param).example)));
+        const headers: Record<string, string> = path.startsWith('/api/admin') ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-service-key': appSecret };
+        const res = await h.request(method.toUpperCase(), url, { headers });
+        const where = `${method.toUpperCase()} ${url}`;
+        const [status, response] = Object.entries<any>(op.responses).find(([s]) => Number(s) < 400)!;
+        expect({ where, status: res.status, detail: res.body?.detail }).toEqual({ where, status: Number(status), detail: undefined });
+        const schema = response.content['application/json']?.schema;
+        if (schema) expect({ where, errors: ajv.validate(schema, res.body) ? null : ajv.errors }).toEqual({ where, errors: null });
+        checked.push(where);
+      }
+    }
+    expect(checked.length).toBeGreaterThanOrEqual(25);
   });
 
   test('options are documented: the end body is optional, priority is an integer 5 or 10, and the examples of update and end are accepted', async () => {
@@ -94,7 +180,7 @@ describe('API documentation', () => {
     expect(item.delete.requestBody.content['application/json'].schema['x-islet-optional-body']).toBeUndefined();
     expect(item.patch.requestBody.content['application/json'].schema.properties.priority).toMatchObject({ type: 'integer', enum: [5, 10] });
     await h.createApp({ id: 'docs' });
-    await h.service('docs', 'POST', '/api/apps/docs/devices', { endUserId: 'user-1', platform: 'android', token: 't1' });
+    await h.service('docs', 'POST', '/api/apps/docs/devices', { endUserId: 'demo-user', platform: 'android', token: 't1' });
     const start = { templateSlug: 'progress-bar', attributes: { label: 'x' }, contentState: { progress: '1' } };
     const id = (await h.service('docs', 'POST', '/api/apps/docs/live-activities', start)).body.activities[0].id;
     for (const example of Object.values<any>(item.patch.requestBody.content['application/json'].examples))

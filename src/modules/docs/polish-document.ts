@@ -1,3 +1,5 @@
+import { BODY_EXAMPLES, NOT_TRYABLE_ON_THE_DEMO, PARAM_EXAMPLES, PARAM_OVERRIDES, SUCCESS_RESPONSES } from './operation-docs';
+
 type Json = Record<string, any>;
 
 /** Marks a body schema as optional (the generator always says `required: true`); removed from the document. */
@@ -20,14 +22,22 @@ export interface DocumentedRoute {
  * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum;
  * - every mutating operation of the public API takes an `Idempotency-Key` header (modules/idempotency);
  * - a string map (TypeBox's `patternProperties` of `^(.*)$`) is `additionalProperties`, which
- *   client generators understand (openapi-typescript turns the other into a map of `never`).
+ *   client generators understand (openapi-typescript turns the other into a map of `never`);
+ * - what the routes do not say (operation-docs.ts): body examples, path parameter examples (the
+ *   demo app's ids, so "Try it out" works as shipped on a demo instance) and admin success answers.
  */
 export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
   const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
   for (const [path, operations] of Object.entries<Json>(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(operations)) {
+      if (typeof operation !== 'object' || operation === null) continue;
+      const key = `${method.toUpperCase()} ${path}`;
       if (path.startsWith('/api/apps/') && MUTATING.has(method)) idempotencyKey(operation);
-      if (!operation?.requestBody) continue;
+      documentParameters(operation, key);
+      documentSuccess(operation, key);
+      const notTryable = NOT_TRYABLE_ON_THE_DEMO[key];
+      if (notTryable) operation.description = `${operation.description ? `${operation.description} ` : ''}On the demo app, "Try it out" ${notTryable}.`;
+      if (!operation.requestBody) continue;
       const schema = bodies.get(`${method} ${path}`);
       const json = operation.requestBody.content?.['application/json'] ?? (schema ? { schema: structuredClone(schema) } : undefined);
       if (!json) continue;
@@ -37,8 +47,9 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
         delete json.schema[OPTIONAL_BODY];
       }
       numberEnums(json.schema);
+      if (!json.schema?.examples && !json.examples && BODY_EXAMPLES[key]) json.schema = { ...json.schema, examples: BODY_EXAMPLES[key] };
       const examples = json.schema?.examples;
-      if (Array.isArray(examples) && examples.length > 1) {
+      if (Array.isArray(examples) && examples.length > 0) {
         // Named by template (a second example of one template gets `-2`), else by position.
         const seen = new Map<string, number>();
         json.examples = Object.fromEntries(
@@ -57,6 +68,25 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
   }
   stringMaps(doc.paths);
   return doc;
+}
+
+/** Each path parameter gets the demo's value as its example, which Swagger UI puts in the field. */
+function documentParameters(operation: Json, key: string): void {
+  for (const parameter of operation.parameters ?? []) {
+    if (parameter?.in !== 'path' || parameter.example !== undefined) continue;
+    const value = PARAM_OVERRIDES[key]?.[parameter.name] ?? PARAM_EXAMPLES[parameter.name];
+    if (value !== undefined) parameter.example = value;
+  }
+}
+
+/** The success answer operation-docs.ts knows, where the route declares none. */
+function documentSuccess(operation: Json, key: string): void {
+  const known = SUCCESS_RESPONSES[key];
+  const responses = (operation.responses ??= {});
+  const declared = Object.keys(responses).some((status) => Number(status) < 400 && responses[status]?.content);
+  if (!known || declared) return;
+  const media = known.text ? { [known.text]: { schema: { type: 'string' } } } : { 'application/json': { schema: JSON.parse(JSON.stringify(known.schema)) } };
+  responses[String(known.status)] = { description: known.description, content: media };
 }
 
 function numberEnums(schema: unknown): void {

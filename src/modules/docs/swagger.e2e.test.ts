@@ -61,4 +61,36 @@ describe('Swagger UI', () => {
     expect(recorder.errors).toEqual([]);
     await context.close();
   }, SLOW);
+
+  test('on a demo instance, "Try it out" of the start example answers 200 with an activity, the demo app id filled in as shipped', async () => {
+    const created = await fetch(`${server.url}/api/admin/demo`, { method: 'POST', headers: { authorization: 'Bearer t' } });
+    expect(created.status).toBe(201);
+    const { appSecret } = (await created.json()) as { appSecret: string };
+    const recorder: Recorder = { requests: [], errors: [] };
+    const context = await newRecordedContext(browser, 'desktop', recorder);
+    const page = await context.newPage();
+    await page.goto(`${server.url}/swagger`);
+    await page.locator('button.authorize').first().click();
+    const scheme = page.locator('.auth-container').filter({ hasText: 'X-Service-Key' });
+    await scheme.locator('input').fill(appSecret);
+    await scheme.locator('button[type="submit"]').click();
+    await scheme.getByText('Authorized').waitFor();
+    await page.locator('.modal-ux button.btn-done').first().click();
+
+    const op = page.locator('.opblock-post').filter({ has: page.locator('[data-path="/api/apps/{appId}/live-activities"]') }).first();
+    await op.locator('.opblock-summary').click();
+    // Try it out is on from the start (tryItOutEnabled). Nothing to type: the app id and the body are the documented examples, made for the demo.
+    await op.locator('tr[data-param-name="appId"] input').waitFor();
+    expect(await op.locator('tr[data-param-name="appId"] input').inputValue()).toBe('demo');
+    expect(await op.locator('textarea.body-param__text').inputValue()).toContain('"targetUsers": [\n    "demo-user"');
+    await op.getByRole('button', { name: 'Execute' }).click();
+    const status = op.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor();
+    expect((await status.textContent())?.trim()).toBe('200');
+    expect(await op.locator('.live-responses-table .microlight').first().textContent()).toContain('"activityCount": 1');
+    await screenshot(page, 'swagger-try-start-demo');
+    expect(foreignRequests(recorder, new URL(server.url).host)).toEqual([]);
+    expect(recorder.errors).toEqual([]);
+    await context.close();
+  }, SLOW);
 });

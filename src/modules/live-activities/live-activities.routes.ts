@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia';
 import { errors, PageQuery, Success } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
+import { DEMO } from '../apps/demo.service';
 import { OPTIONAL_BODY } from '../docs/polish-document';
 import { ContentOptions, contentOptions, EndOptions, parseDate } from './live-activities.options';
 import { tokenProblem } from '../devices/token-format';
@@ -28,12 +29,12 @@ export const StartBody = t.Object(
   {
     additionalProperties: false,
     examples: [
-      ...LIVE_ACTIVITY_TEMPLATES.map((tpl) => ({ templateSlug: tpl.slug, ...tpl.sample, targetUsers: ['user-1'] })),
+      ...LIVE_ACTIVITY_TEMPLATES.map((tpl) => ({ templateSlug: tpl.slug, ...tpl.sample, targetUsers: [DEMO.endUserId] })),
       {
         templateSlug: 'progress-bar',
         attributes: { label: 'Uploading' },
         contentState: { progress: '0', detail: '0 of 50' },
-        targetUsers: ['user-1'],
+        targetUsers: [DEMO.endUserId],
         alert: { title: 'Upload started', body: '50 files', sound: 'default' },
         staleDate: '2026-11-23T12:00:00Z',
         relevanceScore: 50,
@@ -217,7 +218,7 @@ export function liveActivitiesRoutes(services: Services) {
               }),
             ),
           },
-          { additionalProperties: false, examples: [{ token: 'a1b2…(hex)', deviceId: 'dev_mk4x9c2a0f3h8k1m2n4p6q8r' }] },
+          { additionalProperties: false, examples: [{ token: 'f0e1d2c3b4a5968778695a4b3c2d1e0ff0e1d2c3b4a5968778695a4b3c2d1e0f', deviceId: DEMO.iphoneId }] },
         ),
         response: { 200: Success, ...errors(400, 401, 404, 413, 429) },
         detail: {

@@ -36,6 +36,11 @@ export interface EndInput {
   priority?: 5 | 10;
 }
 
+/** `activityId` names the activities instead of generated ids (the demo's fixed id). */
+export interface StartOptions {
+  activityId?: (endUserId: string) => string;
+}
+
 const notFound = () => new HttpError(404, 'live activity not found');
 const notActive = () => new HttpError(409, 'live activity is not active');
 
@@ -87,7 +92,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
    * A start's checks (plan, template, data, payload size, quota), run now; returns the start
    * itself, to run inside a write transaction (alone, or with more work: activity streams).
    */
-  const prepareStart = (app: AppRow, input: StartInput) => {
+  const prepareStart = (app: AppRow, input: StartInput, options: StartOptions = {}) => {
     const plan = config.plans[app.plan];
     if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
     const template = requireTemplate(input.templateSlug);
@@ -115,7 +120,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
-        const row = { id: newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
+        const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
         const targets = startTargets(userDevices);
         enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
         rows.push(row);
@@ -170,8 +175,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * billing period's minutes are used up.
      * @example start(app, { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '0' } })
      */
-    start(app: AppRow, input: StartInput) {
-      return write(prepareStart(app, input));
+    start(app: AppRow, input: StartInput, options: StartOptions = {}) {
+      return write(prepareStart(app, input, options));
     },
 
     prepareStart,

@@ -14,7 +14,19 @@ type Part = 'attributes' | 'contentState';
  * // 'contentState.progress must be a number string from 0 to 100'
  */
 export function activityDataError(template: TemplateDefinition, attributes: unknown, contentState: unknown): string | undefined {
-  return partError(template, 'attributes', attributes ?? {}) ?? contentStateError(template, contentState, attributes as Record<string, string>);
+  return activityDataProblems(template, attributes, contentState)[0];
+}
+
+/**
+ * Every problem of a whole activity, in the order the API reports the first: the console shows
+ * each at its field before sending (the API answers one problem per request).
+ * @example activityDataProblems(findTemplate('progress-bar')!, {}, { progress: '120' })
+ * // ['attributes.label is required', 'contentState.progress must be a number string from 0 to 100']
+ */
+export function activityDataProblems(template: TemplateDefinition, attributes: unknown, contentState: unknown): string[] {
+  const attributeProblems = partProblems(template, 'attributes', attributes ?? {});
+  // A step index is checked against the attributes only once they are valid.
+  return [...attributeProblems, ...contentStateProblems(template, contentState, attributeProblems.length === 0 ? ((attributes ?? {}) as Record<string, string>) : undefined)];
 }
 
 /**
@@ -22,39 +34,48 @@ export function activityDataError(template: TemplateDefinition, attributes: unkn
  * step index is checked against.
  */
 export function contentStateError(template: TemplateDefinition, contentState: unknown, attributes: Record<string, string> = {}): string | undefined {
-  const shape = partError(template, 'contentState', contentState);
-  if (shape) return shape;
-  const state = contentState as Record<string, string>;
-  for (const group of template.contentStateOneOf ?? []) {
-    if (!group.some((name) => state[name] !== undefined)) return `${group.map((n) => `contentState.${n}`).join(' or ')} is required`;
-  }
-  const stepIndex = template.contentState.find((f) => f.rule === 'step-index');
-  if (stepIndex && state[stepIndex.name] !== undefined) {
-    const steps = (attributes.steps ?? '').split(',').length;
-    if (Number(state[stepIndex.name]) >= steps) return `contentState.${stepIndex.name} must be an index of attributes.steps`;
-  }
-  return undefined;
+  return contentStateProblems(template, contentState, attributes)[0];
 }
 
-/** Shape, unknown keys, types, required fields and each value's rule, in that order. */
-function partError(template: TemplateDefinition, part: Part, value: unknown): string | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `${part} must be an object`;
+/** Every problem of a contentState; without `attributes` a step index is not checked against them. */
+export function contentStateProblems(template: TemplateDefinition, contentState: unknown, attributes?: Record<string, string>): string[] {
+  const shape = partProblems(template, 'contentState', contentState);
+  if (typeof contentState !== 'object' || contentState === null || Array.isArray(contentState)) return shape;
+  const problems = [...shape];
+  const state = contentState as Record<string, string>;
+  for (const group of template.contentStateOneOf ?? []) {
+    if (!group.some((name) => state[name] !== undefined)) problems.push(`${group.map((n) => `contentState.${n}`).join(' or ')} is required`);
+  }
+  const stepIndex = template.contentState.find((f) => f.rule === 'step-index');
+  const indexValid = stepIndex && !shape.some((p) => p.startsWith(`contentState.${stepIndex.name} `));
+  if (attributes && indexValid && state[stepIndex.name] !== undefined) {
+    const steps = (attributes.steps ?? '').split(',').length;
+    if (Number(state[stepIndex.name]) >= steps) problems.push(`contentState.${stepIndex.name} must be an index of attributes.steps`);
+  }
+  return problems;
+}
+
+/** Shape, unknown keys, types, required fields and each value's rule, in that order; at most one problem per field. */
+function partProblems(template: TemplateDefinition, part: Part, value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [`${part} must be an object`];
   const fields = template[part];
   const record = value as Record<string, unknown>;
+  const problems: string[] = [];
+  const wrongType = new Set<string>();
   for (const [key, v] of Object.entries(record)) {
-    if (!fields.some((f) => f.name === key)) return `${part}.${key} is not a field of template ${template.slug}`;
-    if (typeof v !== 'string') return `${part}.${key} must be a string`;
+    if (!fields.some((f) => f.name === key)) problems.push(`${part}.${key} is not a field of template ${template.slug}`);
+    else if (typeof v !== 'string') (problems.push(`${part}.${key} must be a string`), wrongType.add(key));
   }
   for (const field of fields) {
-    if (field.required && record[field.name] === undefined) return `${part}.${field.name} is required`;
+    if (field.required && record[field.name] === undefined) problems.push(`${part}.${field.name} is required`);
   }
   for (const field of fields) {
     const v = record[field.name];
-    if (v === undefined) continue;
+    if (v === undefined || wrongType.has(field.name)) continue;
     const problem = ruleError(field, v as string);
-    if (problem) return `${part}.${field.name} ${problem}`;
+    if (problem) problems.push(`${part}.${field.name} ${problem}`);
   }
-  return undefined;
+  return problems;
 }
 
 const PERCENT = /^\d{1,3}(\.\d+)?$/;

@@ -1,0 +1,94 @@
+import { createHash } from 'node:crypto';
+import { HttpError } from '../../lib/errors';
+import type { Services } from '../../services';
+
+/** The demo's ids: the OpenAPI examples use them, so "Try it out" works as shipped on a demo instance. */
+export const DEMO = {
+  appId: 'demo',
+  endUserId: 'demo-user',
+  friendId: 'demo-friend',
+  releaseVersion: 1,
+  /** A Draft copy of release 1: the one to edit (its templates, its status) while 1 stays Live. */
+  draftVersion: 2,
+  notificationSlug: 'order-shipped',
+  iphoneId: 'dev_demo_iphone',
+  pixelId: 'dev_demo_pixel',
+  friendDeviceId: 'dev_demo_friend',
+  activityId: 'la_demo',
+  /** A Live Activity stream (PUT …/live-activity-streams/{key}) of demo-user's order. */
+  streamKey: 'demo-order',
+} as const;
+
+/** A fixed token of the right shape per name: the demo's simulated devices are the same on every instance. */
+const apnsToken = (name: string) => createHash('sha256').update(`islet-demo:${name}`).digest('hex');
+
+export interface DemoSummary {
+  appId: string;
+  appSecret: string;
+  signingSecret: string;
+  endUsers: string[];
+  devices: number;
+  releaseVersion: number;
+  activityId: string | undefined;
+  notifications: number;
+}
+
+/**
+ * Creates the demo app `demo` with two end users (`demo-user`, a tester, with a simulated iPhone
+ * and Android phone; `demo-friend` with an Android phone), a Live release 1 with two notification
+ * templates and a Draft release 2 to edit, a running Live Activity (`la_demo`), a Live Activity
+ * stream (`demo-order`) and a welcome notification. Without APNs or FCM
+ * credentials everything goes to the simulator, so the console shows the whole flow at once.
+ * Refused with 409 when an app `demo` exists (delete it for a fresh one).
+ */
+export async function createDemo(services: Services): Promise<DemoSummary> {
+  const { apps, devices, releases, notifications, liveActivities, streams, ctx } = services;
+  if (apps.find(DEMO.appId)) throw new HttpError(409, `app ${DEMO.appId} already exists: open it in the console, or delete it to make a fresh demo`);
+  const plan = Object.entries(ctx.config.plans).find(([name, p]) => name === 'pro' && p.live_activities)?.[0] ?? Object.entries(ctx.config.plans).find(([, p]) => p.live_activities)?.[0];
+  if (!plan) throw new HttpError(422, 'no plan of the configuration allows live activities; add one to [plans] for the demo');
+  const created = apps.create({ id: DEMO.appId, name: 'Demo app', plan, source: 'api' });
+  const now = ctx.clock.now();
+  // Fixed ids, so that the documented examples name devices and an activity that exist.
+  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'ios', token: apnsToken('iphone'), pushToStartToken: apnsToken('iphone-push-to-start') }, now, DEMO.iphoneId);
+  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'android', token: 'demo-android-pixel' }, now, DEMO.pixelId);
+  devices.upsert(DEMO.appId, { endUserId: DEMO.friendId, platform: 'android', token: 'demo-android-friend' }, now, DEMO.friendDeviceId);
+  devices.setTester(DEMO.appId, DEMO.endUserId, true);
+  releases.create(DEMO.appId, {
+    version: DEMO.releaseVersion,
+    templates: [
+      { slug: 'welcome', title: 'Welcome, {{name}}!', body: 'Thanks for trying {{app}}.' },
+      { slug: DEMO.notificationSlug, title: 'Your order {{order}} has shipped', body: 'It arrives {{eta}}.' },
+    ],
+  });
+  releases.setStatus(DEMO.appId, DEMO.releaseVersion, 'Live');
+  releases.create(DEMO.appId, {
+    version: DEMO.draftVersion,
+    templates: [
+      { slug: 'welcome', title: 'Welcome aboard, {{name}}!', body: 'Thanks for trying {{app}}.' },
+      { slug: DEMO.notificationSlug, title: 'Your order {{order}} is on its way', body: 'It arrives {{eta}}.' },
+    ],
+  });
+  const started = await liveActivities.start(created.row, {
+    templateSlug: 'progress-bar',
+    attributes: { label: 'Delivering your order' },
+    contentState: { progress: '40', detail: '2 stops away' },
+    targetUsers: [DEMO.endUserId],
+  }, { activityId: () => DEMO.activityId });
+  await streams.put(created.row, DEMO.streamKey, {
+    templateSlug: 'status-tracker',
+    attributes: { title: 'Order #1042', steps: 'Ordered,Packed,Shipped,Delivered' },
+    contentState: { currentStep: '2', status: 'On its way' },
+    targetUsers: [DEMO.endUserId],
+  });
+  const sent = notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } });
+  return {
+    appId: DEMO.appId,
+    appSecret: created.appSecret,
+    signingSecret: created.signingSecret,
+    endUsers: [DEMO.endUserId, DEMO.friendId],
+    devices: 3,
+    releaseVersion: DEMO.releaseVersion,
+    activityId: started.activities[0]?.id,
+    notifications: sent.messageCount,
+  };
+}
