@@ -35,6 +35,7 @@ const APP_NAV: [string, string, string][] = [
   ['/send', 'Send notification', 'M4 12l16-8-6 16-2-6-8-2z'],
   ['/deliveries', 'Deliveries', 'M3 7h12v10H3zM15 10h3l3 3v4h-6M7 20a2 2 0 1 0 0-.01M17 20a2 2 0 1 0 0-.01'],
   ['/usage', 'Usage', 'M4 20V10M10 20V4M16 20v-7M22 20H2'],
+  ['/webhooks', 'Webhooks', 'M8 7a4 4 0 1 1 7 2.6L12 15M6 17a3 3 0 1 0 5.2-2M17 14a3 3 0 1 1-2.8 4H9'],
 ];
 
 function Icon(props: { d: string }) {

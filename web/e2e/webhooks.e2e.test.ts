@@ -38,7 +38,8 @@ describe('console: webhooks', () => {
     await page.getByLabel('Admin token').fill(islet.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Apps' }).waitFor();
-    await page.goto(`${islet.url}/console/apps/hooked/webhooks`);
+    await page.goto(`${islet.url}/console/apps/hooked`);
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Webhooks' }).click();
     await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
     await page.getByText('No webhook endpoints').waitFor();
 
