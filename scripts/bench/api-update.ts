@@ -1,12 +1,15 @@
 /**
  * API speed: requests/s and p50/p99 latency of Live Activity updates (PATCH) from 50 concurrent
- * clients against a real server process, next to a bare Elysia route under the same load
- * (scripts/bench/bare-elysia.ts), measured in turns. The load comes from wrk when it is installed,
+ * clients against a real server process, next to two bare Elysia routes under the same load
+ * (scripts/bench/bare-elysia.ts), measured in turns: one that only validates the body (the old
+ * baseline, `api_baseline_rps`) and one that also writes it durably to one SQLite row in WAL with
+ * Islet's pragmas before answering (`api_durable_baseline_rps`). The load comes from wrk when it is installed,
  * else from load.ts (which takes more of the machine's CPU from the server: fewer requests/s).
  * Islet runs with its defaults except the per-app rate limit, which is off so that the server, not the limiter, is measured; every update
  * is written (activity, message, delivery) before its answer, and the server's worker delivers it
  * to the simulator meanwhile. Prints the medians of `--runs` turns as one JSON line:
- * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio"}`.
+ * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio",
+ * "api_durable_baseline_rps", "api_durable_baseline_p99_ms", "api_durable_ratio"}`.
  *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,6 +28,7 @@ const CONCURRENCY = 50;
 const ACTIVITIES = 200;
 const KEY = 'sk_bench_api_update';
 const BARE_PORT = 19211;
+const DURABLE_PORT = 19212;
 
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-api-'));
 const server = await spawnServer(
@@ -35,6 +39,7 @@ const server = await spawnServer(
 );
 const headers = { 'x-service-key': KEY, 'content-type': 'application/json' };
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(BARE_PORT)], { stdout: 'pipe', stderr: 'inherit' });
+let durable: Bun.Subprocess<Blob, 'pipe', 'inherit'> | undefined;
 
 try {
   for (let i = 0; i < ACTIVITIES; i++) {
@@ -47,8 +52,15 @@ try {
   });
   const ids = ((await started.json()) as { activities: { id: string }[] }).activities.map((a) => a.id);
   if (ids.length !== ACTIVITIES) throw new Error(`expected ${ACTIVITIES} activities, got ${ids.length}`);
+  // The durable baseline updates rows with the same ids, in a database file of its own.
+  durable = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(DURABLE_PORT), '--durable', join(dir, 'baseline.db')], {
+    stdin: new Blob([JSON.stringify(ids)]),
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
   // bare-elysia.ts prints one line once it listens.
   await bare.stdout.getReader().read();
+  await durable.stdout.getReader().read();
 
   const body = (i: number) => JSON.stringify({ contentState: { progress: String(i % 101), detail: `step ${i}` } });
   // The same requests for wrk: PATCH bodies like `body`, the activities in turn.
@@ -73,13 +85,17 @@ end
       concurrency: CONCURRENCY,
       durationMs: DURATION_MS,
     });
-  const turns: { islet: LoadResult; baseline: LoadResult }[] = [];
+  const turns: { islet: LoadResult; baseline: LoadResult; durable: LoadResult }[] = [];
   for (let run = 0; run < RUNS; run++) {
     const islet = await load(server.url);
     const baseline = await load(`http://127.0.0.1:${BARE_PORT}`);
-    console.error(`api run ${run + 1}: islet ${JSON.stringify(islet)}; bare elysia ${JSON.stringify(baseline)}`);
+    const durableBaseline = await load(`http://127.0.0.1:${DURABLE_PORT}`);
+    console.error(
+      `api run ${run + 1}: islet ${JSON.stringify(islet)}; bare elysia ${JSON.stringify(baseline)}; bare elysia + SQLite write ${JSON.stringify(durableBaseline)}`,
+    );
     if (islet.errors > 0) throw new Error(`${islet.errors} updates failed`);
-    turns.push({ islet, baseline });
+    if (durableBaseline.errors > 0) throw new Error(`${durableBaseline.errors} baseline updates failed`);
+    turns.push({ islet, baseline, durable: durableBaseline });
   }
   console.log(
     JSON.stringify({
@@ -88,10 +104,14 @@ end
       api_update_p99_ms: median(turns.map((t) => t.islet.p99Ms)),
       api_baseline_rps: median(turns.map((t) => t.baseline.rps)),
       api_ratio: round(median(turns.map((t) => t.islet.rps / t.baseline.rps)), 2),
+      api_durable_baseline_rps: median(turns.map((t) => t.durable.rps)),
+      api_durable_baseline_p99_ms: median(turns.map((t) => t.durable.p99Ms)),
+      api_durable_ratio: round(median(turns.map((t) => t.islet.rps / t.durable.rps)), 2),
     }),
   );
 } finally {
   bare.kill();
+  durable?.kill();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }
