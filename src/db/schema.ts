@@ -218,6 +218,10 @@ export const deliveries = sqliteTable(
     index('deliveries_due').on(t.status, t.nextAttemptAt),
     index('deliveries_app').on(t.appId, t.id),
     index('deliveries_activity').on(t.activityId),
+    // Retention deletes messages no delivery refers to, and each delete checks the cascade: without
+    // this, both walk the whole outbox once per message (quadratic). A send's deliveries share one
+    // message id, and ids grow, so entries are appended at the index's end.
+    index('deliveries_message').on(t.messageId),
     // Latest wins and token release look up an activity's held deliveries at every update: without
     // this, that lookup walks every delivery the activity ever had.
     index('deliveries_held_activity').on(t.activityId).where(sql`status = 'held'`),

@@ -1,0 +1,1 @@
+CREATE INDEX `deliveries_message` ON `deliveries` (`message_id`);
