@@ -10,7 +10,9 @@
  * to the simulator meanwhile. Prints the medians of `--runs` turns as one JSON line:
  * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio",
  * "api_durable_baseline_rps", "api_durable_baseline_p99_ms", "api_durable_ratio"}`.
- *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet]
+ * With `--activities N` (the scale curve: updates spread over N live activities instead of 200)
+ * only Islet is measured: `{"api_update_10k_live_rps", "api_update_10k_live_p50_ms", "…_p99_ms"}`.
+ *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet] [--activities 200]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,11 +23,15 @@ import { runLoad, type LoadResult } from './load';
 import { median, round } from './stats';
 import { wrkLoad } from './wrk';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, binary: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, binary: { type: 'string' }, activities: { type: 'string', default: '200' } },
+});
 const RUNS = Number(values.runs);
 const DURATION_MS = Number(values.seconds) * 1000;
 const CONCURRENCY = 50;
-const ACTIVITIES = 200;
+const ACTIVITIES = Number(values.activities);
+/** With many activities live (the scale curve) only Islet is measured: the baselines do not depend on it. */
+const SCALE = ACTIVITIES !== 200 ? `${ACTIVITIES / 1000}k` : undefined;
 const KEY = 'sk_bench_api_update';
 const BARE_PORT = 19211;
 const DURABLE_PORT = 19212;
@@ -42,8 +48,12 @@ const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'
 let durable: Bun.Subprocess<Blob, 'pipe', 'inherit'> | undefined;
 
 try {
-  for (let i = 0; i < ACTIVITIES; i++) {
-    await fetch(`${server.url}/api/apps/bench/devices`, { method: 'POST', headers, body: JSON.stringify({ endUserId: `u${i}`, platform: 'android', token: `t${i}` }) });
+  for (let i = 0; i < ACTIVITIES; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, ACTIVITIES - i) }, (_, j) =>
+        fetch(`${server.url}/api/apps/bench/devices`, { method: 'POST', headers, body: JSON.stringify({ endUserId: `u${i + j}`, platform: 'android', token: `t${i + j}` }) }),
+      ),
+    );
   }
   const started = await fetch(`${server.url}/api/apps/bench/live-activities`, {
     method: 'POST',
@@ -85,9 +95,15 @@ end
       concurrency: CONCURRENCY,
       durationMs: DURATION_MS,
     });
-  const turns: { islet: LoadResult; baseline: LoadResult; durable: LoadResult }[] = [];
+  const turns: { islet: LoadResult; baseline?: LoadResult; durable?: LoadResult }[] = [];
   for (let run = 0; run < RUNS; run++) {
     const islet = await load(server.url);
+    if (SCALE) {
+      console.error(`api run ${run + 1} with ${ACTIVITIES} activities live: islet ${JSON.stringify(islet)}`);
+      if (islet.errors > 0) throw new Error(`${islet.errors} updates failed`);
+      turns.push({ islet });
+      continue;
+    }
     const baseline = await load(`http://127.0.0.1:${BARE_PORT}`);
     const durableBaseline = await load(`http://127.0.0.1:${DURABLE_PORT}`);
     console.error(
@@ -97,18 +113,23 @@ end
     if (durableBaseline.errors > 0) throw new Error(`${durableBaseline.errors} baseline updates failed`);
     turns.push({ islet, baseline, durable: durableBaseline });
   }
-  console.log(
-    JSON.stringify({
-      api_update_rps: median(turns.map((t) => t.islet.rps)),
-      api_update_p50_ms: median(turns.map((t) => t.islet.p50Ms)),
-      api_update_p99_ms: median(turns.map((t) => t.islet.p99Ms)),
-      api_baseline_rps: median(turns.map((t) => t.baseline.rps)),
-      api_ratio: round(median(turns.map((t) => t.islet.rps / t.baseline.rps)), 2),
-      api_durable_baseline_rps: median(turns.map((t) => t.durable.rps)),
-      api_durable_baseline_p99_ms: median(turns.map((t) => t.durable.p99Ms)),
-      api_durable_ratio: round(median(turns.map((t) => t.islet.rps / t.durable.rps)), 2),
-    }),
-  );
+  const figures = SCALE
+    ? {
+        [`api_update_${SCALE}_live_rps`]: median(turns.map((t) => t.islet.rps)),
+        [`api_update_${SCALE}_live_p50_ms`]: median(turns.map((t) => t.islet.p50Ms)),
+        [`api_update_${SCALE}_live_p99_ms`]: median(turns.map((t) => t.islet.p99Ms)),
+      }
+    : {
+        api_update_rps: median(turns.map((t) => t.islet.rps)),
+        api_update_p50_ms: median(turns.map((t) => t.islet.p50Ms)),
+        api_update_p99_ms: median(turns.map((t) => t.islet.p99Ms)),
+        api_baseline_rps: median(turns.map((t) => t.baseline!.rps)),
+        api_ratio: round(median(turns.map((t) => t.islet.rps / t.baseline!.rps)), 2),
+        api_durable_baseline_rps: median(turns.map((t) => t.durable!.rps)),
+        api_durable_baseline_p99_ms: median(turns.map((t) => t.durable!.p99Ms)),
+        api_durable_ratio: round(median(turns.map((t) => t.islet.rps / t.durable!.rps)), 2),
+      };
+  console.log(JSON.stringify(figures));
 } finally {
   bare.kill();
   durable?.kill();
