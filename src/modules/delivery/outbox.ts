@@ -32,7 +32,7 @@ const INSERT_MANY = insertSql(INSERT_BATCH);
  */
 export function enqueue(
   db: Db,
-  input: { appId: string; content: MessageContent; targets: DeliveryTarget[]; now: number; activityId?: string },
+  input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string },
 ): { messageId: number; deliveries: number } {
   const client = db.$client;
   const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
@@ -51,16 +51,19 @@ export function enqueue(
       .run(input.now, activityId);
   }
   const row = (t: DeliveryTarget) => [input.appId, message.id, t.deviceId, activityId, t.tokenId ?? null, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now];
-  const { targets } = input;
-  let i = 0;
-  if (targets.length >= INSERT_BATCH) {
-    const batch = client.query<never, (string | number | null)[]>(INSERT_MANY);
-    for (; i + INSERT_BATCH <= targets.length; i += INSERT_BATCH) batch.run(...targets.slice(i, i + INSERT_BATCH).flatMap(row));
+  // Targets may be streamed from a query (a large send): written as they come, INSERT_BATCH at a time.
+  let batch: DeliveryTarget[] = [];
+  let written = 0;
+  for (const target of input.targets) {
+    if (batch.push(target) < INSERT_BATCH) continue;
+    client.query<never, (string | number | null)[]>(INSERT_MANY).run(...batch.flatMap(row));
+    written += batch.length;
+    batch = [];
   }
   const single = client.query<never, (string | number | null)[]>(INSERT_ONE);
-  for (; i < targets.length; i++) single.run(...row(targets[i]!));
+  for (const target of batch) single.run(...row(target));
   notifyQueued(db);
-  return { messageId: message.id, deliveries: targets.length };
+  return { messageId: message.id, deliveries: written + batch.length };
 }
 
 /**
