@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createApp } from './app';
 import { ConfigError } from './config/config.load';
 import type { AppContext } from './context';
+import { startCheckpointer } from './db/checkpointer';
 import { securityHeaders, withHeaders } from './http/security-headers';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
@@ -65,6 +66,9 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
   delivery.start();
   const scheduler = createScheduler(ctx);
   scheduler.start();
+  const stopCheckpointer = startCheckpointer(ctx.db.$client, ctx.config.database.path, {
+    onError: (error) => ctx.logger.warn('WAL checkpoints are back on the request thread: their worker failed', { error }),
+  });
   let stopping: Promise<void> | undefined;
   return {
     url: server.url.toString().replace(/\/$/, ''),
@@ -82,6 +86,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();
+        await stopCheckpointer();
         ctx.db.$client.close();
       })();
       return stopping;
