@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from './context';
+import { storageHealth } from './db/storage-health';
 import { checkRequestBody, isJsonMediaType, readJsonBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { refuseRequest } from './http/methods';
@@ -8,6 +9,7 @@ import { newId } from './lib/ids';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
+import { channelsAdminRoutes } from './modules/delivery/channels.admin.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
@@ -69,6 +71,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);
       const id = meta?.id ?? 'unknown';
+      storageHealth(ctx.db.$client, ctx.logger).failed(error);
       const response = errorResponse(code, error, request, id, allowedMethods, ctx.logger);
       response.headers.set('x-request-id', id);
       if (meta) meta.errorStatus = response.status;
@@ -100,6 +103,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(deliveriesAdminRoutes(services))
+    .use(channelsAdminRoutes(services))
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))

@@ -25,7 +25,7 @@ export interface BootstrapOptions {
 export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx: AppContext; generatedAdminToken?: string } {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
-  const db = openDatabase(config.database.path);
+  const db = openDatabase(config.database.path, { maxSizeMb: config.database.max_size_mb });
   try {
     migrateDatabase(db, options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);

@@ -1,6 +1,7 @@
 import type { AppContext } from './context';
 import { groupCommit } from './db/group-commit';
 import { clientAddresses } from './http/client-address';
+import { storageHealth } from './db/storage-health';
 import { appsService } from './modules/apps/apps.service';
 import { auditService } from './modules/audit/audit.service';
 import { authThrottle } from './modules/auth/auth-throttle';
@@ -17,7 +18,7 @@ export function buildServices(ctx: AppContext) {
   const devices = devicesRepository(ctx.db);
   const releases = releasesService(ctx, apps);
   // One group commit per database: API writes of the same event-loop turn share a transaction.
-  const write = groupCommit(ctx.db.$client);
+  const write = groupCommit(ctx.db.$client, storageHealth(ctx.db.$client, ctx.logger));
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
   return {
     ctx,

@@ -1,10 +1,11 @@
 /**
  * Runs the APNs stand-in (src/test-support/apns-standin.ts) as a separate process for the
- * benchmarks, and follows its progress reports: how many valid requests it accepted, and when the
- * last one arrived.
+ * benchmarks and the chaos suite, follows its progress reports (how many valid requests it
+ * accepted, to how many distinct tokens, and when the last one arrived) and tells it to fail.
  */
 import { join } from 'node:path';
 import type { StandinKey } from '../../src/test-support/apns-standin';
+import type { FaultSettings } from '../../src/test-support/fault-injection';
 
 export interface StandinProcess {
   url: string;
@@ -12,22 +13,36 @@ export interface StandinProcess {
   ca: string;
   /** Valid requests accepted so far. */
   accepted(): number;
+  /** Distinct device tokens among them (accepted − distinct = duplicates). */
+  distinct(): number;
+  /** Waits until `distinct` reaches `count` and resolves with the time (epoch ms) of the last acceptance. */
+  waitForDistinct(count: number, timeoutMs: number): Promise<number>;
+  /** Stops listening and drops its connections (comeBack listens again on the same port). */
+  goAway(): void;
+  comeBack(): void;
+  /** Injected faults from now on (rate 0: none). */
+  faults(settings: FaultSettings): void;
   /** Resolves with the time (epoch ms) the stand-in received its `count`-th valid request. */
   waitFor(count: number, timeoutMs: number): Promise<number>;
   stop(): Promise<void>;
 }
 
-export async function startStandinProcess(keys: StandinKey[]): Promise<StandinProcess> {
+export async function startStandinProcess(keys: StandinKey[], options: { seed?: number } = {}): Promise<StandinProcess> {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, '../../src/test-support/apns-standin.ts')], {
-    env: { ...process.env, APNS_STANDIN_KEYS: JSON.stringify(keys) },
+    env: { ...process.env, APNS_STANDIN_KEYS: JSON.stringify(keys), ...(options.seed === undefined ? {} : { APNS_STANDIN_SEED: String(options.seed) }) },
+    stdin: 'pipe',
     stdout: 'pipe',
     stderr: 'inherit',
   });
+  const command = (c: object) => {
+    proc.stdin.write(`${JSON.stringify(c)}\n`);
+    proc.stdin.flush();
+  };
   const lines = readLines(proc.stdout);
   const first = await lines.next();
   if (first.done) throw new Error('the APNs stand-in exited before listening');
   const { url, ca } = JSON.parse(first.value) as { url: string; ca: string };
-  let progress = { accepted: 0, lastAt: 0 };
+  let progress = { accepted: 0, distinct: 0, lastAt: 0 };
   let changed: (() => void) | undefined;
   void (async () => {
     for await (const line of lines) {
@@ -36,21 +51,28 @@ export async function startStandinProcess(keys: StandinKey[]): Promise<StandinPr
     }
   })();
 
+  async function waitUntil(done: () => boolean, what: string, timeoutMs: number): Promise<number> {
+    const deadline = performance.now() + timeoutMs;
+    while (!done()) {
+      if (performance.now() > deadline) throw new Error(`the stand-in has not ${what} in ${timeoutMs} ms (accepted ${progress.accepted}, distinct ${progress.distinct})`);
+      await new Promise<void>((resolve) => {
+        changed = resolve;
+        setTimeout(resolve, 200);
+      });
+    }
+    return progress.lastAt;
+  }
+
   return {
     url,
     ca,
     accepted: () => progress.accepted,
-    async waitFor(count, timeoutMs) {
-      const deadline = performance.now() + timeoutMs;
-      while (progress.accepted < count) {
-        if (performance.now() > deadline) throw new Error(`the stand-in accepted ${progress.accepted} of ${count} requests in ${timeoutMs} ms`);
-        await new Promise<void>((resolve) => {
-          changed = resolve;
-          setTimeout(resolve, 200);
-        });
-      }
-      return progress.lastAt;
-    },
+    distinct: () => progress.distinct,
+    waitFor: (count, timeoutMs) => waitUntil(() => progress.accepted >= count, `accepted ${count} requests`, timeoutMs),
+    waitForDistinct: (count, timeoutMs) => waitUntil(() => progress.distinct >= count, `accepted ${count} distinct tokens`, timeoutMs),
+    goAway: () => command({ goAway: true }),
+    comeBack: () => command({ comeBack: true }),
+    faults: (settings) => command({ faults: settings }),
     async stop() {
       proc.kill('SIGTERM');
       await proc.exited;

@@ -41,6 +41,11 @@ export const SECTIONS = {
   },
   database: {
     path: { kind: 'string', default: 'data/islet.db', doc: 'SQLite database file, relative to the working directory.' },
+    max_size_mb: {
+      kind: 'integer',
+      min: 1,
+      doc: 'Largest size the database may grow to; writes beyond it answer 507 as on a full disk. Absent: no limit but the disk.',
+    },
   },
   admin: {
     token: {

@@ -12,5 +12,12 @@ self.onmessage = (event: MessageEvent<{ path: string; intervalMs: number }>) => 
   const db = new Database(path, { readwrite: true, create: false });
   db.exec('PRAGMA busy_timeout = 5000');
   const checkpoint = db.prepare('PRAGMA wal_checkpoint(PASSIVE)');
-  setInterval(() => checkpoint.run(), intervalMs);
+  setInterval(() => {
+    try {
+      checkpoint.run();
+    } catch {
+      // A full disk or an I/O error: the pages stay in the WAL and the next interval tries again;
+      // the request thread's own writes report the storage's state (/readyz, 507).
+    }
+  }, intervalMs);
 };

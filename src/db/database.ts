@@ -22,7 +22,7 @@ export function defaultMigrationsFolder(): string {
  * its own (0700); installs made before that are tightened on open.
  * @example const db = openDatabase('data/islet.db'); migrateDatabase(db);
  */
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, options: { maxSizeMb?: number } = {}): Db {
   if (path !== ':memory:') protectFolder(dirname(path));
   const client = new Database(path, { create: true, strict: true });
   // Before WAL mode: SQLite gives the -wal and -shm files the database file's permissions.
@@ -31,6 +31,11 @@ export function openDatabase(path: string): Db {
   client.exec('PRAGMA busy_timeout = 5000');
   client.exec('PRAGMA foreign_keys = ON');
   client.exec('PRAGMA synchronous = NORMAL');
+  if (options.maxSizeMb !== undefined) {
+    // A per-connection limit: writes that would grow the file beyond it fail with SQLITE_FULL.
+    const pageSize = client.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size;
+    client.exec(`PRAGMA max_page_count = ${Math.floor((options.maxSizeMb * 1024 * 1024) / pageSize)}`);
+  }
   return drizzle({ client, schema }) as Db;
 }
 

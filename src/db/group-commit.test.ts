@@ -4,6 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateDatabase, openDatabase, type Db } from './database';
 import { groupCommit } from './group-commit';
+import { silentLogger } from '../lib/logger';
+import { StorageHealth } from './storage-health';
 
 let dir: string;
 let db: Db;
@@ -59,5 +61,22 @@ describe('group commit', () => {
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
     expect(keys()).toEqual([]);
     expect(db.$client.inTransaction).toBe(false);
+  });
+
+  test('a write that finds the disk full fails with SQLITE_FULL and marks the storage failing; the next committed write clears it', async () => {
+    const storage = new StorageHealth(db.$client, silentLogger);
+    const write = groupCommit(db.$client, storage);
+    const pages = db.$client.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count;
+    db.$client.exec(`PRAGMA max_page_count = ${pages}`);
+    const big = () => db.$client.run('INSERT INTO meta (key, value) VALUES (?, ?)', ['k-big', 'x'.repeat(200_000)]);
+    // Together with a small write in the same group: SQLite rolls the whole group back, so neither is acknowledged.
+    const both = await Promise.allSettled([write(put('k-small')), write(big)]);
+    expect(both.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'ok'))).toEqual(['SQLITE_FULL', 'SQLITE_FULL']);
+    expect(keys()).toEqual([]);
+    expect(storage.check()).toStartWith('disk is full');
+    db.$client.exec(`PRAGMA max_page_count = ${pages * 100}`);
+    await write(put('k-after'));
+    expect(storage.check()).toBeNull();
+    expect(keys()).toEqual(['k-after']);
   });
 });

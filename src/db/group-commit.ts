@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite';
+import type { StorageHealth } from './storage-health';
 
 /** Runs a write transaction and resolves with its result once it is committed. */
 export type Write = <T>(job: () => T) => Promise<T>;
@@ -8,11 +9,13 @@ export type Write = <T>(job: () => T) => Promise<T>;
  * another inside a single SQLite transaction, each in its own savepoint, and are committed
  * together. Under load a commit (its WAL pages) is the largest cost of a small write, so many
  * requests share one. Each caller's promise settles only after that COMMIT, so an answer still
- * follows its write; a job that throws rolls back only its own savepoint; a failed COMMIT fails
- * every job of the group, none of which was answered yet.
+ * follows its write; a job that throws rolls back only its own savepoint; a failed COMMIT, or an
+ * error after which SQLite rolled back the whole transaction (a full disk, an I/O error), fails
+ * every job of the group, none of which was answered yet. `storage` learns of full disks and of
+ * writes that reached the disk again.
  * @example const write = groupCommit(db.$client); await write(() => repo.insert(row));
  */
-export function groupCommit(client: Database): Write {
+export function groupCommit(client: Database, storage?: StorageHealth): Write {
   type Job = { run: () => unknown; resolve: (value: any) => void; reject: (error: unknown) => void };
   let queue: Job[] = [];
 
@@ -20,6 +23,8 @@ export function groupCommit(client: Database): Write {
     const jobs = queue;
     queue = [];
     const outcomes: { ok: boolean; value: unknown }[] = [];
+    /** An error after which SQLite had rolled back the whole transaction, not just the savepoint. */
+    let lost: unknown;
     try {
       client.transaction(() => {
         for (const job of jobs) {
@@ -27,14 +32,24 @@ export function groupCommit(client: Database): Write {
             // Nested inside the group's transaction, bun:sqlite runs this as a savepoint.
             outcomes.push({ ok: true, value: client.transaction(job.run)() });
           } catch (error) {
+            storage?.failed(error);
+            // On some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite rolls back the whole transaction:
+            // the jobs before this one are gone too, and the rest must not run outside it.
+            if (!client.inTransaction) {
+              lost = error;
+              throw error;
+            }
             outcomes.push({ ok: false, value: error });
           }
         }
       })();
     } catch (error) {
-      for (const job of jobs) job.reject(error);
+      storage?.failed(lost ?? error);
+      for (const job of jobs) job.reject(lost ?? error);
       return;
     }
+    // Writes of this group reached the disk.
+    if (outcomes.some((o) => o.ok)) storage?.succeeded();
     jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
   };
 

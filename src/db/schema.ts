@@ -201,9 +201,10 @@ export const deliveries = sqliteTable(
     tokenId: integer('token_id'),
     /**
      * pending: due at nextAttemptAt; held: waits for something (an iOS activity token, a paused
-     * channel); sending: claimed by a worker; delivered, failed, dropped: finished.
+     * or down channel); sending: claimed by a worker; delivered, failed, dropped, superseded (a
+     * newer update or the end of its activity was queued for the device before it went): finished.
      */
-    status: text('status', { enum: ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped'] }).notNull(),
+    status: text('status', { enum: ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] }).notNull(),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
     provider: text('provider'),
@@ -225,6 +226,9 @@ export const deliveries = sqliteTable(
     // Latest wins and token release look up an activity's held deliveries at every update: without
     // this, that lookup walks every delivery the activity ever had.
     index('deliveries_held_activity').on(t.activityId).where(sql`status = 'held'`),
+    // Superseding looks up an activity's pending updates at every update; fan-outs of
+    // notifications (no activity) stay out of it.
+    index('deliveries_pending_activity').on(t.activityId).where(sql`status = 'pending' AND activity_id IS NOT NULL`),
   ],
 );
 

@@ -1,4 +1,5 @@
 import { ValidationError } from 'elysia';
+import { isStorageFailure, storageFailureDetail } from '../db/storage-health';
 import { HttpError, problemResponse } from '../lib/errors';
 import type { Logger } from '../lib/logger';
 import { requestPath } from './request-path';
@@ -34,6 +35,9 @@ export function errorResponse(
     return problemResponse(404, `no route for ${request.method} ${requestPath(request)}`);
   }
   if (code === 'PARSE') return problemResponse(400, 'request body is not valid JSON');
+  // Disk full or an I/O error on a write: the request stored nothing; the operator is told once
+  // (storage-health.ts), not with a stack per request.
+  if (isStorageFailure(error)) return problemResponse(507, storageFailureDetail(error));
   logger.error('internal error', {
     requestId,
     method: request.method,

@@ -3,6 +3,7 @@ import http2, { type ServerHttp2Session, type ServerHttp2Stream } from 'node:htt
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { systemClock, type Clock } from '../lib/clock';
 import type { PhoneFleet } from './apns-device-model';
+import { FaultInjector, seededRandom, type Fault, type FaultSettings } from './fault-injection';
 import { testCertificate } from './tls';
 
 /** A key the stand-in accepts provider tokens from. */
@@ -27,6 +28,8 @@ export interface ApnsStandinOptions {
   phones?: PhoneFleet;
   host?: string;
   port?: number;
+  /** Seed of the fault draws (fault-injection.ts). */
+  seed?: number;
 }
 
 /** One request as the stand-in received it. */
@@ -57,12 +60,20 @@ export interface ApnsStandin {
   stats: { connections: number; pings: number; maxActiveStreams: number; activeStreams: number };
   /** Answers valid requests: return an answer (or a promise of one) to override 200. */
   respond(fn: ((req: ApnsReceived) => StandinAnswer | undefined | Promise<StandinAnswer | undefined>) | undefined): void;
+  /** Called for each request answered 200, once the answer is out (a stream cut before that does not count). */
+  onDelivered(fn: (req: ApnsReceived) => void): void;
   /** Makes a device token answer 410 Unregistered from now on. */
   unregister(token: string): void;
   /** Sends GOAWAY on every open connection. */
   goaway(): void;
   /** Announces a new stream limit on open connections and uses it for new ones. */
   setMaxConcurrentStreams(n: number): void;
+  /** Injected failures on valid requests: `faults.set({ rate: 0.1 })`. */
+  faults: FaultInjector;
+  /** Goes away: stops listening and drops every connection (connections are refused) until `comeBack`. */
+  goAway(): Promise<void>;
+  /** Listens again on the same port. */
+  comeBack(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -92,6 +103,14 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   const unregistered = new Set<string>();
   const sessions = new Set<ServerHttp2Session>();
   let responder: Parameters<ApnsStandin['respond']>[0];
+  let answered: ((req: ApnsReceived) => void) | undefined;
+  /** Connections with a GOAWAY to send (goAwayAfter), and the streams each has in flight. */
+  const goingAway = new WeakSet<http2.Http2Session>();
+  const inFlight = new WeakMap<http2.Http2Session, number>();
+  const lastSeen = new WeakMap<http2.Http2Session, number>();
+  /** The last-stream-id of the GOAWAY a connection sent. */
+  const announced = new WeakMap<http2.Http2Session, number>();
+  const faults = new FaultInjector(options.seed === undefined ? Math.random : seededRandom(options.seed));
 
   const standin = {
     requests: [] as ApnsReceived[],
@@ -150,6 +169,44 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     return undefined;
   }
 
+  /** The answer a fault gives, or undefined when it cut the stream instead (a GOAWAY is sent after a normal answer). */
+  function injected(stream: ServerHttp2Stream, fault: Exclude<Fault, 'goaway'>): StandinAnswer | undefined {
+    switch (fault) {
+      case 'internal':
+        return { status: 500, reason: 'InternalServerError' };
+      case 'unavailable':
+        return { status: 503, reason: 'ServiceUnavailable' };
+      case 'too-many':
+        return { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': String(faults.retryAfterS) } };
+      case 'reset':
+        // Read and then cut: the client cannot know whether it was acted on.
+        stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+        return undefined;
+    }
+  }
+
+  /**
+   * Sends GOAWAY once the connection has no stream in flight (or after half a second), with the
+   * last stream this handler saw as its last-stream-id; streams above it that still arrive are
+   * refused unprocessed, and the client sends them again on a new connection. (Bun's server cuts
+   * the streams in flight when it sends GOAWAY, which APNs does not, hence the quiet moment.)
+   */
+  function goAwayAfter(stream: ServerHttp2Stream): void {
+    const session = stream.session;
+    if (!session || goingAway.has(session)) return;
+    goingAway.add(session);
+    const started = Date.now();
+    const check = () => {
+      if (session.destroyed) return;
+      if ((inFlight.get(session) ?? 0) > 0 && Date.now() - started < 500) return void setTimeout(check, 5);
+      // The last stream this handler has seen: streams above it are not processed (see 'stream').
+      const last = lastSeen.get(session) ?? 0;
+      announced.set(session, last);
+      session.goaway(http2.constants.NGHTTP2_NO_ERROR, last);
+    };
+    setImmediate(check);
+  }
+
   async function handle(stream: ServerHttp2Stream, rawHeaders: http2.IncomingHttpHeaders, raw: string): Promise<void> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(rawHeaders)) if (!name.startsWith(':') && typeof value === 'string') headers[name] = value;
@@ -162,6 +219,12 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       received.keyId = (auth as { keyId: string }).keyId;
       answer = checkRequest(path, String(rawHeaders[':method']), headers, raw);
     }
+    const fault = answer ? undefined : faults.draw();
+    if (fault && fault !== 'goaway') {
+      answer = injected(stream, fault);
+      if (!answer) return;
+    }
+    // A fault is the provider failing: the phone gets nothing.
     if (!answer && options.phones) answer = options.phones.receive(received.token, headers, received.body, options.environment ?? 'production');
     if (!answer && responder) answer = await responder(received);
     answer ??= { status: 200 };
@@ -169,6 +232,8 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     const apnsId = randomUUID().toUpperCase();
     stream.respond({ ':status': answer.status, 'apns-id': apnsId, ...(answer.reason ? { 'content-type': 'application/json' } : {}), ...answer.headers });
     stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: answer.timestamp ?? clock.now() } : {}) }) : undefined);
+    if (answer.status === 200) answered?.(received);
+    if (fault === 'goaway') goAwayAfter(stream);
   }
 
   const server = http2.createSecureServer({ cert, key, settings: { maxConcurrentStreams: maxStreams } });
@@ -183,17 +248,31 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   server.on('stream', (stream, headers) => {
     // A refused or reset stream emits an error that would otherwise crash the server.
     stream.on('error', () => {});
+    const session = stream.session!;
+    const last = announced.get(session);
+    if (last !== undefined && (stream.id ?? Infinity) > last) {
+      // Above the GOAWAY's last-stream-id: refused, never processed (the client sends it again).
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+      return;
+    }
     standin.stats.activeStreams++;
     standin.stats.maxActiveStreams = Math.max(standin.stats.maxActiveStreams, standin.stats.activeStreams);
-    stream.on('close', () => standin.stats.activeStreams--);
+    inFlight.set(session, (inFlight.get(session) ?? 0) + 1);
+    lastSeen.set(session, Math.max(lastSeen.get(session) ?? 0, stream.id ?? 0));
+    stream.on('close', () => {
+      standin.stats.activeStreams--;
+      inFlight.set(session, inFlight.get(session)! - 1);
+    });
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
       handle(stream as ServerHttp2Stream, headers, Buffer.concat(chunks).toString('utf8')).catch(() => stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR));
     });
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve));
   const address = server.address() as { port: number };
+  let listening = true;
 
   return {
     ...standin,
@@ -203,6 +282,9 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       responder = fn;
     },
     unregister: (token) => unregistered.add(token),
+    onDelivered: (fn) => {
+      answered = fn;
+    },
     goaway: () => {
       for (const s of sessions) s.goaway(http2.constants.NGHTTP2_NO_ERROR);
     },
@@ -210,9 +292,25 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
       maxStreams = n;
       for (const s of sessions) s.settings({ maxConcurrentStreams: n });
     },
+    faults,
+    goAway: () =>
+      new Promise<void>((resolve) => {
+        if (!listening) return resolve();
+        listening = false;
+        for (const s of sessions) s.destroy();
+        server.close(() => resolve());
+      }),
+    comeBack: () =>
+      new Promise<void>((resolve) => {
+        if (listening) return resolve();
+        listening = true;
+        server.listen(address.port, host, resolve);
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sessions) s.destroy();
+        if (!listening) return resolve();
+        listening = false;
         server.close(() => resolve());
       }),
   };
@@ -226,30 +324,49 @@ function safeJson(raw: string): unknown {
   }
 }
 
-// As a separate process (benchmarks): keys from APNS_STANDIN_KEYS (JSON array of StandinKey),
-// prints one JSON line {url, ca} once listening, then, every 20 ms while it changes,
-// {accepted, lastAt}: the valid requests so far and when the last arrived (epoch ms, fractional).
+// As a separate process (benchmarks, chaos): keys from APNS_STANDIN_KEYS (JSON array of
+// StandinKey), prints one JSON line {url, ca} once listening, then, every 20 ms while it changes,
+// {accepted, distinct, lastAt}: the valid requests answered 200 so far, how many distinct device
+// tokens they went to (fewer: duplicates), and when the last arrived (epoch ms, fractional).
+// Commands, one JSON line each on stdin: {"goAway": true}, {"comeBack": true}, {"faults": FaultSettings}.
 if (import.meta.main) {
   const standin = await startApnsStandin({
     keys: JSON.parse(process.env.APNS_STANDIN_KEYS ?? '[]') as StandinKey[],
     port: Number(process.env.APNS_STANDIN_PORT ?? 0),
     maxConcurrentStreams: Number(process.env.APNS_STANDIN_MAX_STREAMS ?? 1000),
+    seed: process.env.APNS_STANDIN_SEED === undefined ? undefined : Number(process.env.APNS_STANDIN_SEED),
   });
   let accepted = 0;
   let lastAt = 0;
-  standin.respond(() => {
+  const tokens = new Set<string>();
+  standin.onDelivered((req) => {
     // Keeping every request would grow without end in a long benchmark.
     standin.requests.length = 0;
     accepted++;
+    tokens.add(req.token);
     lastAt = performance.timeOrigin + performance.now();
-    return undefined;
   });
   process.stdout.write(`${JSON.stringify({ url: standin.url, ca: standin.ca })}\n`);
   let reported = 0;
   setInterval(() => {
     if (accepted === reported) return;
     reported = accepted;
-    process.stdout.write(`${JSON.stringify({ accepted, lastAt })}\n`);
+    process.stdout.write(`${JSON.stringify({ accepted, distinct: tokens.size, lastAt })}\n`);
   }, 20);
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buffered = '';
+    for await (const chunk of Bun.stdin.stream()) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n')) >= 0) {
+        const command = JSON.parse(buffered.slice(0, end)) as { goAway?: true; comeBack?: true; faults?: FaultSettings };
+        buffered = buffered.slice(end + 1);
+        if (command.goAway) await standin.goAway();
+        if (command.comeBack) await standin.comeBack();
+        if (command.faults) standin.faults.set(command.faults);
+      }
+    }
+  })();
   process.on('SIGTERM', () => standin.close().then(() => process.exit(0)));
 }

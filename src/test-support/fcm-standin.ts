@@ -1,6 +1,7 @@
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { importSPKI, jwtVerify } from 'jose';
 import type { ServiceAccount } from '../modules/apps/credentials';
+import { FaultInjector, seededRandom } from './fault-injection';
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 
@@ -38,6 +39,14 @@ export interface FcmStandin {
   unregister(token: string): void;
   /** Makes a registration token answer 400 INVALID_ARGUMENT naming the registration token (a malformed one). */
   malform(token: string): void;
+  /**
+   * Injected failures on valid sends: 500 INTERNAL, 503 UNAVAILABLE, 429 QUOTA_EXCEEDED for the
+   * device with Retry-After; `goaway` and `reset` draws (HTTP/1.1 has neither) answer 503 too.
+   */
+  faults: FaultInjector;
+  /** Stops listening (connections are refused) until `comeBack`, which listens on the same port again. */
+  goAway(): Promise<void>;
+  comeBack(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,13 +71,14 @@ export function fcmError(status: number, rpcStatus = STATUS_TEXT[status] ?? 'UNK
  * checks that data values are strings.
  * @example const fcm = await startFcmStandin(); const account = fcm.serviceAccount('demo-project');
  */
-export async function startFcmStandin(options: { port?: number } = {}): Promise<FcmStandin> {
+export async function startFcmStandin(options: { port?: number; seed?: number } = {}): Promise<FcmStandin> {
   const accounts = new Map<string, { project: string; key: Promise<CryptoKey> }>();
   const accessTokens = new Map<string, string>();
   const unregistered = new Set<string>();
   const malformed = new Set<string>();
   let responder: Parameters<FcmStandin['respond']>[0];
   let refusing = false;
+  const faults = new FaultInjector(options.seed === undefined ? Math.random : seededRandom(options.seed));
   const state = { requests: [] as FcmReceived[], tokenExchanges: 0 };
 
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -116,24 +126,33 @@ export async function startFcmStandin(options: { port?: number } = {}): Promise<
     if (malformed.has(message.token))
       return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'The registration token is not a valid FCM registration token'));
     if (unregistered.has(message.token)) return json(404, fcmError(404, 'NOT_FOUND', 'UNREGISTERED'));
+    const fault = faults.draw();
+    if (fault === 'internal') return json(500, fcmError(500, 'INTERNAL'));
+    if (fault === 'too-many')
+      return json(429, fcmError(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED', 'Device message rate exceeded.'), { 'retry-after': String(faults.retryAfterS) });
+    if (fault) return json(503, fcmError(503, 'UNAVAILABLE'));
     const answer = responder ? await responder(received) : undefined;
     if (answer && answer.status !== 200) return json(answer.status, fcmError(answer.status, answer.rpcStatus, answer.errorCode), answer.headers);
     return json(200, { name: `projects/${project}/messages/${randomUUID()}` });
   }
 
   let tokenUri = '';
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: options.port ?? 0,
-    async fetch(req): Promise<Response> {
+  const serve = (port: number) =>
+    Bun.serve({
+      hostname: '127.0.0.1',
+      port,
+      fetch: route,
+    });
+  async function route(req: Request): Promise<Response> {
       const { pathname } = new URL(req.url);
       if (req.method === 'POST' && pathname === '/token') return exchange(req, tokenUri);
       const project = pathname.match(/^\/v1\/projects\/([^/]+)\/messages:send$/)?.[1];
       if (req.method === 'POST' && project) return send(req, project);
       return json(404, fcmError(404));
-    },
-  });
-  const url: string = `http://127.0.0.1:${server.port}`;
+  }
+  let server: ReturnType<typeof Bun.serve> | undefined = serve(options.port ?? 0);
+  const port = server.port!;
+  const url: string = `http://127.0.0.1:${port}`;
   tokenUri = `${url}/token`;
 
   return {
@@ -159,8 +178,17 @@ export async function startFcmStandin(options: { port?: number } = {}): Promise<
     },
     unregister: (token) => unregistered.add(token),
     malform: (token) => void malformed.add(token),
+    faults,
+    goAway: async () => {
+      await server?.stop(true);
+      server = undefined;
+    },
+    comeBack: async () => {
+      server ??= serve(port);
+    },
     close: async () => {
-      await server.stop(true);
+      await server?.stop(true);
+      server = undefined;
     },
   };
 }

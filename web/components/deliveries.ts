@@ -24,10 +24,11 @@ const STATUS_TEXT: Record<string, string> = {
   held: 'Held',
   failed: 'Failed',
   dropped: 'Dropped',
+  superseded: 'Superseded',
 };
 
 export function DeliveryStatus(props: { status: string }) {
-  const tone = { delivered: 'green', pending: 'blue', sending: 'blue', held: 'amber', failed: 'red', dropped: 'grey' }[props.status];
+  const tone = { delivered: 'green', pending: 'blue', sending: 'blue', held: 'amber', failed: 'red', dropped: 'grey', superseded: 'grey' }[props.status];
   return html`<${Badge} tone=${tone}>${STATUS_TEXT[props.status] ?? props.status}<//>`;
 }
 

@@ -163,6 +163,7 @@ const TONES: Record<string, string> = {
   failed: 'red',
   invalid: 'red',
   dropped: 'grey',
+  superseded: 'grey',
   Ended: 'grey',
   Archived: 'grey',
   Draft: 'blue',

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { foreignRequests, launchChromium, newRecordedContext, screenshot, type Recorder } from './browser';
 import { startIslet, type IsletProcess } from './islet-process';
+import { apnsKey } from '../../src/test-support/delivery-fixtures';
 
 /*
  * The console in a real Chromium against the real server (spawned as `serve`, deliveries going
@@ -236,6 +237,31 @@ describe('console', () => {
     await page.getByLabel('Action').selectOption('device.remove');
     await table.locator('tr[data-action="app.create"]').waitFor({ state: 'detached' });
     expect(await table.locator('tbody tr').count()).toBe(1);
+  }, SLOW);
+
+  test('shows a channel whose provider cannot be reached as down, with the deliveries it holds', async () => {
+    const call = async (method: string, path: string, body: unknown, headers: Record<string, string>) => {
+      const res = await fetch(`${islet.url}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBeLessThan(300);
+      return (await res.json()) as Record<string, any>;
+    };
+    const admin = { authorization: `Bearer ${islet.adminToken}` };
+    const { appSecret } = await call('POST', '/api/admin/apps', { id: 'unreachable', name: 'Unreachable' }, admin);
+    // Port 1 on loopback: nothing listens, every connection is refused.
+    const key = apnsKey();
+    await call('PUT', '/api/admin/apps/unreachable/apns', { bundleId: 'com.example.x', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: 'https://127.0.0.1:1' }, admin);
+    await call('POST', '/api/admin/apps/unreachable/releases', { version: 1, status: 'Live', templates: [{ slug: 'hi', title: 'Hi', body: 'There' }] }, admin);
+    const service = { 'x-service-key': appSecret };
+    await call('POST', '/api/apps/unreachable/devices', { endUserId: 'ada', platform: 'ios', token: 'ab'.repeat(32) }, service);
+    expect((await call('POST', '/api/apps/unreachable/notifications/send', { templateSlug: 'hi' }, service)).messageCount).toBe(1);
+
+    await page.goto(`${islet.url}/console/apps/unreachable`);
+    await heading(page, 'Unreachable').waitFor();
+    const down = page.locator('.channel-health[data-state="down"]');
+    await down.waitFor({ timeout: 30_000 });
+    await down.getByText('APNs is unreachable').waitFor();
+    await down.getByText('1 delivery waits').waitFor();
+    await screenshot(page, 'desktop-15-channel-down');
   }, SLOW);
 
   test('at phone width the menu opens as a drawer and the pages fit the screen', async () => {

@@ -13,6 +13,18 @@ export interface Channel {
   endpoint?: string | null;
 }
 
+/** A provider endpoint's health as the server sees it (GET /apps/{id}/channels). */
+export interface ChannelHealth {
+  provider: 'apns' | 'fcm';
+  endpoint: string;
+  state: 'healthy' | 'degraded' | 'down';
+  reason: string | null;
+  since: string;
+  nextProbeAt: string | null;
+  slowUntil: string | null;
+  held: number;
+}
+
 export interface AppView {
   id: string;
   name: string;

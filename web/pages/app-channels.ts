@@ -4,8 +4,9 @@ import { useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Card, Details, Field, SelectField, TextField } from '../components/ui';
 import { admin } from '../lib/api';
-import { useAction } from '../lib/hooks';
-import type { AppView, Channel } from '../lib/types';
+import { relativeTime } from '../lib/format';
+import { useAction, useLoad } from '../lib/hooks';
+import type { AppView, Channel, ChannelHealth } from '../lib/types';
 
 /** A file picker whose text content lands in a textarea-backed value (for .p8 keys and JSON). */
 function FileText(props: { label: string; accept: string; value: string; onChange: (text: string) => void; hint: string; placeholder: string }) {
@@ -66,7 +67,36 @@ function FcmForm(props: { appId: string; onDone: (app: AppView) => void }) {
   </form>`;
 }
 
-function ChannelRow(props: { platform: 'iOS' | 'Android'; provider: 'APNs' | 'FCM'; channel: Channel; onEdit: () => void; onRemove: () => void; removing: boolean }) {
+const HEALTH_TONE = { healthy: 'green', degraded: 'amber', down: 'red' } as const;
+
+/** Connection health of each endpoint the channel sent to: down (held, probing), degraded, or healthy. */
+function HealthLines(props: { provider: 'APNs' | 'FCM'; health: ChannelHealth[] }) {
+  return html`${props.health.map(
+    (h) => html`<div class="channel-health" data-state=${h.state}>
+      <${Badge} tone=${HEALTH_TONE[h.state]}>${h.state}<//> <span class="mono small">${h.endpoint}</span>
+      ${h.state === 'down'
+        ? html`<${Alert} tone="warn">
+            <strong>${props.provider} is unreachable</strong> (since ${relativeTime(h.since)}).
+            ${h.held === 1 ? '1 delivery waits' : `${h.held} deliveries wait`} without spending attempts; one probe goes
+            ${h.nextProbeAt ? `at ${new Date(h.nextProbeAt).toLocaleTimeString()}` : 'soon'}, and everything goes as soon as it answers.
+            <div class="mono small">${h.reason}</div>
+          <//>`
+        : h.state === 'degraded'
+          ? html`<p class="muted small">${h.reason}${h.slowUntil ? ` · asked to wait until ${new Date(h.slowUntil).toLocaleTimeString()}` : ''}</p>`
+          : ''}
+    </div>`,
+  )}`;
+}
+
+function ChannelRow(props: {
+  platform: 'iOS' | 'Android';
+  provider: 'APNs' | 'FCM';
+  channel: Channel;
+  health: ChannelHealth[];
+  onEdit: () => void;
+  onRemove: () => void;
+  removing: boolean;
+}) {
   const c = props.channel;
   const simulated = c.transport === 'simulator';
   const facts: [string, string][] = simulated
@@ -91,6 +121,7 @@ function ChannelRow(props: { platform: 'iOS' | 'Android'; provider: 'APNs' | 'FC
     ${c.status === 'paused'
       ? html`<${Alert} tone="warn"><strong>Delivery is paused.</strong> ${props.provider} refused the credentials: <span class="mono">${c.pausedReason}</span>. Upload valid credentials to resume.<//>`
       : ''}
+    ${simulated ? '' : html`<${HealthLines} provider=${props.provider} health=${props.health} />`}
     ${simulated
       ? html`<p class="muted small">No credentials: ${props.platform} deliveries go to the built-in simulator, which records the exact payload.</p>`
       : html`<${Details} items=${facts} />`}
@@ -101,6 +132,8 @@ function ChannelRow(props: { platform: 'iOS' | 'Android'; provider: 'APNs' | 'FC
 export function ChannelsCard(props: { app: AppView; onChange: (app: AppView) => void }) {
   const [editing, setEditing] = useState<'apns' | 'fcm' | null>(null);
   const path = `/apps/${encodeURIComponent(props.app.id)}`;
+  const health = useLoad(() => admin<{ channels: ChannelHealth[] }>('GET', `${path}/channels`), [path], 5000);
+  const of = (provider: 'apns' | 'fcm') => (health.data?.channels ?? []).filter((c) => c.provider === provider);
   const remove = useAction(async (which: 'apns' | 'fcm') => {
     props.onChange(await admin<AppView>('DELETE', `${path}/${which}`));
     toast(`${which === 'apns' ? 'APNs' : 'FCM'} credentials removed; the simulator takes over`);
@@ -113,8 +146,8 @@ export function ChannelsCard(props: { app: AppView; onChange: (app: AppView) => 
   return html`<${Card} title="Delivery channels" description="Where pushes go for each platform.">
     ${remove.error ? html`<${Alert}>${remove.error}<//>` : ''}
     <div class="channels">
-      <${ChannelRow} platform="iOS" provider="APNs" channel=${props.app.channels.apns} onEdit=${() => setEditing('apns')} onRemove=${() => remove.run('apns')} removing=${remove.busy} />
-      <${ChannelRow} platform="Android" provider="FCM" channel=${props.app.channels.fcm} onEdit=${() => setEditing('fcm')} onRemove=${() => remove.run('fcm')} removing=${remove.busy} />
+      <${ChannelRow} platform="iOS" provider="APNs" channel=${props.app.channels.apns} health=${of('apns')} onEdit=${() => setEditing('apns')} onRemove=${() => remove.run('apns')} removing=${remove.busy} />
+      <${ChannelRow} platform="Android" provider="FCM" channel=${props.app.channels.fcm} health=${of('fcm')} onEdit=${() => setEditing('fcm')} onRemove=${() => remove.run('fcm')} removing=${remove.busy} />
     </div>
     <${Dialog} open=${editing !== null} wide title=${editing === 'apns' ? 'APNs credentials' : 'FCM credentials'} onClose=${() => setEditing(null)}>
       ${editing === 'apns' ? html`<${ApnsForm} appId=${props.app.id} onDone=${done} />` : ''}

@@ -11,7 +11,7 @@ import { Link } from '../lib/router';
 import type { Delivery } from '../lib/types';
 
 const PAGE = 50;
-const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped'];
+const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'];
 
 /** Every push of the app, newest first, refreshed while the page is open. */
 export function DeliveriesPage(props: { appId: string }) {

@@ -52,6 +52,14 @@ describe('admin API: deliveries', () => {
     expect((await h.admin('GET', '/api/admin/apps/other/deliveries')).body).toEqual({ deliveries: [], total: 0 });
   });
 
+  test('filters by the superseded status: an update replaced by a newer one before it went', async () => {
+    const { pixel, activity } = await setup();
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
+    const res = await h.admin('GET', '/api/admin/apps/demo/deliveries?status=superseded');
+    expect(res.status).toBe(200);
+    expect(res.body.deliveries).toMatchObject([{ kind: 'la_update', status: 'superseded', reason: 'superseded by a newer event', deviceId: pixel.id }]);
+  });
+
   test("lists one live activity's deliveries", async () => {
     const { activity } = await setup();
     await engine.drain();

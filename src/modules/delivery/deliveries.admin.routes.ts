@@ -6,8 +6,8 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 
-const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped'] as const;
-const Status = t.Union([t.Literal('pending'), t.Literal('held'), t.Literal('sending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('dropped')]);
+const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] as const;
+const Status = t.Union([t.Literal('pending'), t.Literal('held'), t.Literal('sending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('dropped'), t.Literal('superseded')]);
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 
 export const DeliveryRecord = t.Object({

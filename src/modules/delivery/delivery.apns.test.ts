@@ -49,9 +49,10 @@ describe('delivery to APNs', () => {
     queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '40' }), [iphone.id]);
+    expect(await engine.drain()).toBe(3);
+    // Queued after the update went (queued together, the end would supersede it).
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: startedAt + 12 * 60 * MINUTE }), [iphone.id]);
-
-    expect(await engine.drain()).toBe(4);
+    expect(await engine.drain()).toBe(1);
 
     // Sends run concurrently: find each by what it is, not by arrival order.
     const byEvent = (event: string | undefined) => apns.requests.find((r) => r.body.aps.event === event);
@@ -90,6 +91,33 @@ describe('delivery to APNs', () => {
     });
   });
 
+  test('after an outage each phone gets the latest update and the end, not the history', async () => {
+    await setup();
+    const [one, two] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
+    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
+    tokensRepository(h.ctx.db).reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
+    await apns.goAway();
+    for (let i = 1; i <= 60; i++) {
+      // Device two gets only every tenth update: superseding is per device.
+      queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: String(i) }), i % 10 === 0 ? [one.id, two.id] : [one.id]);
+      await engine.drain();
+      h.clock.advance(1000);
+    }
+    await apns.comeBack();
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [one.id]);
+    h.clock.advance(60_000);
+    await engine.drain();
+    const sent = apns.requests.map((r) => [r.body.aps.event, r.body.aps['content-state'].progress]);
+    // Device one: only the end (it superseded update 60); device two: update 60, the latest it had.
+    expect(sent.sort()).toEqual([
+      ['end', '100'],
+      ['update', '60'],
+    ]);
+    const rows = deliveryRows(h.ctx);
+    expect(rows.filter((r) => r.status === 'superseded')).toHaveLength(60 + 5);
+    expect(rows.filter((r) => r.status === 'delivered').map((r) => r.device_id).sort()).toEqual([one.id, two.id].sort());
+  });
+
   test('updates of an activity whose token is not known yet are held, latest wins, and go when the token arrives', async () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
@@ -102,7 +130,7 @@ describe('delivery to APNs', () => {
     expect(apns.requests.map((r) => r.body.aps.event)).toEqual(['start']);
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['delivered', null],
-      ['dropped', 'superseded by a newer event'],
+      ['superseded', 'superseded by a newer event'],
       ['held', 'waiting for the activity push token'],
     ]);
 
@@ -203,7 +231,7 @@ describe('delivery to APNs', () => {
     expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
   });
 
-  test('503 and 429 are retried with exponential backoff and jitter, honouring Retry-After', async () => {
+  test('503 is about APNs: retried soon without spending an attempt; 429 TooManyRequests spends one and honours Retry-After', async () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const answers = [{ status: 503, reason: 'ServiceUnavailable' }, { status: 503, reason: 'ServiceUnavailable' }, { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '120' } }];
@@ -213,35 +241,60 @@ describe('delivery to APNs', () => {
 
     await engine.drain();
     let [row] = deliveryRows(h.ctx);
-    // attempt 1 failed: full jitter of 1 s × 2^1 with random 0.5
-    expect([row!.status, row!.attempts, row!.reason, row!.next_attempt_at - t0]).toEqual(['pending', 1, 'ServiceUnavailable', 1000]);
-    h.clock.advance(999);
+    // An isolated 503 (no Retry-After): again within a second (jitter 0.5), no attempt counted.
+    expect([row!.status, row!.attempts, row!.reason, row!.next_attempt_at - t0]).toEqual(['pending', 0, 'ServiceUnavailable', 500]);
+    h.clock.advance(499);
     expect(await engine.drain()).toBe(0);
     h.clock.advance(1);
     await engine.drain();
     [row] = deliveryRows(h.ctx);
-    expect([row!.attempts, row!.next_attempt_at - h.clock.now()]).toEqual([2, 2000]);
-    h.clock.advance(2000);
+    expect([row!.attempts, row!.next_attempt_at - h.clock.now()]).toEqual([0, 500]);
+    h.clock.advance(500);
     await engine.drain();
     [row] = deliveryRows(h.ctx);
-    // 2^3 × 0.5 = 4 s, but Retry-After asked for 120 s
-    expect([row!.attempts, row!.reason, row!.next_attempt_at - h.clock.now()]).toEqual([3, 'TooManyRequests', 120_000]);
+    // About this device token: an attempt, 2^1 × 0.5 = 1 s, but Retry-After asked for 120 s
+    expect([row!.attempts, row!.reason, row!.next_attempt_at - h.clock.now()]).toEqual([1, 'TooManyRequests', 120_000]);
     h.clock.advance(120_000);
     await engine.drain();
     [row] = deliveryRows(h.ctx);
-    expect([row!.status, row!.attempts, row!.reason]).toEqual(['delivered', 4, null]);
+    expect([row!.status, row!.attempts, row!.reason]).toEqual(['delivered', 2, null]);
     expect(apns.requests).toHaveLength(4);
+  });
+
+  test('a 429 about one device token makes only that token wait', async () => {
+    await setup();
+    const [busy, other] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
+    let first = true;
+    apns.respond((req) => {
+      if (req.token !== busy.token || !first) return undefined;
+      first = false;
+      return { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '30' } };
+    });
+    queue(h.ctx, 'demo', notificationContent('one'), [busy.id]);
+    await engine.drain();
+    queue(h.ctx, 'demo', notificationContent('two'), [busy.id, other.id]);
+    await engine.drain();
+    // The second message to the busy token was not sent: it waits out the same 30 s, no attempt spent.
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - h.clock.now()])).toEqual([
+      ['pending', 1, 30_000],
+      ['pending', 0, 30_000],
+      ['delivered', 1, 0],
+    ]);
+    expect(apns.requests).toHaveLength(2);
+    h.clock.advance(30_000);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
   });
 
   test('a delivery that keeps failing is given up after the last attempt; a permanent error fails at once', async () => {
     await setup({ random: () => 0, backoff: { baseMs: 1000, capMs: 60_000, maxAttempts: 3 } });
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
-    apns.respond((req) => (req.body.aps.alert.title === 'big' ? { status: 413, reason: 'PayloadTooLarge' } : { status: 500, reason: 'InternalServerError' }));
+    apns.respond((req) => (req.body.aps.alert.title === 'big' ? { status: 413, reason: 'PayloadTooLarge' } : { status: 429, reason: 'TooManyRequests' }));
     queue(h.ctx, 'demo', notificationContent('flaky'), [iphone.id]);
     queue(h.ctx, 'demo', notificationContent('big'), [iphone.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.reason])).toEqual([
-      ['failed', 3, 'gave up after 3 attempts: InternalServerError'],
+      ['failed', 3, 'gave up after 3 attempts: TooManyRequests'],
       ['failed', 1, 'PayloadTooLarge'],
     ]);
   });

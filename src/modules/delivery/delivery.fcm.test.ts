@@ -26,17 +26,69 @@ async function setCredentials(project: string) {
   expect(res.status).toBe(200);
 }
 
+describe('FCM going away and failing', () => {
+  test('an FCM outage takes the channel down without spending attempts; the first answer after it releases everything', async () => {
+    h = createHarness();
+    fcm = await startFcmStandin();
+    await h.createApp({ id: 'demo' });
+    await setCredentials('demo-project');
+    engine = createDeliveryEngine(h.ctx, { random: () => 0.5, health: { downAfterMs: 0 } });
+    const devices = Array.from({ length: 10 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+    await fcm.goAway();
+    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await engine.drain();
+    h.clock.advance(1000);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['held', 0]));
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    expect(channels).toMatchObject([{ provider: 'fcm', endpoint: fcm.url, state: 'down', held: 10 }]);
+
+    await fcm.comeBack();
+    h.clock.advance(2000);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['delivered', 1]));
+    expect(new Set(fcm.requests.map((r) => r.body.message.token)).size).toBe(10);
+  });
+
+  test('with 30% injected 500, 503 and per-device 429 answers everything arrives and only the 429s spend attempts', async () => {
+    h = createHarness();
+    fcm = await startFcmStandin({ seed: 3 });
+    await h.createApp({ id: 'demo' });
+    await setCredentials('demo-project');
+    engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
+    const devices = Array.from({ length: 50 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+    fcm.faults.set({ rate: 0.3, kinds: ['internal', 'unavailable', 'too-many'], retryAfterS: 1 });
+    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    for (let i = 0; i < 30 && deliveryRows(h.ctx, `status = 'delivered'`).length < 50; i++) {
+      await engine.drain();
+      h.clock.advance(61_000);
+    }
+    const rows = deliveryRows(h.ctx);
+    expect(rows.every((r) => r.status === 'delivered')).toBe(true);
+    const produced = fcm.faults.produced;
+    expect(produced.internal + produced.unavailable).toBeGreaterThan(0);
+    expect(produced['too-many']).toBeGreaterThan(0);
+    // One attempt for the success, one for each per-device 429.
+    expect(rows.reduce((sum, r) => sum + r.attempts, 0)).toBe(50 + produced['too-many']);
+  });
+});
+
 describe('delivery to FCM', () => {
   test('live activities go as data messages with string values, notifications as notification messages', async () => {
     await setup();
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
     const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '5' }), [pixel.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '50' }, { priority: 5, staleDate: h.clock.now() + 600_000, relevanceScore: 20, apnsTimestamp: 1_768_478_401 }), [pixel.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '60' }, { alert: { title: 'Half', body: 'way', sound: 'ding.caf' } }), [pixel.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 1000 }), [pixel.id]);
-    queue(h.ctx, 'demo', { ...notificationContent('Sale', 'Today'), ttlSeconds: 86_400 }, [pixel.id]);
-    await engine.drain();
+    // Each event goes out before the next is queued: a queued update is superseded by a newer one.
+    for (const content of [
+      activityContent(h.ctx, activity, 'start', { progress: '5' }),
+      activityContent(h.ctx, activity, 'update', { progress: '50' }, { priority: 5, staleDate: h.clock.now() + 600_000, relevanceScore: 20, apnsTimestamp: 1_768_478_401 }),
+      activityContent(h.ctx, activity, 'update', { progress: '60' }, { alert: { title: 'Half', body: 'way', sound: 'ding.caf' } }),
+      activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 1000 }),
+      { ...notificationContent('Sale', 'Today'), ttlSeconds: 86_400 },
+    ]) {
+      queue(h.ctx, 'demo', content, [pixel.id]);
+      await engine.drain();
+    }
 
     expect(fcm.requests.map((r) => r.project)).toEqual(Array(5).fill('demo-project'));
     // Sends run concurrently: find each by what it is, not by arrival order.
@@ -112,32 +164,47 @@ describe('delivery to FCM', () => {
     expect(Object.fromEntries(devices.map((d: { id: string; valid: boolean }) => [d.id, d.valid]))).toEqual({ [malformed.id]: false, [fine.id]: true });
   });
 
-  test('QUOTA_EXCEEDED waits at least a minute; UNAVAILABLE backs off; INVALID_ARGUMENT is not retried', async () => {
+  test('UNAVAILABLE is retried without spending an attempt; project QUOTA_EXCEEDED makes the whole channel wait a minute; INVALID_ARGUMENT is not retried', async () => {
     await setup();
-    const a = addDevice(h.ctx, 'demo', { platform: 'android', token: 'quota' });
-    const b = addDevice(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
+    const a = addDevice(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
+    const b = addDevice(h.ctx, 'demo', { platform: 'android', token: 'quota' });
     const c = addDevice(h.ctx, 'demo', { platform: 'android', token: 'invalid' });
+    const d = addDevice(h.ctx, 'demo', { platform: 'android', token: 'later' });
     fcm.respond((req) => {
       const token = req.body.message.token;
-      if (token === 'quota') return { status: 429, errorCode: 'QUOTA_EXCEEDED', headers: { 'retry-after': '10' } };
       if (token === 'unavailable') return { status: 503, errorCode: 'UNAVAILABLE' };
-      return { status: 400, errorCode: 'INVALID_ARGUMENT' };
+      if (token === 'quota') return { status: 429, errorCode: 'QUOTA_EXCEEDED', headers: { 'retry-after': '10' } };
+      if (token === 'invalid') return { status: 400, errorCode: 'INVALID_ARGUMENT' };
+      return undefined;
     });
-    queue(h.ctx, 'demo', notificationContent(), [a.id, b.id, c.id]);
     const now = h.clock.now();
+    queue(h.ctx, 'demo', notificationContent(), [a.id]);
     await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([['pending', 0, 500]]);
+    queue(h.ctx, 'demo', notificationContent(), [b.id]);
+    await engine.drain();
+    queue(h.ctx, 'demo', notificationContent(), [c.id, d.id]);
+    h.clock.advance(500);
+    await engine.drain();
+    // The project's quota: that delivery and everything after it on the channel wait 60 s, unsent.
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([
-      ['pending', 1, 60_000],
-      ['pending', 1, 1000],
-      ['failed', 1, 0],
+      ['pending', 0, 60_000],
+      ['pending', 0, 60_000],
+      ['pending', 0, 60_000],
+      ['pending', 0, 60_000],
     ]);
-    fcm.respond(undefined);
-    h.clock.advance(1000);
+    expect(fcm.requests).toHaveLength(2);
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    expect(channels).toMatchObject([{ provider: 'fcm', state: 'degraded', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED' }]);
+    fcm.respond((req) => (req.body.message.token === 'invalid' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : undefined));
+    h.clock.advance(59_500);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['pending', 'delivered', 'failed']);
-    h.clock.advance(59_000);
-    await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered', 'failed']);
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual([
+      ['delivered', 1],
+      ['delivered', 1],
+      ['failed', 1],
+      ['delivered', 1],
+    ]);
   });
 
   test('a refused service account pauses the FCM channel until new credentials are set', async () => {

@@ -1,9 +1,12 @@
 import type { AppContext } from '../../context';
+import { storageHealth, type StorageHealth } from '../../db/storage-health';
 import { appsRepository } from '../apps/apps.repository';
 import { appsService } from '../apps/apps.service';
 import type { DeliveryOutcomeLabel, IsletMetrics } from '../metrics/metrics';
 import { refusalReason } from '../tokens/tokens.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
+import { ChannelGuard, type Gate, type HeldBack } from './channel-guard';
+import type { ChannelHealthOptions } from './channel-health';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
@@ -22,6 +25,8 @@ export interface WorkerOptions {
   /** Outcomes written per transaction (at most). */
   flushSize?: number;
   backoff?: BackoffPolicy;
+  /** When a channel counts as down and how it is probed (channel-health.ts). */
+  health?: ChannelHealthOptions;
   /** Jitter source, [0, 1). */
   random?: () => number;
 }
@@ -55,6 +60,11 @@ export class DeliveryWorker {
   private stopping = false;
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
+  private readonly guard: ChannelGuard;
+  private readonly storage: StorageHealth;
+  /** Writes of outcomes that failed in a row: no claiming meanwhile, and each retry waits longer. */
+  private flushFailures = 0;
+  private flushRetryAt = 0;
 
   constructor(
     private readonly ctx: AppContext,
@@ -73,9 +83,12 @@ export class DeliveryWorker {
       pollMs: 100,
       flushSize: 200,
       backoff: DEFAULT_BACKOFF,
+      health: {},
       random: Math.random,
       ...options,
     };
+    this.guard = new ChannelGuard(ctx, this.options.random, this.options.health);
+    this.storage = storageHealth(ctx.db.$client, ctx.logger);
   }
 
   /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
@@ -83,16 +96,21 @@ export class DeliveryWorker {
     if (this.loop) return;
     const recovered = this.repo.recoverSending(this.ctx.clock.now());
     if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
+    const unheld = this.guard.recover(this.ctx.clock.now());
+    if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
     // New work starts at once; the poll only covers retries coming due.
     this.unsubscribe = onQueued(this.ctx.db, () => this.wake());
     this.loop = (async () => {
       while (!this.stopping) {
+        let storageFailed = false;
         try {
           await this.drain();
         } catch (e) {
-          this.ctx.logger.error('delivery worker failed', { error: e instanceof Error ? e.message : String(e) });
+          // A full disk is logged once by the storage health, not at every poll.
+          storageFailed = this.storage.failed(e);
+          if (!storageFailed) this.ctx.logger.error('delivery worker failed', { error: e instanceof Error ? e.message : String(e) });
         }
-        await this.sleep(this.options.pollMs);
+        await this.sleep(storageFailed || this.flushFailures > 0 ? 1000 : this.options.pollMs);
       }
     })();
   }
@@ -120,6 +138,7 @@ export class DeliveryWorker {
     this.unsubscribe?.();
     await this.loop;
     await this.running;
+    this.flushRetryAt = 0;
     this.flush();
     const left = [...this.claimed];
     if (left.length > 0) this.repo.release(left, this.ctx.clock.now());
@@ -129,6 +148,7 @@ export class DeliveryWorker {
   /** Stops claiming; sends in flight go on. */
   halt(): void {
     this.stopping = true;
+    this.guard.stopping = true;
     this.wake();
   }
 
@@ -143,11 +163,13 @@ export class DeliveryWorker {
     let claimedTotal = 0;
     const batch = Math.max(1, Math.min(this.options.batchSize, this.options.maxInFlight));
     if (this.parked) this.releaseResumed();
+    this.guard.releaseProbes(this.ctx.clock.now());
     for (;;) {
       // Claim a whole batch or nothing while sends are in flight: a claim per finished send would
       // turn one statement per batch into one per delivery.
       const room = this.options.maxInFlight - this.inFlight;
-      const mayClaim = !this.stopping && (room >= batch || this.inFlight === 0);
+      // While outcomes cannot be written (disk full), nothing more is claimed: they would pile up in memory.
+      const mayClaim = !this.stopping && this.flushFailures === 0 && (room >= batch || this.inFlight === 0);
       const rows = mayClaim ? this.repo.claim(this.ctx.clock.now(), batch) : [];
       claimedTotal += rows.length;
       if (rows.length > 0) {
@@ -191,8 +213,13 @@ export class DeliveryWorker {
     let limiter = this.limiters.get(key);
     if (!limiter) this.limiters.set(key, (limiter = new Semaphore(this.options.perChannel)));
     const transport = this.transports[route.transport];
+    let gate: Gate | undefined;
     limiter
-      .run(async () => {
+      .run(async (): Promise<Outcome | HeldBack> => {
+        // Asked at the moment of sending: the channel may have gone down while this one queued.
+        const admitted = this.guard.admit(row, route);
+        if (admitted && 'kind' in admitted) return admitted;
+        gate = admitted;
         const started = performance.now();
         const outcome = await transport.send(route.request).catch(
           (e: unknown): Outcome => ({ kind: 'retry', reason: `internal error: ${e instanceof Error ? e.message : String(e)}` }),
@@ -201,7 +228,10 @@ export class DeliveryWorker {
         return outcome;
       })
       .then((outcome) => {
-        this.results.push(this.resultOf(row, route, app, outcome));
+        if (outcome.kind === 'held-back') {
+          this.count(row, route.transport, 'held');
+          this.results.push(outcome.result);
+        } else this.results.push(this.resultOf(row, route, app, outcome, gate));
         this.inFlight--;
         this.settled?.();
       });
@@ -230,7 +260,7 @@ export class DeliveryWorker {
     }
   }
 
-  private resultOf(row: ClaimedDelivery, route: SendRoute, app: AppChannels, outcome: Outcome): DeliveryResult {
+  private resultOf(row: ClaimedDelivery, route: SendRoute, app: AppChannels, outcome: Outcome, gate: Gate | undefined): DeliveryResult {
     const now = this.ctx.clock.now();
     const sent = {
       id: row.id,
@@ -241,17 +271,26 @@ export class DeliveryWorker {
       sentPayload: recordedRequest(route.request),
     };
     const provider = route.request.provider;
+    if (gate && outcome.kind !== 'unreachable') this.guard.answered(gate, outcome);
     switch (outcome.kind) {
       case 'delivered':
         this.count(row, route.transport, 'delivered');
         return { ...sent, status: 'delivered', providerId: outcome.providerId ?? null, reason: null };
+      case 'unreachable':
+        this.count(row, route.transport, 'unreachable');
+        return this.guard.unreachable(gate, outcome, row, sent);
       case 'retry': {
+        if (outcome.scope === 'channel') {
+          this.count(row, route.transport, 'retry');
+          return this.guard.throttled(gate, outcome, row, sent);
+        }
         if (sent.attempts >= this.options.backoff.maxAttempts) {
           this.count(row, route.transport, 'failed');
           return { ...sent, status: 'failed', reason: `gave up after ${sent.attempts} attempts: ${outcome.reason}` };
         }
         this.count(row, route.transport, 'retry');
         const delay = retryDelay(sent.attempts, outcome.afterMs, this.options.random, this.options.backoff);
+        if (outcome.scope === 'token') this.guard.tokenWait(row, route, now + delay);
         return { ...sent, status: 'pending', nextAttemptAt: now + delay, reason: outcome.reason };
       }
       case 'drop-token': {
@@ -279,7 +318,7 @@ export class DeliveryWorker {
 
   /** Writes the outcomes gathered so far; on a database error they are kept for the next try. */
   private flush(): number {
-    if (this.results.length === 0) return 0;
+    if (this.results.length === 0 || performance.now() < this.flushRetryAt) return 0;
     const batch = this.results;
     this.results = [];
     this.flushedAt = performance.now();
@@ -288,11 +327,25 @@ export class DeliveryWorker {
         this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
     } catch (e) {
       this.results = batch.concat(this.results);
-      this.ctx.logger.error('writing delivery outcomes failed', { error: e instanceof Error ? e.message : String(e), count: batch.length });
+      this.flushFailures++;
+      this.flushRetryAt = performance.now() + Math.min(5000, 250 * 2 ** Math.min(this.flushFailures - 1, 5));
+      if (!this.storage.failed(e) || this.flushFailures === 1)
+        this.ctx.logger.error('writing delivery outcomes failed; kept to write again', { error: e instanceof Error ? e.message : String(e), count: this.results.length });
       return 0;
     }
+    this.flushFailures = 0;
+    this.storage.succeeded();
     for (const r of batch) this.claimed.delete(r.id);
+    this.releaseRecovered();
     return batch.length;
+  }
+
+  private releaseRecovered(): void {
+    try {
+      this.guard.releaseRecovered();
+    } catch (e) {
+      this.ctx.logger.error('releasing deliveries of a recovered channel failed', { error: e instanceof Error ? e.message : String(e) });
+    }
   }
 
   private releaseResumed(): void {

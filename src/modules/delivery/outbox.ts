@@ -41,20 +41,18 @@ export function enqueue(
       'INSERT INTO messages (app_id, kind, activity_id, content, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id',
     )
     .get(input.appId, messageKind(input.content), activityId, JSON.stringify(input.content), input.now)!;
+  let targets = input.targets;
   if (input.content.type === 'live_activity' && input.content.event !== 'start') {
-    // Latest wins: a newer event for the activity replaces deliveries still held for it.
-    client
-      .query(
-        `UPDATE deliveries SET status = 'dropped', reason = 'superseded by a newer event', updated_at = ?
-          WHERE activity_id = ? AND status = 'held'`,
-      )
-      .run(input.now, activityId);
+    // One end user's devices: read twice (superseding, then queueing), so held as a list.
+    const devices = [...targets];
+    supersede(db, activityId!, devices, input.now);
+    targets = devices;
   }
   const row = (t: DeliveryTarget) => [input.appId, message.id, t.deviceId, activityId, t.tokenId ?? null, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now];
   // Targets may be streamed from a query (a large send): written as they come, INSERT_BATCH at a time.
   let batch: DeliveryTarget[] = [];
   let written = 0;
-  for (const target of input.targets) {
+  for (const target of targets) {
     if (batch.push(target) < INSERT_BATCH) continue;
     client.query<never, (string | number | null)[]>(INSERT_MANY).run(...batch.flatMap(row));
     written += batch.length;
@@ -64,6 +62,24 @@ export function enqueue(
   for (const target of batch) single.run(...row(target));
   notifyQueued(db);
   return { messageId: message.id, deliveries: written + batch.length };
+}
+
+/**
+ * Latest wins: an update or end queued for an activity supersedes the updates to the same devices
+ * that have not gone yet (pending, or held for a token or a channel), so after an outage each
+ * phone gets the latest state, not the history. Starts and ends are never superseded.
+ */
+function supersede(db: Db, activityId: string, targets: DeliveryTarget[], now: number): void {
+  const devices = JSON.stringify(targets.map((t) => t.deviceId));
+  // One statement per status, so each walks its own small partial index.
+  for (const status of ['pending', 'held'] as const)
+    db.$client
+      .query(
+        `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = ?1
+          WHERE activity_id = ?2 AND status = '${status}' AND device_id IN (SELECT value FROM json_each(?3))
+            AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'`,
+      )
+      .run(now, activityId, devices);
 }
 
 /**

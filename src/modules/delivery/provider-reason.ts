@@ -12,6 +12,6 @@ export function reasonCode(value: unknown): string | undefined {
 }
 
 /** Our own error text for a failed connection, bounded (it never carries a reply body). */
-export function connectionReason(message: string): string {
-  return `connection lost: ${message.replace(/[^\x20-\x7e]/g, '?').slice(0, 120)}`;
+export function connectionReason(message: string, prefix = 'connection lost'): string {
+  return `${prefix}: ${message.replace(/[^\x20-\x7e]/g, '?').slice(0, 120)}`;
 }

@@ -27,7 +27,21 @@ export interface PushRequest {
  */
 export type Outcome =
   | { kind: 'delivered'; providerId?: string }
-  | { kind: 'retry'; reason: string; afterMs?: number }
+  /**
+   * Try again later. `scope` says what the answer is about: `channel` (the provider is overloaded
+   * or over the project's quota: not a delivery attempt, and a Retry-After slows the whole
+   * channel), `token` (too many pushes to this one device token: that token backs off), or the
+   * message itself (absent: counts as an attempt).
+   */
+  | { kind: 'retry'; reason: string; afterMs?: number; scope?: 'channel' | 'token' }
+  /**
+   * No answer from the provider: connection refused, TLS failure, timeout, GOAWAY, a reset or a
+   * dropped connection (the outcome of a request in flight is unknown, so it goes again: at least
+   * once). Never a delivery attempt; moves the channel toward down (channel-health.ts), unless
+   * `serverAlive`: the provider itself turned the request away unprocessed (GOAWAY, refused
+   * streams) more often than the transport resends at once.
+   */
+  | { kind: 'unreachable'; reason: string; serverAlive?: boolean }
   /** `since`: when the provider last found the token invalid (APNs 410 `timestamp`, ms). */
   | { kind: 'drop-token'; reason: string; since?: number }
   | { kind: 'pause-channel'; reason: string }
@@ -36,7 +50,7 @@ export type Outcome =
 /** Sends one request and says what became of it. Never throws for a provider's refusal. */
 export interface Transport {
   send(request: PushRequest): Promise<Outcome>;
-  /** Closes connections; sends in flight end with a retry outcome. */
+  /** Closes connections; sends in flight end with an unreachable outcome. */
   close(): Promise<void>;
 }
 

@@ -1,11 +1,18 @@
 import { Elysia, t } from 'elysia';
 import { isDatabaseReady } from '../../db/database';
+import { storageHealth } from '../../db/storage-health';
 import { Problem } from '../../http/schemas';
 import { problemResponse } from '../../lib/errors';
 import type { Services } from '../../services';
 
 /** Liveness and readiness, without authentication, for load balancers and container health checks. */
 export function healthRoutes(services: Services, migrationsFolder?: string) {
+  const storage = storageHealth(services.ctx.db.$client, services.ctx.logger);
+  const ready = () => {
+    if (!isDatabaseReady(services.ctx.db, migrationsFolder)) return problemResponse(503, 'database not ready');
+    const failing = storage.check();
+    return failing ? problemResponse(503, failing) : { status: 'ready' as const };
+  };
   return new Elysia({ detail: { tags: ['Operations'] } })
     .get('/healthz', () => ({ status: 'ok' as const }), {
       response: t.Object({ status: t.Literal('ok') }),
@@ -13,10 +20,13 @@ export function healthRoutes(services: Services, migrationsFolder?: string) {
     })
     .get(
       '/readyz',
-      () => (isDatabaseReady(services.ctx.db, migrationsFolder) ? { status: 'ready' as const } : problemResponse(503, 'database not ready')),
+      ready,
       {
         response: { 200: t.Object({ status: t.Literal('ready') }), 503: Problem },
-        detail: { summary: 'Readiness: the database is open and every migration is applied' },
+        detail: {
+          summary: 'Readiness: the database is open, every migration is applied and writes succeed',
+          description: '503 with the reason while writes fail for lack of space or an I/O error, until a write succeeds again.',
+        },
       },
     );
 }

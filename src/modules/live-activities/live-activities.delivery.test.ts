@@ -91,9 +91,10 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '20' } });
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '30' } });
     let [, first, second] = queuedFor(h, id);
+    // Neither device got the first update yet: the second supersedes it on both (latest wins).
     expect(first!.deliveries).toEqual([
-      { deviceId: android, status: 'pending', reason: null },
-      { deviceId: iphone, status: 'dropped', reason: 'superseded by a newer event' },
+      { deviceId: android, status: 'superseded', reason: 'superseded by a newer event' },
+      { deviceId: iphone, status: 'superseded', reason: 'superseded by a newer event' },
     ]);
     expect(second!.content).toMatchObject({ event: 'update', contentState: { progress: '30' }, attributes: { label: 'Uploading' } });
     expect(second!.deliveries).toEqual([

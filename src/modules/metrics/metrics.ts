@@ -1,8 +1,9 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context';
+import { channelHealth } from '../delivery/channel-health';
 import { metricsRepository } from './metrics.repository';
 
-export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held';
+export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable' | 'superseded';
 
 /** One app channel's state for `islet_channel_state`; issue 23's channel health can feed more states. */
 export interface ChannelState {
@@ -72,7 +73,7 @@ function createMetrics(ctx: AppContext): IsletMetrics {
   });
   const deliveries = new Counter({
     name: 'islet_deliveries_total',
-    help: 'Delivery attempts by app, provider (apns, fcm, simulator, none), message kind and outcome (delivered, retry, dropped, paused, failed, held).',
+    help: 'Delivery attempts by app, provider (apns, fcm, simulator, none), message kind and outcome (delivered, retry, dropped, paused, failed, held; unreachable: no answer, not an attempt).',
     labelNames: ['app', 'provider', 'kind', 'outcome'] as const,
     registers: r,
   });
@@ -144,5 +145,19 @@ function createMetrics(ctx: AppContext): IsletMetrics {
       for (const c of channels) for (const state of states) this.set({ app: c.app, provider: c.provider, state }, c.state === state ? 1 : 0);
     },
   });
+  const health = channelHealth(ctx);
+  new Gauge({
+    name: 'islet_channel_health',
+    help: 'Health of each provider endpoint an app channel sent to since the start: 1 for its current state (healthy; degraded: slowed down; down: deliveries held, probing), 0 for the others.',
+    labelNames: ['app', 'provider', 'endpoint', 'state'] as const,
+    registers: r,
+    collect() {
+      this.reset();
+      for (const c of health.list())
+        for (const state of HEALTH_STATES) this.set({ app: c.appId, provider: c.provider, endpoint: c.endpoint, state }, c.state === state ? 1 : 0);
+    },
+  });
   return metrics;
 }
+
+const HEALTH_STATES = ['healthy', 'degraded', 'down'] as const;

@@ -122,15 +122,61 @@ describe('APNs HTTP/2 client', () => {
     expect(apns.stats.connections).toBe(2);
   });
 
-  test('a connection that dies mid-request gives a retry outcome', async () => {
+  test('GOAWAY: the streams in flight are answered, later requests go on a new connection; each push arrives once', async () => {
+    const { request } = await setup();
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    let waiting = 0;
+    apns.respond(() => (waiting++, gate.then(() => undefined)));
+    const first = Array.from({ length: 10 }, () => client.send(request()));
+    // Past the stand-in's checks (where faults are drawn), waiting for their answers.
+    await until(() => waiting === 10);
+    apns.respond(undefined);
+    apns.faults.set({ rate: 1, kinds: ['goaway'], limit: 1 });
+    expect((await client.send(request())).kind).toBe('delivered');
+    await until(() => client.connectionStates().some((c) => c.closed));
+    const later = Array.from({ length: 10 }, () => client.send(request()));
+    release();
+    const outcomes = await Promise.all([...first, ...later]);
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(20).fill('delivered'));
+    expect(apns.faults.produced.goaway).toBe(1);
+    expect(new Set(apns.requests.map((r) => r.token)).size).toBe(21);
+    expect(apns.requests).toHaveLength(21);
+    expect(apns.stats.connections).toBe(2);
+  });
+
+  test('GOAWAY on a tenth of the requests: streams above each last-stream-id go again on another connection, every push arrives exactly once', async () => {
+    const { request } = await setup();
+    apns.faults.set({ rate: 0.1, kinds: ['goaway'] });
+    let delivered = 0;
+    apns.onDelivered(() => delivered++);
+    const outcomes = await Promise.all(Array.from({ length: 1000 }, () => client.send(request())));
+    expect(outcomes.every((o) => o.kind === 'delivered')).toBe(true);
+    expect(apns.faults.produced.goaway).toBeGreaterThan(10);
+    expect(apns.stats.connections).toBeGreaterThan(1);
+    expect(delivered).toBe(1000);
+  });
+
+  test('a provider that is gone gives unreachable outcomes at once; it is reachable again after it comes back', async () => {
+    const { request } = await setup();
+    expect((await client.send(request())).kind).toBe('delivered');
+    await apns.goAway();
+    const outcome = await client.send(request());
+    expect(outcome).toMatchObject({ kind: 'unreachable' });
+    expect(outcome.kind === 'unreachable' && outcome.reason).toStartWith('not sent');
+    await apns.comeBack();
+    expect((await client.send(request())).kind).toBe('delivered');
+  });
+
+  test('a connection that dies mid-request gives an unreachable outcome: unknown, so it goes again', async () => {
     const { request } = await setup();
     apns.respond(() => new Promise(() => {}));
     const pending = client.send(request());
     await until(() => apns.stats.activeStreams === 1);
     await apns.close();
     const outcome = await pending;
-    expect(outcome.kind).toBe('retry');
-    expect(outcome.kind === 'retry' && outcome.reason).toStartWith('connection lost');
+    expect(outcome.kind).toBe('unreachable');
+    expect(outcome.kind === 'unreachable' && outcome.reason).toStartWith('outcome unknown');
   });
 
   test('keeps an idle connection alive with PINGs', async () => {

@@ -20,6 +20,8 @@ export const APNS_SANDBOX = 'https://api.sandbox.push.apple.com';
  */
 export const APNS_STREAMS_PER_CONNECTION = 250;
 export const APNS_MAX_CONNECTIONS = 4;
+/** Times a stream the server did not process is resent at once before the worker retries it later. */
+const RESENDS = 10;
 
 export interface ApnsClientOptions {
   clock: Clock;
@@ -74,16 +76,18 @@ export class ApnsClient implements Transport {
     } catch (e) {
       return { kind: 'pause-channel', reason: `APNs key refused: ${(e as Error).message}` };
     }
-    if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
     // Checked again here, not only when the endpoint was set: a name can resolve elsewhere since.
     const refused = await this.allowed(request.url, 'APNs endpoint');
     if (refused) return { kind: 'pause-channel', reason: refused };
     const url = new URL(request.url);
     const headers = { ':method': 'POST', ':path': url.pathname, authorization: `bearer ${token}`, ...request.headers };
-    // A stream the server did not process (refused, or cut by GOAWAY) is resent once at once on a fresh connection.
+    // A stream the server said it did not process (refused, above a GOAWAY's last stream id) is
+    // resent at once on a fresh connection, a few times; none of that is a delivery attempt.
+    let refusedBy: Http2Connection | undefined;
     for (let attempt = 0; ; attempt++) {
-      if (this.closed) return { kind: 'retry', reason: 'shutting down' };
-      const connection = this.connection(url.origin, creds);
+      if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
+      const connection = this.connection(url.origin, creds, refusedBy);
       try {
         const answer = await connection.request(headers, request.body, this.requestTimeoutMs);
         const { reason, timestamp } = answer.status === 200 ? {} : parseError(answer.body);
@@ -98,8 +102,15 @@ export class ApnsClient implements Transport {
         });
       } catch (e) {
         const error = e instanceof StreamError ? e : new StreamError((e as Error).message, false);
-        if (error.unprocessed && attempt === 0) continue;
-        return { kind: 'retry', reason: connectionReason(error.message) };
+        if (error.unprocessed && error.serverAlive && attempt < RESENDS) {
+          refusedBy = connection;
+          continue;
+        }
+        return {
+          kind: 'unreachable',
+          reason: connectionReason(error.message, error.unprocessed ? 'not sent' : 'outcome unknown'),
+          ...(error.serverAlive ? { serverAlive: true } : {}),
+        };
       }
     }
   }
@@ -120,7 +131,7 @@ export class ApnsClient implements Transport {
    * when that one is full at our own per-connection cap, never to get around a lower limit the
    * server set in its SETTINGS (nor before they arrived).
    */
-  private connection(origin: string, creds: ApnsCredentials): Http2Connection {
+  private connection(origin: string, creds: ApnsCredentials, avoid?: Http2Connection): Http2Connection {
     const key = `${origin}|${this.credentialKey(creds)}`;
     let pool = this.pools.get(key) ?? [];
     if (pool.some((c) => c.closed)) {
@@ -130,8 +141,10 @@ export class ApnsClient implements Transport {
     }
     this.pools.set(key, pool);
     let best: Http2Connection | undefined;
-    for (const c of pool) if (!best || c.pending < best.pending) best = c;
+    // A resend of a stream the server did not process goes elsewhere when it can: that connection may be draining.
+    for (const c of pool) if (c !== avoid && (!best || c.pending < best.pending)) best = c;
     const full = best !== undefined && best.load.limit === this.streamsPerConnection && best.pending >= this.streamsPerConnection;
+    if (!best && avoid && pool.length >= this.maxConnections) best = avoid;
     if (!best || (full && pool.length < this.maxConnections)) {
       best = new Http2Connection(origin, {
         ca: creds.ca,

@@ -27,7 +27,12 @@ const PAUSE_CHANNEL = new Set([
   'Forbidden',
 ]);
 /** Transient: the same request may succeed later. */
-const RETRY = new Set(['TooManyRequests', 'TooManyProviderTokenUpdates', 'ExpiredProviderToken', 'IdleTimeout', 'InternalServerError', 'ServiceUnavailable', 'Shutdown']);
+const RETRY = new Set(['ExpiredProviderToken', 'IdleTimeout']);
+/**
+ * About APNs itself (failing, overloaded, shutting down, our token churn), not the message: no
+ * attempt is spent, and a streak of them (or a Retry-After) slows the whole channel.
+ */
+const RETRY_CHANNEL = new Set(['InternalServerError', 'ServiceUnavailable', 'Shutdown', 'TooManyProviderTokenUpdates']);
 
 /**
  * The one place that decides what an APNs answer means. Reasons decide first (Apple documents
@@ -41,10 +46,14 @@ export function apnsOutcome(res: ApnsResponse): Outcome {
   if (res.reason) {
     if (DROP_TOKEN.has(res.reason)) return { kind: 'drop-token', reason, ...since };
     if (PAUSE_CHANNEL.has(res.reason)) return { kind: 'pause-channel', reason };
+    // Too many requests for one device token: that token backs off, the rest of the channel goes on.
+    if (res.reason === 'TooManyRequests') return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'token' };
+    if (RETRY_CHANNEL.has(res.reason)) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
     if (RETRY.has(res.reason)) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
   }
   if (res.status === 410) return { kind: 'drop-token', reason, ...since };
   if (res.status === 403) return { kind: 'pause-channel', reason };
-  if (res.status === 429 || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
+  if (res.status === 429) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'token' };
+  if (res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
   return { kind: 'failed', reason };
 }

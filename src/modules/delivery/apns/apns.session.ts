@@ -23,11 +23,16 @@ export interface Http2Answer {
   body: string;
 }
 
-/** A stream that failed; `unprocessed` when the server certainly did not act on it (safe to resend). */
+/**
+ * A stream that failed. `unprocessed`: the server certainly did not act on it (safe to resend);
+ * `serverAlive`: the server itself said so (GOAWAY, a refused stream), so a fresh connection is
+ * worth trying at once, unlike after a connection that could not be made.
+ */
 export class StreamError extends Error {
   constructor(
     message: string,
     readonly unprocessed: boolean,
+    readonly serverAlive = false,
   ) {
     super(message);
   }
@@ -46,7 +51,8 @@ export class Http2Connection {
   private readonly waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly pingTimer: ReturnType<typeof setInterval>;
   private readonly connectTimer: ReturnType<typeof setTimeout>;
-  private wentAway = false;
+  /** The GOAWAY's last stream id: streams above it were never processed (RFC 9113 §6.8). */
+  private lastStreamId: number | undefined;
   /** True once no new stream may start here. */
   closed = false;
 
@@ -67,9 +73,9 @@ export class Http2Connection {
       this.limit = Math.min(settings.maxConcurrentStreams ?? 1000, options.maxStreams ?? Infinity);
       this.wake();
     });
-    session.on('goaway', () => {
-      this.wentAway = true;
-      this.shut(new StreamError('the server sent GOAWAY', true));
+    session.on('goaway', (_code: number, lastStreamId: number) => {
+      this.lastStreamId = Number.isInteger(lastStreamId) ? lastStreamId : 0;
+      this.shut(new StreamError('the server sent GOAWAY', true, true));
     });
     session.on('error', (e) => {
       options.logger.warn('push connection error', { origin, error: e.message });
@@ -166,8 +172,12 @@ export class Http2Connection {
         if (answered && stream.readableEnded) return;
         const code = stream.rstCode;
         const refused = code === http2.constants.NGHTTP2_REFUSED_STREAM;
-        // Without an answer, a refused stream or one cut by GOAWAY was not processed by the server.
-        reject(new StreamError(refused ? 'stream refused' : `stream closed without an answer (code ${code ?? 'none'})`, !answered && (refused || this.wentAway)));
+        // Without an answer, a refused stream or one above the GOAWAY's last stream id was not
+        // processed by the server; any other stream cut short has an unknown outcome.
+        const aboveGoaway = this.lastStreamId !== undefined && (stream.id === undefined || stream.id > this.lastStreamId);
+        const unprocessed = !answered && (refused || aboveGoaway);
+        const message = refused ? 'stream refused' : aboveGoaway ? 'stream not processed before GOAWAY' : `stream closed without an answer (code ${code ?? 'none'})`;
+        reject(new StreamError(message, unprocessed, unprocessed));
       });
       stream.on('error', () => {
         // 'close' follows and decides.
@@ -196,6 +206,8 @@ export class Http2Connection {
       clearInterval(this.pingTimer);
       clearTimeout(this.connectTimer);
     }
-    for (const waiter of this.waiters.splice(0)) waiter.reject(reason);
+    // Requests still waiting for a stream never reached the server, whatever closed the connection.
+    const unsent = reason.unprocessed ? reason : new StreamError(reason.message, true, reason.serverAlive);
+    for (const waiter of this.waiters.splice(0)) waiter.reject(unsent);
   }
 }

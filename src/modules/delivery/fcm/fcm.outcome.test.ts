@@ -2,18 +2,19 @@ import { describe, expect, test } from 'bun:test';
 import { fcmError } from '../../../test-support/fcm-standin';
 import { fcmOutcome, type FcmResponse } from './fcm.outcome';
 
-const err = (status: number, rpc?: string, code?: string) => ({ status, body: fcmError(status, rpc, code) });
+const err = (status: number, rpc?: string, code?: string, message?: string) => ({ status, body: fcmError(status, rpc, code, message) });
 
 const cases: [string, FcmResponse, ReturnType<typeof fcmOutcome>][] = [
   ['200 with the message name', { status: 200, body: { name: 'projects/p/messages/1' } }, { kind: 'delivered', providerId: 'projects/p/messages/1' }],
   ['404 UNREGISTERED', err(404, 'NOT_FOUND', 'UNREGISTERED'), { kind: 'drop-token', reason: 'UNREGISTERED: NOT_FOUND' }],
   ['403 SENDER_ID_MISMATCH', err(403, 'PERMISSION_DENIED', 'SENDER_ID_MISMATCH'), { kind: 'drop-token', reason: 'SENDER_ID_MISMATCH: PERMISSION_DENIED' }],
-  ['429 QUOTA_EXCEEDED without Retry-After', err(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED'), { kind: 'retry', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED', afterMs: 60_000 }],
-  ['429 with a short Retry-After', { ...err(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED'), retryAfterMs: 5000 }, { kind: 'retry', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED', afterMs: 60_000 }],
-  ['429 with a long Retry-After', { ...err(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED'), retryAfterMs: 300_000 }, { kind: 'retry', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED', afterMs: 300_000 }],
-  ['503 UNAVAILABLE', { ...err(503, 'UNAVAILABLE', 'UNAVAILABLE'), retryAfterMs: 10_000 }, { kind: 'retry', reason: 'UNAVAILABLE', afterMs: 10_000 }],
-  ['500 INTERNAL', err(500, 'INTERNAL', 'INTERNAL'), { kind: 'retry', reason: 'INTERNAL', afterMs: undefined }],
-  ['502 without a body', { status: 502 }, { kind: 'retry', reason: 'HTTP 502', afterMs: undefined }],
+  ['429 QUOTA_EXCEEDED without Retry-After', err(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED'), { kind: 'retry', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED', afterMs: 60_000, scope: 'channel' }],
+  ['429 with a short Retry-After', { ...err(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED'), retryAfterMs: 5000 }, { kind: 'retry', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED', afterMs: 60_000, scope: 'channel' }],
+  ['429 with a long Retry-After', { ...err(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED'), retryAfterMs: 300_000 }, { kind: 'retry', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED', afterMs: 300_000, scope: 'channel' }],
+  ['429 QUOTA_EXCEEDED for one device', err(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED', 'Device message rate exceeded.'), { kind: 'retry', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED', afterMs: 60_000, scope: 'token' }],
+  ['503 UNAVAILABLE', { ...err(503, 'UNAVAILABLE', 'UNAVAILABLE'), retryAfterMs: 10_000 }, { kind: 'retry', reason: 'UNAVAILABLE', afterMs: 10_000, scope: 'channel' }],
+  ['500 INTERNAL', err(500, 'INTERNAL', 'INTERNAL'), { kind: 'retry', reason: 'INTERNAL', afterMs: undefined, scope: 'channel' }],
+  ['502 without a body', { status: 502 }, { kind: 'retry', reason: 'HTTP 502', afterMs: undefined, scope: 'channel' }],
   ['401 THIRD_PARTY_AUTH_ERROR', err(401, 'UNAUTHENTICATED', 'THIRD_PARTY_AUTH_ERROR'), { kind: 'pause-channel', reason: 'THIRD_PARTY_AUTH_ERROR: UNAUTHENTICATED' }],
   ['401 UNAUTHENTICATED', err(401, 'UNAUTHENTICATED'), { kind: 'pause-channel', reason: 'UNAUTHENTICATED' }],
   ['403 PERMISSION_DENIED', err(403, 'PERMISSION_DENIED'), { kind: 'pause-channel', reason: 'PERMISSION_DENIED' }],

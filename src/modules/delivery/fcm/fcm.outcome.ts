@@ -15,7 +15,6 @@ export const FCM_QUOTA_WAIT_MS = 60_000;
 
 const DROP_TOKEN = new Set(['UNREGISTERED', 'SENDER_ID_MISMATCH']);
 const PAUSE_CHANNEL = new Set(['THIRD_PARTY_AUTH_ERROR', 'UNAUTHENTICATED', 'PERMISSION_DENIED']);
-const RETRY = new Set(['UNAVAILABLE', 'INTERNAL']);
 
 /**
  * The one place that decides what an FCM answer means: the FcmError code in `details` first, then
@@ -35,8 +34,14 @@ export function fcmOutcome(res: FcmResponse): Outcome {
   // INVALID_ARGUMENT is either a malformed registration token (dead: prune it) or a bad message
   // (fails without retry); only the message tells which.
   if (code === 'INVALID_ARGUMENT' && /registration token/i.test(String(body?.error?.message ?? ''))) return { kind: 'drop-token', reason: `${reason}: invalid registration token` };
-  if (code === 'QUOTA_EXCEEDED' || res.status === 429) return { kind: 'retry', reason, afterMs: Math.max(FCM_QUOTA_WAIT_MS, res.retryAfterMs ?? 0) };
+  if (code === 'QUOTA_EXCEEDED' || res.status === 429) {
+    // The same code covers the project's per-minute quota (the whole channel waits) and one
+    // device's message rate (only that token waits); only the message tells them apart.
+    const scope = /device/i.test(String(body?.error?.message ?? '')) ? 'token' : 'channel';
+    return { kind: 'retry', reason, afterMs: Math.max(FCM_QUOTA_WAIT_MS, res.retryAfterMs ?? 0), scope };
+  }
   if (PAUSE_CHANNEL.has(code) || res.status === 401 || res.status === 403) return { kind: 'pause-channel', reason };
-  if (RETRY.has(code) || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs };
+  // FCM failing or overloaded: about the provider, not the message.
+  if (code === 'UNAVAILABLE' || code === 'INTERNAL' || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
   return { kind: 'failed', reason };
 }

@@ -44,7 +44,7 @@ export class FcmSender implements Transport {
   private async sendNow(request: PushRequest): Promise<Outcome> {
     const account = request.fcm?.serviceAccount;
     if (!account) return { kind: 'failed', reason: 'no FCM credentials' };
-    if (this.closed) return { kind: 'retry', reason: 'shutting down' };
+    if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
     // Checked before every connection, not only when set: a name can resolve elsewhere since.
     const refused = (await this.allowed(request.url, 'FCM endpoint')) ?? (account.token_uri ? await this.allowed(account.token_uri, 'token_uri') : undefined);
     if (refused) return { kind: 'pause-channel', reason: refused };
@@ -65,7 +65,8 @@ export class FcmSender implements Transport {
           signal: AbortSignal.timeout(this.options.requestTimeoutMs ?? 30_000),
         });
       } catch (e) {
-        return { kind: 'retry', reason: connectionReason((e as Error).message) };
+        // Refused, TLS, timeout, or cut after sending: no answer, so at least once means again.
+        return { kind: 'unreachable', reason: connectionReason((e as Error).message, 'no answer') };
       }
       const text = await response.text().catch(() => '');
       if (response.status === 401 && attempt === 0) {
@@ -85,14 +86,15 @@ export class FcmSender implements Transport {
   }
 }
 
-/** The token endpoint refused the service account (pause) or could not be reached (retry). */
+/** The token endpoint refused the service account (pause), failed (the channel waits) or could not be reached. */
 function tokenFailure(e: unknown): Outcome {
   const error = e as { status?: number; response?: { status?: number; data?: { error?: unknown } } };
   const status = error.response?.status ?? error.status;
   // The token endpoint's own words are not kept, only its OAuth error code (e.g. invalid_grant).
-  const code = reasonCode(error.response?.data?.error) ?? (status !== undefined ? `HTTP ${status}` : 'no answer');
+  const code = reasonCode(error.response?.data?.error) ?? (status !== undefined ? `HTTP ${status}` : undefined);
   if (status !== undefined && status >= 400 && status < 500) return { kind: 'pause-channel', reason: `FCM authentication failed: ${code}` };
-  return { kind: 'retry', reason: `FCM token endpoint unavailable: ${code}` };
+  if (status !== undefined) return { kind: 'retry', reason: `FCM token endpoint unavailable: ${code}`, scope: 'channel' };
+  return { kind: 'unreachable', reason: connectionReason(e instanceof Error ? e.message : String(e), 'FCM token endpoint unreachable') };
 }
 
 function parseJson(text: string): unknown {

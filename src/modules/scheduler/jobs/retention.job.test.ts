@@ -28,10 +28,11 @@ describe('retention', () => {
     insertActivity(h, 'la_recent', now - 10 * DAY, now - 9 * DAY);
     insertActivity(h, 'la_active', now - 90 * DAY, null);
     const content = { type: 'notification' as const, templateSlug: 's', releaseVersion: 1, title: 't', body: 'b' };
-    const old = enqueue(h.ctx.db, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }], now: now - 8 * DAY });
+    const old = enqueue(h.ctx.db, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }, { deviceId: device }], now: now - 8 * DAY });
     const fresh = enqueue(h.ctx.db, { appId: 'a1', content, targets: [{ deviceId: device }], now: now - 1 * DAY });
-    // One old delivery finished, one old one still pending; the fresh one finished.
+    // One old delivery finished, one superseded, one still pending; the fresh one finished.
     h.ctx.db.$client.query(`UPDATE deliveries SET status = 'delivered' WHERE message_id = ? AND id = (SELECT min(id) FROM deliveries WHERE message_id = ?)`).run(old.messageId, old.messageId);
+    h.ctx.db.$client.query(`UPDATE deliveries SET status = 'superseded' WHERE message_id = ? AND id = (SELECT max(id) FROM deliveries WHERE message_id = ?)`).run(old.messageId, old.messageId);
     h.ctx.db.$client.query(`UPDATE deliveries SET status = 'delivered' WHERE message_id = ?`).run(fresh.messageId);
 
     await retentionJob(h.ctx).run(now);

@@ -12,7 +12,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export function retentionJob(ctx: AppContext): Job {
   const client = ctx.db.$client;
-  const deleteDeliveries = client.query(`DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'dropped') AND updated_at < ?`);
+  const deleteDeliveries = client.query(`DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'dropped', 'superseded') AND updated_at < ?`);
   const deleteMessages = client.query(
     `DELETE FROM messages WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = messages.id)`,
   );

@@ -1,0 +1,1 @@
+CREATE INDEX `deliveries_pending_activity` ON `deliveries` (`activity_id`) WHERE status = 'pending' AND activity_id IS NOT NULL;

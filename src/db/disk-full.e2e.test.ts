@@ -1,0 +1,75 @@
+import { afterEach, describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnServer, type SpawnedServer } from '../test-support/spawn-server';
+
+let dir: string;
+let server: SpawnedServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a full disk (real server; the database limited to 1 MB by database.max_size_mb)', () => {
+  test('writes answer 507 and /readyz 503 while full; after space returns both recover without a restart, nothing acknowledged is lost, the file is intact', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-full-'));
+    const dbPath = join(dir, 'i.db');
+    server = await spawnServer(
+      dir,
+      `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "t"\n[database]\npath = "${dbPath}"\nmax_size_mb = 1\n` +
+        `[[apps]]\nid = "d"\napp_secret = "sk_disk_full"\n`,
+    );
+    // What an operator could delete to make room: 300 KB in a table of its own.
+    const side = new Database(dbPath);
+    side.exec('PRAGMA busy_timeout = 5000');
+    side.exec('CREATE TABLE filler (b BLOB)');
+    side.query('INSERT INTO filler VALUES (zeroblob(300000))').run();
+
+    const register = (i: number) =>
+      fetch(`${server!.url}/api/apps/d/devices`, {
+        method: 'POST',
+        headers: { 'x-service-key': 'sk_disk_full', 'content-type': 'application/json' },
+        body: JSON.stringify({ endUserId: `user-${i}`, platform: 'android', token: `token-${i}-${'x'.repeat(400)}` }),
+      });
+    const acknowledged: string[] = [];
+    let full: Response | undefined;
+    for (let i = 0; i < 5000 && !full; i++) {
+      const res = await register(i);
+      if (res.status === 200 || res.status === 201) acknowledged.push(((await res.json()) as { device: { id: string } }).device.id);
+      else full = res;
+    }
+    expect(full?.status).toBe(507);
+    expect(full?.headers.get('content-type')).toContain('application/problem+json');
+    const problem = (await full!.json()) as { title: string; status: number; detail: string };
+    expect(problem.status).toBe(507);
+    expect(problem.detail).toStartWith('disk is full');
+    expect(acknowledged.length).toBeGreaterThan(100);
+
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(((await ready.json()) as { detail: string }).detail).toStartWith('disk is full');
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    // Reads still work.
+    const listed = await fetch(`${server.url}/api/admin/apps/d/devices?limit=1`, { headers: { authorization: 'Bearer t' } });
+    expect(listed.status).toBe(200);
+
+    // Space returns: /readyz finds out with its own probe write, and writes succeed again.
+    side.exec('DROP TABLE filler');
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await fetch(`${server.url}/readyz`)).status;
+      if (status !== 200) await Bun.sleep(200);
+    }
+    expect(status).toBe(200);
+    expect([200, 201]).toContain((await register(99_999)).status);
+    expect(await server.stop()).toBe(0);
+    server = undefined;
+
+    const ids = new Set(side.query<{ id: string }, []>('SELECT id FROM devices').all().map((r) => r.id));
+    expect(acknowledged.every((id) => ids.has(id))).toBe(true);
+    expect(side.query<{ integrity_check: string }, []>('PRAGMA integrity_check').get()?.integrity_check).toBe('ok');
+    side.close();
+  }, 60_000);
+});
