@@ -50,8 +50,6 @@ const args = [
   `--define=ISLET_COMMIT=${JSON.stringify(dirty ? `${commit}-dirty` : commit)}`,
   ...(values.target ? [`--target=${values.target}`] : []),
   entry,
-  // Worker threads are entry points of their own inside the binary (src/db/checkpointer.ts).
-  join(root, 'src/db/checkpoint.worker.ts'),
   '--outfile',
   values.outfile!,
 ];

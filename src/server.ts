@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import { createApp } from './app';
 import { ConfigError } from './config/config.load';
 import type { AppContext } from './context';
-import { startCheckpointer } from './db/checkpointer';
 import { securityHeaders, withHeaders } from './http/security-headers';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
@@ -66,9 +65,6 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
   delivery.start();
   const scheduler = createScheduler(ctx);
   scheduler.start();
-  const stopCheckpointer = startCheckpointer(ctx.db.$client, ctx.config.database.path, {
-    onError: (error) => ctx.logger.warn('WAL checkpoints are back on the request thread: their worker failed', { error }),
-  });
   let stopping: Promise<void> | undefined;
   return {
     url: server.url.toString().replace(/\/$/, ''),
@@ -86,7 +82,6 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();
-        await stopCheckpointer();
         ctx.db.$client.close();
       })();
       return stopping;
