@@ -6,6 +6,7 @@ import { errorResponse, methodLookup } from './http/error-response';
 import { refuseRequest } from './http/methods';
 import { requestPath } from './http/request-path';
 import { newId } from './lib/ids';
+import { activityStreamsRoutes } from './modules/activity-streams/activity-streams.routes';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
@@ -22,6 +23,7 @@ import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
+import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes';
 import { buildServices, type Services } from './services';
 
 export interface CreateAppOptions {
@@ -68,6 +70,9 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .onParse({ as: 'global' }, ({ request }) => {
       if (isJsonMediaType(request.headers.get('content-type'))) return readJsonBody(request, maxBodyBytes);
     })
+    // Idempotency-Key: after authentication and validation, and on every answer before it is sent.
+    .onBeforeHandle({ as: 'global' }, ({ request, params, body }) => services.idempotency.begin(request, (params as { appId?: string })?.appId, body))
+    .mapResponse({ as: 'global' }, ({ request, responseValue, set }) => services.idempotency.finish(request, responseValue, set.status))
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);
       const id = meta?.id ?? 'unknown';
@@ -99,6 +104,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))
+    .use(activityStreamsRoutes(services))
     .use(appsAdminRoutes(services))
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
@@ -108,7 +114,8 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
     .use(usageAdminRoutes(services))
-    .use(auditAdminRoutes(services));
+    .use(auditAdminRoutes(services))
+    .use(webhooksAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);
   routes = () => app.routes as never;

@@ -2,15 +2,18 @@ import type { AppContext } from './context';
 import { groupCommit } from './db/group-commit';
 import { clientAddresses } from './http/client-address';
 import { storageHealth } from './db/storage-health';
+import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
 import { auditService } from './modules/audit/audit.service';
 import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
+import { idempotency } from './modules/idempotency/idempotency';
 import { devicesRepository } from './modules/devices/devices.repository';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { releasesService } from './modules/notifications/releases.service';
+import { webhooksService } from './modules/webhooks/webhooks.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
@@ -20,6 +23,7 @@ export function buildServices(ctx: AppContext) {
   // One group commit per database: API writes of the same event-loop turn share a transaction.
   const write = groupCommit(ctx.db.$client, storageHealth(ctx.db.$client, ctx.logger));
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
+  const liveActivities = liveActivitiesService(ctx, devices, write);
   return {
     ctx,
     clock: ctx.clock,
@@ -31,9 +35,12 @@ export function buildServices(ctx: AppContext) {
     /** Shared by console sign-in and the admin API's Bearer token: both guess the same secret. */
     adminThrottle: authThrottle(ctx.clock, 'wrong tokens'),
     devices,
+    idempotency: idempotency(ctx),
     releases,
     notifications: notificationsService(ctx, releases, devices),
-    liveActivities: liveActivitiesService(ctx, devices, write),
+    liveActivities,
+    streams: activityStreamsService(ctx, liveActivities, write),
+    webhooks: webhooksService(ctx, apps),
   };
 }
 

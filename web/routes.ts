@@ -15,6 +15,7 @@ import { SendPage } from './pages/send';
 import { StartActivityPage } from './pages/start-activity';
 import { TemplateGalleryPage } from './pages/template-gallery';
 import { UsagePage } from './pages/usage';
+import { WebhooksPage } from './pages/webhooks';
 
 interface Route {
   pattern: string;
@@ -49,6 +50,7 @@ const ROUTES: Route[] = [
   { pattern: '/apps/:appId/send', title: 'Send a notification', render: (p, q) => html`<${SendPage} key=${p.appId} appId=${p.appId} release=${q.get('release') ?? undefined} template=${q.get('template') ?? undefined} />` },
   { pattern: '/apps/:appId/deliveries', title: 'Deliveries', render: (p) => html`<${DeliveriesPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/usage', title: 'Usage', render: (p) => html`<${UsagePage} key=${p.appId} appId=${p.appId} />` },
+  { pattern: '/apps/:appId/webhooks', title: 'Webhooks', render: (p) => html`<${WebhooksPage} key=${p.appId} appId=${p.appId} />` },
 ];
 
 /** The page for a console path, the app it belongs to (for the sidebar) and its title. */

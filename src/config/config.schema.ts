@@ -74,6 +74,15 @@ export const SECTIONS = {
     activities_days: { kind: 'integer', default: 90, min: 1, doc: 'Ended activities older than this are deleted.' },
     deliveries_days: { kind: 'integer', default: 14, min: 1, doc: 'Finished deliveries older than this are deleted.' },
   },
+  streams: {
+    rotate_after_minutes: {
+      kind: 'integer',
+      default: 450,
+      min: 1,
+      max: 479,
+      doc: 'An activity stream starts over (ends its activities, starts new ones) at the first PUT once an iOS instance has run this long: before the 8-hour limit.',
+    },
+  },
   metrics: {
     token: { kind: 'string', secret: true, doc: 'When set, GET /metrics needs Authorization: Bearer <token>; absent: /metrics is open.' },
   },

@@ -291,3 +291,139 @@ export const auditLog = sqliteTable(
   },
   (t) => [index('audit_log_at').on(t.at), index('audit_log_app').on(t.appId, t.id)],
 );
+
+/**
+ * Idempotency-Key of public mutating requests: one row per app and key, kept 24 h (the retention
+ * job prunes older ones). `running` while the first request is being handled; `done` with the
+ * answer that a repeat replays. 5xx answers are not kept (the row is released).
+ */
+export const idempotencyKeys = sqliteTable(
+  'idempotency_keys',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    /** SHA-256 of method, path and body: the same key with another request is refused. */
+    fingerprint: text('fingerprint').notNull(),
+    state: text('state', { enum: ['running', 'done'] }).notNull(),
+    status: integer('status'),
+    contentType: text('content_type'),
+    body: text('body'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.key] }), index('idempotency_keys_created').on(t.createdAt)],
+);
+
+/** Where an app's events are posted (Standard Webhooks). */
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    description: text('description'),
+    /** JSON array of event types; null: every event. */
+    events: text('events'),
+    /** The sealed `whsec_` secret. */
+    secretSealed: text('secret_sealed').notNull(),
+    /** The secret before the last rotation, sealed: attempts are signed with both until `previousSecretUntil`. */
+    previousSecretSealed: text('previous_secret_sealed'),
+    previousSecretUntil: integer('previous_secret_until'),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull().default(true),
+    /** Why it was disabled by Islet (failing for 5 days); null when enabled or disabled by hand. */
+    disabledReason: text('disabled_reason'),
+    /** Since when every attempt failed; null after a success. */
+    failingSince: integer('failing_since'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('webhook_endpoints_app').on(t.appId)],
+);
+
+/** One event, written in the transaction of its cause: the exact body every endpoint gets. */
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    /** `msg_…`, the `webhook-id` header: the same on every retry, so receivers can deduplicate. */
+    id: text('id').primaryKey(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    body: text('body').notNull(),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('webhook_events_created').on(t.createdAt), index('webhook_events_app_type').on(t.appId, t.type, t.createdAt)],
+);
+
+/** The webhook outbox: one row per event and endpoint, sent by the dispatcher with retries. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** pending: due at nextAttemptAt; sending: being posted; delivered; failed: out of retries or endpoint disabled. */
+    status: text('status', { enum: ['pending', 'sending', 'delivered', 'failed'] }).notNull(),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('webhook_deliveries_due').on(t.status, t.nextAttemptAt), index('webhook_deliveries_endpoint').on(t.endpointId)],
+);
+
+/** Every post to an endpoint and what came back, for the admin API and the console. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    /** 1 for the first post of the event to this endpoint. */
+    attempt: integer('attempt').notNull(),
+    at: integer('at').notNull(),
+    /** The receiver's HTTP status; null when none came (refused, timed out, policy). */
+    responseStatus: integer('response_status'),
+    /** What went wrong, when it did. */
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [index('webhook_attempts_endpoint').on(t.endpointId, t.id)],
+);
+
+/**
+ * Activity streams: a key of the app's choosing whose PUT says "this is the state now"; Islet
+ * starts, updates, does nothing or starts over (before iOS's 8-hour limit).
+ */
+export const activityStreams = sqliteTable(
+  'activity_streams',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    key: text('key').notNull(),
+    templateSlug: text('template_slug').notNull(),
+    /** JSON, as started: a change of template, attributes or targets starts over. */
+    attributes: text('attributes').notNull(),
+    /** JSON array of end user ids; null: every connected end user. */
+    targetUsers: text('target_users'),
+    /** JSON of the last contentState put. */
+    contentState: text('content_state').notNull(),
+    /** JSON array of the ids of the activities started for the stream's current run. */
+    activityIds: text('activity_ids').notNull(),
+    startedAt: integer('started_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.key] })],
+);

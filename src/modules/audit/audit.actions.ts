@@ -56,6 +56,14 @@ export const AUDITED_ROUTES: Record<string, AuditAction> = {
     summarize: (body) => ({ title: clip(body?.title), body: clip(body?.body) }),
   },
   'DELETE /api/admin/apps/:appId/releases/:version/templates/:slug': { action: 'template.delete' },
+  'POST /api/admin/apps/:appId/webhooks': {
+    action: 'webhook.create',
+    summarize: (body, answer) => ({ ...pick('url', 'events', 'description')(body, answer), id: (answer as { id?: string })?.id }),
+  },
+  'PATCH /api/admin/apps/:appId/webhooks/:id': { action: 'webhook.update', summarize: pick('url', 'events', 'description', 'enabled') },
+  'DELETE /api/admin/apps/:appId/webhooks/:id': { action: 'webhook.delete' },
+  'POST /api/admin/apps/:appId/webhooks/:id/secret': { action: 'webhook.secret-rotate' },
+  'POST /api/admin/apps/:appId/webhooks/:id/test': { action: 'webhook.test' },
 };
 
 /** Every action name, for filters and the console. */

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { channelDown, channelRecovered } from '../webhooks/webhooks.causes';
 import { channelDownReason, channelHealth, channelOf, type ChannelHealth, type ChannelHealthOptions, type ChannelKey } from './channel-health';
 import { channelHoldsRepository } from './channel-holds.repository';
 import type { DeliveryResult } from './delivery.repository';
@@ -43,6 +44,8 @@ export class ChannelGuard {
     this.health = channelHealth(ctx);
     this.health.configure(options);
     this.holds = channelHoldsRepository(ctx.db);
+    // Webhooks: channel.down when a channel goes down (channel.recovered: releaseRecovered).
+    this.health.onDown = (key, reason) => channelDown(ctx.db, key, reason, ctx.clock.now());
   }
 
   /** At start: deliveries a previous process held for a down channel go again (health is not kept across restarts). */
@@ -107,6 +110,7 @@ export class ChannelGuard {
       const waited = this.holds.release(key.appId, channelDownReason(key), now);
       this.recovered.shift();
       this.ctx.logger.info('delivery channel recovered', { ...key, downSeconds: Math.round((now - since) / 100) / 10, waited });
+      channelRecovered(this.ctx.db, key, { downSince: since, released: waited }, now);
     }
   }
 }

@@ -71,6 +71,8 @@ interface Channel {
  * @example const health = channelHealth(ctx); health.admit(key, now);
  */
 export class ChannelHealth {
+  /** Told when a channel goes down (the delivery worker's guard sends the channel.down webhook). */
+  onDown: (key: ChannelKey, reason: string) => void = () => {};
   private readonly channels = new Map<string, Channel>();
   private readonly tokens = new Map<string, number>();
   private downAfter!: number;
@@ -180,6 +182,7 @@ export class ChannelHealth {
     c.probeReleasedAt = null;
     c.nextProbeAt = now + this.probeDelay(0);
     this.logger.warn('delivery channel down', { ...key, reason });
+    this.onDown(key, reason);
     return true;
   }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/database';
 import { tokensRepository } from '../tokens/tokens.repository';
+import { deliveryOutcomes } from '../webhooks/webhooks.causes';
 import { parkedReason, type ClaimedDelivery } from './delivery.routing';
 
 /** What the worker decided for one claimed delivery, written back in a batch. */
@@ -95,13 +96,17 @@ export function deliveryRepository(db: Db) {
     record(results: DeliveryResult[], now: number): NonNullable<DeliveryResult['pauseChannel']>[] {
       return client.transaction(() => {
         const paused: NonNullable<DeliveryResult['pauseChannel']>[] = [];
+        const invalidated: number[] = [];
         for (const r of results) {
           if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
           else update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id);
-          if (r.invalidateToken) tokens.invalidate(r.invalidateToken.tokenId, r.invalidateToken.reason, now, r.invalidateToken.since);
+          const t = r.invalidateToken;
+          if (t && tokens.invalidate(t.tokenId, t.reason, now, t.since)) invalidated.push(t.tokenId);
           const p = r.pauseChannel;
           if (p && pause[p.provider].run(p.reason, now, p.appId, p.sealed).changes > 0) paused.push(p);
         }
+        // Webhooks (delivery.failed, device.token_invalidated), committed with the outcomes.
+        deliveryOutcomes(db, results, invalidated, now);
         return paused;
       })();
     },

@@ -29,6 +29,25 @@ describe('API documentation', () => {
     expect(documented).toEqual(served);
   });
 
+  test('every mutating operation of the public API documents the Idempotency-Key header, and no other does', async () => {
+    h = createHarness();
+    const doc = (await h.request('GET', '/swagger/json')).body;
+    const withKey: string[] = [];
+    const mutating: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        if (!METHODS.includes(method)) continue;
+        if (path.startsWith('/api/apps/') && method !== 'get') mutating.push(`${method} ${path}`);
+        if (op.parameters?.some((p: any) => p.in === 'header' && p.name === 'Idempotency-Key')) {
+          withKey.push(`${method} ${path}`);
+          expect(op.responses['422']).toBeDefined();
+        }
+      }
+    }
+    expect(mutating.length).toBeGreaterThan(5);
+    expect(withKey.sort()).toEqual(mutating.sort());
+  });
+
   test('every operation documents its errors with the problem body and declares its security', async () => {
     h = createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;

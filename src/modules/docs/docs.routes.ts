@@ -13,6 +13,7 @@ const ASSET_PREFIX = '/swagger/assets';
 /** Tags in the order Swagger UI shows them, with the text under each. */
 const TAGS = [
   { name: 'Live Activities', description: 'Start, update, end and list Live Activities built from the eight templates.' },
+  { name: 'Live Activity streams', description: 'Put the state of a key; Islet starts, updates, does nothing or starts over before the 8-hour limit.' },
   { name: 'Notifications', description: 'Send push notifications from a template of the live (or a Testing) release.' },
   { name: 'Devices', description: 'Register the devices of end users; a registered device makes its end user "connected".' },
   { name: 'Admin: apps', description: 'Apps, plans, secrets and push credentials (admin token).' },
@@ -22,6 +23,7 @@ const TAGS = [
   { name: 'Admin: deliveries', description: 'What was queued and what the providers answered (admin token).' },
   { name: 'Admin: usage', description: 'Live activity minutes used in the billing period (admin token).' },
   { name: 'Admin: audit log', description: 'Who changed what, when and from where (admin token).' },
+  { name: 'Admin: webhooks', description: 'Endpoints that receive signed events (Standard Webhooks), and their attempts (admin token).' },
   { name: 'Operations', description: 'Health, readiness and metrics, without authentication.' },
 ];
 

@@ -17,12 +17,16 @@ export interface DocumentedRoute {
  * - a body schema's list of examples becomes named examples (one per template for a start), which
  *   Swagger UI offers in a drop-down instead of showing only the first;
  * - a body marked OPTIONAL_BODY is not required (DELETE of a Live Activity);
- * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum.
+ * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum;
+ * - every mutating operation of the public API takes an `Idempotency-Key` header (modules/idempotency);
+ * - a string map (TypeBox's `patternProperties` of `^(.*)$`) is `additionalProperties`, which
+ *   client generators understand (openapi-typescript turns the other into a map of `never`).
  */
 export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
   const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
   for (const [path, operations] of Object.entries<Json>(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(operations)) {
+      if (path.startsWith('/api/apps/') && MUTATING.has(method)) idempotencyKey(operation);
       if (!operation?.requestBody) continue;
       const schema = bodies.get(`${method} ${path}`);
       const json = operation.requestBody.content?.['application/json'] ?? (schema ? { schema: structuredClone(schema) } : undefined);
@@ -51,6 +55,7 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
       }
     }
   }
+  stringMaps(doc.paths);
   return doc;
 }
 
@@ -65,4 +70,45 @@ function numberEnums(schema: unknown): void {
     Object.assign(s, { type: 'integer', enum: consts });
   }
   for (const value of Object.values(s)) numberEnums(value);
+}
+
+const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  required: ['title', 'status', 'detail'],
+  properties: { title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' } },
+};
+
+/** The Idempotency-Key header and the two answers only it causes. */
+function idempotencyKey(operation: Json): void {
+  operation.parameters = [
+    ...(operation.parameters ?? []),
+    {
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255 },
+      description:
+        'Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. ' +
+        'Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters.',
+    },
+  ];
+  const problem = (description: string) => ({ description, content: { 'application/json': { schema: PROBLEM_SCHEMA } } });
+  operation.responses ??= {};
+  operation.responses['409'] ??= problem('Conflict');
+  operation.responses['422'] ??= problem('Idempotency-Key already used with a different request');
+  const detail = 'With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.';
+  operation.description = operation.description ? `${operation.description} ${detail}` : detail;
+}
+
+function stringMaps(schema: unknown): void {
+  if (typeof schema !== 'object' || schema === null) return;
+  const s = schema as Json;
+  const patterns = s.patternProperties;
+  if (patterns && typeof patterns === 'object' && Object.keys(patterns).length === 1 && patterns['^(.*)$']) {
+    s.additionalProperties = patterns['^(.*)$'];
+    delete s.patternProperties;
+  }
+  for (const value of Object.values(s)) stringMaps(value);
 }

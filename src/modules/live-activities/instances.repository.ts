@@ -53,6 +53,9 @@ export function instancesRepository(db: Db) {
       WHERE i.activity_id = ? AND i.ended_at IS NULL
       ORDER BY i.started_at, i.device_id`,
   );
+  const oldestLiveIos = client.query<{ at: number | null }, [string]>(
+    `SELECT MIN(started_at) AS at FROM activity_instances WHERE activity_id = ? AND ended_at IS NULL AND platform = 'ios'`,
+  );
   const endAll = client.query<never, [number, string]>(`UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND ended_at IS NULL`);
   const endOne = client.query<never, [number, string, string]>(
     `UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND device_id = ? AND ended_at IS NULL`,
@@ -84,6 +87,11 @@ export function instancesRepository(db: Db) {
     /** The activity's live instances with their tokens, oldest first. */
     live(activityId: string): InstanceTarget[] {
       return live.all(activityId);
+    },
+
+    /** When the oldest live iOS instance of the activity started (the 8-hour limit runs from it); null without one. */
+    oldestLiveIos(activityId: string): number | null {
+      return oldestLiveIos.get(activityId)?.at ?? null;
     },
 
     /** Ends the live instances of an activity (all, or those of the given devices). */

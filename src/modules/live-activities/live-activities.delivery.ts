@@ -1,3 +1,4 @@
+import { activitiesEnded } from '../webhooks/webhooks.causes';
 import type { Db } from '../../db/database';
 import { enqueue, type DeliveryTarget } from '../delivery/outbox';
 import type { TargetDevice } from '../devices/devices.repository';
@@ -96,6 +97,8 @@ export function endActivities(db: Db, rows: readonly ActivityRow[], options: End
       instances.end(row.id, endedAt);
       ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason, contentState: finalState ?? row.contentState });
     }
+    // Webhooks: live_activity.ended, committed with the end.
+    activitiesEnded(db, ended, options.now);
     return ended;
   })();
 }

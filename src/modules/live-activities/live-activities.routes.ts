@@ -11,7 +11,8 @@ import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
 const StringMap = (description: string) => t.Record(t.String(), t.String(), { description });
 
-const StartBody = t.Object(
+/** The body of a start, also the body of an activity stream's PUT. */
+export const StartBody = t.Object(
   {
     templateSlug: t.String({ description: `One of the eight template slugs: ${TEMPLATE_SLUGS.join(', ')}.` }),
     attributes: t.Optional(StringMap('Static data, set once; every value a string. Required in effect for templates with required attributes.')),

@@ -16,6 +16,8 @@ import { endActivities, followUpTargets, hasApnsCredentials, parsed, startInstan
 import { firstTimestamp, liveActivitiesRepository, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
+import { emitterFor } from '../webhooks/webhooks.causes';
+import { emitWebhook } from '../webhooks/webhooks.outbox';
 import { activityDataError, contentStateError } from './template-validation';
 import { findTemplate, type TemplateDefinition } from './templates';
 
@@ -25,6 +27,13 @@ export interface StartInput extends ContentOptionsInput {
   attributes?: Record<string, string>;
   contentState: Record<string, string>;
   targetUsers?: string[];
+}
+
+/** An end's options: a final contentState, when the system removes it, and the push priority. */
+export interface EndInput {
+  contentState?: Record<string, string>;
+  dismissalAt?: number;
+  priority?: 5 | 10;
 }
 
 const notFound = () => new HttpError(404, 'live activity not found');
@@ -74,6 +83,82 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     return template;
   };
 
+  /**
+   * A start's checks (plan, template, data, payload size, quota), run now; returns the start
+   * itself, to run inside a write transaction (alone, or with more work: activity streams).
+   */
+  const prepareStart = (app: AppRow, input: StartInput) => {
+    const plan = config.plans[app.plan];
+    if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
+    const template = requireTemplate(input.templateSlug);
+    const problem = activityDataError(template, input.attributes, input.contentState);
+    if (problem) throw new HttpError(400, problem);
+    const now = clock.now();
+    const attributes = input.attributes ?? {};
+    // Every start carries the same data and alert; only the activity id (of fixed length) differs.
+    const base = activityContent(
+      'start',
+      { id: newId('la', now), templateSlug: template.slug, attributes, contentState: input.contentState },
+      { now, template, apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
+    );
+    requireDeliverable(base);
+    if (minutesExhausted(plan, usedMinutes(db, app.id, now))) {
+      throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
+    }
+    const attributesJson = JSON.stringify(attributes);
+    const contentStateJson = JSON.stringify(input.contentState);
+    const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
+    return () => {
+      const rows: NewActivity[] = [];
+      const started: NewInstance[] = [];
+      const emitStarted = emitterFor(db, app.id, 'live_activity.started', now);
+      for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
+        // The platform of the end user's most recently registered device (they come oldest first).
+        const { endUserId, platform } = userDevices.at(-1)!;
+        const row = { id: newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
+        const targets = startTargets(userDevices);
+        enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
+        rows.push(row);
+        started.push(...startInstances(row.id, userDevices, targets, now));
+        emitStarted({ activityId: row.id, endUserId, templateSlug: template.slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
+      }
+      repo.insert(rows);
+      instances.insert(started);
+      return { activityCount: rows.length, activities: rows.map((row) => activityView({ ...row, state: 'Active', endedAt: null })) };
+    };
+  };
+
+  /**
+   * Replaces the whole contentState of an Active activity (validated against its template) and
+   * queues the update to each live instance. Runs inside the caller's write transaction.
+   */
+  const updateNow = (appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): void => {
+    const row = requireActivity(appId, id);
+    if (row.state !== 'Active') throw notActive();
+    const activity = parsed(row);
+    const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
+    if (problem) throw new HttpError(400, problem);
+    const now = clock.now();
+    const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp: repo.nextTimestamp(id, now), options });
+    requireDeliverable(content);
+    repo.replaceContentState(id, JSON.stringify(contentState));
+    enqueue(db, { appId, content, targets: followUpTargets(instances.live(id), hasApnsCredentials(db, appId)), now });
+  };
+
+  /** Ends an Active activity and queues its end (see `end`). Runs inside the caller's write transaction. */
+  const endNow = (appId: string, id: string, input: EndInput = {}): void => {
+    const row = requireActivity(appId, id);
+    if (row.state !== 'Active') throw notActive();
+    if (input.contentState) {
+      const problem = contentStateError(requireTemplate(row.templateSlug), input.contentState, parsed(row).attributes);
+      if (problem) throw new HttpError(400, problem);
+      const content = activityContent('end', { ...parsed(row), contentState: input.contentState }, { now: clock.now() });
+      requireDeliverable(content);
+    }
+    const now = clock.now();
+    endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input });
+  };
+
   return {
     repo,
 
@@ -86,82 +171,31 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * @example start(app, { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '0' } })
      */
     start(app: AppRow, input: StartInput) {
-      const plan = config.plans[app.plan];
-      if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
-      const template = requireTemplate(input.templateSlug);
-      const problem = activityDataError(template, input.attributes, input.contentState);
-      if (problem) throw new HttpError(400, problem);
-      const now = clock.now();
-      const attributes = input.attributes ?? {};
-      // Every start carries the same data and alert; only the activity id (of fixed length) differs.
-      const base = activityContent(
-        'start',
-        { id: newId('la', now), templateSlug: template.slug, attributes, contentState: input.contentState },
-        { now, template, apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
-      );
-      requireDeliverable(base);
-      if (minutesExhausted(plan, usedMinutes(db, app.id, now))) {
-        throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
-      }
-      const attributesJson = JSON.stringify(attributes);
-      const contentStateJson = JSON.stringify(input.contentState);
-      const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
-      return write(() => {
-        const rows: NewActivity[] = [];
-        const started: NewInstance[] = [];
-        for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
-          // The platform of the end user's most recently registered device (they come oldest first).
-          const { endUserId, platform } = userDevices.at(-1)!;
-          const row = { id: newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
-          const targets = startTargets(userDevices);
-          enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
-          rows.push(row);
-          started.push(...startInstances(row.id, userDevices, targets, now));
-        }
-        repo.insert(rows);
-        instances.insert(started);
-        return { activityCount: rows.length, activities: rows.map((row) => activityView({ ...row, state: 'Active', endedAt: null })) };
-      });
+      return write(prepareStart(app, input));
     },
+
+    prepareStart,
 
     /**
      * Replaces the whole contentState of an Active activity (validated against its template) and
      * queues the update to each live instance, in one transaction.
      */
     update(appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> {
-      return write(() => {
-        const row = requireActivity(appId, id);
-        if (row.state !== 'Active') throw notActive();
-        const activity = parsed(row);
-        const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
-        if (problem) throw new HttpError(400, problem);
-        const now = clock.now();
-        const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp: repo.nextTimestamp(id, now), options });
-        requireDeliverable(content);
-        repo.replaceContentState(id, JSON.stringify(contentState));
-        enqueue(db, { appId, content, targets: followUpTargets(instances.live(id), hasApnsCredentials(db, appId)), now });
-      });
+      return write(() => updateNow(appId, id, contentState, options));
     },
+
+    updateNow,
 
     /**
      * Ends an Active activity now and queues its end to each live instance: with `dismissalAt`
      * the system removes it then (a past date: at once), without it after its default (up to 4 h
      * on iOS). A final `contentState` is validated like an update's and shown until dismissal.
      */
-    end(appId: string, id: string, input: { contentState?: Record<string, string>; dismissalAt?: number; priority?: 5 | 10 } = {}): Promise<void> {
-      return write(() => {
-        const row = requireActivity(appId, id);
-        if (row.state !== 'Active') throw notActive();
-        if (input.contentState) {
-          const problem = contentStateError(requireTemplate(row.templateSlug), input.contentState, parsed(row).attributes);
-          if (problem) throw new HttpError(400, problem);
-          const content = activityContent('end', { ...parsed(row), contentState: input.contentState }, { now: clock.now() });
-          requireDeliverable(content);
-        }
-        const now = clock.now();
-        endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input });
-      });
+    end(appId: string, id: string, input: EndInput = {}): Promise<void> {
+      return write(() => endNow(appId, id, input));
     },
+
+    endNow,
 
     /** One activity of the app as the API shows it, or 404. */
     get(appId: string, id: string) {
@@ -206,6 +240,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
         const tokenId = tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
         instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
         releaseHeld(db, { activityId: id, deviceId: device.id, tokenId }, now);
+        emitWebhook(db, appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
       });
     },
   };

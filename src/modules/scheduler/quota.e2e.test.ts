@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createIsletClient } from '../../client/islet-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 
 let dir: string;
@@ -20,28 +21,25 @@ describe('quota end to end (real server, real time)', () => {
         `[scheduler]\ntick_seconds = 1\n[plans.tiny]\nlive_activities = true\nminutes = 1\n` +
         `[[apps]]\nid = "q"\nplan = "tiny"\napp_secret = "sk_quota_test"\n`,
     );
-    const api = (method: string, path: string, body?: unknown) =>
-      fetch(`${server!.url}${path}`, {
-        method,
-        headers: { 'x-service-key': 'sk_quota_test', 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    for (const user of ['u1', 'u2']) await api('POST', '/api/apps/q/devices', { endUserId: user, platform: 'android', token: `tok-${user}` });
+    const islet = createIsletClient({ baseUrl: server.url, serviceKey: 'sk_quota_test' });
+    const app = { path: { appId: 'q' } };
+    for (const user of ['u1', 'u2']) await islet.POST('/api/apps/{appId}/devices', { params: app, body: { endUserId: user, platform: 'android', token: `tok-${user}` } });
     const startBody = { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '0' } };
-    const started = await api('POST', '/api/apps/q/live-activities', startBody);
-    expect(((await started.json()) as { activityCount: number }).activityCount).toBe(2);
+    const started = await islet.POST('/api/apps/{appId}/live-activities', { params: app, body: startBody });
+    expect(started.data?.activityCount).toBe(2);
     const startedAt = Date.now();
 
     let states: string[] = [];
     while (Date.now() - startedAt < 60_000) {
-      const list = (await (await api('GET', '/api/apps/q/live-activities')).json()) as { activities: { state: string }[] };
-      states = list.activities.map((a) => a.state);
+      const list = await islet.GET('/api/apps/{appId}/live-activities', { params: { ...app, query: {} } });
+      states = list.data!.activities.map((a) => a.state);
       if (states.every((s) => s === 'Ended')) break;
       await Bun.sleep(250);
     }
     expect(states).toEqual(['Ended', 'Ended']);
-    const refused = await api('POST', '/api/apps/q/live-activities', startBody);
-    expect(refused.status).toBe(429);
+    const refused = await islet.POST('/api/apps/{appId}/live-activities', { params: app, body: startBody });
+    expect(refused.response.status).toBe(429);
+    expect(refused.error?.detail).toBe('live activity minutes limit exceeded for this billing period');
     console.log(`quota end to end: both activities ended ${((Date.now() - startedAt) / 1000).toFixed(1)} s after the start`);
   }, 90_000);
 });

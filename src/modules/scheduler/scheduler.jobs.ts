@@ -3,16 +3,18 @@ import { isletMetrics } from '../metrics/metrics';
 import { iosExpiryJob } from './jobs/ios-expiry.job';
 import { quotaJob } from './jobs/quota.job';
 import { retentionJob } from './jobs/retention.job';
+import { webhookDispatcher } from '../webhooks/webhooks.dispatcher';
 import { Scheduler } from './scheduler';
 
 /**
  * The scheduler of a running server and its table of jobs. iOS expiry comes before quota so that
  * expired activities stop counting at 8 hours (quota also runs expiry itself, for the same reason).
- * Delivery retries are the delivery engine's own loop (modules/delivery).
+ * Delivery retries are the delivery engine's own loop (modules/delivery); the webhook outbox is
+ * sent by the `webhooks` job (every second, retries on the Standard Webhooks schedule).
  */
 export function createScheduler(ctx: AppContext): Scheduler {
   const metrics = isletMetrics(ctx);
-  return new Scheduler([iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx)], ctx.clock, ctx.logger, undefined, (job, seconds, ok) => {
+  return new Scheduler([iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx), webhookDispatcher(ctx)], ctx.clock, ctx.logger, undefined, (job, seconds, ok) => {
     metrics.jobRuns.inc({ job, outcome: ok ? 'ok' : 'error' });
     metrics.jobSeconds.observe({ job }, seconds);
   });

@@ -4,6 +4,7 @@ import { billingPeriod } from '../billing-period';
 import { activeActivities, quotaReachedAt } from '../quota';
 import type { Job } from '../scheduler';
 import { expireIosActivities } from './ios-expiry.job';
+import { emitQuotaEvents } from './quota-events';
 
 /**
  * On plans without overage, ends every Active activity of an app once its minutes are used up,
@@ -36,5 +37,12 @@ export function enforceQuotas(ctx: AppContext, now: number): number {
 }
 
 export function quotaJob(ctx: AppContext): Job {
-  return { name: 'quota', intervalMs: ctx.config.scheduler.tick_seconds * 1000, run: (now) => void enforceQuotas(ctx, now) };
+  return {
+    name: 'quota',
+    intervalMs: ctx.config.scheduler.tick_seconds * 1000,
+    run: (now) => {
+      enforceQuotas(ctx, now);
+      emitQuotaEvents(ctx, now);
+    },
+  };
 }

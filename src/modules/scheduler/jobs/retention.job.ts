@@ -1,4 +1,7 @@
 import type { AppContext } from '../../../context';
+import { IDEMPOTENCY_TTL_MS } from '../../idempotency/idempotency';
+import { idempotencyRepository } from '../../idempotency/idempotency.repository';
+import { webhooksRepository } from '../../webhooks/webhooks.repository';
 import type { Job } from '../scheduler';
 import { billingPeriod } from '../billing-period';
 
@@ -8,7 +11,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Deletes finished deliveries (and messages nobody refers to any more) older than
  * `retention.deliveries_days`, and ended activities older than `retention.activities_days`.
  * Activities that ended inside the current billing period are kept whatever their age, so that
- * pruning never lowers the minutes an app has used.
+ * pruning never lowers the minutes an app has used. Idempotency keys go after 24 hours; webhook
+ * deliveries and attempts after `retention.deliveries_days`.
  */
 export function retentionJob(ctx: AppContext): Job {
   const client = ctx.db.$client;
@@ -20,6 +24,8 @@ export function retentionJob(ctx: AppContext): Job {
     `DELETE FROM activities WHERE state = 'Ended' AND ended_at < ?
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.activity_id = activities.id AND d.status IN ('pending', 'held', 'sending'))`,
   );
+  const idempotencyKeys = idempotencyRepository(ctx.db);
+  const webhooks = webhooksRepository(ctx.db);
   return {
     name: 'retention',
     intervalMs: ctx.config.scheduler.retention_interval_minutes * 60_000,
@@ -31,8 +37,11 @@ export function retentionJob(ctx: AppContext): Job {
         deliveries: deleteDeliveries.run(deliveriesBefore).changes,
         messages: deleteMessages.run(deliveriesBefore).changes,
         activities: deleteActivities.run(activitiesBefore).changes,
+        idempotencyKeys: idempotencyKeys.prune(now - IDEMPOTENCY_TTL_MS),
+        // Events of the billing period stay: quota events are sent once a period.
+        webhooks: webhooks.prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
       }))();
-      if (removed.deliveries + removed.messages + removed.activities > 0) ctx.logger.info('retention', removed);
+      if (Object.values(removed).some((n) => n > 0)) ctx.logger.info('retention', removed);
     },
   };
 }

@@ -1,0 +1,148 @@
+import type { AppContext } from '../../context';
+import type { Write } from '../../db/group-commit';
+import { isoTime } from '../../lib/clock';
+import { HttpError } from '../../lib/errors';
+import type { AppRow } from '../apps/apps.repository';
+import { instancesRepository } from '../live-activities/instances.repository';
+import { contentOptions } from '../live-activities/live-activities.options';
+import type { ActivityRow } from '../live-activities/live-activities.repository';
+import type { LiveActivitiesService, StartInput } from '../live-activities/live-activities.service';
+import { activityView } from '../live-activities/live-activities.view';
+import { activityStreamsRepository, type StreamRow } from './activity-streams.repository';
+
+export type StreamStatus = 'started' | 'updated' | 'noop' | 'rotated';
+
+/** 1 to 128 of letters, digits, `.`, `_`, `:` and `-`. */
+export const STREAM_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const notFound = () => new HttpError(404, 'activity stream not found');
+
+/** JSON with sorted keys: two contentStates are the same whatever order their keys came in. */
+const canonical = (value: Record<string, string>) => JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+const targetsOf = (input: StartInput) => (input.targetUsers ? JSON.stringify([...new Set(input.targetUsers)].sort()) : null);
+
+/**
+ * Activity streams: the backend PUTs the state of a key and Islet decides. No live activity under
+ * the key (or another template, attributes or targets): start (`started`, ending what ran). Same
+ * contentState: nothing (`noop`). An iOS instance older than `streams.rotate_after_minutes`: end
+ * and start again for the same targets (`rotated`). Else: update (`updated`). Plan, quota and
+ * validation are those of start and update; each PUT is one transaction, and PUTs of one key run
+ * one after another.
+ */
+export function activityStreamsService(ctx: AppContext, liveActivities: LiveActivitiesService, write: Write) {
+  const repo = activityStreamsRepository(ctx.db);
+  const instances = instancesRepository(ctx.db);
+  const rotateAfterMs = ctx.config.streams.rotate_after_minutes * 60_000;
+  const running = new Map<string, Promise<unknown>>();
+
+  /** Runs PUT and DELETE of one key one after another: two PUTs must not both start. */
+  const serial = <T>(appId: string, key: string, job: () => Promise<T>): Promise<T> => {
+    const id = `${appId}\n${key}`;
+    const next = (running.get(id) ?? Promise.resolve()).then(job, job);
+    const settled = next.catch(() => {});
+    running.set(id, settled);
+    void settled.then(() => running.get(id) === settled && running.delete(id));
+    return next;
+  };
+
+  const requireKey = (key: string) => {
+    if (!STREAM_KEY.test(key)) throw new HttpError(400, 'key must be 1 to 128 characters of A-Z, a-z, 0-9, ., _, : and -');
+  };
+
+  /** The stream's activities that are still Active. */
+  const liveOf = (stream: StreamRow): ActivityRow[] =>
+    (JSON.parse(stream.activityIds) as string[]).map((id) => liveActivities.repo.find(stream.appId, id)).filter((a): a is ActivityRow => a?.state === 'Active');
+
+  const nearLimit = (live: ActivityRow[], now: number) =>
+    live.some((a) => {
+      const since = instances.oldestLiveIos(a.id);
+      return since !== null && now - since >= rotateAfterMs;
+    });
+
+  const decide = (stream: StreamRow | undefined, live: ActivityRow[], input: StartInput, now: number): StreamStatus => {
+    const same =
+      stream !== undefined &&
+      stream.templateSlug === input.templateSlug &&
+      stream.attributes === canonical(input.attributes ?? {}) &&
+      stream.targetUsers === targetsOf(input);
+    if (!same || live.length === 0) return 'started';
+    if (nearLimit(live, now)) return 'rotated';
+    return stream.contentState === canonical(input.contentState) ? 'noop' : 'updated';
+  };
+
+  return {
+    put(app: AppRow, key: string, input: StartInput): Promise<{ status: StreamStatus; activityIds: string[] }> {
+      requireKey(key);
+      return serial(app.id, key, async () => {
+        const stream = repo.find(app.id, key);
+        const live = stream ? liveOf(stream) : [];
+        const now = ctx.clock.now();
+        const status = decide(stream, live, input, now);
+        if (status === 'noop') return { status, activityIds: live.map((a) => a.id) };
+        if (status === 'updated') {
+          return write(() => {
+            for (const a of live) liveActivities.updateNow(app.id, a.id, input.contentState, contentOptions(input));
+            repo.save({ ...stream!, contentState: canonical(input.contentState), updatedAt: now });
+            return { status, activityIds: live.map((a) => a.id) };
+          });
+        }
+        // started or rotated: the start's checks (plan, quota, data) come before anything ends.
+        const start = liveActivities.prepareStart(app, input);
+        return write(() => {
+          for (const a of live) liveActivities.endNow(app.id, a.id);
+          const { activities } = start();
+          const activityIds = activities.map((a) => a.id);
+          repo.save({
+            appId: app.id,
+            key,
+            templateSlug: input.templateSlug,
+            attributes: canonical(input.attributes ?? {}),
+            targetUsers: targetsOf(input),
+            contentState: canonical(input.contentState),
+            activityIds: JSON.stringify(activityIds),
+            startedAt: now,
+            updatedAt: now,
+          });
+          return { status, activityIds };
+        });
+      });
+    },
+
+    get(appId: string, key: string) {
+      requireKey(key);
+      const stream = repo.find(appId, key);
+      if (!stream) throw notFound();
+      const ids = JSON.parse(stream.activityIds) as string[];
+      const activities = ids.map((id) => liveActivities.repo.find(appId, id)).filter((a): a is ActivityRow => a !== undefined);
+      return {
+        key,
+        state: activities.some((a) => a.state === 'Active') ? ('Active' as const) : ('Ended' as const),
+        templateSlug: stream.templateSlug,
+        attributes: JSON.parse(stream.attributes) as Record<string, string>,
+        contentState: JSON.parse(stream.contentState) as Record<string, string>,
+        targetUsers: stream.targetUsers === null ? null : (JSON.parse(stream.targetUsers) as string[]),
+        activityIds: ids,
+        activities: activities.map(activityView),
+        startedAt: isoTime(stream.startedAt),
+        updatedAt: isoTime(stream.updatedAt),
+      };
+    },
+
+    /** Ends the stream's live activities and forgets the key; answers the ids it ended. */
+    remove(appId: string, key: string): Promise<{ activityIds: string[] }> {
+      requireKey(key);
+      return serial(appId, key, () =>
+        write(() => {
+          const stream = repo.find(appId, key);
+          if (!stream) throw notFound();
+          const live = liveOf(stream);
+          for (const a of live) liveActivities.endNow(appId, a.id);
+          repo.remove(appId, key);
+          return { activityIds: live.map((a) => a.id) };
+        }),
+      );
+    },
+  };
+}
+
+export type ActivityStreamsService = ReturnType<typeof activityStreamsService>;

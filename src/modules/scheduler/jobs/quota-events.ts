@@ -1,0 +1,45 @@
+import type { AppContext } from '../../../context';
+import { isoTime } from '../../../lib/clock';
+import { usedMinutes } from '../../live-activities/live-activities.usage';
+import { appsWithEndpoints, emitWebhook, hadEventSince } from '../../webhooks/webhooks.outbox';
+import { billingPeriod } from '../billing-period';
+
+/** The share of a plan's minutes at which `quota.warning` goes out. */
+export const QUOTA_WARNING_SHARE = 0.8;
+
+/**
+ * `quota.warning` (80% of the plan's minutes used in the billing period) and `quota.exceeded`
+ * (all of them), each at most once a period per app, for apps with a webhook endpoint and a plan
+ * with a positive `minutes`. Run by the quota job after it enforced the quotas.
+ */
+export function emitQuotaEvents(ctx: AppContext, now: number): void {
+  const period = billingPeriod(now);
+  for (const app of appsWithEndpoints(ctx.db)) {
+    const plan = ctx.config.plans[app.plan];
+    if (!plan || plan.minutes === undefined || plan.minutes <= 0) continue;
+    const used = usedMinutes(ctx.db, app.id, now);
+    const levels = [
+      ['quota.warning', QUOTA_WARNING_SHARE],
+      ['quota.exceeded', 1],
+    ] as const;
+    for (const [type, share] of levels) {
+      if (used < plan.minutes * share) continue;
+      ctx.db.$client.transaction(() => {
+        if (hadEventSince(ctx.db, app.id, type, period.start)) return;
+        emitWebhook(
+          ctx.db,
+          app.id,
+          type,
+          {
+            usedMinutes: Math.round(used * 100) / 100,
+            minutes: plan.minutes,
+            overage: plan.overage,
+            periodStart: isoTime(period.start),
+            periodEnd: isoTime(period.end),
+          },
+          now,
+        );
+      })();
+    }
+  }
+}

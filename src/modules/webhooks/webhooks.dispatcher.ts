@@ -1,0 +1,85 @@
+import type { AppContext } from '../../context';
+import { isoTime } from '../../lib/clock';
+import type { Job } from '../scheduler/scheduler';
+import { webhooksRepository, type DueDelivery } from './webhooks.repository';
+import { webhookSender, type WebhookSender } from './webhooks.sender';
+import { signedHeaders } from './webhooks.signer';
+
+const SECOND = 1000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+/** Standard Webhooks: immediately, then 5 s, 5 min, 30 min, 2 h, 5 h and 10 h after each failure. */
+export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR];
+/** An endpoint whose every attempt failed for this long is disabled (and marked so). */
+export const DISABLE_AFTER_MS = 5 * 24 * HOUR;
+/** Deliveries taken per run; they are posted at once, side by side. */
+const BATCH = 20;
+/** How often the dispatcher looks for due deliveries. */
+export const DISPATCH_INTERVAL_MS = SECOND;
+
+/** After a rotation the previous secret still signs (a second signature) for this long, so receivers can switch without losing events. */
+export const PREVIOUS_SECRET_GRACE_MS = 24 * HOUR;
+
+/** The credentials' purpose for sealing an endpoint's secrets (lib/secrets.ts). */
+export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secret`;
+
+/**
+ * Sends the webhook outbox: a scheduler job that posts due deliveries, signed, and records each
+ * attempt. A failure is retried on the Standard Webhooks schedule by the clock; after the last
+ * retry the delivery is failed. Deliveries a stopped process was sending are due again at start.
+ * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
+ */
+export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
+  const repo = webhooksRepository(ctx.db);
+  repo.recoverSending(ctx.clock.now());
+
+  /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
+  const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
+    try {
+      const current = ctx.box.open(d.secretSealed, secretPurpose(d.endpointId));
+      const previous =
+        d.previousSecretSealed && d.previousSecretUntil !== null && now < d.previousSecretUntil ? ctx.box.open(d.previousSecretSealed, secretPurpose(d.endpointId)) : undefined;
+      return previous ? [current, previous] : [current];
+    } catch {
+      return undefined;
+    }
+  };
+
+  const deliver = async (d: DueDelivery) => {
+    const now = ctx.clock.now();
+    const started = performance.now();
+    const secrets = openSecrets(d, now);
+    const result = secrets
+      ? await send(d.url, signedHeaders(secrets, d.eventId, Math.floor(now / 1000), d.body), d.body)
+      : { ok: false, status: null, error: 'the endpoint secret cannot be opened with this master key' };
+    const attempt = d.attempts + 1;
+    const delay = RETRY_DELAYS_MS[attempt - 1];
+    const failingSince = d.failingSince ?? now;
+    const disable = !result.ok && now - failingSince >= DISABLE_AFTER_MS;
+    repo.record(
+      d,
+      { ...result, durationMs: Math.round(performance.now() - started), at: now },
+      result.ok
+        ? { status: 'delivered', nextAttemptAt: now }
+        : {
+            status: delay === undefined || disable ? 'failed' : 'pending',
+            nextAttemptAt: now + (delay ?? 0),
+            ...(disable ? { disableReason: `every attempt failed since ${isoTime(failingSince)}: disabled after 5 days` } : {}),
+          },
+    );
+    if (disable) ctx.logger.warn('webhook endpoint disabled', { endpointId: d.endpointId, failingSince: isoTime(failingSince) });
+  };
+
+  return {
+    name: 'webhooks',
+    intervalMs: DISPATCH_INTERVAL_MS,
+    async run() {
+      for (;;) {
+        const due = repo.claim(ctx.clock.now(), BATCH);
+        if (due.length === 0) return;
+        await Promise.all(due.map(deliver));
+        if (due.length < BATCH) return;
+      }
+    },
+  };
+}

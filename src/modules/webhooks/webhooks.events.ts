@@ -1,0 +1,17 @@
+/** The events an endpoint may subscribe to, and what causes each. */
+export const WEBHOOK_EVENTS = {
+  'live_activity.started': 'an activity was started (one event per activity)',
+  'live_activity.ended': 'an activity ended: endReason api, quota or expired',
+  'live_activity.token_received': 'an iPhone reported the update token of its instance of an activity',
+  'delivery.failed': 'a push was given up on (the provider refused it, or retries ran out)',
+  'device.token_invalidated': 'APNs or FCM refused a token for good (unregistered, bad token)',
+  'channel.down': 'a provider endpoint (APNs production or sandbox, FCM) of the app stopped answering: its deliveries are held',
+  'channel.recovered': 'that endpoint answers again: the deliveries held for it go out',
+  'quota.warning': "an app used 80% of its plan's minutes in the billing period (once a period)",
+  'quota.exceeded': "an app used all of its plan's minutes in the billing period (once a period)",
+} as const;
+
+export type WebhookEventType = keyof typeof WEBHOOK_EVENTS;
+export const WEBHOOK_EVENT_TYPES = Object.keys(WEBHOOK_EVENTS) as WebhookEventType[];
+/** Sent only by POST …/webhooks/{id}/test, to that endpoint, whatever it subscribed to. */
+export const TEST_EVENT = 'webhook.test';
