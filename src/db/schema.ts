@@ -182,6 +182,11 @@ export const messages = sqliteTable(
     activityId: text('activity_id'),
     /** JSON of the provider-neutral content (delivery/message-content.ts). */
     content: text('content').notNull(),
+    /**
+     * The request body its first delivery sent. Deliveries that sent the same body (a fan-out's
+     * alerts) leave it out of their `sent_payload`, so a send to 100,000 devices stores it once.
+     */
+    sentBody: text('sent_body'),
     createdAt: integer('created_at').notNull(),
   },
 );

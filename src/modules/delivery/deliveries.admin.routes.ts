@@ -5,6 +5,7 @@ import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
+import { withSentBody } from './delivery.routing';
 
 const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] as const;
 const Status = t.Union([t.Literal('pending'), t.Literal('held'), t.Literal('sending'), t.Literal('delivered'), t.Literal('failed'), t.Literal('dropped'), t.Literal('superseded')]);
@@ -41,6 +42,8 @@ interface DeliveryRow {
   providerId: string | null;
   reason: string | null;
   sentPayload: string | null;
+  /** The message's recorded body, for a sentPayload that leaves it out. */
+  messageBody: string | null;
   createdAt: number;
   updatedAt: number;
   nextAttemptAt: number;
@@ -49,7 +52,7 @@ interface DeliveryRow {
 /** Newest first; `total` counts every match, not the page. */
 function deliveriesQueries(db: Db) {
   const columns = `d.id, m.kind, d.activity_id AS activityId, d.device_id AS deviceId, dev.platform, d.provider, d.status, d.attempts,
-    d.provider_id AS providerId, d.reason, d.sent_payload AS sentPayload, d.created_at AS createdAt, d.updated_at AS updatedAt,
+    d.provider_id AS providerId, d.reason, d.sent_payload AS sentPayload, m.sent_body AS messageBody, d.created_at AS createdAt, d.updated_at AS updatedAt,
     d.next_attempt_at AS nextAttemptAt
     FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id`;
   const byApp = db.$client.query<DeliveryRow, [string, string | null, number, number]>(
@@ -79,10 +82,10 @@ function deliveriesQueries(db: Db) {
 }
 
 function deliveryView(row: DeliveryRow) {
-  const { sentPayload, createdAt, updatedAt, nextAttemptAt, ...rest } = row;
+  const { sentPayload, messageBody, createdAt, updatedAt, nextAttemptAt, ...rest } = row;
   return {
     ...rest,
-    ...(sentPayload ? { sentPayload: JSON.parse(sentPayload) as unknown } : {}),
+    ...(sentPayload ? { sentPayload: withSentBody(sentPayload, messageBody) } : {}),
     createdAt: isoTime(createdAt),
     updatedAt: isoTime(updatedAt),
     nextAttemptAt: isoTime(nextAttemptAt),

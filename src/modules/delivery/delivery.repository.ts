@@ -19,12 +19,14 @@ export interface DeliveryResult {
   holdFor?: { activityId: string; deviceId: string };
   /** The provider refused this token (only it: `since` is the APNs 410 timestamp, if any). */
   invalidateToken?: { tokenId: number; reason: string; since?: number };
+  /** The first body sent for this message, recorded once on the message (sentPayload then leaves it out where it is the same). */
+  messageBody?: { messageId: number; body: string };
   /** The provider refused the app's credentials (only those still stored: `sealed`). */
   pauseChannel?: { appId: string; provider: 'apns' | 'fcm'; reason: string; sealed: string | null };
 }
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
-  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, dev.platform, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,
+  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, m.sent_body AS sentBody, dev.platform, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,
   t.device_id AS tokenDeviceId, t.environment, t.state AS tokenState, t.invalid_reason AS invalidReason`;
 
 /**
@@ -61,6 +63,7 @@ export function deliveryRepository(db: Db) {
             reason = CASE WHEN ${activityToken} IS NULL THEN ?3 END, updated_at = ?4
       WHERE id = ?5 AND status = 'sending'`,
   );
+  const setMessageBody = client.query<never, [string, number]>(`UPDATE messages SET sent_body = ? WHERE id = ? AND sent_body IS NULL`);
   const tokens = tokensRepository(db);
   const pause = {
     apns: client.query(`UPDATE apps SET apns_paused_reason = ?, updated_at = ? WHERE id = ? AND apns_sealed IS ? AND apns_paused_reason IS NULL`),
@@ -100,6 +103,7 @@ export function deliveryRepository(db: Db) {
         for (const r of results) {
           if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
           else update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id);
+          if (r.messageBody) setMessageBody.run(r.messageBody.body, r.messageBody.messageId);
           const t = r.invalidateToken;
           if (t && tokens.invalidate(t.tokenId, t.reason, now, t.since)) invalidated.push(t.tokenId);
           const p = r.pauseChannel;
