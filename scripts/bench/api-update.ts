@@ -1,13 +1,18 @@
 /**
  * API speed: requests/s and p50/p99 latency of Live Activity updates (PATCH) from 50 concurrent
- * clients against a real server process, next to a bare Elysia route under the same load
- * (scripts/bench/bare-elysia.ts), measured in turns. The load comes from wrk when it is installed,
+ * clients against a real server process, next to two bare Elysia routes under the same load
+ * (scripts/bench/bare-elysia.ts), measured in turns: one that only validates the body (the old
+ * baseline, `api_baseline_rps`) and one that also writes it durably to one SQLite row in WAL with
+ * Islet's pragmas before answering (`api_durable_baseline_rps`). The load comes from wrk when it is installed,
  * else from load.ts (which takes more of the machine's CPU from the server: fewer requests/s).
  * Islet runs with its defaults except the per-app rate limit, which is off so that the server, not the limiter, is measured; every update
  * is written (activity, message, delivery) before its answer, and the server's worker delivers it
  * to the simulator meanwhile. Prints the medians of `--runs` turns as one JSON line:
- * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio"}`.
- *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet]
+ * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio",
+ * "api_durable_baseline_rps", "api_durable_baseline_p99_ms", "api_durable_ratio"}`.
+ * With `--activities N` (the scale curve: updates spread over N live activities instead of 200)
+ * only Islet is measured: `{"api_update_10k_live_rps", "api_update_10k_live_p50_ms", "…_p99_ms"}`.
+ *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet] [--activities 200]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,13 +23,18 @@ import { runLoad, type LoadResult } from './load';
 import { median, round } from './stats';
 import { wrkLoad } from './wrk';
 
-const { values } = parseArgs({ options: { runs: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, binary: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { runs: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, binary: { type: 'string' }, activities: { type: 'string', default: '200' } },
+});
 const RUNS = Number(values.runs);
 const DURATION_MS = Number(values.seconds) * 1000;
 const CONCURRENCY = 50;
-const ACTIVITIES = 200;
+const ACTIVITIES = Number(values.activities);
+/** With many activities live (the scale curve) only Islet is measured: the baselines do not depend on it. */
+const SCALE = ACTIVITIES !== 200 ? `${ACTIVITIES / 1000}k` : undefined;
 const KEY = 'sk_bench_api_update';
 const BARE_PORT = 19211;
+const DURABLE_PORT = 19212;
 
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-api-'));
 const server = await spawnServer(
@@ -35,10 +45,15 @@ const server = await spawnServer(
 );
 const headers = { 'x-service-key': KEY, 'content-type': 'application/json' };
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(BARE_PORT)], { stdout: 'pipe', stderr: 'inherit' });
+let durable: Bun.Subprocess<Blob, 'pipe', 'inherit'> | undefined;
 
 try {
-  for (let i = 0; i < ACTIVITIES; i++) {
-    await fetch(`${server.url}/api/apps/bench/devices`, { method: 'POST', headers, body: JSON.stringify({ endUserId: `u${i}`, platform: 'android', token: `t${i}` }) });
+  for (let i = 0; i < ACTIVITIES; i += 50) {
+    await Promise.all(
+      Array.from({ length: Math.min(50, ACTIVITIES - i) }, (_, j) =>
+        fetch(`${server.url}/api/apps/bench/devices`, { method: 'POST', headers, body: JSON.stringify({ endUserId: `u${i + j}`, platform: 'android', token: `t${i + j}` }) }),
+      ),
+    );
   }
   const started = await fetch(`${server.url}/api/apps/bench/live-activities`, {
     method: 'POST',
@@ -47,8 +62,15 @@ try {
   });
   const ids = ((await started.json()) as { activities: { id: string }[] }).activities.map((a) => a.id);
   if (ids.length !== ACTIVITIES) throw new Error(`expected ${ACTIVITIES} activities, got ${ids.length}`);
+  // The durable baseline updates rows with the same ids, in a database file of its own.
+  durable = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(DURABLE_PORT), '--durable', join(dir, 'baseline.db')], {
+    stdin: new Blob([JSON.stringify(ids)]),
+    stdout: 'pipe',
+    stderr: 'inherit',
+  });
   // bare-elysia.ts prints one line once it listens.
   await bare.stdout.getReader().read();
+  await durable.stdout.getReader().read();
 
   const body = (i: number) => JSON.stringify({ contentState: { progress: String(i % 101), detail: `step ${i}` } });
   // The same requests for wrk: PATCH bodies like `body`, the activities in turn.
@@ -73,25 +95,44 @@ end
       concurrency: CONCURRENCY,
       durationMs: DURATION_MS,
     });
-  const turns: { islet: LoadResult; baseline: LoadResult }[] = [];
+  const turns: { islet: LoadResult; baseline?: LoadResult; durable?: LoadResult }[] = [];
   for (let run = 0; run < RUNS; run++) {
     const islet = await load(server.url);
+    if (SCALE) {
+      console.error(`api run ${run + 1} with ${ACTIVITIES} activities live: islet ${JSON.stringify(islet)}`);
+      if (islet.errors > 0) throw new Error(`${islet.errors} updates failed`);
+      turns.push({ islet });
+      continue;
+    }
     const baseline = await load(`http://127.0.0.1:${BARE_PORT}`);
-    console.error(`api run ${run + 1}: islet ${JSON.stringify(islet)}; bare elysia ${JSON.stringify(baseline)}`);
+    const durableBaseline = await load(`http://127.0.0.1:${DURABLE_PORT}`);
+    console.error(
+      `api run ${run + 1}: islet ${JSON.stringify(islet)}; bare elysia ${JSON.stringify(baseline)}; bare elysia + SQLite write ${JSON.stringify(durableBaseline)}`,
+    );
     if (islet.errors > 0) throw new Error(`${islet.errors} updates failed`);
-    turns.push({ islet, baseline });
+    if (durableBaseline.errors > 0) throw new Error(`${durableBaseline.errors} baseline updates failed`);
+    turns.push({ islet, baseline, durable: durableBaseline });
   }
-  console.log(
-    JSON.stringify({
-      api_update_rps: median(turns.map((t) => t.islet.rps)),
-      api_update_p50_ms: median(turns.map((t) => t.islet.p50Ms)),
-      api_update_p99_ms: median(turns.map((t) => t.islet.p99Ms)),
-      api_baseline_rps: median(turns.map((t) => t.baseline.rps)),
-      api_ratio: round(median(turns.map((t) => t.islet.rps / t.baseline.rps)), 2),
-    }),
-  );
+  const figures = SCALE
+    ? {
+        [`api_update_${SCALE}_live_rps`]: median(turns.map((t) => t.islet.rps)),
+        [`api_update_${SCALE}_live_p50_ms`]: median(turns.map((t) => t.islet.p50Ms)),
+        [`api_update_${SCALE}_live_p99_ms`]: median(turns.map((t) => t.islet.p99Ms)),
+      }
+    : {
+        api_update_rps: median(turns.map((t) => t.islet.rps)),
+        api_update_p50_ms: median(turns.map((t) => t.islet.p50Ms)),
+        api_update_p99_ms: median(turns.map((t) => t.islet.p99Ms)),
+        api_baseline_rps: median(turns.map((t) => t.baseline!.rps)),
+        api_ratio: round(median(turns.map((t) => t.islet.rps / t.baseline!.rps)), 2),
+        api_durable_baseline_rps: median(turns.map((t) => t.durable!.rps)),
+        api_durable_baseline_p99_ms: median(turns.map((t) => t.durable!.p99Ms)),
+        api_durable_ratio: round(median(turns.map((t) => t.islet.rps / t.durable!.rps)), 2),
+      };
+  console.log(JSON.stringify(figures));
 } finally {
   bare.kill();
+  durable?.kill();
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -15,14 +15,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { importPKCS8, SignJWT } from 'jose';
-import { bootstrap } from '../../src/bootstrap';
-import { parseConfig } from '../../src/config/config.load';
-import { silentLogger } from '../../src/lib/logger';
 import { apnsRequest } from '../../src/modules/delivery/payloads';
-import { apnsToken } from '../../src/test-support/apns-standin';
 import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { h2loadCeiling } from './h2load';
+import { seed } from './seed';
 import { median, round } from './stats';
 import { startStandinProcess } from './standin-process';
 
@@ -65,7 +62,7 @@ try {
     `[security]\nallow_private_endpoints = true\n[plans.bench]\nlive_activities = true\n` +
     `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEYS.fanout}"\n[apps.apns]\n${apns}` +
     `[[apps]]\nid = "starts"\nplan = "bench"\napp_secret = "${KEYS.starts}"\n[apps.apns]\n${apns}`;
-  seed(template, config(template));
+  seed(template, config(template), { fanout: DEVICES, starts: USERS });
 
   const results: Record<string, number>[] = [];
   const authorization = `bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.keyId }).setIssuer(key.teamId).setIssuedAt().sign(await importPKCS8(key.key, 'ES256'))}`;
@@ -144,42 +141,6 @@ async function measureIslet(dir: string, toml: string): Promise<Record<string, n
   } finally {
     await server.stop();
   }
-}
-
-/**
- * Migrates the database, applies the configured apps, and writes the devices straight into it:
- * DEVICES iOS devices (one end user each) for the send, USERS iOS users with a push-to-start token
- * for the starts.
- */
-function seed(dir: string, toml: string): void {
-  const { ctx } = bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
-  const client = ctx.db.$client;
-  const at = Date.now();
-  const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');
-  const insertDevice = client.prepare(
-    `INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, created_at, updated_at) VALUES (?, ?, ?, 'ios', ?, 'production', ?, ?)`,
-  );
-  // The token ledger holds each device's tokens (src/modules/tokens).
-  const token = client.prepare(
-    `INSERT INTO tokens (app_id, kind, value, device_id, environment, state, reported_at, created_at) VALUES (?, ?, ?, ?, 'production', 'active', ?, ?)`,
-  );
-  const device = (id: string, app: string, user: string, pushToStart: boolean) => {
-    const value = apnsToken();
-    insertDevice.run(id, app, user, value, at, at);
-    token.run(app, 'apns_device', value, id, at, at);
-    if (pushToStart) token.run(app, 'apns_push_to_start', apnsToken(), id, at, at);
-  };
-  client.transaction(() => {
-    for (let i = 0; i < DEVICES; i++) {
-      user.run('fanout', `user-${i}`, at, at);
-      device(`dev_fanout_${i}`, 'fanout', `user-${i}`, false);
-    }
-    for (let i = 0; i < USERS; i++) {
-      user.run('starts', `user-${i}`, at, at);
-      device(`dev_starts_${i}`, 'starts', `user-${i}`, true);
-    }
-  })();
-  client.close();
 }
 
 async function runBaseline(job: { url: string; ca: string; authorization: string; headers: Record<string, string>; body: string; n: number }): Promise<number> {

@@ -184,6 +184,11 @@ export const messages = sqliteTable(
     content: text('content').notNull(),
     /** The content's template (a notification's or an activity's), for the console's filter; null on messages queued before it existed. */
     templateSlug: text('template_slug'),
+    /**
+     * The request body its first delivery sent. Deliveries that sent the same body (a fan-out's
+     * alerts) leave it out of their `sent_payload`, so a send to 100,000 devices stores it once.
+     */
+    sentBody: text('sent_body'),
     createdAt: integer('created_at').notNull(),
   },
   // One entry per message (not per delivery), and new entries of one app and template land next
@@ -224,6 +229,10 @@ export const deliveries = sqliteTable(
     index('deliveries_due').on(t.status, t.nextAttemptAt),
     index('deliveries_app').on(t.appId, t.id),
     index('deliveries_activity').on(t.activityId),
+    // Retention deletes messages no delivery refers to, and each delete checks the cascade: without
+    // this, both walk the whole outbox once per message (quadratic). A send's deliveries share one
+    // message id, and ids grow, so entries are appended at the index's end.
+    index('deliveries_message').on(t.messageId),
     // Latest wins and token release look up an activity's held deliveries at every update: without
     // this, that lookup walks every delivery the activity ever had.
     index('deliveries_held_activity').on(t.activityId).where(sql`status = 'held'`),
@@ -232,10 +241,10 @@ export const deliveries = sqliteTable(
     index('deliveries_pending_activity').on(t.activityId).where(sql`status = 'pending' AND activity_id IS NOT NULL`),
     // The console's filters. By device (and end user): through the device's tokens (an integer
     // key: a fan-out writes it at random places, as a device id would, but at a fifth of the
-    // cost), plus the few deliveries still waiting for a token. By template: through its messages.
+    // cost), plus the few deliveries still waiting for a token. By template: through its messages
+    // (deliveries_message above).
     index('deliveries_token').on(t.tokenId),
     index('deliveries_tokenless_device').on(t.deviceId).where(sql`token_id IS NULL`),
-    index('deliveries_message').on(t.messageId),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { activityContent, addActivity, addDevice, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
 import { deliveryRepository } from './delivery.repository';
@@ -51,6 +51,29 @@ describe('admin API: deliveries', () => {
     expect(page.body.total).toBe(3);
     expect(page.body.deliveries.map((d: { kind: string }) => d.kind)).toEqual(['notification', 'notification']);
     expect((await h.admin('GET', '/api/admin/apps/other/deliveries')).body).toEqual({ deliveries: [], total: 0 });
+  });
+
+  test('a fan-out stores its body once: on the message, left out of later deliveries that sent the same; the API shows each whole', async () => {
+    h = createHarness();
+    await h.createApp({ id: 'demo' });
+    engine = createDeliveryEngine(h.ctx);
+    const iphones = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const { messageId } = queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [...iphones.map((d) => d.id), pixel.id]);
+    await engine.drain();
+
+    const stored = deliveryRows(h.ctx).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: unknown });
+    // The first iPhone's record is whole and gave the message its body; the other iPhones sent the
+    // same body and leave it out; the Pixel sent another (FCM) and keeps its own.
+    expect(stored.map((p) => 'body' in p)).toEqual([true, false, false, true]);
+    const message = h.ctx.db.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
+    expect(JSON.parse(message.sent_body)).toEqual(stored[0]!.body);
+
+    const res = await h.admin('GET', '/api/admin/apps/demo/deliveries');
+    const shown = (res.body.deliveries as { deviceId: string; sentPayload: { url: string; body: unknown } }[]).reverse();
+    expect(shown.map((d) => d.sentPayload.body)).toEqual([stored[0]!.body, stored[0]!.body, stored[0]!.body, stored[3]!.body]);
+    expect(shown.map((d) => d.sentPayload.url)).toEqual([...iphones.map((d) => `https://api.push.apple.com/3/device/${d.token}`), stored[3]!.url]);
+    expect(stored[3]!.body).not.toEqual(stored[0]!.body);
   });
 
   test('filters by the superseded status: an update replaced by a newer one before it went', async () => {

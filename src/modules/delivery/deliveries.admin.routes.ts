@@ -6,6 +6,7 @@ import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { parseDate } from '../live-activities/live-activities.options';
 import { deliveryHistoryRepository, type AttemptRow, type DeliveryFilter, type DeliveryRow, type LedgerRow } from './delivery-history.repository';
+import { withSentBody } from './delivery.routing';
 
 // Written out: a mapped union loses its literal types, and t.UnionEnum in a query gets its first value as a default.
 const Status = t.Union([
@@ -84,10 +85,10 @@ const ListQuery = t.Object({
 });
 
 function deliveryView(row: DeliveryRow) {
-  const { sentPayload, createdAt, updatedAt, nextAttemptAt, ...rest } = row;
+  const { sentPayload, messageBody, createdAt, updatedAt, nextAttemptAt, ...rest } = row;
   return {
     ...rest,
-    ...(sentPayload ? { sentPayload: JSON.parse(sentPayload) as unknown } : {}),
+    ...(sentPayload ? { sentPayload: withSentBody(sentPayload, messageBody) } : {}),
     createdAt: isoTime(createdAt),
     updatedAt: isoTime(updatedAt),
     nextAttemptAt: isoTime(nextAttemptAt),

@@ -34,6 +34,8 @@ export interface DeliveryRow {
   providerId: string | null;
   reason: string | null;
   sentPayload: string | null;
+  /** The message's recorded body, for a sentPayload that leaves it out (see withSentBody). */
+  messageBody: string | null;
   createdAt: number;
   updatedAt: number;
   nextAttemptAt: number;
@@ -61,7 +63,7 @@ export interface LedgerRow {
 
 const COLUMNS = `d.id, m.kind, d.activity_id AS activityId, d.device_id AS deviceId, dev.end_user_id AS endUserId,
   COALESCE(m.template_slug, json_extract(m.content, '$.templateSlug')) AS templateSlug, d.token_id AS tokenId, dev.platform, d.provider,
-  d.status, d.attempts, d.provider_id AS providerId, d.reason, d.sent_payload AS sentPayload, d.created_at AS createdAt,
+  d.status, d.attempts, d.provider_id AS providerId, d.reason, d.sent_payload AS sentPayload, m.sent_body AS messageBody, d.created_at AS createdAt,
   d.updated_at AS updatedAt, d.next_attempt_at AS nextAttemptAt
   FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id`;
 

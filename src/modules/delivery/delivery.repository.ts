@@ -19,12 +19,14 @@ export interface DeliveryResult {
   holdFor?: { activityId: string; deviceId: string };
   /** The provider refused this token (only it: `since` is the APNs 410 timestamp, if any). */
   invalidateToken?: { tokenId: number; reason: string; since?: number };
+  /** The first body sent for this message, recorded once on the message (sentPayload then leaves it out where it is the same). */
+  messageBody?: { messageId: number; body: string };
   /** The provider refused the app's credentials (only those still stored: `sealed`). */
   pauseChannel?: { appId: string; provider: 'apns' | 'fcm'; reason: string; sealed: string | null };
 }
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
-  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, dev.platform, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,
+  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, m.sent_body AS sentBody, dev.platform, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,
   t.device_id AS tokenDeviceId, t.environment, t.state AS tokenState, t.invalid_reason AS invalidReason`;
 
 /**
@@ -65,6 +67,7 @@ export function deliveryRepository(db: Db) {
   const retried = client.query(
     `INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, at, provider, provider_id, reason) VALUES (?, ?, ?, ?, ?, ?)`,
   );
+  const setMessageBody = client.query<never, [string, number]>(`UPDATE messages SET sent_body = ? WHERE id = ? AND sent_body IS NULL`);
   const tokens = tokensRepository(db);
   const pause = {
     apns: client.query(`UPDATE apps SET apns_paused_reason = ?, updated_at = ? WHERE id = ? AND apns_sealed IS ? AND apns_paused_reason IS NULL`),
@@ -107,6 +110,7 @@ export function deliveryRepository(db: Db) {
             const written = update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id).changes > 0;
             if (written && r.status === 'pending' && r.provider !== null) retried.run(r.id, r.attempts, now, r.provider, r.providerId, r.reason);
           }
+          if (r.messageBody) setMessageBody.run(r.messageBody.body, r.messageBody.messageId);
           const t = r.invalidateToken;
           if (t && tokens.invalidate(t.tokenId, t.reason, now, t.since)) invalidated.push(t.tokenId);
           const p = r.pauseChannel;

@@ -17,6 +17,8 @@ export interface ClaimedDelivery {
   /** The message kind (notification, la_start, la_update, la_end), for metrics. */
   kind: string;
   content: string;
+  /** The body the message's first delivery recorded (`messages.sent_body`), if any yet. */
+  sentBody: string | null;
   /** Null when the device was removed. */
   platform: 'ios' | 'android' | null;
   /** The ledger token the delivery goes to (null: not known yet, or removed with its device). */
@@ -152,7 +154,18 @@ export class DeliveryRouter {
   }
 }
 
-/** The request as recorded in `deliveries.sent_payload`: method, URL, headers and body, never the authorization. */
-export function recordedRequest(request: PushRequest): string {
-  return `{"method":"POST","url":${JSON.stringify(request.url)},"headers":${JSON.stringify(request.headers)},"body":${request.body}}`;
+/**
+ * The request as recorded in `deliveries.sent_payload`: method, URL, headers and body, never the
+ * authorization. Without `body` when the message records it (`messages.sent_body`): see withSentBody.
+ */
+export function recordedRequest(request: PushRequest, body = true): string {
+  const head = `{"method":"POST","url":${JSON.stringify(request.url)},"headers":${JSON.stringify(request.headers)}`;
+  return body ? `${head},"body":${request.body}}` : `${head}}`;
+}
+
+/** A recorded request (`sent_payload`) made whole again: the message's body where the delivery left it out. */
+export function withSentBody(sentPayload: string, messageBody: string | null): unknown {
+  const request = JSON.parse(sentPayload) as Record<string, unknown>;
+  if (!('body' in request) && messageBody !== null) request.body = JSON.parse(messageBody) as unknown;
+  return request;
 }

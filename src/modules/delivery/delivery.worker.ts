@@ -46,6 +46,11 @@ export class DeliveryWorker {
   private readonly options: Required<WorkerOptions>;
   private readonly limiters = new Map<string, Semaphore>();
   private readonly credentials = new Map<string, unknown>();
+  /**
+   * The body each recent message records (`messages.sent_body`; null: none yet), so deliveries
+   * that sent the same one record their request without it.
+   */
+  private readonly messageBodies = new Map<number, string | null>();
   /** Claimed and not yet written back. */
   private readonly claimed = new Set<number>();
   private results: DeliveryResult[] = [];
@@ -268,7 +273,7 @@ export class DeliveryWorker {
       nextAttemptAt: row.nextAttemptAt,
       provider: route.transport,
       providerId: null,
-      sentPayload: recordedRequest(route.request),
+      ...this.recorded(row, route),
     };
     const provider = route.request.provider;
     if (gate && outcome.kind !== 'unreachable') this.guard.answered(gate, outcome);
@@ -314,6 +319,27 @@ export class DeliveryWorker {
         this.count(row, route.transport, 'failed');
         return { ...sent, status: 'failed', reason: outcome.reason };
     }
+  }
+
+  /**
+   * What a delivery records of its request: the first delivery of a message records the body on
+   * the message too (written with its outcome, so before any that leave it out); later ones that
+   * sent the same body leave it out of their own record.
+   */
+  private recorded(row: ClaimedDelivery, route: SendRoute): Pick<DeliveryResult, 'sentPayload' | 'messageBody'> {
+    let known = this.messageBodies.get(row.messageId);
+    if (known === undefined) {
+      // A fan-out's batches share a few messages; the map stays small.
+      if (this.messageBodies.size >= 256) this.messageBodies.delete(this.messageBodies.keys().next().value!);
+      // As claimed: written by a delivery of an earlier batch or process, or not yet.
+      known = row.sentBody;
+      this.messageBodies.set(row.messageId, known);
+    }
+    const { body } = route.request;
+    if (known === body) return { sentPayload: recordedRequest(route.request, false) };
+    if (known !== null) return { sentPayload: recordedRequest(route.request) };
+    this.messageBodies.set(row.messageId, body);
+    return { sentPayload: recordedRequest(route.request), messageBody: { messageId: row.messageId, body } };
   }
 
   /** Writes the outcomes gathered so far; on a database error they are kept for the next try. */

@@ -32,7 +32,7 @@ const INSERT_MANY = insertSql(INSERT_BATCH);
  */
 export function enqueue(
   db: Db,
-  input: { appId: string; content: MessageContent; targets: DeliveryTarget[]; now: number; activityId?: string },
+  input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string },
 ): { messageId: number; deliveries: number } {
   const client = db.$client;
   const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
@@ -41,18 +41,27 @@ export function enqueue(
       'INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id',
     )
     .get(input.appId, messageKind(input.content), activityId, JSON.stringify(input.content), input.content.templateSlug, input.now)!;
-  if (input.content.type === 'live_activity' && input.content.event !== 'start') supersede(db, activityId!, input.targets, input.now);
+  let targets = input.targets;
+  if (input.content.type === 'live_activity' && input.content.event !== 'start') {
+    // One end user's devices: read twice (superseding, then queueing), so held as a list.
+    const devices = [...targets];
+    supersede(db, activityId!, devices, input.now);
+    targets = devices;
+  }
   const row = (t: DeliveryTarget) => [input.appId, message.id, t.deviceId, activityId, t.tokenId ?? null, t.status ?? 'pending', input.now, t.reason ?? null, input.now, input.now];
-  const { targets } = input;
-  let i = 0;
-  if (targets.length >= INSERT_BATCH) {
-    const batch = client.query<never, (string | number | null)[]>(INSERT_MANY);
-    for (; i + INSERT_BATCH <= targets.length; i += INSERT_BATCH) batch.run(...targets.slice(i, i + INSERT_BATCH).flatMap(row));
+  // Targets may be streamed from a query (a large send): written as they come, INSERT_BATCH at a time.
+  let batch: DeliveryTarget[] = [];
+  let written = 0;
+  for (const target of targets) {
+    if (batch.push(target) < INSERT_BATCH) continue;
+    client.query<never, (string | number | null)[]>(INSERT_MANY).run(...batch.flatMap(row));
+    written += batch.length;
+    batch = [];
   }
   const single = client.query<never, (string | number | null)[]>(INSERT_ONE);
-  for (; i < targets.length; i++) single.run(...row(targets[i]!));
+  for (const target of batch) single.run(...row(target));
   notifyQueued(db);
-  return { messageId: message.id, deliveries: targets.length };
+  return { messageId: message.id, deliveries: written + batch.length };
 }
 
 /**

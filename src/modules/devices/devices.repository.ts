@@ -38,6 +38,12 @@ export interface Audience {
   iosStartable: number;
 }
 
+/** A device a notification send queues a delivery for, and the ledger token it goes to. */
+export interface SendTarget {
+  deviceId: string;
+  tokenId: number;
+}
+
 /** A device with what the ledger says about its tokens, as the admin API shows it. */
 export interface DeviceWithTokens extends DeviceRow {
   tokenState: 'active' | 'invalid' | null;
@@ -58,6 +64,14 @@ export function devicesRepository(db: Db) {
   // One end user (every activity update and end): a plain lookup, without building JSON for json_each.
   const userTargets = db.$client.query<TargetDevice, [string, string]>(
     `${targetColumns} WHERE d.app_id = ? AND d.end_user_id = ? ORDER BY d.created_at`,
+  );
+  // A send needs only the device and its token: no push-to-start lookup, and rows streamed, not loaded.
+  const sendColumns = `SELECT d.id AS deviceId, t.id AS tokenId
+       FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
+  const testerOnly = `(?2 = 0 OR EXISTS (SELECT 1 FROM end_users u WHERE u.app_id = d.app_id AND u.id = d.end_user_id AND u.tester = 1))`;
+  const allSendTargets = db.$client.query<SendTarget, [string, number]>(`${sendColumns} WHERE d.app_id = ?1 AND ${testerOnly} ORDER BY d.end_user_id, d.created_at`);
+  const usersSendTargets = db.$client.query<SendTarget, [string, number, string]>(
+    `${sendColumns} WHERE d.app_id = ?1 AND ${testerOnly} AND d.end_user_id IN (SELECT value FROM json_each(?3)) ORDER BY d.end_user_id, d.created_at`,
   );
   const withTokens = `SELECT d.id, d.app_id AS appId, d.end_user_id AS endUserId, d.platform, d.token, d.environment,
        d.created_at AS createdAt, d.updated_at AS updatedAt, t.state AS tokenState, t.invalid_reason AS invalidReason,
@@ -94,6 +108,16 @@ export function devicesRepository(db: Db) {
       if (!filter.testersOnly) return rows;
       const testers = new Set(testerFilter.all(appId).map((r) => r.id));
       return rows.filter((r) => testers.has(r.endUserId));
+    },
+
+    /**
+     * The same devices as `targets`, as the outbox needs them for a notification send, read one by
+     * one as the caller iterates (inside its transaction): a send to 1,000,000 devices never holds
+     * them all in memory.
+     */
+    sendTargets(appId: string, filter: { endUserIds?: string[]; testersOnly?: boolean } = {}): IterableIterator<SendTarget> {
+      const testers = filter.testersOnly ? 1 : 0;
+      return filter.endUserIds === undefined ? allSendTargets.iterate(appId, testers) : usersSendTargets.iterate(appId, testers, JSON.stringify(filter.endUserIds));
     },
 
     /**

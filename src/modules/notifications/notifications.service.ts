@@ -57,14 +57,21 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService,
         testersOnly: input.testReleaseVersion !== undefined,
       };
       return db.transaction(() => {
-        const targets = devices.targets(appId, filter);
+        const targets = devices.sendTargets(appId, filter);
+        const first = targets.next();
         // Nothing to deliver: no message row either, it would only clutter the outbox.
-        if (targets.length === 0) return { messageCount: 0 };
-        const { deliveries } = enqueue(db, { appId, content, targets: targets.map((d) => ({ deviceId: d.id, tokenId: d.tokenId })), now: clock.now() });
+        if (first.done) return { messageCount: 0 };
+        const { deliveries } = enqueue(db, { appId, content, targets: startingWith(first.value, targets), now: clock.now() });
         return { messageCount: deliveries };
       });
     },
   };
+}
+
+/** `first`, then the rest of `rest`: the iterator again after a look at its first item. */
+function* startingWith<T>(first: T, rest: Iterator<T>): Generator<T> {
+  yield first;
+  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
 export type NotificationsService = ReturnType<typeof notificationsService>;

@@ -1,0 +1,94 @@
+/**
+ * The scale curve of a fan-out: one `notifications/send` to 10,000, 100,000 and 1,000,000
+ * connected iOS devices through a real server process and the APNs stand-in in its own process,
+ * each on a freshly seeded database: time to answer, drain rate end to end (until the stand-in has
+ * accepted every push), server CPU per delivery and the server's peak RSS, so that a reader sees
+ * how each cost grows with the audience. Prints one JSON line, keys named by size:
+ * `{"fanout_10k_answer_ms", "fanout_10k_per_s", "rss_peak_10k_mb", …, "fanout_1m_per_s",
+ * "fanout_1m_drain_vs_100k"}` (the last: the 1M drain rate over the 100k one).
+ *   bun scripts/bench/scale.ts [--binary dist/islet] [--sizes 10000,100000,1000000]
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { apnsKey } from '../../src/test-support/delivery-fixtures';
+import { spawnServer } from '../../src/test-support/spawn-server';
+import { seed } from './seed';
+import { round } from './stats';
+import { startStandinProcess } from './standin-process';
+
+const { values } = parseArgs({ options: { binary: { type: 'string' }, sizes: { type: 'string', default: '10000,100000,1000000' } } });
+const SIZES = values.sizes.split(',').map(Number);
+const KEY = 'sk_bench_fanout';
+const TEMPLATE = { slug: 'welcome', title: 'Hello {{ name }}', body: 'You have {{count}} new messages' };
+
+const now = () => performance.timeOrigin + performance.now();
+const status = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const cpuUs = (pid: number) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+};
+/** 10000 → "10k", 1000000 → "1m". */
+const label = (n: number) => (n >= 1_000_000 ? `${n / 1_000_000}m` : `${n / 1000}k`);
+
+const key = apnsKey();
+const standin = await startStandinProcess([key]);
+const figures: Record<string, number> = {};
+try {
+  for (const devices of SIZES) {
+    const dir = mkdtempSync(join(tmpdir(), 'islet-bench-scale-'));
+    try {
+      writeFileSync(join(dir, 'apns.p8'), key.key);
+      writeFileSync(join(dir, 'standin-ca.pem'), standin.ca);
+      const toml =
+        `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
+        `[security]\nallow_private_endpoints = true\n[plans.bench]\nlive_activities = true\n` +
+        `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEY}"\n[apps.apns]\nbundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\n` +
+        `key_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
+      const seededAt = now();
+      seed(dir, toml, { fanout: devices, starts: 0 });
+      console.error(`scale ${label(devices)}: seeded in ${Math.round(now() - seededAt)} ms`);
+      Object.assign(figures, await measure(dir, toml, devices));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  const drain = (n: number) => figures[`fanout_${label(n)}_per_s`];
+  if (drain(1_000_000) && drain(100_000)) figures.fanout_1m_drain_vs_100k = round(drain(1_000_000)! / drain(100_000)!, 2);
+  console.log(JSON.stringify(figures));
+} finally {
+  await standin.stop();
+}
+
+async function measure(dir: string, toml: string, devices: number): Promise<Record<string, number>> {
+  const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined);
+  try {
+    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = (await res.json()) as Record<string, unknown>;
+      if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    await call('/api/admin/apps/fanout/releases', { authorization: 'Bearer bench' }, { version: 1, status: 'Live', templates: [TEMPLATE] });
+    const rssBefore = status(server.proc.pid, 'VmRSS');
+    const base = standin.accepted();
+    const cpuBefore = cpuUs(server.proc.pid);
+    const sentAt = now();
+    const sent = await call('/api/apps/fanout/notifications/send', { 'x-service-key': KEY }, { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
+    const answerMs = now() - sentAt;
+    if (sent.messageCount !== devices) throw new Error(`expected ${devices} messages, got ${JSON.stringify(sent)}`);
+    const drainedMs = (await standin.waitFor(base + devices, 30 * 60_000)) - sentAt;
+    const n = label(devices);
+    const result = {
+      [`fanout_${n}_answer_ms`]: Math.round(answerMs),
+      [`fanout_${n}_per_s`]: Math.round(devices / (drainedMs / 1000)),
+      [`fanout_${n}_cpu_us_per_delivery`]: Math.round((cpuUs(server.proc.pid) - cpuBefore) / devices),
+      [`rss_peak_${n}_mb`]: Math.round(status(server.proc.pid, 'VmHWM')),
+    };
+    console.error(`scale ${n}: ${JSON.stringify(result)} (RSS before the send ${Math.round(rssBefore)} MB)`);
+    return result;
+  } finally {
+    await server.stop();
+  }
+}
