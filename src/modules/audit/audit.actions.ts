@@ -21,6 +21,22 @@ const pick =
 
 const clip = (value: unknown, max = 200) => (typeof value === 'string' && value.length > max ? `${value.slice(0, max)}…` : value);
 
+/**
+ * A webhook endpoint's change: its URL by origin only, since receivers often carry a secret in the
+ * path or query (Slack-style hook paths, `?token=`).
+ */
+function webhookSummary(body: Body): Record<string, unknown> {
+  const fields = pick('events', 'description')(body, undefined);
+  if (typeof body?.url !== 'string') return fields;
+  let origin: string;
+  try {
+    origin = new URL(body.url).origin;
+  } catch {
+    origin = 'invalid URL';
+  }
+  return { url: origin, ...fields };
+}
+
 /** Keyed by `METHOD route template` (the route as Elysia reports it). */
 export const AUDITED_ROUTES: Record<string, AuditAction> = {
   'POST /api/admin/apps': {
@@ -59,9 +75,9 @@ export const AUDITED_ROUTES: Record<string, AuditAction> = {
   'DELETE /api/admin/apps/:appId/releases/:version/templates/:slug': { action: 'template.delete' },
   'POST /api/admin/apps/:appId/webhooks': {
     action: 'webhook.create',
-    summarize: (body, answer) => ({ ...pick('url', 'events', 'description')(body, answer), id: (answer as { id?: string })?.id }),
+    summarize: (body, answer) => ({ ...webhookSummary(body), id: (answer as { id?: string })?.id }),
   },
-  'PATCH /api/admin/apps/:appId/webhooks/:id': { action: 'webhook.update', summarize: pick('url', 'events', 'description', 'enabled') },
+  'PATCH /api/admin/apps/:appId/webhooks/:id': { action: 'webhook.update', summarize: (body) => ({ ...webhookSummary(body), ...pick('enabled')(body, undefined) }) },
   'DELETE /api/admin/apps/:appId/webhooks/:id': { action: 'webhook.delete' },
   'POST /api/admin/apps/:appId/webhooks/:id/secret': { action: 'webhook.secret-rotate' },
   'POST /api/admin/apps/:appId/webhooks/:id/test': { action: 'webhook.test' },

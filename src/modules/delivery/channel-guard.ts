@@ -45,7 +45,15 @@ export class ChannelGuard {
     this.health.configure(options);
     this.holds = channelHoldsRepository(ctx.db);
     // Webhooks: channel.down when a channel goes down (channel.recovered: releaseRecovered).
-    this.health.onDown = (key, reason) => channelDown(ctx.db, key, reason, ctx.clock.now());
+    // Called from the worker's outcome path, which must not throw: a write that fails here (a full
+    // disk) loses the event, never the delivery's outcome nor the process.
+    this.health.onDown = (key, reason) => {
+      try {
+        channelDown(ctx.db, key, reason, ctx.clock.now());
+      } catch (e) {
+        ctx.logger.error('channel.down webhook event not written', { appId: key.appId, provider: key.provider, error: e instanceof Error ? e.message : String(e) });
+      }
+    };
   }
 
   /** At start: deliveries a previous process held for a down channel go again (health is not kept across restarts). */

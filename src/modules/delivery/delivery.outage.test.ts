@@ -30,6 +30,20 @@ const statuses = () => {
 };
 
 describe('delivery through an outage (channel health in the worker)', () => {
+  test('a channel.down webhook event that cannot be written (full disk) costs the event, not the outcomes or the worker', async () => {
+    await setup();
+    const hook = await h.admin('POST', '/api/admin/apps/demo/webhooks', { url: 'http://127.0.0.1:9/hook' });
+    expect(hook.status).toBe(201);
+    h.ctx.db.$client.run(`CREATE TRIGGER fail_webhook_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END`);
+    const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    await apns.goAway();
+    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await engine.drain();
+    expect(statuses()).toEqual({ pending: 2, held: 3 });
+    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ state: 'down' }]);
+    expect(h.logs.some((l) => l.includes('channel.down webhook event not written'))).toBe(true);
+  });
+
   test('an unreachable provider takes the channel down: deliveries are held without spending attempts, one probe goes with backoff, and recovery drains at once', async () => {
     await setup();
     const devices = Array.from({ length: 40 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));

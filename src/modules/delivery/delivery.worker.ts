@@ -237,6 +237,13 @@ export class DeliveryWorker {
           this.count(row, route.transport, 'held');
           this.results.push(outcome.result);
         } else this.results.push(this.resultOf(row, route, app, outcome, gate));
+      })
+      .catch((e: unknown) => {
+        // A bug or a failing write while deciding the outcome: the delivery stays claimed and goes
+        // back to the queue at stop or the next start (at least once); the worker and process go on.
+        this.ctx.logger.error('deciding a delivery outcome failed', { id: row.id, error: e instanceof Error ? e.message : String(e) });
+      })
+      .finally(() => {
         this.inFlight--;
         this.settled?.();
       });
