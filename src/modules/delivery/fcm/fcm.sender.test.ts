@@ -30,18 +30,21 @@ test('with it, the same send is delivered', async () => {
   expect(outcome.kind).toBe('delivered');
 });
 
-test('a token_uri on a private address is refused even when the send endpoint passes', async () => {
+test('a token_uri on a refused address is refused even when the send endpoint passes', async () => {
   fcm = await startFcmStandin();
-  const account = { ...fcm.serviceAccount(), token_uri: 'https://10.0.0.1/token' };
-  const sender = new FcmSender({ clock: new FakeClock(), outbound: { allowPrivate: false } });
+  // Names under .test (never resolvable) through a fake resolver: the send endpoint passes as
+  // public, the token_uri resolves to loopback; no address outside this machine is ever named.
+  const account = { ...fcm.serviceAccount(), token_uri: 'https://oauth.islet.test/token' };
+  const resolve = async (host: string) => (host === 'fcm.islet.test' ? ['17.188.128.1'] : ['127.0.0.1']);
+  const sender = new FcmSender({ clock: new FakeClock(), outbound: { allowPrivate: false, resolve } });
   const outcome = await sender.send({
     appId: 'a',
     provider: 'fcm',
-    // A public address literal: checked without DNS, and never connected to (token_uri fails first).
-    url: 'https://17.0.0.1/v1/projects/p/messages:send',
+    url: 'https://fcm.islet.test/v1/projects/p/messages:send',
     headers: {},
     body: '{}',
     fcm: { serviceAccount: account },
   });
-  expect(outcome).toEqual({ kind: 'pause-channel', reason: 'token_uri must not be a private address; only public addresses are allowed unless [security] allow_private_endpoints = true' });
+  expect(outcome).toEqual({ kind: 'pause-channel', reason: 'token_uri host oauth.islet.test resolves to a loopback address; only public addresses are allowed unless [security] allow_private_endpoints = true' });
+  expect({ sends: fcm.requests.length, tokens: fcm.tokenExchanges }).toEqual({ sends: 0, tokens: 0 });
 });
