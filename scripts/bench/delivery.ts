@@ -3,7 +3,8 @@
  * The delivery worker alone, in this process (for profiling it with `bun --cpu-prof`): queues N iOS
  * notification deliveries with the outbox's `enqueue`, then times the worker draining them to the
  * APNs stand-in in a separate process. Prints `{"drain_per_s", "cpu_us_per_delivery", …}`.
- *   bun scripts/bench/delivery.ts [N=100000]
+ * `--inline` keeps claims and outcomes on this thread (the server runs them on the outbox thread).
+ *   bun scripts/bench/delivery.ts [N=100000] [--inline]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,8 +18,10 @@ import { createDeliveryEngine } from '../../src/modules/delivery/delivery.engine
 import { enqueue } from '../../src/modules/delivery/outbox';
 import { apnsKey, notificationContent } from '../../src/test-support/delivery-fixtures';
 import { startStandinProcess } from './standin-process';
+import { threadCpuDelta, threadCpuUs } from './stats';
 
-const n = Number(process.argv[2] ?? 100_000);
+const n = Number(process.argv.slice(2).find((a) => !a.startsWith('--')) ?? 100_000);
+const outboxThread = !process.argv.includes('--inline');
 const key = apnsKey();
 const standin = await startStandinProcess([key]);
 const { url, ca } = standin;
@@ -55,19 +58,28 @@ try {
   client.transaction(() => enqueue(ctx.db, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }))();
   const enqueueMs = performance.now() - queuedAt;
 
-  const engine = createDeliveryEngine(ctx);
+  const engine = createDeliveryEngine(ctx, { outboxThread });
   const cpuBefore = process.cpuUsage();
+  const threadsBefore = threadCpuUs();
+  const standinBefore = threadCpuUs(standin.pid);
   const started = performance.now();
   await engine.drain();
   const drainMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  // Before stop, which ends the outbox thread.
+  const threads = threadCpuDelta(threadsBefore, threadCpuUs());
+  const standinUs = Object.values(threadCpuDelta(standinBefore, threadCpuUs(standin.pid))).reduce((a, b) => a + b, 0);
   await engine.stop();
 
   const delivered = client.query<{ n: number }, []>(`SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'`).get()!.n;
   if (delivered !== n) throw new Error(`only ${delivered} of ${n} delivered`);
   ctx.db.$client.close();
   console.log(
-    JSON.stringify({ drain_per_s: Math.round(n / (drainMs / 1000)), cpu_us_per_delivery: Math.round((cpu.user + cpu.system) / n), n, drain_ms: Math.round(drainMs), enqueue_ms: Math.round(enqueueMs) }),
+    JSON.stringify({ outbox_thread: outboxThread, drain_per_s: Math.round(n / (drainMs / 1000)), cpu_us_per_delivery: Math.round((cpu.user + cpu.system) / n),
+      main_thread_cpu_us_per_delivery: Math.round((threads.bun ?? 0) / n),
+      outbox_thread_cpu_us_per_delivery: Math.round((threads.Worker ?? 0) / n),
+      standin_cpu_us_per_delivery: Math.round(standinUs / n),
+      n, drain_ms: Math.round(drainMs), enqueue_ms: Math.round(enqueueMs) }),
   );
 } finally {
   await standin.stop();

@@ -8,6 +8,8 @@ import type { StandinKey } from '../../src/test-support/apns-standin';
 import type { FaultSettings } from '../../src/test-support/fault-injection';
 
 export interface StandinProcess {
+  /** Its process id (benchmarks read its CPU time). */
+  pid: number;
   url: string;
   /** PEM of its certificate, to trust as `ca`. */
   ca: string;
@@ -64,6 +66,7 @@ export async function startStandinProcess(keys: StandinKey[], options: { seed?: 
   }
 
   return {
+    pid: proc.pid,
     url,
     ca,
     accepted: () => progress.accepted,

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
 /** The median of the figures (the upper one of the middle two for an even count). */
 export function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -5,3 +7,29 @@ export function median(xs: number[]): number {
 
 /** x rounded to `digits` decimals. */
 export const round = (x: number, digits = 0): number => Math.round(x * 10 ** digits) / 10 ** digits;
+
+/**
+ * CPU time (user + system) each thread of a process used so far, in µs, by thread id, with the
+ * thread's name ("bun" is the main thread, "Worker" a worker thread). Linux clock ticks are 10 ms.
+ */
+export function threadCpuUs(pid: number | 'self' = 'self'): Map<string, { name: string; us: number }> {
+  const threads = new Map<string, { name: string; us: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(tid, { name, us: (Number(fields[11]) + Number(fields[12])) * 10_000 });
+    } catch {
+      // The thread ended meanwhile.
+    }
+  }
+  return threads;
+}
+
+/** CPU µs per thread name used between two `threadCpuUs` readings (threads started meanwhile count from 0). */
+export function threadCpuDelta(before: Map<string, { name: string; us: number }>, after: Map<string, { name: string; us: number }>): Record<string, number> {
+  const byName: Record<string, number> = {};
+  for (const [tid, t] of after) byName[t.name] = (byName[t.name] ?? 0) + t.us - (before.get(tid)?.us ?? 0);
+  return byName;
+}

@@ -32,6 +32,28 @@ describe('group commit', () => {
     expect(db.$client.inTransaction).toBe(false);
   });
 
+  test('a group holds the write lock from its first read, so a second writer (the outbox thread) cannot commit between its reads and writes', async () => {
+    const other = openDatabase(join(dir, 'islet.db'));
+    other.$client.exec('PRAGMA busy_timeout = 0');
+    let otherError: unknown;
+    try {
+      await groupCommit(db.$client)(() => {
+        keys();
+        try {
+          other.$client.run("INSERT INTO meta (key, value) VALUES ('k-other', 'v')");
+        } catch (e) {
+          otherError = e;
+        }
+        // Deferred, this write would now fail with SQLITE_BUSY_SNAPSHOT had the other one committed.
+        put('k-group')();
+      });
+    } finally {
+      other.$client.close();
+    }
+    expect((otherError as { code?: string } | undefined)?.code).toBe('SQLITE_BUSY');
+    expect(keys()).toEqual(['k-group']);
+  });
+
   test('a write that throws is rolled back alone; the others of its group are committed', async () => {
     const write = groupCommit(db.$client);
     const outcomes = await Promise.allSettled([

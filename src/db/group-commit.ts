@@ -42,7 +42,10 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
             outcomes.push({ ok: false, value: error });
           }
         }
-      })();
+        // IMMEDIATE: the write lock is taken before the first read. The delivery worker's outbox
+        // thread writes through a connection of its own; a deferred transaction that read before
+        // it committed could not write afterwards (SQLITE_BUSY_SNAPSHOT, no busy wait).
+      }).immediate();
     } catch (error) {
       storage?.failed(lost ?? error);
       for (const job of jobs) job.reject(lost ?? error);

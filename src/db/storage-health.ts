@@ -62,7 +62,7 @@ export class StorageHealth {
         this.client.run('CREATE TABLE islet_storage_probe (filler BLOB)');
         this.client.run('INSERT INTO islet_storage_probe VALUES (zeroblob(16384))');
         this.client.run('DROP TABLE islet_storage_probe');
-      })();
+      }).immediate();
       this.succeeded();
     } catch (e) {
       this.failed(e);

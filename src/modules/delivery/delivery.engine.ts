@@ -1,7 +1,10 @@
 import type { AppContext } from '../../context';
 import { ApnsClient } from './apns/apns.client';
 import { isletMetrics } from '../metrics/metrics';
+import { deliveryRepository } from './delivery.repository';
 import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
+import { inlineStore } from './outbox-store';
+import { OutboxThread } from './outbox-thread';
 import { FcmSender } from './fcm/fcm.sender';
 import { SimulatorTransport } from './simulator.transport';
 import type { Transports } from './transport';
@@ -11,6 +14,11 @@ export interface DeliveryEngineOptions extends WorkerOptions {
   transports?: Partial<Transports>;
   /** Real time `stop` lets sends in flight finish before closing connections. */
   stopTimeoutMs?: number;
+  /**
+   * Claim and record deliveries on a worker thread of their own (outbox-thread.ts), so this
+   * thread only drives HTTP/2 and the API. The server sets it; a database in memory never has one.
+   */
+  outboxThread?: boolean;
 }
 
 export interface DeliveryEngine {
@@ -31,7 +39,10 @@ export interface DeliveryEngine {
  * @example const engine = createDeliveryEngine(ctx); engine.start(); … await engine.stop();
  */
 export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOptions = {}): DeliveryEngine {
-  const { transports: overrides, stopTimeoutMs = 10_000, ...workerOptions } = options;
+  const { transports: overrides, stopTimeoutMs = 10_000, outboxThread = false, ...workerOptions } = options;
+  const { path, max_size_mb: maxSizeMb } = ctx.config.database;
+  if (outboxThread && path !== ':memory:')
+    workerOptions.store ??= new OutboxThread(inlineStore(deliveryRepository(ctx.db)), { path, maxSizeMb }, ctx.logger);
   const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
   const transports: Transports = {
     apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger, outbound }),

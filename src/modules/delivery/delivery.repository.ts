@@ -22,7 +22,16 @@ export interface DeliveryResult {
   /** The first body sent for this message, recorded once on the message (sentPayload then leaves it out where it is the same). */
   messageBody?: { messageId: number; body: string };
   /** The provider refused the app's credentials (only those still stored: `sealed`). */
-  pauseChannel?: { appId: string; provider: 'apns' | 'fcm'; reason: string; sealed: string | null };
+  pauseChannel?: PausedChannel;
+}
+
+/** A channel whose credentials the provider refused: paused until they change. */
+export interface PausedChannel {
+  appId: string;
+  provider: 'apns' | 'fcm';
+  reason: string;
+  /** Only these stored credentials are paused (not ones changed meanwhile). */
+  sealed: string | null;
 }
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
@@ -93,16 +102,16 @@ export function deliveryRepository(db: Db) {
       return client.transaction(() => {
         const ids = claimIds.all(now, now, limit);
         return ids.length === 0 ? [] : claimedRows.all(JSON.stringify(ids.map((r) => r.id)));
-      })();
+      }).immediate();
     },
 
     /**
      * Writes outcomes and their side effects (invalid tokens, paused channels) in one transaction.
      * Returns the channels this paused (not those already paused).
      */
-    record(results: DeliveryResult[], now: number): NonNullable<DeliveryResult['pauseChannel']>[] {
+    record(results: DeliveryResult[], now: number): PausedChannel[] {
       return client.transaction(() => {
-        const paused: NonNullable<DeliveryResult['pauseChannel']>[] = [];
+        const paused: PausedChannel[] = [];
         const invalidated: number[] = [];
         for (const r of results) {
           if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
@@ -119,7 +128,7 @@ export function deliveryRepository(db: Db) {
         // Webhooks (delivery.failed, device.token_invalidated), committed with the outcomes.
         deliveryOutcomes(db, results, invalidated, now);
         return paused;
-      })();
+      }).immediate();
     },
 
     /** Deliveries parked on a channel that is no longer paused become due now. */

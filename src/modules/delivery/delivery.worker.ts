@@ -11,6 +11,7 @@ import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
 import { notifyChanged, onQueued } from './outbox';
+import { inlineStore, type OutboxStore } from './outbox-store';
 import type { Outcome, Transports } from './transport';
 
 export interface WorkerOptions {
@@ -29,6 +30,8 @@ export interface WorkerOptions {
   health?: ChannelHealthOptions;
   /** Jitter source, [0, 1). */
   random?: () => number;
+  /** Where claims and outcomes are written: this thread's connection unless given (outbox-thread.ts). */
+  store?: OutboxStore;
 }
 
 type SendRoute = Extract<Route, { action: 'send' }>;
@@ -43,7 +46,8 @@ export class DeliveryWorker {
   private readonly repo;
   private readonly apps;
   private readonly router = new DeliveryRouter();
-  private readonly options: Required<WorkerOptions>;
+  private readonly options: Required<Omit<WorkerOptions, 'store'>>;
+  private readonly store: OutboxStore;
   private readonly limiters = new Map<string, Semaphore>();
   private readonly credentials = new Map<string, unknown>();
   /**
@@ -54,6 +58,8 @@ export class DeliveryWorker {
   /** Claimed and not yet written back. */
   private readonly claimed = new Set<number>();
   private results: DeliveryResult[] = [];
+  /** The write of outcomes under way (one at a time). */
+  private writing: Promise<number> | undefined;
   private inFlight = 0;
   /** Real time of the last write of outcomes. */
   private flushedAt = performance.now();
@@ -79,6 +85,8 @@ export class DeliveryWorker {
   ) {
     this.repo = deliveryRepository(ctx.db);
     this.apps = { repo: appsRepository(ctx.db), service: appsService(ctx) };
+    const { store, ...rest } = options;
+    this.store = store ?? inlineStore(this.repo);
     this.options = {
       // 200, not more: claiming, routing and recording a batch holds the event loop (about 3 ms
       // for 200 simulator deliveries), which API requests then wait for.
@@ -90,7 +98,7 @@ export class DeliveryWorker {
       backoff: DEFAULT_BACKOFF,
       health: {},
       random: Math.random,
-      ...options,
+      ...rest,
     };
     this.guard = new ChannelGuard(ctx, this.options.random, this.options.health);
     this.storage = storageHealth(ctx.db.$client, ctx.logger);
@@ -144,10 +152,11 @@ export class DeliveryWorker {
     await this.loop;
     await this.running;
     this.flushRetryAt = 0;
-    this.flush();
+    await this.flushAll();
     const left = [...this.claimed];
     if (left.length > 0) this.repo.release(left, this.ctx.clock.now());
     this.claimed.clear();
+    await this.store.close();
   }
 
   /** Stops claiming; sends in flight go on. */
@@ -175,7 +184,8 @@ export class DeliveryWorker {
       const room = this.options.maxInFlight - this.inFlight;
       // While outcomes cannot be written (disk full), nothing more is claimed: they would pile up in memory.
       const mayClaim = !this.stopping && this.flushFailures === 0 && (room >= batch || this.inFlight === 0);
-      const rows = mayClaim ? this.repo.claim(this.ctx.clock.now(), batch) : [];
+      // Sends in flight go on while the claim runs (on the outbox thread, when there is one).
+      const rows = mayClaim ? await this.store.claim(this.ctx.clock.now(), batch) : [];
       claimedTotal += rows.length;
       if (rows.length > 0) {
         this.dispatch(rows);
@@ -184,14 +194,14 @@ export class DeliveryWorker {
         await new Promise((resolve) => setImmediate(resolve));
       }
       // Big batches for throughput, but a trickle is written within a moment too (the console shows it).
-      if (this.results.length >= this.options.flushSize || (this.results.length > 0 && performance.now() - this.flushedAt > 200)) this.flush();
+      if (this.results.length >= this.options.flushSize || (this.results.length > 0 && performance.now() - this.flushedAt > 200)) void this.flush();
       if (rows.length > 0 && this.options.maxInFlight - this.inFlight >= batch) continue;
       if (this.inFlight > 0) {
         await this.nextSettle();
         continue;
       }
       // Nothing in flight and nothing claimed: write what is left; stop unless that made more due.
-      const wrote = this.flush();
+      const wrote = await this.flushAll();
       if (rows.length === 0 && (wrote === 0 || this.stopping)) break;
     }
     return claimedTotal;
@@ -349,15 +359,34 @@ export class DeliveryWorker {
     return { sentPayload: recordedRequest(route.request), messageBody: { messageId: row.messageId, body } };
   }
 
+  /**
+   * Starts writing the outcomes gathered so far, unless a write is under way (then the next one
+   * takes them). Resolves with the number written; never rejects.
+   */
+  private flush(): Promise<number> {
+    if (this.writing) return this.writing;
+    const writing = this.write().finally(() => {
+      if (this.writing === writing) this.writing = undefined;
+    });
+    return (this.writing = writing);
+  }
+
+  /** Waits for the write under way, then writes whatever is left. */
+  private async flushAll(): Promise<number> {
+    let written = 0;
+    while (this.writing) written += await this.writing;
+    return written + (await this.flush());
+  }
+
   /** Writes the outcomes gathered so far; on a database error they are kept for the next try. */
-  private flush(): number {
+  private async write(): Promise<number> {
     if (this.results.length === 0 || performance.now() < this.flushRetryAt) return 0;
     const batch = this.results;
     this.results = [];
     this.flushedAt = performance.now();
+    let paused;
     try {
-      for (const p of this.repo.record(batch, this.ctx.clock.now()))
-        this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
+      paused = await this.store.record(batch, this.ctx.clock.now());
     } catch (e) {
       this.results = batch.concat(this.results);
       this.flushFailures++;
@@ -366,11 +395,17 @@ export class DeliveryWorker {
         this.ctx.logger.error('writing delivery outcomes failed; kept to write again', { error: e instanceof Error ? e.message : String(e), count: this.results.length });
       return 0;
     }
+    for (const p of paused)
+      this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
     this.flushFailures = 0;
     this.storage.succeeded();
     for (const r of batch) this.claimed.delete(r.id);
     this.releaseRecovered();
-    notifyChanged(this.ctx.db);
+    try {
+      notifyChanged(this.ctx.db);
+    } catch (e) {
+      this.ctx.logger.error('a listener of delivery changes failed', { error: e instanceof Error ? e.message : String(e) });
+    }
     return batch.length;
   }
 

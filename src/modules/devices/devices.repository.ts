@@ -154,7 +154,7 @@ export function devicesRepository(db: Db) {
         tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);
         if (input.pushToStartToken && input.platform === 'ios') tokens.report(appId, 'apns_push_to_start', input.pushToStartToken, device.id, device.environment, now);
         return { device: asView(oneWithTokens.get(appId, device.id)!), created: !existing };
-      });
+      }, { behavior: 'immediate' });
     },
 
     find(appId: string, id: string): DeviceWithTokens | undefined {

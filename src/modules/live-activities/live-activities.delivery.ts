@@ -100,7 +100,7 @@ export function endActivities(db: Db, rows: readonly ActivityRow[], options: End
     // Webhooks: live_activity.ended, committed with the end.
     activitiesEnded(db, ended, options.now);
     return ended;
-  })();
+  }).immediate();
 }
 
 /**

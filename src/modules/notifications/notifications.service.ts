@@ -63,7 +63,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService,
         if (first.done) return { messageCount: 0 };
         const { deliveries } = enqueue(db, { appId, content, targets: startingWith(first.value, targets), now: clock.now() });
         return { messageCount: deliveries };
-      });
+      }, { behavior: 'immediate' });
     },
   };
 }

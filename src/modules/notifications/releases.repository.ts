@@ -78,7 +78,7 @@ export function releasesRepository(db: Db) {
             .values(templates.map((t) => templateRow(release.appId, release.version, t, release.createdAt)))
             .run();
         }
-      });
+      }, { behavior: 'immediate' });
     },
 
     /** Sets a release's status; making one Live archives the app's previous Live release with it. */
@@ -89,7 +89,7 @@ export function releasesRepository(db: Db) {
           .set({ status, updatedAt: now })
           .where(and(eq(releases.appId, appId), eq(releases.version, version)))
           .run();
-      });
+      }, { behavior: 'immediate' });
     },
 
     /** Creates or replaces a template; true when it was created. Touches the release's updatedAt. */
@@ -110,7 +110,7 @@ export function releasesRepository(db: Db) {
           .run();
         touch(tx, appId, version, now);
         return existed === undefined;
-      });
+      }, { behavior: 'immediate' });
     },
 
     /** Removes a template; false when there was none. */
@@ -123,7 +123,7 @@ export function releasesRepository(db: Db) {
           .all();
         if (removed.length > 0) touch(tx, appId, version, now);
         return removed.length > 0;
-      });
+      }, { behavior: 'immediate' });
     },
   };
 }

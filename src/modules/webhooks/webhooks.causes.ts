@@ -68,11 +68,11 @@ interface Channel {
 
 /** `channel.down`: the delivery worker found a provider endpoint unreachable; its deliveries are held. */
 export function channelDown(db: Db, key: Channel, reason: string, now: number): void {
-  db.$client.transaction(() => emitWebhook(db, key.appId, 'channel.down', { provider: key.provider, endpoint: key.endpoint, reason, since: isoTime(now) }, now))();
+  db.$client.transaction(() => emitWebhook(db, key.appId, 'channel.down', { provider: key.provider, endpoint: key.endpoint, reason, since: isoTime(now) }, now)).immediate();
 }
 
 /** `channel.recovered`: the endpoint answered again; the deliveries held for it were released. */
 export function channelRecovered(db: Db, key: Channel, at: { downSince: number; released: number }, now: number): void {
   const data = { provider: key.provider, endpoint: key.endpoint, downSince: isoTime(at.downSince), downSeconds: Math.round((now - at.downSince) / 1000), released: at.released };
-  db.$client.transaction(() => emitWebhook(db, key.appId, 'channel.recovered', data, now))();
+  db.$client.transaction(() => emitWebhook(db, key.appId, 'channel.recovered', data, now)).immediate();
 }

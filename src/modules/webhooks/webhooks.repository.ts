@@ -123,7 +123,7 @@ export function webhooksRepository(db: Db) {
       return client.transaction(() => {
         const ids = claimIds.all(now, limit);
         return ids.length === 0 ? [] : claimed.all(JSON.stringify(ids.map((r) => r.id)));
-      })();
+      }).immediate();
     },
 
     /**
@@ -144,7 +144,7 @@ export function webhooksRepository(db: Db) {
         if (next.disableReason) disable.run(next.disableReason, result.at, d.endpointId);
         // Also after a send that was in flight when another attempt disabled the endpoint.
         giveUp.run(result.at, d.endpointId);
-      })();
+      }).immediate();
     },
 
     /** At start: what a previous process was sending is due again (receivers deduplicate by webhook-id). */
@@ -161,7 +161,7 @@ export function webhooksRepository(db: Db) {
           client
             .query(`DELETE FROM webhook_events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`)
             .run(eventsBefore).changes,
-      )();
+      ).immediate();
     },
   };
 }

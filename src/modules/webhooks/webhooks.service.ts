@@ -124,7 +124,7 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
       const now = ctx.clock.now();
       const eventId = ctx.db.$client.transaction(() =>
         writeEvent(ctx.db, appId, TEST_EVENT, { endpointId: id, message: 'a test event sent from Islet' }, [id], now),
-      )();
+      ).immediate();
       return { eventId };
     },
 

@@ -40,7 +40,7 @@ export function expireIosActivities(ctx: AppContext, now: number): number {
       dismissalAt: (a) => a.startedAt + IOS_MAX_VISIBLE_MS,
       now,
     });
-  })();
+  }).immediate();
   if (due.size > 0 || ended.length > 0) ctx.logger.info('ios activities expired', { instances: due.size, count: ended.length });
   return ended.length;
 }

@@ -39,7 +39,7 @@ export function emitQuotaEvents(ctx: AppContext, now: number): void {
           },
           now,
         );
-      })();
+      }).immediate();
     }
   }
 }

@@ -40,7 +40,7 @@ export function retentionJob(ctx: AppContext): Job {
         idempotencyKeys: idempotencyKeys.prune(now - IDEMPOTENCY_TTL_MS),
         // Events of the billing period stay: quota events are sent once a period.
         webhooks: webhooks.prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
-      }))();
+      })).immediate();
       if (Object.values(removed).some((n) => n > 0)) ctx.logger.info('retention', removed);
     },
   };
