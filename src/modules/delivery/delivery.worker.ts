@@ -331,9 +331,11 @@ export class DeliveryWorker {
   /**
    * What a delivery records of its request: the first delivery of a message records the body on
    * the message too (written with its outcome, so before any that leave it out); later ones that
-   * sent the same body leave it out of their own record.
+   * sent the same body leave it out of their own record. APNs bodies only: an FCM body names the
+   * device's registration token (message.token), which the message must not keep.
    */
   private recorded(row: ClaimedDelivery, route: SendRoute): Pick<DeliveryResult, 'sentPayload' | 'messageBody'> {
+    if (route.request.provider !== 'apns') return { sentPayload: recordedRequest(route.request) };
     let known = this.messageBodies.get(row.messageId);
     if (known === undefined) {
       // A fan-out's batches share a few messages; the map stays small.
