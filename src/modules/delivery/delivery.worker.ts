@@ -358,8 +358,9 @@ export class DeliveryWorker {
     this.results = [];
     this.flushedAt = performance.now();
     try {
-      for (const p of this.repo.record(batch, this.ctx.clock.now()))
-        this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
+      const { paused, superseded } = this.repo.record(batch, this.ctx.clock.now());
+      for (const p of paused) this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
+      for (const s of superseded) this.metrics.deliveries.inc({ app: s.appId, provider: s.provider ?? 'none', kind: 'la_update', outcome: 'superseded' });
     } catch (e) {
       this.results = batch.concat(this.results);
       this.flushFailures++;
