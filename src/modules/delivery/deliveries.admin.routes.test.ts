@@ -207,4 +207,14 @@ describe('GET /metrics', () => {
     expect(after).toContain('islet_http_requests_total{method="GET",route="/metrics",status="200"} 1');
     expect(after).toContain('islet_http_requests_total{method="POST",route="/api/admin/apps",status="201"} 2');
   });
+
+  test('updates superseded when a newer one is queued count as superseded', async () => {
+    const { pixel, activity } = await setup();
+    const metrics = async () => (await h.request('GET', '/metrics')).body as string;
+    expect(await metrics()).not.toContain('outcome="superseded"');
+    // The update held in setup and a pending one are replaced by the newest.
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '80' }), [pixel.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
+    expect(await metrics()).toContain('islet_deliveries_total{app="demo",provider="none",kind="la_update",outcome="superseded"} 2');
+  });
 });
