@@ -131,7 +131,8 @@ export function onQueued(db: Db, listener: () => void): () => void {
   return () => void set.delete(listener);
 }
 
-function notifyQueued(db: Db): void {
+/** Tells the worker (and the console) that deliveries were made due by a statement outside this file. */
+export function notifyQueued(db: Db): void {
   listeners.get(db)?.forEach((listener) => listener());
   notifyChanged(db);
 }
