@@ -70,13 +70,16 @@ export function deliveryRepository(db: Db) {
   // Latest wins (outbox.ts supersede): an update that was in flight when a newer update or end of
   // its activity was queued for the device, and comes back to wait (a retry, a down channel), would
   // otherwise go after the newer one. APNs ignores older timestamps; an Android phone would show it.
+  // A newer message's deliveries were written after this one's, so `newer.id > id` makes the lookup a
+  // range of deliveries_activity (activity_id, rowid): only the activity's later deliveries are read.
   const supersedeStale = client.query<{ appId: string; provider: string | null }, [number, number]>(
     `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = ?1
       WHERE id = ?2 AND status IN ('pending', 'held')
         AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
         AND EXISTS (SELECT 1 FROM deliveries newer JOIN messages m ON m.id = newer.message_id
-                     WHERE newer.activity_id = deliveries.activity_id AND newer.device_id = deliveries.device_id
-                       AND newer.message_id > deliveries.message_id AND m.kind IN ('la_update', 'la_end'))
+                     WHERE newer.activity_id = deliveries.activity_id AND newer.id > deliveries.id
+                       AND newer.device_id = deliveries.device_id AND newer.message_id > deliveries.message_id
+                       AND m.kind IN ('la_update', 'la_end'))
       RETURNING app_id AS appId, provider`,
   );
   const setMessageBody = client.query<never, [string, number]>(`UPDATE messages SET sent_body = ? WHERE id = ? AND sent_body IS NULL`);
