@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,13 +67,18 @@ describe('command line', () => {
     expect(again.stdout.toString()).toContain('db/x.db is up to date');
   });
 
-  test('demo creates the demo app beside a running server, which delivers it; a second run exits 1', async () => {
+  test('demo creates the demo app beside a running server, which delivers it, and leaves its Idempotency-Keys in flight alone; a second run exits 1', async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
     const config = `[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n`;
     const server = await startServer(config);
+    // A request of the running server holds this key while the demo runs.
+    const db = new Database(join(dir, 'i.db'));
+    const running = () => db.query<{ state: string }, []>(`SELECT state FROM idempotency_keys WHERE key = 'in-flight'`).get()?.state;
     try {
+      db.run(`INSERT INTO idempotency_keys (app_id, key, fingerprint, state, created_at) VALUES ('other', 'in-flight', 'f', 'running', ${Date.now()})`);
       const res = run(['demo', '--config', 'islet.toml']);
       expect({ code: res.exitCode, err: res.stderr.toString() }).toEqual({ code: 0, err: '' });
+      expect(running()).toBe('running');
       const out = res.stdout.toString();
       expect(out).toContain('Demo app "demo" created');
       const appSecret = /App Secret\s+(sk_\S+)/.exec(out)?.[1];
@@ -90,6 +96,7 @@ describe('command line', () => {
       expect(again.exitCode).toBe(1);
       expect(again.stderr.toString()).toContain('app demo already exists');
     } finally {
+      db.close();
       await server.stop();
     }
   });

@@ -6,6 +6,7 @@ import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
+import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
 export interface RunningServer {
@@ -22,8 +23,14 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts listening with the application built from `ctx`. */
+/**
+ * Starts listening with the application built from `ctx`. Called by `serve` once it holds the
+ * database's instance lock: only the process that owns the database recovers what a stopped one left.
+ */
 export function startServer(ctx: AppContext, options: { migrationsFolder?: string } = {}): RunningServer {
+  // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
+  // in createApp: `islet demo` beside a running server builds the services too.
+  idempotencyRepository(ctx.db).releaseAllRunning();
   const app = createApp(ctx, options);
   const headers = securityHeaders(ctx.config.server.public_url);
   const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);

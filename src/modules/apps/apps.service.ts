@@ -3,6 +3,7 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { generateSecret, sha256Hex } from '../../lib/secrets';
 import type { AppContext } from '../../context';
+import { channelCredentialsChanged } from '../delivery/channel-reset';
 import { appsRepository, type AppRow } from './apps.repository';
 import type { ApnsCredentials, FcmCredentials } from './credentials';
 
@@ -94,23 +95,32 @@ export function appsService(ctx: AppContext) {
       };
     },
 
-    /** Stores APNs credentials (or removes them with undefined); new credentials resume a paused channel. */
+    /**
+     * Stores APNs credentials (or removes them with undefined); new credentials resume a paused
+     * channel, and release what was held for its down endpoints (channel-reset.ts).
+     */
     setApns(id: string, creds: ApnsCredentials | undefined) {
       get(id);
-      repo.update(id, {
-        apnsSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null,
-        apnsPausedReason: null,
-        updatedAt: clock.now(),
-      });
+      ctx.db.$client.transaction(() => {
+        repo.update(id, {
+          apnsSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null,
+          apnsPausedReason: null,
+          updatedAt: clock.now(),
+        });
+        channelCredentialsChanged(ctx, id, 'apns');
+      }).immediate();
     },
 
     setFcm(id: string, creds: FcmCredentials | undefined) {
       get(id);
-      repo.update(id, {
-        fcmSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null,
-        fcmPausedReason: null,
-        updatedAt: clock.now(),
-      });
+      ctx.db.$client.transaction(() => {
+        repo.update(id, {
+          fcmSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null,
+          fcmPausedReason: null,
+          updatedAt: clock.now(),
+        });
+        channelCredentialsChanged(ctx, id, 'fcm');
+      }).immediate();
     },
 
     apns(row: AppRow): ApnsCredentials | undefined {

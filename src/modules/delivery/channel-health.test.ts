@@ -36,6 +36,30 @@ describe('channel health (state machine)', () => {
     expect(h.list()[0]!.nextProbeAt).toBe(clock.now() + 4000);
   });
 
+  test("forgetting an app's channels to a provider drops only those; a request that was in flight then says nothing more about them", () => {
+    const { clock, health: h } = health();
+    const sandbox = { ...key, endpoint: 'https://api.sandbox.push.apple.com' };
+    const fcm = { appId: 'a', provider: 'fcm' as const, endpoint: 'https://fcm.googleapis.com' };
+    const other = { ...key, appId: 'b' };
+    expect(h.admit(key, undefined, clock.now())).toEqual({ go: true, probe: false });
+    for (const k of [key, sandbox, fcm, other]) for (let i = 0; i < 3; i++) h.connectionFailed(k, 'refused', false);
+    h.forget('a', 'apns');
+    expect(h.list().map((c) => [c.appId, c.provider, c.state])).toEqual([
+      ['a', 'fcm', 'down'],
+      ['b', 'apns', 'down'],
+    ]);
+    // The request admitted before fails now: not counted.
+    expect(h.connectionFailed(key, 'refused', true)).toBe(false);
+    expect(h.list('a').map((c) => c.provider)).toEqual(['fcm']);
+    // A request sent after: counted again.
+    expect(h.admit(key, undefined, clock.now())).toEqual({ go: true, probe: false });
+    h.connectionFailed(key, 'refused', false);
+    expect(h.list('a').map((c) => [c.provider, c.state])).toEqual([
+      ['fcm', 'down'],
+      ['apns', 'degraded'],
+    ]);
+  });
+
   test('an answer ends an outage at once and says since when it was down', () => {
     const { clock, health: h } = health();
     for (let i = 0; i < 3; i++) h.connectionFailed(key, 'refused', false);

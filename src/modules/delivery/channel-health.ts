@@ -74,6 +74,8 @@ export class ChannelHealth {
   /** Told when a channel goes down (the delivery worker's guard sends the channel.down webhook). */
   onDown: (key: ChannelKey, reason: string) => void = () => {};
   private readonly channels = new Map<string, Channel>();
+  /** Channels forgotten (`forget`) and not sent to since: results of requests that were in flight then are ignored. */
+  private readonly forgotten = new Set<string>();
   private readonly tokens = new Map<string, number>();
   private downAfter!: number;
   private downAfterMs!: number;
@@ -109,6 +111,7 @@ export class ChannelHealth {
    * when it may be sent to.
    */
   admit(key: ChannelKey, token: string | undefined, now: number): Admission {
+    if (this.forgotten.size > 0) this.forgotten.delete(ChannelHealth.id(key));
     const c = this.channels.get(ChannelHealth.id(key));
     if (c?.state === 'down') {
       if (c.probeInFlight || now < c.nextProbeAt) return { go: false, hold: true };
@@ -159,6 +162,7 @@ export class ChannelHealth {
    * it (the delivery is then held instead of retried).
    */
   connectionFailed(key: ChannelKey, reason: string, probe: boolean): boolean {
+    if (this.isForgotten(key)) return false;
     const c = this.channel(key);
     const now = this.clock.now();
     if (c.failures++ === 0) c.failingSince = performance.now();
@@ -192,8 +196,9 @@ export class ChannelHealth {
    * isolated 503 among successes is retried on its own). Returns when the delivery may go again.
    */
   throttled(key: ChannelKey, reason: string, afterMs: number | undefined, random: () => number): number {
-    const c = this.channel(key);
     const now = this.clock.now();
+    if (this.isForgotten(key)) return now + (afterMs ?? Math.floor(random() * 1000));
+    const c = this.channel(key);
     c.throttles++;
     let wait = afterMs;
     if (wait === undefined && c.throttles >= this.slowAfter) wait = Math.min(60_000, 1000 * 2 ** Math.min(c.throttles - this.slowAfter, 6));
@@ -226,6 +231,23 @@ export class ChannelHealth {
       due.push(c.key);
     }
     return due;
+  }
+
+  /**
+   * Drops what is known of an app's channels to a provider (its credentials changed or were
+   * removed: an old endpoint may never be asked again). Requests in flight to them until now say
+   * nothing more about them.
+   */
+  forget(appId: string, provider: ChannelKey['provider']): void {
+    for (const [id, c] of this.channels) {
+      if (c.key.appId !== appId || c.key.provider !== provider) continue;
+      this.channels.delete(id);
+      this.forgotten.add(id);
+    }
+  }
+
+  private isForgotten(key: ChannelKey): boolean {
+    return this.forgotten.size > 0 && this.forgotten.has(ChannelHealth.id(key));
   }
 
   /** Whether any channel is down (the worker then looks for due probes). */

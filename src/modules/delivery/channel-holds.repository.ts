@@ -16,6 +16,10 @@ export function channelHoldsRepository(db: Db) {
     `UPDATE deliveries SET status = 'pending', next_attempt_at = ?1, updated_at = ?1
       WHERE id = (SELECT id FROM deliveries WHERE status = 'held' AND app_id = ?2 AND reason = ?3 ORDER BY next_attempt_at LIMIT 1)`,
   );
+  const releaseProvider = client.query(
+    `UPDATE deliveries SET status = 'pending', reason = NULL, next_attempt_at = ?1, updated_at = ?1
+      WHERE status = 'held' AND app_id = ?2 AND reason LIKE ?3`,
+  );
   const recover = client.query(
     `UPDATE deliveries SET status = 'pending', reason = NULL, next_attempt_at = ?1, updated_at = ?1
       WHERE status = 'held' AND reason LIKE '${CHANNEL_DOWN_PATTERN}'`,
@@ -31,6 +35,10 @@ export function channelHoldsRepository(db: Db) {
     /** Makes one held delivery of the channel due now, to serve as its probe. */
     releaseProbe(appId: string, reason: string, now: number): boolean {
       return releaseOne.run(now, appId, reason).changes > 0;
+    },
+    /** The app's credentials for the provider changed: whatever was held for any of its down channels is due now. */
+    releaseProvider(appId: string, provider: 'apns' | 'fcm', now: number): number {
+      return releaseProvider.run(now, appId, `${provider} channel down: %`).changes;
     },
     /** At start: channel health lives in memory, so whatever a previous process held for a down channel is due again. */
     recover(now: number): number {

@@ -76,6 +76,26 @@ describe('admin API: deliveries', () => {
     expect(stored[3]!.body).not.toEqual(stored[0]!.body);
   });
 
+  test('a mixed send whose first delivery goes to Android keeps no FCM token on the message; the iPhones after the first leave the body out', async () => {
+    h = createHarness();
+    await h.createApp({ id: 'demo' });
+    engine = createDeliveryEngine(h.ctx);
+    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const iphones = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    // Claimed in id order: the Pixel's delivery goes first.
+    const { messageId } = queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id, ...iphones.map((d) => d.id)]);
+    await engine.drain();
+
+    const stored = deliveryRows(h.ctx).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: { message?: { token?: string } } });
+    expect(stored[0]!.body?.message?.token).toBe(pixel.token);
+    expect(stored.map((p) => 'body' in p)).toEqual([true, true, false, false]);
+    const message = h.ctx.db.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
+    expect(message.sent_body).not.toContain(pixel.token);
+    expect(JSON.parse(message.sent_body)).toEqual(stored[1]!.body);
+    const shown = ((await h.admin('GET', '/api/admin/apps/demo/deliveries')).body.deliveries as { sentPayload: { body: unknown } }[]).reverse();
+    expect(shown.map((d) => d.sentPayload.body)).toEqual([stored[0]!.body, stored[1]!.body, stored[1]!.body, stored[1]!.body]);
+  });
+
   test('filters by the superseded status: an update replaced by a newer one before it went', async () => {
     const { pixel, activity } = await setup();
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
@@ -186,5 +206,15 @@ describe('GET /metrics', () => {
     // Requests are counted by route template, never by the path with its ids.
     expect(after).toContain('islet_http_requests_total{method="GET",route="/metrics",status="200"} 1');
     expect(after).toContain('islet_http_requests_total{method="POST",route="/api/admin/apps",status="201"} 2');
+  });
+
+  test('updates superseded when a newer one is queued count as superseded', async () => {
+    const { pixel, activity } = await setup();
+    const metrics = async () => (await h.request('GET', '/metrics')).body as string;
+    expect(await metrics()).not.toContain('outcome="superseded"');
+    // The update held in setup and a pending one are replaced by the newest.
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '80' }), [pixel.id]);
+    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
+    expect(await metrics()).toContain('islet_deliveries_total{app="demo",provider="none",kind="la_update",outcome="superseded"} 2');
   });
 });

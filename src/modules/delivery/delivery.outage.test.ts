@@ -100,6 +100,52 @@ describe('delivery through an outage (channel health in the worker)', () => {
     expect(JSON.parse(recovered!)).toMatchObject({ provider: 'apns', endpoint: apns.url, downSeconds: 7, waited: 40 });
   });
 
+  test('new credentials (another endpoint) release at once what was held for the old down channel, which is forgotten', async () => {
+    await setup();
+    const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    await apns.goAway();
+    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await engine.drain();
+    expect(statuses()).toEqual({ pending: 2, held: 3 });
+    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ endpoint: apns.url, state: 'down', held: 3 }]);
+
+    // The operator points the app at a host that answers (the old one never will again).
+    const key = apnsKey();
+    const fixed = await startApnsStandin({ keys: [key], clock: h.clock });
+    try {
+      const put = await h.admin('PUT', '/api/admin/apps/demo/apns', { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: fixed.url, ca: fixed.ca });
+      expect(put.status).toBe(200);
+      expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toEqual([]);
+      expect(deliveryRows(h.ctx).filter((r) => r.status === 'held')).toEqual([]);
+      expect(deliveryRows(h.ctx).filter((r) => r.next_attempt_at === h.clock.now())).toHaveLength(3);
+      h.clock.advance(500);
+      await engine.drain();
+      expect(statuses()).toEqual({ delivered: 5 });
+      expect(fixed.requests).toHaveLength(5);
+      expect(apns.requests).toHaveLength(0);
+    } finally {
+      await fixed.close();
+    }
+  });
+
+  test('removing the credentials releases what was held for the down channel to the simulator; the other provider is left alone', async () => {
+    await setup();
+    const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    await apns.goAway();
+    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await engine.drain();
+    expect(statuses()).toEqual({ pending: 2, held: 3 });
+    expect((await h.admin('DELETE', '/api/admin/apps/demo/fcm')).status).toBe(200);
+    expect(statuses()).toEqual({ pending: 2, held: 3 });
+    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ provider: 'apns', state: 'down' }]);
+
+    expect((await h.admin('DELETE', '/api/admin/apps/demo/apns')).status).toBe(200);
+    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toEqual([]);
+    h.clock.advance(500);
+    await engine.drain();
+    expect(deliveryRows(h.ctx).map((r) => [r.status, r.provider])).toEqual(Array(5).fill(['delivered', 'simulator']));
+  });
+
   test('a restart releases what a previous process held for a down channel', async () => {
     await setup();
     const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));

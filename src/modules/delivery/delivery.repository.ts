@@ -25,6 +25,14 @@ export interface DeliveryResult {
   pauseChannel?: PausedChannel;
 }
 
+/** What a record() did beyond writing the outcomes. */
+export interface RecordedOutcomes {
+  /** The channels it paused (not those already paused). */
+  paused: PausedChannel[];
+  /** The updates it superseded instead of putting them back to wait (for islet_deliveries_total). */
+  superseded: { appId: string; provider: string | null }[];
+}
+
 /** A channel whose credentials the provider refused: paused until they change. */
 export interface PausedChannel {
   appId: string;
@@ -76,6 +84,21 @@ export function deliveryRepository(db: Db) {
   const retried = client.query(
     `INSERT OR REPLACE INTO delivery_attempts (delivery_id, attempt, at, provider, provider_id, reason) VALUES (?, ?, ?, ?, ?, ?)`,
   );
+  // Latest wins (outbox.ts supersede): an update that was in flight when a newer update or end of
+  // its activity was queued for the device, and comes back to wait (a retry, a down channel), would
+  // otherwise go after the newer one. APNs ignores older timestamps; an Android phone would show it.
+  // A newer message's deliveries were written after this one's, so `newer.id > id` makes the lookup a
+  // range of deliveries_activity (activity_id, rowid): only the activity's later deliveries are read.
+  const supersedeStale = client.query<{ appId: string; provider: string | null }, [number, number]>(
+    `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = ?1
+      WHERE id = ?2 AND status IN ('pending', 'held')
+        AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
+        AND EXISTS (SELECT 1 FROM deliveries newer JOIN messages m ON m.id = newer.message_id
+                     WHERE newer.activity_id = deliveries.activity_id AND newer.id > deliveries.id
+                       AND newer.device_id = deliveries.device_id AND newer.message_id > deliveries.message_id
+                       AND m.kind IN ('la_update', 'la_end'))
+      RETURNING app_id AS appId, provider`,
+  );
   const setMessageBody = client.query<never, [string, number]>(`UPDATE messages SET sent_body = ? WHERE id = ? AND sent_body IS NULL`);
   const tokens = tokensRepository(db);
   const pause = {
@@ -107,17 +130,23 @@ export function deliveryRepository(db: Db) {
 
     /**
      * Writes outcomes and their side effects (invalid tokens, paused channels) in one transaction.
-     * Returns the channels this paused (not those already paused).
+     * Returns the channels this paused (not those already paused), and the updates it superseded
+     * instead of putting them back to wait (for islet_deliveries_total).
      */
-    record(results: DeliveryResult[], now: number): PausedChannel[] {
+    record(results: DeliveryResult[], now: number): RecordedOutcomes {
       return client.transaction(() => {
         const paused: PausedChannel[] = [];
+        const superseded: RecordedOutcomes['superseded'] = [];
         const invalidated: number[] = [];
         for (const r of results) {
           if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
           else {
             const written = update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id).changes > 0;
             if (written && r.status === 'pending' && r.provider !== null) retried.run(r.id, r.attempts, now, r.provider, r.providerId, r.reason);
+          }
+          if (r.status === 'pending' || r.status === 'held') {
+            const stale = supersedeStale.get(now, r.id);
+            if (stale) superseded.push(stale);
           }
           if (r.messageBody) setMessageBody.run(r.messageBody.body, r.messageBody.messageId);
           const t = r.invalidateToken;
@@ -127,7 +156,7 @@ export function deliveryRepository(db: Db) {
         }
         // Webhooks (delivery.failed, device.token_invalidated), committed with the outcomes.
         deliveryOutcomes(db, results, invalidated, now);
-        return paused;
+        return { paused, superseded };
       }).immediate();
     },
 

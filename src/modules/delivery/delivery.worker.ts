@@ -341,9 +341,11 @@ export class DeliveryWorker {
   /**
    * What a delivery records of its request: the first delivery of a message records the body on
    * the message too (written with its outcome, so before any that leave it out); later ones that
-   * sent the same body leave it out of their own record.
+   * sent the same body leave it out of their own record. APNs bodies only: an FCM body names the
+   * device's registration token (message.token), which the message must not keep.
    */
   private recorded(row: ClaimedDelivery, route: SendRoute): Pick<DeliveryResult, 'sentPayload' | 'messageBody'> {
+    if (route.request.provider !== 'apns') return { sentPayload: recordedRequest(route.request) };
     let known = this.messageBodies.get(row.messageId);
     if (known === undefined) {
       // A fan-out's batches share a few messages; the map stays small.
@@ -384,9 +386,9 @@ export class DeliveryWorker {
     const batch = this.results;
     this.results = [];
     this.flushedAt = performance.now();
-    let paused;
+    let recorded;
     try {
-      paused = await this.store.record(batch, this.ctx.clock.now());
+      recorded = await this.store.record(batch, this.ctx.clock.now());
     } catch (e) {
       this.results = batch.concat(this.results);
       this.flushFailures++;
@@ -395,8 +397,9 @@ export class DeliveryWorker {
         this.ctx.logger.error('writing delivery outcomes failed; kept to write again', { error: e instanceof Error ? e.message : String(e), count: this.results.length });
       return 0;
     }
-    for (const p of paused)
+    for (const p of recorded.paused)
       this.ctx.logger.warn('delivery channel paused until its credentials change', { appId: p.appId, provider: p.provider, reason: p.reason });
+    for (const s of recorded.superseded) this.metrics.deliveries.inc({ app: s.appId, provider: s.provider ?? 'none', kind: 'la_update', outcome: 'superseded' });
     this.flushFailures = 0;
     this.storage.succeeded();
     for (const r of batch) this.claimed.delete(r.id);

@@ -1,5 +1,5 @@
 import type { ClaimedDelivery } from './delivery.routing';
-import type { DeliveryRepository, DeliveryResult, PausedChannel } from './delivery.repository';
+import type { DeliveryRepository, DeliveryResult, RecordedOutcomes } from './delivery.repository';
 
 /**
  * The delivery worker's two statements on the outbox, asynchronous so they can run on another
@@ -8,7 +8,7 @@ import type { DeliveryRepository, DeliveryResult, PausedChannel } from './delive
  */
 export interface OutboxStore {
   claim(now: number, limit: number): Promise<ClaimedDelivery[]>;
-  record(results: DeliveryResult[], now: number): Promise<PausedChannel[]>;
+  record(results: DeliveryResult[], now: number): Promise<RecordedOutcomes>;
   close(): Promise<void>;
 }
 

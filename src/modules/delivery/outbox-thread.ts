@@ -1,6 +1,6 @@
 import type { Logger } from '../../lib/logger';
 import type { ClaimedDelivery } from './delivery.routing';
-import type { DeliveryResult, PausedChannel } from './delivery.repository';
+import type { DeliveryResult, RecordedOutcomes } from './delivery.repository';
 import type { OutboxStore } from './outbox-store';
 
 export type ThreadRequest = { id: number } & (
@@ -46,7 +46,7 @@ export class OutboxThread implements OutboxStore {
     return rows;
   }
 
-  record(results: DeliveryResult[], now: number): Promise<PausedChannel[]> {
+  record(results: DeliveryResult[], now: number): Promise<RecordedOutcomes> {
     return this.ready ? this.call({ op: 'record', results: JSON.stringify(results), now }) : this.inline.record(results, now);
   }
 

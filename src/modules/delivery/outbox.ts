@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database';
+import { deliveryOutcomes } from '../webhooks/webhooks.causes';
 import { WAITING_FOR_TOKEN } from './delivery.routing';
 import { messageKind, type MessageContent } from './message-content';
 
@@ -52,7 +53,9 @@ export function enqueue(
   // Targets may be streamed from a query (a large send): written as they come, INSERT_BATCH at a time.
   let batch: DeliveryTarget[] = [];
   let written = 0;
+  let failed = 0;
   for (const target of targets) {
+    if (target.status === 'failed') failed++;
     if (batch.push(target) < INSERT_BATCH) continue;
     client.query<never, (string | number | null)[]>(INSERT_MANY).run(...batch.flatMap(row));
     written += batch.length;
@@ -60,8 +63,22 @@ export function enqueue(
   }
   const single = client.query<never, (string | number | null)[]>(INSERT_ONE);
   for (const target of batch) single.run(...row(target));
+  if (failed > 0) failedAtEnqueue(db, input.appId, message.id, messageKind(input.content), failed, input.now);
   notifyQueued(db);
   return { messageId: message.id, deliveries: written + batch.length };
+}
+
+/**
+ * Deliveries that could not be sent at all (an iPhone without a push-to-start token at a start):
+ * told like the worker's failures, the delivery.failed webhook in the same transaction and
+ * islet_deliveries_total (provider none: decided without sending).
+ */
+function failedAtEnqueue(db: Db, appId: string, messageId: number, kind: DeliveryKind, count: number, now: number): void {
+  const rows = db.$client
+    .query<{ id: number; reason: string | null }, [number]>(`SELECT id, reason FROM deliveries WHERE message_id = ? AND status = 'failed'`)
+    .all(messageId);
+  deliveryOutcomes(db, rows.map((r) => ({ ...r, status: 'failed', attempts: 0 })), [], now);
+  notifySettled(db, { appId, provider: 'none', kind, outcome: 'failed', count });
 }
 
 /**
@@ -72,14 +89,17 @@ export function enqueue(
 function supersede(db: Db, activityId: string, targets: DeliveryTarget[], now: number): void {
   const devices = JSON.stringify(targets.map((t) => t.deviceId));
   // One statement per status, so each walks its own small partial index.
-  for (const status of ['pending', 'held'] as const)
-    db.$client
-      .query(
+  for (const status of ['pending', 'held'] as const) {
+    const superseded = db.$client
+      .query<{ appId: string; provider: string | null }, [number, string, string]>(
         `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = ?1
           WHERE activity_id = ?2 AND status = '${status}' AND device_id IN (SELECT value FROM json_each(?3))
-            AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'`,
+            AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
+          RETURNING app_id AS appId, provider`,
       )
-      .run(now, activityId, devices);
+      .all(now, activityId, devices);
+    for (const r of superseded) notifySettled(db, { appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
+  }
 }
 
 /**
@@ -111,9 +131,39 @@ export function onQueued(db: Db, listener: () => void): () => void {
   return () => void set.delete(listener);
 }
 
-function notifyQueued(db: Db): void {
+/** Tells the worker (and the console) that deliveries were made due by a statement outside this file. */
+export function notifyQueued(db: Db): void {
   listeners.get(db)?.forEach((listener) => listener());
   notifyChanged(db);
+}
+
+type DeliveryKind = ReturnType<typeof messageKind>;
+
+/** Deliveries that queueing settled without the worker (failed at once, or superseded), counted for islet_deliveries_total. */
+export interface SettledAtEnqueue {
+  appId: string;
+  provider: string;
+  kind: DeliveryKind;
+  outcome: 'failed' | 'superseded';
+  count: number;
+}
+
+const settledListeners = new WeakMap<Db, Set<(settled: SettledAtEnqueue) => void>>();
+
+/**
+ * Calls `listener` for deliveries queueing settled on this database (the metrics of the context
+ * count them, as the worker counts its outcomes). Runs inside the caller's transaction: a request
+ * whose transaction then rolls back (a failing disk) is counted all the same.
+ * Returns the function that removes the listener.
+ */
+export function onSettledAtEnqueue(db: Db, listener: (settled: SettledAtEnqueue) => void): () => void {
+  const set = settledListeners.get(db) ?? new Set();
+  settledListeners.set(db, set.add(listener));
+  return () => void set.delete(listener);
+}
+
+function notifySettled(db: Db, settled: SettledAtEnqueue): void {
+  settledListeners.get(db)?.forEach((listener) => listener(settled));
 }
 
 const changeListeners = new WeakMap<Db, Set<() => void>>();

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { createApp } from '../../app';
+import { startServer } from '../../server';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { activitiesPath, connect, count, progress } from '../live-activities/live-activities.fixtures';
 import { retentionJob } from '../scheduler/jobs/retention.job';
@@ -83,7 +85,7 @@ describe('Idempotency-Key on the public API', () => {
     expect((await withKey('k-7', 'POST', activitiesPath(appId), progress)).status).toBe(200);
   });
 
-  test('429 and 5xx answers release the key, so a retry runs; a restart releases keys left running', async () => {
+  test('429 and 5xx answers release the key, so a retry runs; only a server start releases keys left running, not a second app on the database', async () => {
     const idem = idempotency(h.ctx);
     for (const status of [429, 500, 503]) {
       const request = new Request(`http://islet.test${activitiesPath(appId)}`, { method: 'POST', headers: { 'idempotency-key': `r-${status}` } });
@@ -94,7 +96,16 @@ describe('Idempotency-Key on the public API', () => {
     const running = new Request(`http://islet.test${activitiesPath(appId)}`, { method: 'POST', headers: { 'idempotency-key': 'left' } });
     idem.begin(running, appId, progress);
     expect(idem.repo.find(appId, 'left')?.state).toBe('running');
-    idempotency(h.ctx);
-    expect(idem.repo.find(appId, 'left')).toBeUndefined();
+    // `islet demo` beside a running server builds the services on the same database: the key stays taken.
+    createApp({ ...h.ctx });
+    expect(idem.repo.find(appId, 'left')?.state).toBe('running');
+    h.ctx.config.server.host = '127.0.0.1';
+    h.ctx.config.server.port = 0;
+    const server = startServer(h.ctx);
+    try {
+      expect(idem.repo.find(appId, 'left')).toBeUndefined();
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -28,11 +28,10 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  * Not in the work's own transaction: writes go through the group commit, which resolves after its
  * COMMIT, and the answer is shaped by the route after that. The gap is a crash between the work's
  * COMMIT and the answer's write, in which the client gets no answer; the key is then released at
- * the next start (`releaseAllRunning`) and a retry runs the request again.
+ * the next start of the server (`releaseAllRunning`, in startServer) and a retry runs the request again.
  */
 export function idempotency(ctx: AppContext) {
   const repo = idempotencyRepository(ctx.db);
-  repo.releaseAllRunning();
   const taken = new WeakMap<Request, { appId: string; key: string }>();
 
   return {

@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context';
 import { channelHealth } from '../delivery/channel-health';
+import { onSettledAtEnqueue } from '../delivery/outbox';
 import { metricsRepository } from './metrics.repository';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable' | 'superseded';
@@ -73,10 +74,12 @@ function createMetrics(ctx: AppContext): IsletMetrics {
   });
   const deliveries = new Counter({
     name: 'islet_deliveries_total',
-    help: 'Delivery attempts by app, provider (apns, fcm, simulator, none), message kind and outcome (delivered, retry, dropped, paused, failed, held; unreachable: no answer, not an attempt).',
+    help: 'Delivery attempts by app, provider (apns, fcm, simulator, none), message kind and outcome (delivered, retry, dropped, paused, failed, held, superseded; unreachable: no answer, not an attempt).',
     labelNames: ['app', 'provider', 'kind', 'outcome'] as const,
     registers: r,
   });
+  // Failed or superseded while queueing, in the API's transaction (the worker counts its own outcomes).
+  onSettledAtEnqueue(ctx.db, (s) => deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
   const providerSeconds = new Histogram({
     name: 'islet_provider_request_seconds',
     help: 'Time from handing a push to a provider (apns, fcm, simulator) to its answer.',

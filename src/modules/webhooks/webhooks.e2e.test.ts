@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createIsletClient, type IsletClient } from '../../client/islet-client';
+import { apnsToken } from '../../test-support/apns-standin';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 
@@ -76,5 +77,37 @@ describe('webhooks through a real server process (real time)', () => {
     ]);
     expect(receiver.events.find((e) => e.type === 'live_activity.ended')!.data.endReason).toBe('api');
     expect((await attempts()).filter((a) => a.ok).map((a) => a.attempt)).toEqual([2, 2]);
+  }, 30_000);
+
+  test('a start that cannot reach an iPhone without a push-to-start token raises delivery.failed and counts as failed, like a failure of the worker', async () => {
+    const app = { appId: 'hooks' };
+    const failures = await startWebhookReceiver();
+    try {
+      const created = await admin.POST('/api/admin/apps/{appId}/webhooks', { params: { path: app }, body: { url: failures.url, events: ['delivery.failed'] } });
+      failures.secret = created.data!.secret;
+      const device = await islet.POST('/api/apps/{appId}/devices', { params: { path: app }, body: { endUserId: 'no-start', platform: 'ios', token: apnsToken() } });
+      expect(device.response.status).toBe(200);
+      const started = await islet.POST('/api/apps/{appId}/live-activities', {
+        params: { path: app },
+        body: { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '1' }, targetUsers: ['no-start'] },
+      });
+      expect(started.response.status).toBe(200);
+      await until(() => failures.events.length >= 1, 10_000);
+      expect(failures.rejected).toEqual([]);
+      expect(failures.events.map((e) => e.type)).toEqual(['delivery.failed']);
+      expect(failures.events[0]!.data).toMatchObject({
+        kind: 'la_start',
+        activityId: started.data!.activities[0]!.id,
+        deviceId: device.data!.device.id,
+        endUserId: 'no-start',
+        platform: 'ios',
+        reason: 'device has no push-to-start token',
+        attempts: 0,
+      });
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toContain('islet_deliveries_total{app="hooks",provider="none",kind="la_start",outcome="failed"} 1');
+    } finally {
+      await failures.close();
+    }
   }, 30_000);
 });

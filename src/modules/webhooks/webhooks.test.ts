@@ -237,6 +237,28 @@ describe('webhook events from their real causes', () => {
     expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM webhook_events').get()!.n).toBe(2);
   });
 
+  test('a start that cannot reach an iPhone (no push-to-start token) raises delivery.failed in its own transaction, before any worker runs', async () => {
+    const { id: appId } = await h.createApp({ id: 'hooks' });
+    await endpoint(appId, { events: ['delivery.failed'] });
+    const iphone = await connect(h, appId, 'no-start', { platform: 'ios' });
+    const events = () => h.ctx.db.$client.query<{ type: string }, []>('SELECT type FROM webhook_events ORDER BY id').all();
+
+    const started = await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['no-start'] });
+    expect(started.status).toBe(200);
+    expect(events().map((e) => e.type)).toEqual(['delivery.failed']);
+    expect((await h.request('GET', '/metrics')).body).toContain('islet_deliveries_total{app="hooks",provider="none",kind="la_start",outcome="failed"} 1');
+    await webhookDispatcher(h.ctx).run(h.clock.now());
+    expect(receiver.rejected).toEqual([]);
+    expect(receiver.events.map((e) => e.data)).toMatchObject([
+      { kind: 'la_start', activityId: started.body.activities[0].id, deviceId: iphone, endUserId: 'no-start', platform: 'ios', reason: 'device has no push-to-start token', attempts: 0 },
+    ]);
+
+    // A start that fails after queueing (writing its activity) leaves no event behind.
+    h.ctx.db.$client.run(`CREATE TRIGGER activities_down BEFORE INSERT ON activities BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    expect((await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['no-start'] })).status).toBe(500);
+    expect(events()).toHaveLength(1);
+  });
+
   test('without endpoints nothing is written', async () => {
     const { id: appId } = await h.createApp({ id: 'hooks' });
     await connect(h, appId, 'u1');

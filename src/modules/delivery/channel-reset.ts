@@ -1,0 +1,19 @@
+import type { AppContext } from '../../context';
+import { channelHealth } from './channel-health';
+import { channelHoldsRepository } from './channel-holds.repository';
+import { notifyQueued } from './outbox';
+
+/**
+ * An app's credentials for a provider changed or were removed (an operator fixed a wrong endpoint,
+ * say): what was held for that provider's down channels goes again now, routed by the new
+ * credentials, and those channels' health is forgotten; the old endpoint may never answer again,
+ * and the new one is judged by its own answers. Runs in the process that changes the credentials,
+ * which is the one whose delivery worker keeps channel health (serve); in any other the release alone
+ * is what counts. Returns how many deliveries were released.
+ */
+export function channelCredentialsChanged(ctx: AppContext, appId: string, provider: 'apns' | 'fcm'): number {
+  const released = channelHoldsRepository(ctx.db).releaseProvider(appId, provider, ctx.clock.now());
+  channelHealth(ctx).forget(appId, provider);
+  if (released > 0) notifyQueued(ctx.db);
+  return released;
+}
