@@ -187,15 +187,17 @@ function refusal(field: string, kind: AddressClass, host?: string): string {
  * `resolvedEndpointProblem` for senders, run before each connection attempt: answers are kept
  * for `ttlMs` per URL origin, so a busy channel does not ask DNS for every push.
  */
-export function outboundGuard(policy: OutboundPolicy, ttlMs = 60_000): (url: string, field: string) => Promise<string | undefined> {
+export function outboundGuard(policy: OutboundPolicy, ttlMs = 60_000): (url: string | URL, field: string) => Promise<string | undefined> {
   const checked = new Map<string, { at: number; problem: Promise<string | undefined> }>();
-  return (url, field) => {
-    const key = `${field} ${URL.canParse(url) ? new URL(url).origin : url}`;
+  return (target, field) => {
+    // A sender passes the URL it already parsed (once per push on the hot path).
+    const parsed = typeof target === 'string' ? (URL.canParse(target) ? new URL(target) : undefined) : target;
+    const key = `${field} ${parsed ? parsed.origin : target}`;
     const now = Date.now();
     const hit = checked.get(key);
     if (hit && now - hit.at < ttlMs) return hit.problem;
     if (checked.size > 1000) checked.clear();
-    const problem = resolvedEndpointProblem(url, field, policy);
+    const problem = resolvedEndpointProblem(typeof target === 'string' ? target : target.href, field, policy);
     checked.set(key, { at: now, problem });
     return problem;
   };

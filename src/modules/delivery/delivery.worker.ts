@@ -58,6 +58,8 @@ export class DeliveryWorker {
   /** Claimed and not yet written back. */
   private readonly claimed = new Set<number>();
   private results: DeliveryResult[] = [];
+  /** Outcomes counted since the last write, by their labels (see count()). */
+  private readonly tallies = new Map<string, { labels: { app: string; provider: string; kind: string; outcome: DeliveryOutcomeLabel }; n: number }>();
   /** The write of outcomes under way (one at a time). */
   private writing: Promise<number> | undefined;
   private inFlight = 0;
@@ -382,6 +384,7 @@ export class DeliveryWorker {
 
   /** Writes the outcomes gathered so far; on a database error they are kept for the next try. */
   private async write(): Promise<number> {
+    this.publishCounts();
     if (this.results.length === 0 || performance.now() < this.flushRetryAt) return 0;
     const batch = this.results;
     this.results = [];
@@ -445,8 +448,20 @@ export class DeliveryWorker {
     };
   }
 
+  /**
+   * Counted here and added to islet_deliveries_total with each write of outcomes (at most 200 ms
+   * later): one labelled increment per kind of outcome and batch instead of one per delivery.
+   */
   private count(row: ClaimedDelivery, provider: string, outcome: DeliveryOutcomeLabel): void {
-    this.metrics.deliveries.inc({ app: row.appId, provider, kind: row.kind, outcome });
+    const key = `${row.appId}\n${provider}\n${row.kind}\n${outcome}`;
+    const tally = this.tallies.get(key);
+    if (tally) tally.n++;
+    else this.tallies.set(key, { labels: { app: row.appId, provider, kind: row.kind, outcome }, n: 1 });
+  }
+
+  private publishCounts(): void {
+    for (const { labels, n } of this.tallies.values()) this.metrics.deliveries.inc(labels, n);
+    this.tallies.clear();
   }
 
   private nextSettle(): Promise<void> {

@@ -78,9 +78,9 @@ export class ApnsClient implements Transport {
     }
     if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
     // Checked again here, not only when the endpoint was set: a name can resolve elsewhere since.
-    const refused = await this.allowed(request.url, 'APNs endpoint');
-    if (refused) return { kind: 'pause-channel', reason: refused };
     const url = new URL(request.url);
+    const refused = await this.allowed(url, 'APNs endpoint');
+    if (refused) return { kind: 'pause-channel', reason: refused };
     const headers = { ':method': 'POST', ':path': url.pathname, authorization: `bearer ${token}`, ...request.headers };
     // A stream the server said it did not process (refused, above a GOAWAY's last stream id) is
     // resent at once on a fresh connection, a few times; none of that is a delivery attempt.
