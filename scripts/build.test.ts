@@ -28,7 +28,7 @@ describe('compiled binary', () => {
   });
 
   test('runs from an empty folder: migrates its database, serves readiness, the console, the docs and the API', async () => {
-    const { proc, url } = await spawnServer(dir, '[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "bin-admin"\n[database]\npath = "state/islet.db"\n', [binary]);
+    const { proc, url, output } = await spawnServer(dir, '[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "bin-admin"\n[database]\npath = "state/islet.db"\n', [binary]);
     try {
       expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
       const docs = await fetch(`${url}/swagger`);
@@ -65,6 +65,10 @@ describe('compiled binary', () => {
         if (delivery.status !== 'delivered') await Bun.sleep(100);
       }
       expect(delivery).toMatchObject({ status: 'delivered', provider: 'simulator' });
+      // That delivery started the outbox thread, a second entry point inside the binary.
+      for (let i = 0; i < 100 && !output().includes('outbox thread started'); i++) await Bun.sleep(50);
+      expect(output()).toContain('outbox thread started');
+      expect(output()).not.toContain('outbox thread failed');
     } finally {
       proc.kill('SIGTERM');
       expect(await proc.exited).toBe(0);

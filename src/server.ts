@@ -69,7 +69,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
   // Lets handlers see the client's address (the throttles, the audit log); Elysia sets this in listen().
   app.server = server;
   // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
-  const delivery = createDeliveryEngine(ctx, { outboxThread: true });
+  const delivery = createDeliveryEngine(ctx, { outboxThread: ctx.config.database.outbox_thread });
   delivery.start();
   const scheduler = createScheduler(ctx);
   scheduler.start();

@@ -46,6 +46,11 @@ export const SECTIONS = {
       min: 1,
       doc: 'Largest size the database may grow to; writes beyond it answer 507 as on a full disk. Absent: no limit but the disk.',
     },
+    outbox_thread: {
+      kind: 'boolean',
+      default: true,
+      doc: 'Claim and record deliveries on a worker thread with its own connection (started by the first delivery), so the thread that sends and answers the API does less. false: all on one thread (less CPU in all; for a single core).',
+    },
   },
   admin: {
     token: {

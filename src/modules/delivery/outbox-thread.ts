@@ -12,6 +12,15 @@ export type ThreadRequest = { id: number } & (
 );
 export type ThreadReply = { id: number } & ({ value: unknown } | { error: { message: string; code?: string } });
 
+/**
+ * The thread's code: in the compiled binary an entry point of its own, kept at its path under the
+ * build's --root (scripts/build.ts; the binary's own module is /$bunfs/root/islet, so a path
+ * relative to it would miss it); from source, the file beside this one.
+ */
+const THREAD_ENTRY = import.meta.path.startsWith('/$bunfs/')
+  ? '/$bunfs/root/src/modules/delivery/outbox.thread.js'
+  : new URL('./outbox.thread.ts', import.meta.url).href;
+
 /** Bun's Worker: ref/unref as on a timer. */
 type BunWorker = Worker & { ref(): void; unref(): void };
 type Call = { resolve: (value: any) => void; reject: (error: unknown) => void };
@@ -73,7 +82,7 @@ export class OutboxThread implements OutboxStore {
   private spawn(): Promise<void> {
     if (this.opening) return this.opening;
     if (this.stopped) return Promise.resolve();
-    const worker = new Worker(new URL('./outbox.thread.ts', import.meta.url).href) as BunWorker;
+    const worker = new Worker(THREAD_ENTRY) as BunWorker;
     this.worker = worker;
     worker.addEventListener('message', (event: MessageEvent<ThreadReply>) => {
       const reply = event.data;
@@ -89,7 +98,10 @@ export class OutboxThread implements OutboxStore {
     worker.unref();
     // An open that fails (e.g. the file is gone) leaves the outbox inline.
     this.opening = this.call({ op: 'open', ...this.database }, worker).then(
-      () => void (this.ready = this.worker === worker),
+      () => {
+        this.ready = this.worker === worker;
+        if (this.ready) this.logger.info('outbox thread started: deliveries are claimed and recorded beside the sending thread');
+      },
       (e: unknown) => this.fail(e instanceof Error ? e.message : String(e)),
     );
     return this.opening;
