@@ -76,7 +76,7 @@ try {
   ctx.db.$client.close();
   console.log(
     JSON.stringify({ outbox_thread: outboxThread, drain_per_s: Math.round(n / (drainMs / 1000)), cpu_us_per_delivery: Math.round((cpu.user + cpu.system) / n),
-      main_thread_cpu_us_per_delivery: Math.round((threads.bun ?? 0) / n),
+      main_thread_cpu_us_per_delivery: Math.round((threads.main ?? 0) / n),
       outbox_thread_cpu_us_per_delivery: Math.round((threads.Worker ?? 0) / n),
       standin_cpu_us_per_delivery: Math.round(standinUs / n),
       n, drain_ms: Math.round(drainMs), enqueue_ms: Math.round(enqueueMs) }),

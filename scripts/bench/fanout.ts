@@ -2,7 +2,9 @@
  * Fan-out and Live Activity starts end to end, through a real server process and the APNs
  * stand-in in its own process (TLS, HTTP/2, ES256 provider tokens verified):
  *  - one `notifications/send` to 100,000 connected iOS devices: time to answer, and time until the
- *    stand-in has accepted every push (deliveries/s end to end); the server's peak RSS meanwhile;
+ *    stand-in has accepted every push (deliveries/s end to end); the server's peak RSS, CPU per
+ *    delivery (all threads, and its main thread alone) and how long a /healthz request waits for its
+ *    event loop meanwhile (p99);
  *  - a Live Activity start for 10,000 iOS users (each with a push-to-start token): time to answer,
  *    and starts delivered per second end to end;
  *  - the baseline, in the same run: apns-baseline.ts, a bare node:http2 client loop sending the
@@ -20,7 +22,7 @@ import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { h2loadCeiling } from './h2load';
 import { seed } from './seed';
-import { median, round } from './stats';
+import { median, percentile, round, threadCpuDelta, threadCpuUs } from './stats';
 import { startStandinProcess } from './standin-process';
 
 const { values } = parseArgs({
@@ -87,6 +89,8 @@ try {
       fanout_baseline_per_s: m('fanout_baseline_per_s'),
       fanout_ratio: round(median(results.map((r) => r.fanout_per_s! / r.fanout_baseline_per_s!)), 2),
       fanout_cpu_us_per_delivery: m('fanout_cpu_us_per_delivery'),
+      fanout_main_thread_cpu_us_per_delivery: m('fanout_main_thread_cpu_us_per_delivery'),
+      fanout_healthz_p99_ms: m('fanout_healthz_p99_ms'),
       standin_ceiling_per_s: ceiling,
       rss_peak_mb: m('rss_peak_mb'),
       la_start_10k_answer_ms: m('la_start_10k_answer_ms'),
@@ -112,12 +116,27 @@ async function measureIslet(dir: string, toml: string): Promise<Record<string, n
 
     let base = standin.accepted();
     const cpuBefore = cpuUs(server.proc.pid);
+    const threadsBefore = threadCpuUs(server.proc.pid);
     const sentAt = now();
     const sent = await call('/api/apps/fanout/notifications/send', { 'x-service-key': KEYS.fanout }, { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
     const fanoutAnswerMs = now() - sentAt;
     if (sent.messageCount !== DEVICES) throw new Error(`expected ${DEVICES} messages, got ${JSON.stringify(sent)}`);
+    // While the outbox drains: how long a request waits for the server's event loop (one client, /healthz every 10 ms).
+    let draining = true;
+    const waits: number[] = [];
+    const probing = (async () => {
+      while (draining) {
+        const at = now();
+        await fetch(`${server.url}/healthz`);
+        waits.push(now() - at);
+        await Bun.sleep(10);
+      }
+    })();
     const fanoutMs = (await standin.waitFor(base + DEVICES, TIMEOUT_MS)) - sentAt;
+    draining = false;
+    await probing;
     const cpuPerDelivery = (cpuUs(server.proc.pid) - cpuBefore) / DEVICES;
+    const threads = threadCpuDelta(threadsBefore, threadCpuUs(server.proc.pid));
     const rssPeak = rssPeakMb(server.proc.pid);
 
     base = standin.accepted();
@@ -134,6 +153,8 @@ async function measureIslet(dir: string, toml: string): Promise<Record<string, n
       fanout_answer_ms: Math.round(fanoutAnswerMs),
       fanout_per_s: Math.round(DEVICES / (fanoutMs / 1000)),
       fanout_cpu_us_per_delivery: Math.round(cpuPerDelivery),
+      fanout_main_thread_cpu_us_per_delivery: Math.round((threads.main ?? 0) / DEVICES),
+      fanout_healthz_p99_ms: round(percentile(waits, 0.99), 1),
       rss_peak_mb: Math.round(rssPeak),
       la_start_10k_answer_ms: Math.round(startAnswerMs),
       la_start_10k_per_s: Math.round(USERS / (startsMs / 1000)),

@@ -90,8 +90,8 @@ export class DeliveryWorker {
     const { store, ...rest } = options;
     this.store = store ?? inlineStore(this.repo);
     this.options = {
-      // 200, not more: claiming, routing and recording a batch holds the event loop (about 3 ms
-      // for 200 simulator deliveries), which API requests then wait for.
+      // 200, not more: routing and starting the sends of a batch (and, without the outbox thread,
+      // claiming and recording it) holds the event loop, which API requests then wait for.
       batchSize: 200,
       maxInFlight: 2000,
       perChannel: 1000,
