@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { serverClient } from '../../test-support/server-client';
 
 const SECRET = 'sk_channel_reset_e2e';
 const key = apnsKey();
@@ -27,16 +28,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-service-key': SECRET }) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-const admin = (method: string, path: string, body?: unknown) => call(method, path, body, { authorization: 'Bearer t' });
+const { call, admin } = serverClient(() => server.url, SECRET, 't');
 
 async function until(check: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 10_000;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFcmStandin, type FcmAnswer, type FcmStandin } from '../../test-support/fcm-standin';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { serverClient } from '../../test-support/server-client';
 
 const SECRET = 'sk_supersede_e2e';
 let dir: string;
@@ -26,16 +27,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-service-key': SECRET }) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text.startsWith('{') ? JSON.parse(text) : text };
-}
-const admin = (method: string, path: string) => call(method, path, undefined, { authorization: 'Bearer t' });
+const { call, admin } = serverClient(() => server.url, SECRET, 't');
 
 async function until(check: () => Promise<boolean> | boolean): Promise<void> {
   const deadline = Date.now() + 10_000;

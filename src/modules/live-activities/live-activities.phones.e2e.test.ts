@@ -7,6 +7,7 @@ import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-stan
 import { apnsKey } from '../../test-support/delivery-fixtures';
 import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { serverClient } from '../../test-support/server-client';
 
 /**
  * Live Activities as modelled iPhones (apns-device-model.ts) see them, through a real server
@@ -54,16 +55,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-service-key': SECRET }) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-const admin = (method: string, path: string, body?: unknown) => call(method, path, body, { authorization: `Bearer ${ADMIN}` });
+const { call, admin } = serverClient(() => server.url, SECRET, ADMIN);
 const la = (suffix = '') => `/api/apps/${APP}/live-activities${suffix}`;
 
 /** Waits (real time: the server delivers in the background) until `check` stops throwing. */

@@ -1,0 +1,25 @@
+/** A call's answer: status and body (JSON parsed; other text as is; undefined when empty). */
+export interface Answer {
+  status: number;
+  body: any;
+}
+
+/**
+ * JSON calls to a served process (spawn-server.ts): `call` authenticates with the app's service key
+ * unless told otherwise, `admin` with the admin token. `origin` is read at each call, so a client
+ * can be made before the server has started.
+ * @example const { call, admin } = serverClient(() => server.url, SECRET, 't'); await call('GET', '/api/apps/demo/devices');
+ */
+export function serverClient(origin: () => string, serviceKey: string, adminToken: string) {
+  const call = async (method: string, path: string, body?: unknown, auth: Record<string, string> = { 'x-service-key': serviceKey }): Promise<Answer> => {
+    const res = await fetch(`${origin()}${path}`, {
+      method,
+      headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text === '' ? undefined : /^[[{]/.test(text) ? JSON.parse(text) : text };
+  };
+  const admin = (method: string, path: string, body?: unknown) => call(method, path, body, { authorization: `Bearer ${adminToken}` });
+  return { call, admin };
+}
