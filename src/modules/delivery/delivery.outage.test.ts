@@ -100,13 +100,18 @@ describe('delivery through an outage (channel health in the worker)', () => {
     expect(JSON.parse(recovered!)).toMatchObject({ provider: 'apns', endpoint: apns.url, downSeconds: 7, waited: 40 });
   });
 
-  test('new credentials (another endpoint) release at once what was held for the old down channel, which is forgotten', async () => {
+  /** Five iPhones queued a notification while APNs was gone: the channel went down with two pending and three held. */
+  async function fiveQueuedWhileDown() {
     await setup();
     const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     await apns.goAway();
     queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     expect(statuses()).toEqual({ pending: 2, held: 3 });
+  }
+
+  test('new credentials (another endpoint) release at once what was held for the old down channel, which is forgotten', async () => {
+    await fiveQueuedWhileDown();
     expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ endpoint: apns.url, state: 'down', held: 3 }]);
 
     // The operator points the app at a host that answers (the old one never will again).
@@ -129,12 +134,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
   });
 
   test('removing the credentials releases what was held for the down channel to the simulator; the other provider is left alone', async () => {
-    await setup();
-    const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
-    await apns.goAway();
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
-    await engine.drain();
-    expect(statuses()).toEqual({ pending: 2, held: 3 });
+    await fiveQueuedWhileDown();
     expect((await h.admin('DELETE', '/api/admin/apps/demo/fcm')).status).toBe(200);
     expect(statuses()).toEqual({ pending: 2, held: 3 });
     expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ provider: 'apns', state: 'down' }]);
