@@ -82,7 +82,8 @@ export class OutboxThread implements OutboxStore {
   private spawn(): Promise<void> {
     if (this.opening) return this.opening;
     if (this.stopped) return Promise.resolve();
-    const worker = new Worker(THREAD_ENTRY) as BunWorker;
+    // smol: a small heap, collected often; the thread holds little between batches.
+    const worker = new Worker(THREAD_ENTRY, { smol: true } as WorkerOptions) as BunWorker;
     this.worker = worker;
     worker.addEventListener('message', (event: MessageEvent<ThreadReply>) => {
       const reply = event.data;
