@@ -18,6 +18,11 @@ export type Write = <T>(job: () => T) => Promise<T>;
 export function groupCommit(client: Database, storage?: StorageHealth): Write {
   type Job = { run: () => unknown; resolve: (value: any) => void; reject: (error: unknown) => void };
   let queue: Job[] = [];
+  // Each job's savepoint, as three statements prepared once: bun:sqlite's nested transaction()
+  // builds a wrapper per call and cost ~2.5 µs a job, these ~0.3 µs.
+  const savepoint = client.query('SAVEPOINT job');
+  const release = client.query('RELEASE job');
+  const rollbackTo = client.query('ROLLBACK TO job');
 
   const flush = () => {
     const jobs = queue;
@@ -28,9 +33,13 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
     try {
       client.transaction(() => {
         for (const job of jobs) {
+          let opened = false;
           try {
-            // Nested inside the group's transaction, bun:sqlite runs this as a savepoint.
-            outcomes.push({ ok: true, value: client.transaction(job.run)() });
+            savepoint.run();
+            opened = true;
+            const value = job.run();
+            release.run();
+            outcomes.push({ ok: true, value });
           } catch (error) {
             storage?.failed(error);
             // On some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite rolls back the whole transaction:
@@ -38,6 +47,11 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
             if (!client.inTransaction) {
               lost = error;
               throw error;
+            }
+            // Undoes this job's writes only; ROLLBACK TO keeps the savepoint open, RELEASE ends it.
+            if (opened) {
+              rollbackTo.run();
+              release.run();
             }
             outcomes.push({ ok: false, value: error });
           }
