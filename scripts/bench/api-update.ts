@@ -8,10 +8,11 @@
  * Islet runs with its defaults except the per-app rate limit, which is off so that the server, not the limiter, is measured; every update
  * is written (activity, message, delivery) before its answer, and the server's worker delivers it
  * to the simulator meanwhile. Prints the medians of `--runs` turns as one JSON line:
- * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_baseline_rps", "api_ratio",
- * "api_durable_baseline_rps", "api_durable_baseline_p99_ms", "api_durable_ratio"}`.
+ * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_update_cpu_us", "api_update_main_thread_cpu_us",
+ * "api_baseline_rps", "api_ratio", "api_durable_baseline_rps", "api_durable_baseline_p99_ms", "api_durable_ratio"}`:
+ * `…_cpu_us` is the server process's CPU time (all threads; the main thread alone) per update answered.
  * With `--activities N` (the scale curve: updates spread over N live activities instead of 200)
- * only Islet is measured: `{"api_update_10k_live_rps", "api_update_10k_live_p50_ms", "…_p99_ms"}`.
+ * only Islet is measured: `{"api_update_10k_live_rps", "api_update_10k_live_p50_ms", "…_p99_ms", "…_cpu_us"}`.
  *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet] [--activities 200]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +21,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { runLoad, type LoadResult } from './load';
-import { median, round } from './stats';
+import { median, round, threadCpuUs } from './stats';
 import { wrkLoad } from './wrk';
 
 const { values } = parseArgs({
@@ -85,19 +86,37 @@ request = function()
 end
 `;
   if (!Bun.which('wrk')) console.error('wrk is not installed (apt-get install wrk): the load comes from load.ts, which leaves the server less CPU');
-  const load = async (origin: string): Promise<LoadResult> =>
-    (await wrkLoad({ url: origin, script, connections: CONCURRENCY, durationMs: DURATION_MS })) ??
-    runLoad({
+  /** CPU µs of the server process (all threads, and its main thread) per request of the measured run. */
+  type Measured = LoadResult & { cpuUs?: number; mainThreadCpuUs?: number };
+  const load = async (origin: string, pid?: number): Promise<Measured> => {
+    let cpu: { all: number; main: number } | undefined;
+    const reading = () => {
+      const threads = threadCpuUs(pid!);
+      return { all: [...threads.values()].reduce((sum, t) => sum + t.us, 0), main: threads.get(String(pid))?.us ?? 0 };
+    };
+    const measure = pid === undefined ? undefined : () => {
+      const before = reading();
+      return () => {
+        const after = reading();
+        cpu = { all: after.all - before.all, main: after.main - before.main };
+      };
+    };
+    const result =
+      (await wrkLoad({ url: origin, script, connections: CONCURRENCY, durationMs: DURATION_MS, measure })) ??
+      (await runLoad({
       url: (i) => `${origin}/api/apps/bench/live-activities/${ids[i % ids.length]}`,
       method: 'PATCH',
       headers,
       body,
       concurrency: CONCURRENCY,
       durationMs: DURATION_MS,
-    });
-  const turns: { islet: LoadResult; baseline?: LoadResult; durable?: LoadResult }[] = [];
+      measure,
+    }));
+    return cpu ? { ...result, cpuUs: Math.round(cpu.all / result.requests), mainThreadCpuUs: Math.round(cpu.main / result.requests) } : result;
+  };
+  const turns: { islet: Measured; baseline?: LoadResult; durable?: LoadResult }[] = [];
   for (let run = 0; run < RUNS; run++) {
-    const islet = await load(server.url);
+    const islet = await load(server.url, server.proc.pid);
     if (SCALE) {
       console.error(`api run ${run + 1} with ${ACTIVITIES} activities live: islet ${JSON.stringify(islet)}`);
       if (islet.errors > 0) throw new Error(`${islet.errors} updates failed`);
@@ -118,11 +137,14 @@ end
         [`api_update_${SCALE}_live_rps`]: median(turns.map((t) => t.islet.rps)),
         [`api_update_${SCALE}_live_p50_ms`]: median(turns.map((t) => t.islet.p50Ms)),
         [`api_update_${SCALE}_live_p99_ms`]: median(turns.map((t) => t.islet.p99Ms)),
+        [`api_update_${SCALE}_live_cpu_us`]: median(turns.map((t) => t.islet.cpuUs!)),
       }
     : {
         api_update_rps: median(turns.map((t) => t.islet.rps)),
         api_update_p50_ms: median(turns.map((t) => t.islet.p50Ms)),
         api_update_p99_ms: median(turns.map((t) => t.islet.p99Ms)),
+        api_update_cpu_us: median(turns.map((t) => t.islet.cpuUs!)),
+        api_update_main_thread_cpu_us: median(turns.map((t) => t.islet.mainThreadCpuUs!)),
         api_baseline_rps: median(turns.map((t) => t.baseline!.rps)),
         api_ratio: round(median(turns.map((t) => t.islet.rps / t.baseline!.rps)), 2),
         api_durable_baseline_rps: median(turns.map((t) => t.durable!.rps)),

@@ -19,6 +19,8 @@ export async function runLoad(options: {
   concurrency: number;
   durationMs: number;
   warmupMs?: number;
+  /** Called when the measured run starts (after the warm-up); the function it returns, when it ends. */
+  measure?: () => () => void;
 }): Promise<LoadResult> {
   const latencies: number[] = [];
   let errors = 0;
@@ -39,9 +41,11 @@ export async function runLoad(options: {
   const clients = Array.from({ length: options.concurrency }, client);
   await Bun.sleep(options.warmupMs ?? 1000);
   measuring = true;
+  const measured = options.measure?.();
   const started = performance.now();
   await Bun.sleep(options.durationMs);
   measuring = false;
+  measured?.();
   const elapsed = performance.now() - started;
   stop = true;
   await Promise.all(clients);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 /**
- * What the deliveries search indexes (issue 20: `deliveries_token`, `deliveries_tokenless_device`, `deliveries_message`,
+ * What the deliveries search indexes (issue 20: `deliveries_notification_token`, `deliveries_tokenless_device`, `deliveries_message`,
  * `messages_app_template`) cost a fan-out: enqueue 100,000 deliveries of one message with them, and
  * again on a database without them, 3 runs each, median. Prints one JSON line.
  *   bun scripts/bench/outbox-indexes.ts [--deliveries N]
@@ -19,7 +19,7 @@ function once(withIndexes: boolean): number {
   const dir = mkdtempSync(join(tmpdir(), 'islet-bench-idx-'));
   const db = openDatabase(join(dir, 'i.db'));
   migrateDatabase(db);
-  if (!withIndexes) for (const index of ['deliveries_token', 'deliveries_tokenless_device', 'deliveries_message', 'messages_app_template']) db.$client.run(`DROP INDEX ${index}`);
+  if (!withIndexes) for (const index of ['deliveries_notification_token', 'deliveries_tokenless_device', 'deliveries_message', 'messages_app_template']) db.$client.run(`DROP INDEX ${index}`);
   db.$client.run(
     `INSERT INTO apps (id, name, plan, app_secret_hash, app_secret_sealed, signing_secret_sealed, source, created_at, updated_at) VALUES ('b', 'b', 'pro', 'h', 's', 's', 'api', 0, 0)`,
   );

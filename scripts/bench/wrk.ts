@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoadResult } from './load';
 
-export async function wrkLoad(options: { url: string; script: string; connections: number; durationMs: number }): Promise<LoadResult | undefined> {
+export async function wrkLoad(options: {
+  url: string;
+  script: string;
+  connections: number;
+  durationMs: number;
+  /** Called when the measured run starts (after the warm-up); the function it returns, when it ends. */
+  measure?: () => () => void;
+}): Promise<LoadResult | undefined> {
   const wrk = Bun.which('wrk');
   if (!wrk) return undefined;
   const scriptFile = join(tmpdir(), `islet-bench-wrk-${process.pid}.lua`);
@@ -22,7 +29,9 @@ export async function wrkLoad(options: { url: string; script: string; connection
   };
   try {
     await run(1);
+    const measured = options.measure?.();
     const out = await run(options.durationMs / 1000);
+    measured?.();
     const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
     const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
     if (!requests || !rps) throw new Error(`unexpected wrk output: ${out}`);

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isDatabaseReady, migrateDatabase, openDatabase } from './database';
+import { API_CONNECTION_CHECKPOINT_PAGES } from '../bootstrap';
+import { createHarness } from '../test-support/harness';
+import { isDatabaseReady, migrateDatabase, openDatabase, type Db } from './database';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,6 +21,20 @@ describe('database', () => {
     const tables = db.$client.query<{ name: string }, []>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all().map((r) => r.name);
     expect(tables).toEqual(expect.arrayContaining(['apps', 'devices', 'activities', 'messages', 'deliveries', 'releases', 'notification_templates']));
     db.$client.close();
+  });
+
+  test("the API's connection leaves WAL checkpoints to other connections up to its backstop; others keep SQLite's default", () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-db-'));
+    const harness = createHarness();
+    const other = openDatabase(harness.dbPath);
+    const pages = (db: Db) => db.$client.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()?.wal_autocheckpoint;
+    try {
+      expect(pages(harness.ctx.db)).toBe(API_CONNECTION_CHECKPOINT_PAGES);
+      expect(pages(other)).toBe(1000);
+    } finally {
+      other.$client.close();
+      harness.close();
+    }
   });
 
   test('migrating an existing database again keeps its data and changes nothing', () => {

@@ -19,10 +19,10 @@ export function defaultMigrationsFolder(): string {
 /**
  * Opens (creating if needed) the SQLite file with WAL, a busy timeout and foreign keys on. The
  * file and its WAL and shared-memory files are readable by this user only (0600) in a folder of
- * its own (0700); installs made before that are tightened on open.
+ * its own (0700); installs made before that are tightened on open. `checkpointPages`: see below.
  * @example const db = openDatabase('data/islet.db'); migrateDatabase(db);
  */
-export function openDatabase(path: string, options: { maxSizeMb?: number } = {}): Db {
+export function openDatabase(path: string, options: { maxSizeMb?: number; checkpointPages?: number } = {}): Db {
   if (path !== ':memory:') protectFolder(dirname(path));
   const client = new Database(path, { create: true, strict: true });
   // Before WAL mode: SQLite gives the -wal and -shm files the database file's permissions.
@@ -31,6 +31,9 @@ export function openDatabase(path: string, options: { maxSizeMb?: number } = {})
   client.exec('PRAGMA busy_timeout = 5000');
   client.exec('PRAGMA foreign_keys = ON');
   client.exec('PRAGMA synchronous = NORMAL');
+  // After a commit that leaves the WAL over this many pages, this connection copies it into the
+  // database (SQLite's default: 1,000 pages, 4 MB).
+  if (options.checkpointPages !== undefined) client.exec(`PRAGMA wal_autocheckpoint = ${options.checkpointPages}`);
   if (options.maxSizeMb !== undefined) {
     // A per-connection limit: writes that would grow the file beyond it fail with SQLITE_FULL.
     const pageSize = client.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size;

@@ -54,6 +54,26 @@ describe('group commit', () => {
     expect(keys()).toEqual(['k-group']);
   });
 
+  test('while another connection holds the write lock the group waits in later turns of the event loop, growing, then commits', async () => {
+    const other = openDatabase(join(dir, 'islet.db'));
+    const write = groupCommit(db.$client);
+    try {
+      other.$client.run('BEGIN IMMEDIATE');
+      const first = write(put('k1'));
+      // Had the group waited in SQLite's busy handler, this thread would sleep and no timer could fire.
+      await Bun.sleep(5);
+      expect(keys()).toEqual([]);
+      const second = write(put('k2'));
+      await Bun.sleep(1);
+      other.$client.run('COMMIT');
+      await Promise.all([first, second]);
+      expect(keys()).toEqual(['k1', 'k2']);
+      expect(db.$client.query<{ timeout: number }, []>('PRAGMA busy_timeout').get()?.timeout).toBe(5000);
+    } finally {
+      other.$client.close();
+    }
+  });
+
   test('a write that throws is rolled back alone; the others of its group are committed', async () => {
     const write = groupCommit(db.$client);
     const outcomes = await Promise.allSettled([

@@ -117,6 +117,21 @@ describe('admin API: deliveries', () => {
     expect(otherApp.status).toBe(404);
   });
 
+  test("a device's filter finds the Live Activity deliveries of activities that ran on it, also after it moved to another end user", async () => {
+    const { pixel, activity } = await setup();
+    h.ctx.db.$client.run(`INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES (?, ?, 'android', ?)`, [activity, pixel.id, h.clock.now()]);
+    await engine.drain();
+    const kinds = async (q: string) => (await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`)).body.deliveries.map((d: { kind: string }) => d.kind);
+    expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
+    // The same token registered again by another end user: the activity stays user-1's.
+    addDevice(h.ctx, 'demo', { platform: 'android', token: pixel.token, endUserId: 'user-2' });
+    expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
+    expect(await kinds('endUserId=user-2')).toEqual(['la_update', 'la_start', 'notification']);
+    h.ctx.db.$client.run('DELETE FROM activity_instances');
+    // Without the instance only the tokenless update is found for the device (the activity is another user's).
+    expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'notification']);
+  });
+
   test('filters by end user, device, activity, template, kind, status, reason text and time range; total counts the matches', async () => {
     const { iphone, pixel, activity } = await setup();
     const ada = addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'ada' });

@@ -68,18 +68,31 @@ const COLUMNS = `d.id, m.kind, d.activity_id AS activityId, d.device_id AS devic
   FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id`;
 
 /**
- * Deliveries to a set of devices, through indexes: those to the devices' tokens (deliveries_token)
- * and those still waiting for a token on them (deliveries_tokenless_device). `devices` is a
- * subquery of device ids. A token is the device's as the ledger has it now: a push-to-start token
- * that moved to a new device row (the same phone after a token rotation) takes its deliveries along.
+ * Deliveries to a set of devices (`devices`: a subquery of device ids, `params` its parameters),
+ * through indexes: notifications to the devices' tokens (deliveries_notification_token); Live
+ * Activity deliveries to those tokens, found through the activities that ran on the devices or
+ * belong to their end users (deliveries_activity: updates keep no token index of their own); and
+ * those still waiting for a token on them (deliveries_tokenless_device). A token is the device's
+ * as the ledger has it now: a push-to-start token that moved to a new device row (the same phone
+ * after a token rotation) takes its deliveries along.
  */
-const toDevices = (devices: string) =>
-  `d.id IN (SELECT id FROM deliveries WHERE token_id IN (SELECT id FROM tokens WHERE device_id IN (${devices}))
-            UNION ALL SELECT id FROM deliveries WHERE token_id IS NULL AND device_id IN (${devices}))`;
+function toDevices(devices: string, params: (string | number)[]): { sql: string; params: (string | number)[] } {
+  const tokens = `SELECT id FROM tokens WHERE device_id IN (${devices})`;
+  const activities = `SELECT activity_id FROM activity_instances WHERE device_id IN (${devices})
+                      UNION SELECT a.id FROM activities a JOIN devices dev ON dev.app_id = a.app_id AND dev.end_user_id = a.end_user_id WHERE dev.id IN (${devices})`;
+  return {
+    // INDEXED BY: without statistics the planner would read `activity_id IS NULL` through
+    // deliveries_activity, every notification of the outbox.
+    sql: `d.id IN (SELECT id FROM deliveries INDEXED BY deliveries_notification_token WHERE activity_id IS NULL AND token_id IN (${tokens})
+                   UNION ALL SELECT id FROM deliveries WHERE activity_id IN (${activities}) AND token_id IN (${tokens})
+                   UNION ALL SELECT id FROM deliveries WHERE token_id IS NULL AND device_id IN (${devices}))`,
+    params: [...params, ...params, ...params, ...params, ...params],
+  };
+}
 
 /**
  * The WHERE clause of a filter. Each narrowing filter goes through an index: end user and device
- * through their tokens (toDevices), template through messages_app_template then
+ * through their tokens and activities (toDevices), template through messages_app_template then
  * deliveries_message, activity through deliveries_activity. Kind, reason and time range then only
  * narrow the rows those (or deliveries_app) yield.
  */
@@ -89,8 +102,9 @@ function where(appId: string, f: DeliveryFilter): { sql: string; params: (string
   const add = (clause: string, ...values: (string | number)[]) => (clauses.push(clause), params.push(...values));
   if (f.status) add('d.status = ?', f.status);
   if (f.kind) add('m.kind = ?', f.kind);
-  if (f.endUserId) add(toDevices('SELECT id FROM devices WHERE app_id = ? AND end_user_id = ?'), appId, f.endUserId, appId, f.endUserId);
-  if (f.deviceId) add(toDevices('?'), f.deviceId, f.deviceId);
+  const byDevices = (devices: ReturnType<typeof toDevices>) => add(devices.sql, ...devices.params);
+  if (f.endUserId) byDevices(toDevices('SELECT id FROM devices WHERE app_id = ? AND end_user_id = ?', [appId, f.endUserId]));
+  if (f.deviceId) byDevices(toDevices('?', [f.deviceId]));
   if (f.activityId) add('d.activity_id = ?', f.activityId);
   // Written as a lookup of ids, so the planner walks deliveries_message instead of every delivery of the app.
   if (f.templateSlug) add('d.id IN (SELECT id FROM deliveries WHERE message_id IN (SELECT id FROM messages WHERE app_id = ? AND template_slug = ?))', appId, f.templateSlug);

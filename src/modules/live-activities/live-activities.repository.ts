@@ -31,6 +31,9 @@ export const ACTIVITY_COLUMNS = `id, app_id AS appId, end_user_id AS endUserId, 
 /** The APNs timestamp (Unix seconds) of an event at `now` ms with no earlier event. */
 export const firstTimestamp = (now: number) => Math.floor(now / 1000);
 
+/** The APNs timestamp of an event at `now` ms after one stamped `last` (see `nextTimestamp`). */
+export const timestampAfter = (last: number, now: number) => Math.max(firstTimestamp(now), last + 1);
+
 /** Rows per INSERT statement when starting many activities (9 parameters each). */
 const INSERT_BATCH = 100;
 
@@ -46,6 +49,9 @@ export function liveActivitiesRepository(db: Db) {
   // Raw rather than drizzle's prepared query (2.1 µs against 1.3 µs): every update and end reads one.
   const byId = client.query<ActivityRow, [string, string]>(
     `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = ? AND id = ?`,
+  );
+  const recordUpdate = client.query<never, [string, number, string]>(
+    `UPDATE activities SET content_state = ?, last_timestamp = ? WHERE id = ? AND state = 'Active'`,
   );
 
   return {
@@ -76,9 +82,13 @@ export function liveActivitiesRepository(db: Db) {
       return byId.get(appId, id) ?? undefined;
     },
 
-    /** Replaces the contentState of an Active activity; false when it is not (or no longer) Active. */
-    replaceContentState(id: string, contentState: string): boolean {
-      return client.query(`UPDATE activities SET content_state = ? WHERE id = ? AND state = 'Active'`).run(contentState, id).changes === 1;
+    /**
+     * An update of an Active activity: its new contentState and the APNs timestamp of the update
+     * (`timestampAfter` its row's `lastTimestamp`, read in the same transaction), in one statement.
+     * False when it is not (or no longer) Active.
+     */
+    recordUpdate(id: string, contentState: string, apnsTimestamp: number): boolean {
+      return recordUpdate.run(contentState, apnsTimestamp, id).changes === 1;
     },
 
     /**

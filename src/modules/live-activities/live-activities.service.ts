@@ -13,7 +13,7 @@ import { instancesRepository, type InstanceDetail, type NewInstance } from './in
 import { activityContent, type EventOptions } from './live-activities.content';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
 import { endActivities, followUpTargets, hasApnsCredentials, parsed, startInstances, startTargets } from './live-activities.delivery';
-import { firstTimestamp, liveActivitiesRepository, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
+import { firstTimestamp, liveActivitiesRepository, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { emitterFor } from '../webhooks/webhooks.causes';
@@ -144,9 +144,11 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
     if (problem) throw new HttpError(400, problem);
     const now = clock.now();
-    const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp: repo.nextTimestamp(id, now), options });
+    // The row was read in this write transaction, so its lastTimestamp is the latest.
+    const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
+    const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options });
     requireDeliverable(content);
-    repo.replaceContentState(id, JSON.stringify(contentState));
+    repo.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
     enqueue(db, { appId, content, targets: followUpTargets(instances.live(id), hasApnsCredentials(db, appId)), now });
   };
 
