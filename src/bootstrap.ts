@@ -23,7 +23,8 @@ export interface BootstrapOptions {
  * records outcomes, off the thread that answers requests. Under update load (api-update.ts) the
  * request thread then spends ~10 µs less per update and p99 falls (17 -> 14 ms); both connections
  * at 10,000 pages made p99 45-50 ms (a long checkpoint stalls requests). While the outbox runs
- * inline (its thread not started, or failed) the WAL grows to ~40 MB before this one copies it.
+ * inline (its thread not started yet, or failed) the WAL grows to ~40 MB before this one copies it;
+ * with `[database] outbox_thread = false` this connection keeps SQLite's default.
  */
 export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
 
@@ -35,7 +36,10 @@ export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
 export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx: AppContext; generatedAdminToken?: string } {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
-  const db = openDatabase(config.database.path, { maxSizeMb: config.database.max_size_mb, checkpointPages: API_CONNECTION_CHECKPOINT_PAGES });
+  const db = openDatabase(config.database.path, {
+    maxSizeMb: config.database.max_size_mb,
+    checkpointPages: config.database.outbox_thread ? API_CONNECTION_CHECKPOINT_PAGES : undefined,
+  });
   try {
     migrateDatabase(db, options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
