@@ -12,7 +12,6 @@ const stateListeners = new Set<(s: LiveState) => void>();
 let source: EventSource | null = null;
 let state: LiveState = 'connecting';
 let retry: ReturnType<typeof setTimeout> | undefined;
-let wasOffline = false;
 
 function setState(next: LiveState) {
   state = next;
@@ -25,16 +24,16 @@ function connect() {
   setState('connecting');
   source.addEventListener('ready', () => {
     setState('live');
-    // Back after a drop: whatever changed meanwhile is shown now.
-    if (wasOffline) for (const listener of changeListeners) listener();
-    wasOffline = false;
+    // Whatever changed before the stream was there is shown now: after a drop, and also at the
+    // first connect (a page that loaded its data just before would otherwise miss a change made
+    // between its load and this moment, e.g. a delivery answered right after a start).
+    for (const listener of changeListeners) listener();
   });
   source.addEventListener('change', () => {
     for (const listener of changeListeners) listener();
   });
   source.addEventListener('signed-out', () => disconnect());
   source.onerror = () => {
-    wasOffline = true;
     // The browser retries a dropped stream by itself (CONNECTING); a refused one (CLOSED, e.g. a
     // restarted server that forgot the session) is retried here, less often.
     if (source?.readyState === EventSource.CLOSED) {
