@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { importPKCS8, SignJWT } from 'jose';
 import { apnsRequest } from '../../src/modules/delivery/payloads';
 import { apnsKey } from '../../src/test-support/delivery-fixtures';
+import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { h2loadCeiling } from './h2load';
 import { seed } from './seed';
@@ -106,19 +107,15 @@ try {
 async function measureIslet(dir: string, toml: string): Promise<Record<string, number>> {
   const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined);
   try {
-    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    await call('/api/admin/apps/fanout/releases', { authorization: 'Bearer bench' }, { version: 1, status: 'Live', templates: [TEMPLATE] });
+    const fanout = serverClient(() => server.url, KEYS.fanout, 'bench');
+    const starts = serverClient(() => server.url, KEYS.starts, 'bench');
+    await fanout.postOk('/api/admin/apps/fanout/releases', { version: 1, status: 'Live', templates: [TEMPLATE] }, { authorization: 'Bearer bench' });
 
     let base = standin.accepted();
     const cpuBefore = cpuUs(server.proc.pid);
     const threadsBefore = threadCpuUs(server.proc.pid);
     const sentAt = now();
-    const sent = await call('/api/apps/fanout/notifications/send', { 'x-service-key': KEYS.fanout }, { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
+    const sent = await fanout.postOk('/api/apps/fanout/notifications/send', { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
     const fanoutAnswerMs = now() - sentAt;
     if (sent.messageCount !== DEVICES) throw new Error(`expected ${DEVICES} messages, got ${JSON.stringify(sent)}`);
     // While the outbox drains: how long a request waits for the server's event loop (one client, /healthz every 10 ms).
@@ -141,7 +138,7 @@ async function measureIslet(dir: string, toml: string): Promise<Record<string, n
 
     base = standin.accepted();
     const startedAt = now();
-    const started = await call('/api/apps/starts/live-activities', { 'x-service-key': KEYS.starts }, {
+    const started = await starts.postOk('/api/apps/starts/live-activities', {
       templateSlug: 'status-tracker',
       attributes: { title: 'Order #1042', steps: 'Ordered,Packed,Shipped,Delivered' },
       contentState: { currentStep: '1', status: 'Packed', eta: '14:30' },

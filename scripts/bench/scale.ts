@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { apnsKey } from '../../src/test-support/delivery-fixtures';
+import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { seed } from './seed';
 import { round } from './stats';
@@ -64,18 +65,13 @@ try {
 async function measure(dir: string, toml: string, devices: number): Promise<Record<string, number>> {
   const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined);
   try {
-    const call = async (path: string, headers: Record<string, string>, body: unknown) => {
-      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    await call('/api/admin/apps/fanout/releases', { authorization: 'Bearer bench' }, { version: 1, status: 'Live', templates: [TEMPLATE] });
+    const { postOk } = serverClient(() => server.url, KEY, 'bench');
+    await postOk('/api/admin/apps/fanout/releases', { version: 1, status: 'Live', templates: [TEMPLATE] }, { authorization: 'Bearer bench' });
     const rssBefore = status(server.proc.pid, 'VmRSS');
     const base = standin.accepted();
     const cpuBefore = cpuUs(server.proc.pid);
     const sentAt = now();
-    const sent = await call('/api/apps/fanout/notifications/send', { 'x-service-key': KEY }, { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
+    const sent = await postOk('/api/apps/fanout/notifications/send', { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
     const answerMs = now() - sentAt;
     if (sent.messageCount !== devices) throw new Error(`expected ${devices} messages, got ${JSON.stringify(sent)}`);
     const drainedMs = (await standin.waitFor(base + devices, 30 * 60_000)) - sentAt;

@@ -75,7 +75,7 @@ export function operationCases(doc: Json, target: FuzzTarget): Arbitrary<HttpCas
             auth: fc.constantFrom('valid', 'valid', 'valid', 'valid', 'wrong', 'none'),
             // Each wrong-auth case comes from its own address (behind the trusted proxy), so
             // throttling one never locks out the valid cases, and the throttle sees address churn.
-            address: fc.tuple(fc.integer({ min: 1, max: 254 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b, c]) => `198.18.${b}.${c || a}`),
+            address: fc.tuple(fc.integer({ min: 1, max: 254 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b, c]) => `127.${b}.${c}.${a}`),
             body: bodySchema ? fc.oneof({ weight: 6, arbitrary: fromSchema(bodySchema).map((v) => JSON.stringify(v) ?? '') }, { weight: 2, arbitrary: hostileBody }) : fc.constant(undefined),
             contentType: fc.constantFrom('application/json', 'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/jsonx', undefined),
           })
@@ -84,7 +84,7 @@ export function operationCases(doc: Json, target: FuzzTarget): Arbitrary<HttpCas
             const values = params as Record<string, string>;
             const url = path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent((values[name] ?? 'x').toWellFormed()));
             const search = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined) as [string, string][]).toString();
-            const headers: Record<string, string> = { 'x-forwarded-for': auth === 'valid' ? '10.0.0.1' : address };
+            const headers: Record<string, string> = { 'x-forwarded-for': auth === 'valid' ? '127.0.0.9' : address };
             if (auth !== 'none' && isAdmin) headers.authorization = `Bearer ${auth === 'valid' ? target.adminToken : 'wrong-token'}`;
             if (auth !== 'none' && isPublic) headers['x-service-key'] = auth === 'valid' ? target.serviceKey : 'wrong-key';
             if (body !== undefined && contentType) headers['content-type'] = contentType;

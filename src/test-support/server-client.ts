@@ -21,5 +21,11 @@ export function serverClient(origin: () => string, serviceKey: string, adminToke
     return { status: res.status, body: text === '' ? undefined : /^[[{]/.test(text) ? JSON.parse(text) : text };
   };
   const admin = (method: string, path: string, body?: unknown) => call(method, path, body, { authorization: `Bearer ${adminToken}` });
-  return { call, admin };
+  /** A POST that must succeed (benchmarks): its body, or an error naming the status and body. */
+  const postOk = async (path: string, body: unknown, auth?: Record<string, string>) => {
+    const answer = await call('POST', path, body, auth);
+    if (answer.status >= 300) throw new Error(`POST ${path}: ${answer.status} ${JSON.stringify(answer.body)}`);
+    return answer.body as Record<string, unknown>;
+  };
+  return { call, admin, postOk };
 }
