@@ -58,19 +58,23 @@ describe('API documentation', () => {
         if (!METHODS.includes(method)) continue;
         const where = `${method.toUpperCase()} ${path}`;
         expect({ where, responses: typeof op.responses }).toEqual({ where, responses: 'object' });
+        // Every operation says what it asks for; `[]` (nothing) on health and readiness.
+        expect({ where, security: Array.isArray(op.security) }).toEqual({ where, security: true });
         if (path.startsWith('/api/')) {
-          expect({ where, security: op.security?.length > 0 }).toEqual({ where, security: true });
+          expect({ where, security: op.security.length > 0 }).toEqual({ where, security: true });
           expect({ where, has401: '401' in op.responses }).toEqual({ where, has401: true });
         }
         for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
           if (Number(status) < 400) continue;
-          const schema = response.content?.['application/json']?.schema;
+          // As sent: lib/errors.ts answers every error as a problem.
+          expect({ where, status, types: Object.keys(response.content ?? {}) }).toEqual({ where, status, types: ['application/problem+json'] });
+          const schema = response.content['application/problem+json'].schema;
           expect({ where, status, required: schema?.required }).toEqual({ where, status, required: ['title', 'status', 'detail'] });
         }
         if (op.requestBody) expect({ where, types: Object.keys(op.requestBody.content) }).toEqual({ where, types: ['application/json'] });
       }
     }
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'endUserSignature', 'serviceKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'endUserSignature', 'metricsToken', 'serviceKey']);
   });
 
   test('the start body offers one named example per template, and one with options, for the demo end user', async () => {

@@ -81,6 +81,7 @@ export function docsRoutes(routes: () => DocumentedRoute[]) {
                 description: 'hex(HMAC-SHA256(Signing Secret, endUserId)), sent by the device itself.',
               },
               adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token.' },
+              metricsToken: { type: 'http', scheme: 'bearer', description: 'The `[metrics] token`, when one is set.' },
             },
           },
         },
