@@ -109,8 +109,8 @@ describe('1. parsing limits before work, and the server layer', () => {
     });
   });
 
-  test('query numbers are bounded and prototype keys are just unknown names', async () => {
-    for (const offset of ['1000001', '9223372036854775808']) {
+  test('query numbers are bounded decimal integers, prototype keys are just unknown names, a bad percent-escape is named', async () => {
+    for (const offset of ['1000001', '9223372036854775808', '1e3', '1.0']) {
       const res = await fetch(`${server.url}/api/apps/a1/live-activities?offset=${offset}`, { headers: { 'x-service-key': KEY } });
       expect(await json(res)).toMatchObject({ status: 400, body: { detail: 'offset must be an integer from 0 to 1000000' } });
     }
@@ -118,6 +118,11 @@ describe('1. parsing limits before work, and the server layer', () => {
       const res = await fetch(`${server.url}${path}`, { headers: admin });
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
     }
+    const escape = await raw(`GET /api/apps/a1/live-activities/%zz HTTP/1.1\r\nHost: ${host()}\r\nX-Service-Key: ${KEY}\r\n\r\n`);
+    expect({ status: escape.status, body: JSON.parse(escape.body) }).toEqual({
+      status: 400,
+      body: { title: 'Bad Request', status: 400, detail: 'the path has a malformed percent-escape (%XX of UTF-8 bytes)' },
+    });
     const plan = await fetch(`${server.url}/api/admin/apps/a1`, { method: 'PATCH', headers: admin, body: '{"plan":"constructor"}' });
     expect(plan.status).toBe(400);
   });

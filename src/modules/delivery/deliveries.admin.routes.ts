@@ -79,8 +79,8 @@ const ListQuery = t.Object({
   activityId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries of this Live Activity.' })),
   templateSlug: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries of this template (notification or Live Activity).' })),
   reason: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries whose reason contains this text (case-insensitive).' })),
-  since: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued at or after this ISO 8601 date-time.', examples: ['2026-11-23T00:00:00Z'] })),
-  until: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued before this ISO 8601 date-time.' })),
+  since: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued at or after this ISO 8601 date-time or Unix time in seconds.', examples: ['2026-11-23T00:00:00Z'] })),
+  until: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued before this ISO 8601 date-time or Unix time in seconds.' })),
   ...PageQuery,
 });
 
@@ -103,12 +103,15 @@ const ledgerView = (l: LedgerRow) => ({
   createdAt: isoTime(l.createdAt),
 });
 
+/** A query's date: ISO 8601, or Unix seconds in digits (`0` is 1970-01-01T00:00:00Z). */
+const queryDate = (value: string, name: string) => parseDate(/^[0-9]{1,12}$/.test(value) ? Number(value) : value, name);
+
 /** The query's filters, dates as ms (400 naming the parameter when not a date). */
 function filterOf(query: typeof ListQuery.static): DeliveryFilter {
   const { limit: _limit, offset: _offset, since, until, ...rest } = query;
   const filter: DeliveryFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== ''));
-  if (since) filter.since = parseDate(since, 'since');
-  if (until) filter.until = parseDate(until, 'until');
+  if (since !== undefined && since !== '') filter.since = queryDate(since, 'since');
+  if (until !== undefined && until !== '') filter.until = queryDate(until, 'until');
   return filter;
 }
 
