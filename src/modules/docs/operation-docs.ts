@@ -82,6 +82,16 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
 };
 
 /**
+ * Parameter values that depend on the instance, looked up when the document is served: delivery
+ * ids count across apps, so on an instance that delivered before `islet demo` the demo's first
+ * delivery is not 1.
+ */
+export function instanceParamOverrides(firstDeliveryId: (appId: string) => number | undefined): Record<string, Record<string, unknown>> {
+  const id = firstDeliveryId(DEMO.appId);
+  return id === undefined ? {} : { 'GET /api/admin/apps/{appId}/deliveries/{id}': { id } };
+}
+
+/**
  * Operations whose "Try it out" cannot work on a bare demo instance as shipped, and why. Their
  * examples are still checked against the request schema; everything else is sent to a demo
  * instance by the docs tests.

@@ -31,7 +31,7 @@ export interface DocumentedRoute {
  * - OpenAPI 3.1.0 (what contract runners accept; the generator says 3.1.2, which adds nothing used
  *   here) and this server as the one server, relative so that "Try it out" works from any address.
  */
-export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
+export function polishDocument(doc: Json, routes: DocumentedRoute[], instanceParams: Record<string, Record<string, unknown>> = {}): Json {
   doc.openapi = '3.1.0';
   doc.servers = [{ url: '/', description: 'This server' }];
   const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
@@ -40,7 +40,7 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
       if (typeof operation !== 'object' || operation === null) continue;
       const key = `${method.toUpperCase()} ${path}`;
       if (path.startsWith('/api/apps/') && MUTATING.has(method)) idempotencyKey(operation);
-      documentParameters(operation, key);
+      documentParameters(operation, key, instanceParams[key]);
       documentSuccess(operation, key);
       documentAnswers(path, method, operation);
       documentOpenOperation(path, operation);
@@ -80,10 +80,10 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
 }
 
 /** Each path parameter gets the demo's value as its example, which Swagger UI puts in the field. */
-function documentParameters(operation: Json, key: string): void {
+function documentParameters(operation: Json, key: string, instance: Record<string, unknown> = {}): void {
   for (const parameter of operation.parameters ?? []) {
-    if (parameter?.in !== 'path' || parameter.example !== undefined) continue;
-    const value = PARAM_OVERRIDES[key]?.[parameter.name] ?? PARAM_EXAMPLES[parameter.name];
+    if (parameter?.in !== 'path') continue;
+    const value = instance[parameter.name] ?? parameter.example ?? PARAM_OVERRIDES[key]?.[parameter.name] ?? PARAM_EXAMPLES[parameter.name];
     if (value !== undefined) parameter.example = value;
   }
 }
