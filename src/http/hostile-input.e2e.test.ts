@@ -28,11 +28,11 @@ beforeAll(async () => {
     undefined,
     { env: { ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS: 'false' } },
   );
-});
+}, 30_000);
 afterAll(async () => {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 describe('1. parsing limits before work, and the server layer', () => {
   test('a deeply nested body on the unauthenticated sign-in is refused before it is parsed', async () => {
@@ -160,7 +160,7 @@ describe('2. outbound policy', () => {
       await open.stop();
       rmSync(other, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test('the FCM endpoint and the service account token_uri are checked the same way', async () => {
     const { privateKey } = await crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign']) as CryptoKeyPair;
@@ -261,7 +261,7 @@ describe('5. headers', () => {
         hsts: res.headers.get('strict-transport-security'),
       }).toEqual({ path, nosniff: 'nosniff', referrer: 'no-referrer', hsts: 'max-age=31536000' });
     }
-  });
+  }, 30_000);
 
   test('the console and Swagger UI send their CSP as a header with frame-ancestors none; Swagger UI persists no token', async () => {
     for (const path of ['/console', '/console/apps/a1', '/swagger']) {
@@ -298,5 +298,5 @@ describe('6. files and start-up', () => {
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 });

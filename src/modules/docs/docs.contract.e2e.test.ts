@@ -45,7 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 interface Operation {
   method: string;
