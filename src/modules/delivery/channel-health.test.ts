@@ -1,14 +1,15 @@
 import { describe, expect, test } from 'bun:test';
+import { localEndpointHealth } from '../../coordination/local/endpoint-health';
 import { FakeClock } from '../../lib/clock';
 import { createLogger } from '../../lib/logger';
 import { ChannelHealth, channelOf } from './channel-health';
 
 const key = { appId: 'a', provider: 'apns' as const, endpoint: 'https://api.push.apple.com' };
 
-function health(options: ConstructorParameters<typeof ChannelHealth>[2] = {}) {
+function health(options: ConstructorParameters<typeof ChannelHealth>[3] = {}) {
   const clock = new FakeClock();
   const logs: string[] = [];
-  return { clock, logs, health: new ChannelHealth(clock, createLogger('info', (l) => logs.push(l)), { downAfterMs: 0, ...options }) };
+  return { clock, logs, health: new ChannelHealth(clock, createLogger('info', (l) => logs.push(l)), localEndpointHealth(), { downAfterMs: 0, ...options }) };
 }
 
 describe('channel health (state machine)', () => {
