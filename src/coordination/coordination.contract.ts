@@ -68,7 +68,7 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
     test(
       'keyed locks: jobs of one key run one at a time in call order, other keys go meanwhile, a failure does not block the next',
       withCoordination(async (c) => {
-        const locks = c.keyedLocks();
+        const locks = c.keyedLocks('activity-streams');
         const order: string[] = [];
         let releaseFirst!: () => void;
         const first = locks.run('app\nk', async () => {

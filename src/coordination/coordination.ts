@@ -17,8 +17,8 @@ export interface Coordination {
   instance: InstanceOwnership;
   wakeUps: WakeUps;
   leadership: Leadership;
-  /** A fresh set of per-key locks (one per use: keys of different uses never meet). */
-  keyedLocks(): KeyedLocks;
+  /** Per-key locks of one use; `name` keeps the keys of different uses apart in a shared store. */
+  keyedLocks(name: string): KeyedLocks;
   /** The store of console sessions of one application. */
   sessions(): SessionStore;
   /** The state of provider endpoint health of one context (modules/delivery/channel-health.ts). */
@@ -30,9 +30,9 @@ export interface Coordination {
 }
 
 /**
- * Multi-instance: every live instance holds a lease that ends when it dies, and `recover` resets
- * only work whose instance's lease has ended (never a live instance's claim), also for instances
- * that die later.
+ * Multi-instance: every live instance holds a lease that ends when it dies, and recovery puts back
+ * only work claimed under an ended lease (never a live instance's), also for instances that die
+ * later (the repositories of such a database scope their resets to those claims).
  */
 export interface InstanceOwnership {
   /**
@@ -42,10 +42,10 @@ export interface InstanceOwnership {
    */
   acquire(): InstanceLease | undefined;
   /**
-   * Start-up recovery: runs `reset` (a repository's "put what was in flight back": deliveries and
+   * Start-up recovery: runs `reset` (a repository's "put back what was in flight": deliveries and
    * webhook deliveries being sent, deliveries held for a down endpoint, running Idempotency-Keys)
-   * and answers what it answers. Local: at once, since the owner of the file knows every row in
-   * flight was left by a stopped process. `what` names the work in logs of other implementations.
+   * and returns what it returned (how many it put back). Local: at once, since the owner of the
+   * file knows every row in flight was left by a stopped process. `what` names the work.
    */
   recover<T>(what: RecoveredWork, reset: () => T): T;
 }
@@ -68,7 +68,7 @@ export type WakeUpTopic =
  * sent in commits (PostgreSQL: NOTIFY); a lost one only delays work until the next poll.
  */
 export interface WakeUps {
-  /** Tells the topic's listeners; called inside the writing transaction. Never throws. */
+  /** Tells the topic's listeners; called inside the writing transaction. */
   notify(topic: WakeUpTopic): void;
   /** Calls `listener` at each notify of the topic; it must only schedule work. Returns the unsubscribe. */
   on(topic: WakeUpTopic, listener: () => void): () => void;

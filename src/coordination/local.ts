@@ -18,7 +18,7 @@ export function localCoordination(options: { databasePath: string }): Coordinati
     instance: localInstance(options.databasePath),
     wakeUps: localWakeUps(),
     leadership: alwaysLeader,
-    keyedLocks: localKeyedLocks,
+    keyedLocks: () => localKeyedLocks(),
     sessions: () => localSessionStore(),
     endpointHealth: localEndpointHealth,
     rateLimiter: (_name, perSecond, clock) => rateLimiter(perSecond, clock),

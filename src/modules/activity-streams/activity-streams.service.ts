@@ -33,7 +33,7 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
   const repo = activityStreamsRepository(ctx.db);
   const instances = instancesRepository(ctx.db);
   const rotateAfterMs = ctx.config.streams.rotate_after_minutes * 60_000;
-  const locks = ctx.coordination.keyedLocks();
+  const locks = ctx.coordination.keyedLocks('activity-streams');
 
   /** Runs PUT and DELETE of one key one after another: two PUTs must not both start. */
   const serial = <T>(appId: string, key: string, job: () => Promise<T>): Promise<T> => locks.run(`${appId}\n${key}`, job);
