@@ -7,6 +7,11 @@ import type { Clock } from '../lib/clock';
  * line what that implementation must guarantee; `coordination.contract.ts` holds the behaviour
  * every implementation must pass.
  *
+ * Sessions, rate limits, throttles and endpoint health answer synchronously: their callers are
+ * synchronous hooks and the delivery worker's per-send check. A shared implementation keeps a local
+ * copy it refreshes, or these answers become Promises once those callers await (the contract
+ * already awaits every answer).
+ *
  * Not here, because no process state is involved:
  * - Webhook deliveries need no wake-up: the scheduler's `webhooks` job (leader only) finds them
  *   by polling the database every second.
