@@ -173,7 +173,7 @@ describe('2. outbound policy', () => {
     expect((await json(await put({ serviceAccount: { ...account, token_uri: 'https://[::1]/token' } }))).body.detail).toStartWith(
       'serviceAccount.token_uri must not be a loopback address',
     );
-  });
+  }, 30_000);
 });
 
 describe('3. identifiers at the door', () => {
