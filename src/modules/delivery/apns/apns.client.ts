@@ -87,7 +87,7 @@ export class ApnsClient implements Transport {
    * pooled connections with its provider token: the answer, or the outcome that stands for it when
    * no answer came (no usable key, an endpoint the outbound policy refuses, a connection failure).
    */
-  async exchange(creds: ApnsCredentials, method: string, target: string, headers: Record<string, string>, body: string): Promise<Http2Answer | Outcome> {
+  async exchange(creds: ApnsCredentials, method: string, target: string, headers: Record<string, string>, body: string): Promise<Http2Answer | Extract<Outcome, { kind: 'pause-channel' | 'unreachable' }>> {
     let token: string;
     try {
       token = await this.tokens.get(creds);
