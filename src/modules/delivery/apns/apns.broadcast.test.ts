@@ -25,9 +25,11 @@ async function setup() {
   const phones = new PhoneFleet(clock);
   const standin = (apns = await startApnsStandin({ keys: [key], bundleIds: ['com.x'], clock, phones }));
   const apnsClient = (client = new ApnsClient({ clock, logger: silentLogger, outbound: { allowPrivate: true } }));
-  const channels = new ApnsChannels(apnsClient, { clock, hosts: { channelsEndpoint: standin.url } });
-  const broadcaster = new ApnsBroadcaster(apnsClient, { clock, hosts: { broadcastEndpoint: standin.url } });
-  const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', ca: standin.ca };
+  const channels = new ApnsChannels(apnsClient, { clock });
+  const broadcaster = new ApnsBroadcaster(apnsClient, { clock });
+  // The stand-in serves device pushes, broadcasts and channel management on one port.
+  const hosts = { endpoint: standin.url, channelsEndpoint: standin.url, broadcastEndpoint: standin.url };
+  const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', ca: standin.ca, ...hosts };
   const channel = async (policy: StoragePolicy = 0) => {
     const made = await channels.create(creds, 'production', policy);
     if (made.kind !== 'created') throw new Error(`no channel: ${JSON.stringify(made)}`);
@@ -47,7 +49,7 @@ async function setup() {
 }
 
 describe('APNs broadcast client', () => {
-  test("Apple's device-push hosts by default (one connection pool with device pushes), each environment overridable", () => {
+  test("Apple's device-push hosts by default (one connection pool with device pushes), each environment overridable by the credentials", () => {
     expect(broadcastOrigin(undefined, 'production')).toBe('https://api.push.apple.com');
     expect(broadcastOrigin({}, 'sandbox')).toBe('https://api.sandbox.push.apple.com');
     expect(broadcastOrigin({ sandboxBroadcastEndpoint: 'https://127.0.0.1:9444/' }, 'sandbox')).toBe('https://127.0.0.1:9444');

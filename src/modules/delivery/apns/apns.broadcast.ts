@@ -18,10 +18,7 @@ export const BROADCAST_PAYLOAD_LIMIT = 5120;
 type Environment = 'production' | 'sandbox';
 
 /** Overrides of the broadcast hosts (config `[apps.apns] broadcast_endpoint`, `sandbox_broadcast_endpoint`). */
-export interface BroadcastHosts {
-  broadcastEndpoint?: string;
-  sandboxBroadcastEndpoint?: string;
-}
+export type BroadcastHosts = Pick<ApnsCredentials, 'broadcastEndpoint' | 'sandboxBroadcastEndpoint'>;
 
 /** One broadcast: an update or end of the Live Activity on a channel, to every device subscribed. */
 export interface BroadcastRequest {
@@ -36,7 +33,7 @@ export interface BroadcastRequest {
   body: string;
 }
 
-/** The broadcast host for an environment, unless overridden for it. */
+/** The broadcast host for an environment, unless the credentials override it. */
 export function broadcastOrigin(hosts: BroadcastHosts | undefined, environment: Environment): string {
   const override = environment === 'sandbox' ? hosts?.sandboxBroadcastEndpoint : hosts?.broadcastEndpoint;
   if (override) return override.replace(/\/+$/, '');
@@ -45,18 +42,18 @@ export function broadcastOrigin(hosts: BroadcastHosts | undefined, environment: 
 
 /**
  * Sends broadcasts (`POST /4/broadcasts/apps/<bundleId>`) over the APNs client's pooled HTTP/2
- * connections and provider tokens, and says what became of each (apns.broadcast-outcome.ts):
+ * connections and provider tokens, to the host the app's credentials name, and says what became of each (apns.broadcast-outcome.ts):
  * delivered carries Apple's `apns-unique-id`.
  * @example const outcome = await broadcaster.send({ creds, environment: 'production', channelId, priority: 10, expiration: 0, body });
  */
 export class ApnsBroadcaster {
   constructor(
     private readonly apns: ApnsClient,
-    private readonly options: { clock: Clock; hosts?: BroadcastHosts },
+    private readonly options: { clock: Clock },
   ) {}
 
   async send(request: BroadcastRequest): Promise<BroadcastOutcome> {
-    const url = `${broadcastOrigin(this.options.hosts, request.environment)}/4/broadcasts/apps/${request.creds.bundleId}`;
+    const url = `${broadcastOrigin(request.creds, request.environment)}/4/broadcasts/apps/${request.creds.bundleId}`;
     const headers = {
       'apns-request-id': randomUUID(),
       'apns-channel-id': request.channelId,

@@ -24,14 +24,15 @@ async function setup() {
   const sandbox = await startApnsStandin({ keys: [key], bundleIds: ['com.x'], clock, environment: 'sandbox' });
   standins.push(production, sandbox);
   const apns = (client = new ApnsClient({ clock, logger: silentLogger, outbound: { allowPrivate: true } }));
-  // One stand-in serves both of its environment's APIs; the CA is the same self-signed certificate.
-  const channels = new ApnsChannels(apns, { clock, hosts: { channelsEndpoint: production.url, sandboxChannelsEndpoint: `${sandbox.url}/` } });
-  const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', ca: production.ca };
+  const channels = new ApnsChannels(apns, { clock });
+  // Both stand-ins present the same self-signed certificate.
+  const hosts = { channelsEndpoint: production.url, sandboxChannelsEndpoint: `${sandbox.url}/` };
+  const creds: ApnsCredentials = { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', ca: production.ca, ...hosts };
   return { production, sandbox, channels, creds, apns };
 }
 
 describe('APNs channel management client', () => {
-  test("Apple's management hosts by environment (2196 production, 2195 sandbox), each overridable on its own", () => {
+  test("Apple's management hosts by environment (2196 production, 2195 sandbox), each overridable by the credentials on its own", () => {
     expect(channelsOrigin(undefined, 'production')).toBe('https://api-manage-broadcast.push.apple.com:2196');
     expect(channelsOrigin({}, 'sandbox')).toBe('https://api-manage-broadcast.sandbox.push.apple.com:2195');
     expect(channelsOrigin({ channelsEndpoint: 'https://127.0.0.1:9443/' }, 'production')).toBe('https://127.0.0.1:9443');
@@ -91,7 +92,7 @@ describe('APNs channel management client', () => {
   test('without allow_private_endpoints a loopback management host is refused before connecting', async () => {
     const { production, creds } = await setup();
     const strict = new ApnsClient({ clock, logger: silentLogger });
-    const channels = new ApnsChannels(strict, { clock, hosts: { channelsEndpoint: production.url } });
+    const channels = new ApnsChannels(strict, { clock });
     const refused = await channels.create(creds, 'production', 0);
     expect(refused.kind).toBe('pause-channel');
     expect(refused.kind === 'pause-channel' && refused.reason).toContain('loopback');

@@ -14,10 +14,7 @@ export const APNS_CHANNEL_LIMIT = 10_000;
 type Environment = 'production' | 'sandbox';
 
 /** Overrides of Apple's channel-management hosts (config `[apps.apns] channels_endpoint`, `sandbox_channels_endpoint`). */
-export interface ChannelHosts {
-  channelsEndpoint?: string;
-  sandboxChannelsEndpoint?: string;
-}
+export type ChannelHosts = Pick<ApnsCredentials, 'channelsEndpoint' | 'sandboxChannelsEndpoint'>;
 
 /**
  * No Message Stored (0): nothing kept for offline devices, a higher publishing budget, and every
@@ -29,7 +26,7 @@ export type StoragePolicy = 0 | 1;
 /** A refusal or failure of a management call (never `delivered`). */
 export type ChannelFailure = Exclude<BroadcastOutcome, { kind: 'delivered' }>;
 
-/** The channel-management host for an environment, unless overridden for it. */
+/** The channel-management host for an environment, unless the credentials override it. */
 export function channelsOrigin(hosts: ChannelHosts | undefined, environment: Environment): string {
   const override = environment === 'sandbox' ? hosts?.sandboxChannelsEndpoint : hosts?.channelsEndpoint;
   if (override) return override.replace(/\/+$/, '');
@@ -38,15 +35,15 @@ export function channelsOrigin(hosts: ChannelHosts | undefined, environment: Env
 
 /**
  * Apple's channel-management API (create, read, delete, list) over the APNs client's pooled HTTP/2
- * connections and provider tokens; each call names its environment, since channels of the sandbox
- * and of production are separate. Refusals come back as outcomes (apns.broadcast-outcome.ts),
+ * connections and provider tokens, at the hosts the app's credentials name; each call names its
+ * environment, since channels of the sandbox and of production are separate. Refusals come back as outcomes (apns.broadcast-outcome.ts),
  * never as exceptions.
  * @example const made = await channels.create(creds, 'production', 0); if (made.kind === 'created') made.channelId;
  */
 export class ApnsChannels {
   constructor(
     private readonly apns: ApnsClient,
-    private readonly options: { clock: Clock; hosts?: ChannelHosts },
+    private readonly options: { clock: Clock },
   ) {}
 
   /** A new channel for Live Activities; its id is Apple's (base64, length not fixed). */
@@ -92,7 +89,7 @@ export class ApnsChannels {
     headers: Record<string, string>,
     body = '',
   ): Promise<Http2Answer | ChannelFailure> {
-    const url = `${channelsOrigin(this.options.hosts, environment)}/1/apps/${creds.bundleId}/${resource}`;
+    const url = `${channelsOrigin(creds, environment)}/1/apps/${creds.bundleId}/${resource}`;
     const answer = await this.apns.exchange(creds, method, url, { 'apns-request-id': randomUUID(), ...headers }, body);
     if ('kind' in answer) return answer;
     if (answer.status >= 200 && answer.status < 300) return answer;
