@@ -40,10 +40,13 @@ const TEST_SETTINGS: Record<string, string> = { fsync: 'off', synchronous_commit
 
 /**
  * Starts a new server on a free loopback port. `durable: true` keeps PostgreSQL's default fsync
- * settings (benchmarks); tests leave it off.
+ * settings (benchmarks); tests leave it off. `tls`: the server also offers TLS with that
+ * certificate and key (PEM).
  * @example const pg = await startPostgres(); const sql = new SQL(pg.url()); … await pg.stop();
  */
-export async function startPostgres(options: { durable?: boolean; settings?: Record<string, string> } = {}): Promise<PostgresServer> {
+export async function startPostgres(
+  options: { durable?: boolean; settings?: Record<string, string>; tls?: { cert: string; key: string } } = {},
+): Promise<PostgresServer> {
   const bin = await binaries();
   const runAs = serverUser();
   const baseDir = mkdtempSync('/tmp/islet-pg-');
@@ -65,6 +68,13 @@ export async function startPostgres(options: { durable?: boolean; settings?: Rec
     throw new Error(`initdb failed: ${init.stderr || init.error?.message}`);
   }
   const settings = { ...(options.durable ? {} : TEST_SETTINGS), ...options.settings };
+  if (options.tls) {
+    for (const [name, pem] of [['cert.pem', options.tls.cert], ['key.pem', options.tls.key]] as const) {
+      writeFileSync(join(baseDir, name), pem, { mode: 0o600 });
+      if (runAs) chownSync(join(baseDir, name), runAs.uid, runAs.gid);
+    }
+    Object.assign(settings, { ssl: 'on', ssl_cert_file: join(baseDir, 'cert.pem'), ssl_key_file: join(baseDir, 'key.pem') });
+  }
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     try {
