@@ -1,9 +1,9 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { testDatabase } from './postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from './postgres';
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
 
@@ -38,6 +38,8 @@ ${ending === 'throws' ? "throw new Error('a failing test');" : 'await Bun.sleep(
   }
 }
 
+beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
+
 describe('throw-away PostgreSQL for tests', () => {
   test('each test database is an empty database of its own on a real PostgreSQL 17 on loopback', async () => {
     const a = await testDatabase();
@@ -62,11 +64,11 @@ describe('throw-away PostgreSQL for tests', () => {
     const { baseDir, pid, code } = await serverOfAProcessThat('throws');
     expect(code).toBe(1);
     expect({ running: alive(pid), folder: existsSync(baseDir) }).toEqual({ running: false, folder: false });
-  });
+  }, POSTGRES_STARTUP_TIMEOUT_MS);
 
   test('the server stops and its folder is removed when the process that started it is killed', async () => {
     const { baseDir, pid, code } = await serverOfAProcessThat('is killed');
     expect(code).not.toBe(0);
     expect({ running: alive(pid), folder: existsSync(baseDir) }).toEqual({ running: false, folder: false });
-  });
+  }, POSTGRES_STARTUP_TIMEOUT_MS);
 });

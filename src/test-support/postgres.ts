@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, cpSync, existsSync, mkdtempSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,8 +11,8 @@ import { SQL } from 'bun';
  * download at run time) for tests and benchmarks.
  *
  * Tests share one server per test process (`bun test` runs every file in one process) and get a
- * database each (`testDatabase()`): starting a server costs initdb + start (~0.7 s), a database
- * ~30 ms, and separate databases keep files apart as well as separate servers would.
+ * database each (`testDatabase()`): starting a server costs initdb + start (1-3 s here), a database
+ * ~0.2 s, and separate databases keep test files apart as well as separate servers would.
  *
  * The server is stopped and its folder under /tmp removed when the process that started it ends,
  * however it ends (a failed test, an uncaught error, SIGKILL): a small shell watchdog, the server's
@@ -49,40 +49,13 @@ export async function startPostgres(
 ): Promise<PostgresServer> {
   const bin = await binaries();
   const runAs = serverUser();
-  const baseDir = mkdtempSync('/tmp/islet-pg-');
-  const password = randomBytes(12).toString('hex');
-  writeFileSync(join(baseDir, 'pw'), `${password}\n`);
-  if (runAs) {
-    chownSync(baseDir, runAs.uid, runAs.gid);
-    chownSync(join(baseDir, 'pw'), runAs.uid, runAs.gid);
-  }
-  const data = join(baseDir, 'data');
-  const init = spawnSync(
-    bin.initdb,
-    ['-D', data, '-U', 'postgres', `--pwfile=${join(baseDir, 'pw')}`, '--auth-host=scram-sha-256', '--auth-local=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
-    { ...runAs, encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' } },
-  );
-  rmSync(join(baseDir, 'pw'));
-  if (init.status !== 0) {
-    rmSync(baseDir, { recursive: true, force: true });
-    throw new Error(`initdb failed: ${init.stderr || init.error?.message}`);
-  }
   const settings = { ...(options.durable ? {} : TEST_SETTINGS), ...options.settings };
-  if (options.tls) {
-    for (const [name, pem] of [['cert.pem', options.tls.cert], ['key.pem', options.tls.key]] as const) {
-      writeFileSync(join(baseDir, name), pem, { mode: 0o600 });
-      if (runAs) chownSync(join(baseDir, name), runAs.uid, runAs.gid);
-    }
-    Object.assign(settings, { ssl: 'on', ssl_cert_file: join(baseDir, 'cert.pem'), ssl_key_file: join(baseDir, 'key.pem') });
-  }
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
     try {
-      return await launch(bin.postgres, runAs, baseDir, port, password, settings);
+      return await launch(bin, runAs, await freePort(), settings, options.tls);
     } catch (e) {
       // Another process took the port between our probe and the server's bind.
       if (attempt < 5 && String(e).includes('could not bind')) continue;
-      rmSync(baseDir, { recursive: true, force: true });
       throw e;
     }
   }
@@ -91,12 +64,23 @@ export async function startPostgres(
 let shared: Promise<PostgresServer> | undefined;
 
 /**
- * A new empty database on this process's shared server (started on first use), and its URL.
- * @example const { url } = await testDatabase(); const sql = new SQL(url);
+ * Starting a server takes 1-3 s (up to ~10 s on a busy machine), beyond bun test's 5 s default:
+ * the first use in each test file goes in `beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS)`.
+ */
+export const POSTGRES_STARTUP_TIMEOUT_MS = 60_000;
+
+/** This process's shared server, started on first use. */
+export function sharedPostgres(): Promise<PostgresServer> {
+  shared ??= startPostgres();
+  return shared;
+}
+
+/**
+ * A new empty database on this process's shared server, and its URL.
+ * @example beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS); … const { url } = await testDatabase();
  */
 export async function testDatabase(): Promise<{ url: string; name: string; server: PostgresServer }> {
-  shared ??= startPostgres();
-  const server = await shared;
+  const server = await sharedPostgres();
   const name = `t_${randomBytes(6).toString('hex')}`;
   const admin = new SQL(server.url('postgres'), { max: 1 });
   try {
@@ -108,37 +92,49 @@ export async function testDatabase(): Promise<{ url: string; name: string; serve
 }
 
 async function launch(
-  postgres: string,
+  bin: { initdb: string; postgres: string },
   runAs: { uid: number; gid: number } | undefined,
-  baseDir: string,
   port: number,
-  password: string,
   settings: Record<string, string>,
+  tls: { cert: string; key: string } | undefined,
 ): Promise<PostgresServer> {
-  const flags = Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: baseDir, ...settings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
-  // The watchdog: the server runs while this process does; then a fast shutdown and the folder goes.
-  const script = `bin=$0 base=$1 port=$2; shift 2
-"$bin" -D "$base/data" -p "$port" "$@" & pg=$!
-while [ -d /proc/${process.pid} ] && kill -0 $pg 2>/dev/null; do sleep 0.3; done
-kill -INT $pg 2>/dev/null; wait $pg
+  const baseDir = mkdtempSync('/tmp/islet-pg-');
+  const password = randomBytes(12).toString('hex');
+  const files: [string, string][] = [['pw', `${password}\n`], ...(tls ? ([['cert.pem', tls.cert], ['key.pem', tls.key]] as [string, string][]) : [])];
+  for (const [name, text] of files) writeFileSync(join(baseDir, name), text, { mode: 0o600 });
+  if (runAs) for (const name of ['', ...files.map(([n]) => n)]) chownSync(join(baseDir, name), runAs.uid, runAs.gid);
+  const tlsSettings = tls ? { ssl: 'on', ssl_cert_file: join(baseDir, 'cert.pem'), ssl_key_file: join(baseDir, 'key.pem') } : {};
+  const flags = Object.entries({ listen_addresses: '127.0.0.1', unix_socket_directories: baseDir, ...settings, ...tlsSettings }).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
+  // The watchdog owns the folder from the start: initdb, then the server while this process runs,
+  // then a fast shutdown and the folder goes (2 s later when the server never became ready, so its
+  // log can be read). It runs in the background of a shell that exits at once, so it is no child
+  // of this process (bun test kills the children of a test that times out).
+  const watchdog = `initdb=$0 postgres=$1 base=$2 port=$3; shift 3
+if "$initdb" -D "$base/data" -U postgres --pwfile="$base/pw" --auth-host=scram-sha-256 --auth-local=trust -E UTF8 --locale=C --no-sync >/dev/null; then
+  rm -f "$base/pw"
+  "$postgres" -D "$base/data" -p "$port" "$@" & pg=$!
+  while [ -d /proc/${process.pid} ] && kill -0 $pg 2>/dev/null; do sleep 0.3; done
+  kill -INT $pg 2>/dev/null; wait $pg
+else
+  echo "initdb failed"
+fi
+grep -q 'ready to accept connections' "$base/log" || sleep 2
 rm -rf "$base"`;
   const logPath = join(baseDir, 'log');
   const log = openSync(logPath, 'a');
-  const child = spawn('/bin/sh', ['-c', script, postgres, baseDir, String(port), ...flags], {
+  spawn('/bin/sh', ['-c', '/bin/sh -c "$@" & exit 0', 'launcher', watchdog, bin.initdb, bin.postgres, baseDir, String(port), ...flags], {
     ...runAs,
+    cwd: baseDir,
     stdio: ['ignore', log, log],
     detached: true,
     env: { ...process.env, LC_ALL: 'C' },
-  });
+  }).unref();
   closeSync(log);
-  child.unref();
-  let exited = false;
-  child.on('exit', () => (exited = true));
-  for (;;) {
-    const text = readFileSync(logPath, 'utf8');
-    if (text.includes('database system is ready to accept connections')) break;
-    if (exited) throw new Error(`PostgreSQL did not start: ${text.trim()}`);
+  let text = '';
+  while (!text.includes('database system is ready to accept connections')) {
+    if (/FATAL|PANIC|initdb failed/.test(text) || !existsSync(logPath)) throw new Error(`PostgreSQL did not start: ${text.trim()}`);
     await Bun.sleep(20);
+    text = existsSync(logPath) ? readFileSync(logPath, 'utf8') : text;
   }
   // postmaster.pid's first line is the server's pid.
   const pid = Number(readFileSync(join(baseDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -151,11 +147,11 @@ rm -rf "$base"`;
     baseDir,
     url: (database = 'postgres') => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
     stop() {
-      stopped ??= new Promise<void>((resolve) => {
-        if (exited) return resolve();
-        child.on('exit', () => resolve());
-        process.kill(pid, 'SIGINT');
-      });
+      stopped ??= (async () => {
+        if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGINT');
+        // The watchdog removes the folder once the server is gone.
+        while (existsSync(baseDir)) await Bun.sleep(20);
+      })();
       return stopped;
     },
   };

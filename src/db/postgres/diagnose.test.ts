@@ -1,9 +1,9 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { startPostgres, testDatabase, type PostgresServer } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, startPostgres, testDatabase, type PostgresServer } from '../../test-support/postgres';
 import { testCertificate } from '../../test-support/tls';
 import { migratePostgres } from './migrate';
 import { serverMajorVersion, serverVersionProblem } from './diagnose';
@@ -36,6 +36,8 @@ async function closedPort(): Promise<number> {
   probe.stop(true);
   return port;
 }
+
+beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
 describe('check-config with [database] url', () => {
   test('connects, redacts the password, and says what it found (version, migrations applied, not served yet)', async () => {
@@ -98,7 +100,7 @@ describe('check-config with [database] url', () => {
     expect({ code: trusted.code, err: trusted.err }).toEqual({ code: 0, err: expect.stringContaining(`at localhost:${tlsServer.port}/postgres as postgres over TLS: connected`) });
     const missing = checkConfig(verified, { ISLET_DATABASE_CA_FILE: join(dir, 'missing.pem') });
     expect(missing.err).toContain(`database.ca_file = "${join(dir, 'missing.pem')}": cannot read (ENOENT)`);
-  });
+  }, POSTGRES_STARTUP_TIMEOUT_MS);
 });
 
 describe('commands that open the database, with [database] url', () => {
@@ -110,7 +112,7 @@ describe('commands that open the database, with [database] url', () => {
       expect(res.err).toStartWith('islet: this build does not serve from PostgreSQL yet: [database] url (or ISLET_DATABASE_URL) is set;');
       expect(res.err).not.toContain(url);
     }
-  });
+  }, 30_000);
 });
 
 describe('the server version check', () => {

@@ -1,11 +1,13 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { testDatabase } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { appliedPostgresMigrations, defaultPgMigrationsFolder, migratePostgres } from './migrate';
 
 const shipped = (JSON.parse(readFileSync(join(defaultPgMigrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
+
+beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
 describe('PostgreSQL migrations', () => {
   test('two instances migrating one empty database at once both succeed, and each migration is applied once', async () => {

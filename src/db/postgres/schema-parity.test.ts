@@ -1,10 +1,10 @@
-import { afterAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
-import { testDatabase } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { migrateDatabase, openDatabase } from '../database';
 import * as sqliteSchema from '../schema';
 import { migratePostgres } from './migrate';
@@ -43,6 +43,8 @@ const withoutPgDecoration = (model: SchemaModel): SchemaModel =>
 
 const dir = mkdtempSync(join(tmpdir(), 'islet-parity-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
 describe('the SQLite and PostgreSQL schemas', () => {
   const sqlite = modelOfSchema(sqliteSchema);
