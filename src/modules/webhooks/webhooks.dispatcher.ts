@@ -31,7 +31,7 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
   const repo = webhooksRepository(ctx.db);
-  repo.recoverSending(ctx.clock.now());
+  ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()));
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
   const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
