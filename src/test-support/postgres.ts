@@ -69,6 +69,9 @@ let shared: Promise<PostgresServer> | undefined;
  */
 export const POSTGRES_STARTUP_TIMEOUT_MS = 60_000;
 
+/** For a test that creates and migrates databases (~1 s alone, several times that on a busy machine). */
+export const POSTGRES_TEST_TIMEOUT_MS = 30_000;
+
 /** This process's shared server, started on first use. */
 export function sharedPostgres(): Promise<PostgresServer> {
   shared ??= startPostgres();

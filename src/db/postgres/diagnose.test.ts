@@ -28,6 +28,8 @@ function islet(command: string[], env: Record<string, string>) {
   });
   return { code: res.exitCode, out: res.stdout.toString(), err: res.stderr.toString() };
 }
+/** Each command line run starts bun (0.5-1 s, more on a busy machine). */
+const CLI_TIMEOUT_MS = 30_000;
 const checkConfig = (url: string, env: Record<string, string> = {}) => islet(['check-config'], { ISLET_DATABASE_URL: url, ...env });
 
 async function closedPort(): Promise<number> {
@@ -49,13 +51,13 @@ describe('check-config with [database] url', () => {
     expect(res.err).toMatch(new RegExp(`^PostgreSQL 17\\.\\d+ at 127\\.0\\.0\\.1:${server.port}/t_\\w+ as postgres: connected; 0 of 1 migrations applied\\. This build does not serve from PostgreSQL yet\\.$`, 'm'));
     await migratePostgres({ url, poolSize: 1 });
     expect(checkConfig(url).err).toContain('connected; 1 of 1 migrations applied');
-  });
+  }, CLI_TIMEOUT_MS);
 
   test('nothing listening on the port: unreachable, exit 1', async () => {
     const res = checkConfig(`postgres://postgres:pw@127.0.0.1:${await closedPort()}/islet`);
     expect(res.code).toBe(1);
     expect(res.err).toMatch(/database\.url: cannot reach PostgreSQL at 127\.0\.0\.1:\d+: the connection was refused or the host is unknown/);
-  });
+  }, CLI_TIMEOUT_MS);
 
   test('a wrong password: authentication failed, and the wrong password is not shown', async () => {
     const { url, server } = await testDatabase();
@@ -63,14 +65,14 @@ describe('check-config with [database] url', () => {
     expect(res.code).toBe(1);
     expect(res.err).toContain(`database.url: authentication failed for user "postgres" at 127.0.0.1:${server.port}: check the user and password in the url`);
     expect(res.out + res.err).not.toContain('not-the-password');
-  });
+  }, CLI_TIMEOUT_MS);
 
   test('a database that does not exist: says so and how to create it', async () => {
     const { server } = await testDatabase();
     const res = checkConfig(server.url('no_such_db'));
     expect(res.code).toBe(1);
     expect(res.err).toContain(`database.url: database "no_such_db" does not exist at 127.0.0.1:${server.port}: create it (CREATE DATABASE … OWNER "postgres")`);
-  });
+  }, CLI_TIMEOUT_MS);
 
   test('a user without CREATE on schema public of an unmigrated database: says what to grant', async () => {
     const { url, server, name } = await testDatabase();
@@ -80,7 +82,7 @@ describe('check-config with [database] url', () => {
     const res = checkConfig(`postgres://islet_limited:limited-pw@127.0.0.1:${server.port}/${name}`);
     expect(res.code).toBe(1);
     expect(res.err).toContain(`database.url: user "islet_limited" may not create tables in schema public of database "${name}", which migrating needs: GRANT CREATE ON SCHEMA public TO "islet_limited"`);
-  });
+  }, CLI_TIMEOUT_MS);
 
   test('TLS: sslmode=require against a server without TLS is refused; verify-full needs the CA as ca_file and then connects over TLS', async () => {
     const { url } = await testDatabase();
@@ -112,7 +114,7 @@ describe('commands that open the database, with [database] url', () => {
       expect(res.err).toStartWith('islet: this build does not serve from PostgreSQL yet: [database] url (or ISLET_DATABASE_URL) is set;');
       expect(res.err).not.toContain(url);
     }
-  }, 30_000);
+  }, CLI_TIMEOUT_MS);
 });
 
 describe('the server version check', () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { appliedPostgresMigrations, defaultPgMigrationsFolder, migratePostgres } from './migrate';
 
 const shipped = (JSON.parse(readFileSync(join(defaultPgMigrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
@@ -25,7 +25,7 @@ describe('PostgreSQL migrations', () => {
     } finally {
       await client.close();
     }
-  });
+  }, POSTGRES_TEST_TIMEOUT_MS);
 
   test('migrating again applies nothing; a database never migrated counts none', async () => {
     const { url } = await testDatabase();
@@ -38,5 +38,5 @@ describe('PostgreSQL migrations', () => {
     } finally {
       await client.close();
     }
-  });
+  }, POSTGRES_TEST_TIMEOUT_MS);
 });

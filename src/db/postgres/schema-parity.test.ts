@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
-import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { migrateDatabase, openDatabase } from '../database';
 import * as sqliteSchema from '../schema';
 import { migratePostgres } from './migrate';
@@ -74,5 +74,5 @@ describe('the SQLite and PostgreSQL schemas', () => {
     } finally {
       await client.close();
     }
-  });
+  }, POSTGRES_TEST_TIMEOUT_MS);
 });

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { count, eq, sql } from 'drizzle-orm';
-import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { openPostgres } from './connection';
 import { migratePostgres } from './migrate';
 import { apps, auditLog, endUsers } from './schema';
@@ -33,5 +33,5 @@ describe('values read back from PostgreSQL keep their JSON types', () => {
     } finally {
       await db.$client.close();
     }
-  });
+  }, POSTGRES_TEST_TIMEOUT_MS);
 });
