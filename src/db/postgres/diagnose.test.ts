@@ -74,14 +74,24 @@ describe('check-config with [database] url', () => {
     expect(res.err).toContain(`database.url: database "no_such_db" does not exist at 127.0.0.1:${server.port}: create it (CREATE DATABASE … OWNER "postgres")`);
   }, CLI_TIMEOUT_MS);
 
-  test('a user without CREATE on schema public of an unmigrated database: says what to grant', async () => {
+  test('a user who may not create schemas nor tables in public, on an unmigrated database: says what to grant', async () => {
     const { url, server, name } = await testDatabase();
     const admin = new SQL(url, { max: 1 });
     await admin.unsafe(`CREATE ROLE islet_limited LOGIN PASSWORD 'limited-pw'`);
-    await admin.close();
-    const res = checkConfig(`postgres://islet_limited:limited-pw@127.0.0.1:${server.port}/${name}`);
-    expect(res.code).toBe(1);
-    expect(res.err).toContain(`database.url: user "islet_limited" may not create tables in schema public of database "${name}", which migrating needs: GRANT CREATE ON SCHEMA public TO "islet_limited"`);
+    const check = () => checkConfig(`postgres://islet_limited:limited-pw@127.0.0.1:${server.port}/${name}`);
+    try {
+      const neither = check();
+      expect(neither.code).toBe(1);
+      expect(neither.err).toContain(
+        `database.url: user "islet_limited" may not create what migrating database "${name}" needs: GRANT CREATE ON DATABASE "${name}" TO "islet_limited"; GRANT CREATE ON SCHEMA public TO "islet_limited" (or make the user the database's owner)`,
+      );
+      await admin.unsafe(`GRANT CREATE ON DATABASE ${name} TO islet_limited`);
+      expect(check().err).toContain(`needs: GRANT CREATE ON SCHEMA public TO "islet_limited" (or make`);
+      await admin.unsafe('GRANT CREATE ON SCHEMA public TO islet_limited');
+      expect(check().code).toBe(0);
+    } finally {
+      await admin.close();
+    }
   }, CLI_TIMEOUT_MS);
 
   test('TLS: sslmode=require against a server without TLS is refused; verify-full needs the CA as ca_file and then connects over TLS', async () => {

@@ -27,7 +27,7 @@ export function serverVersionProblem(version: string): string | undefined {
 
 /**
  * Connects as `serve` will and says what is wrong (unreachable, authentication failed, database
- * missing, server too old, TLS refused or untrusted, no right to create the tables), as a
+ * missing, server too old, TLS refused or untrusted, no right to create what migrating creates), as a
  * ConfigError on `database.url`; otherwise one line saying what it found. Never shows the password.
  */
 export async function diagnosePostgres(settings: PostgresSettings): Promise<string> {
@@ -41,10 +41,12 @@ export async function diagnosePostgres(settings: PostgresSettings): Promise<stri
   }
   const client = new SQL(settings.url, clientOptions(settings, { max: 1, connectionTimeout: 10 }));
   try {
-    let row: { version: string; user: string; database: string; tls: boolean | null; canCreate: boolean };
+    let row: { version: string; user: string; database: string; tls: boolean | null; inPublic: boolean; schemas: boolean };
     try {
+      // Migrating creates tables in schema public, and drizzle's own schema "drizzle" (its record of migrations).
       [row] = await client`SELECT current_setting('server_version') AS version, current_user AS user, current_database() AS database,
-        (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS tls, has_schema_privilege('public', 'CREATE') AS "canCreate"`;
+        (SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()) AS tls, has_schema_privilege('public', 'CREATE') AS "inPublic",
+        (to_regnamespace('drizzle') IS NOT NULL OR has_database_privilege(current_database(), 'CREATE')) AS schemas`;
     } catch (e) {
       throw new ConfigError([`database.url: ${connectionProblem(e, settings.url, target)}`]);
     }
@@ -52,9 +54,13 @@ export async function diagnosePostgres(settings: PostgresSettings): Promise<stri
     if (tooOld) throw new ConfigError([`database.url: ${tooOld} (${target})`]);
     const shipped = shippedMigrationCount(defaultPgMigrationsFolder());
     const applied = await appliedPostgresMigrations(client);
-    if (applied < shipped && !row.canCreate) {
+    const grants = [
+      ...(row.schemas ? [] : [`GRANT CREATE ON DATABASE "${row.database}" TO "${row.user}"`]),
+      ...(row.inPublic ? [] : [`GRANT CREATE ON SCHEMA public TO "${row.user}"`]),
+    ];
+    if (applied < shipped && grants.length > 0) {
       throw new ConfigError([
-        `database.url: user "${row.user}" may not create tables in schema public of database "${row.database}", which migrating needs: GRANT CREATE ON SCHEMA public TO "${row.user}" (or make it the database's owner)`,
+        `database.url: user "${row.user}" may not create what migrating database "${row.database}" needs: ${grants.join('; ')} (or make the user the database's owner)`,
       ]);
     }
     return `PostgreSQL ${row.version.split(' ')[0]} at ${target}${row.tls ? ' over TLS' : ''}: connected; ${applied} of ${shipped} migrations applied. This build does not serve from PostgreSQL yet.`;
