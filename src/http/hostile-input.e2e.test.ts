@@ -53,7 +53,7 @@ describe('1. parsing limits before work, and the server layer', () => {
     const head = `POST /console/api/session HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
     const chunked = await raw([head, chunk, chunk, '0\r\n\r\n'], { gapMs: 10 });
     expect(chunked.status).toBe(413);
-    expect(JSON.parse(chunked.body)).toEqual({ title: 'Content Too Large', status: 413, detail: 'request body exceeds 64 KiB' });
+    expect(JSON.parse(chunked.body)).toEqual({ title: 'Payload Too Large', status: 413, detail: 'request body exceeds 64 KiB' });
     const declared = await raw(`POST /console/api/session HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{`);
     expect(declared.status).toBe(413);
     expect(JSON.parse(declared.body).detail).toBe('request body exceeds 64 KiB');
