@@ -119,10 +119,12 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     const byProgress = ['10', '30', '40', '50', '60'].map((p) => sent.find((r) => r.body.aps['content-state'].progress === p)!.body.aps.timestamp);
     expect(byProgress.every((ts, i) => i === 0 || ts > byProgress[i - 1]!)).toBe(true);
 
-    // End without a body (and without a content type): the phone keeps showing the final state until the system dismisses it.
+    // End without a body (and without a content type): the activity is removed from the phone at once.
     const ended = await fetch(`${server.url}${la(`/${id}`)}`, { method: 'DELETE', headers: { 'x-service-key': SECRET } });
     expect(ended.status).toBe(200);
-    await eventually(() => expect(phone.shows(id)).toMatchObject({ ended: true, contentState: { progress: '60' } }));
+    await eventually(() => expect(phone.activities.get(id)).toMatchObject({ ended: true, contentState: { progress: '60' } }));
+    expect(phone.shows(id)).toBeUndefined();
+    expect(phone.activities.get(id)!.dismissalDate).toBeLessThanOrEqual(Date.now() / 1000);
   }, 30_000);
 
   test('the phone model applies only newer timestamps, refuses the other host, and answers 410 with the retirement time', () => {
@@ -286,6 +288,25 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     const detail = (await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`)).body;
     expect(detail.instances.map((i: any) => i.platform).sort()).toEqual(['android', 'ios']);
     expect(detail.instances.find((i: any) => i.deviceId === iphoneId).tokenState).toBe('active');
+
+    // An end with a later dismissalDate keeps the final state on both phones until then.
+    const endOnPixel = (activityId: string) =>
+      eventually(() => {
+        const found = toPixel().find((m) => m.data.activityId === activityId && m.data.event === 'end');
+        if (!found) throw new Error('no end on Android yet');
+        return found;
+      });
+    const later = Math.floor(Date.now() / 1000) + 600;
+    expect((await call('DELETE', la(`/${id}`), { contentState: { progress: '100', detail: 'done' }, dismissalDate: later })).status).toBe(200);
+    await eventually(() => expect(phone.shows(id)).toMatchObject({ ended: true, contentState: { progress: '100', detail: 'done' }, dismissalDate: later }));
+    expect((await endOnPixel(id)).data.dismissalAt).toBe(String(later * 1000));
+    // Without one, the end removes the activity from both at once.
+    const next = await startFor('two-platforms');
+    expect((await reportToken(phone, next)).status).toBe(200);
+    expect((await call('DELETE', la(`/${next}`))).status).toBe(200);
+    await eventually(() => expect(phone.activities.get(next)?.ended).toBe(true));
+    expect(phone.shows(next)).toBeUndefined();
+    expect(Number((await endOnPixel(next)).data.dismissalAt)).toBeLessThanOrEqual(Date.now());
   }, 30_000);
 
   test('options are validated with errors naming the field', async () => {

@@ -163,7 +163,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       requireDeliverable(content);
     }
     const now = clock.now();
-    endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input });
+    // Without a dismissal date iOS would keep an ended activity up to 4 hours: the end's own time removes it at once.
+    endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
   };
 
   return {
@@ -194,9 +195,9 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     updateNow,
 
     /**
-     * Ends an Active activity now and queues its end to each live instance: with `dismissalAt`
-     * the system removes it then (a past date: at once), without it after its default (up to 4 h
-     * on iOS). A final `contentState` is validated like an update's and shown until dismissal.
+     * Ends an Active activity now and queues its end to each live instance, which removes it from
+     * the device at once (spec: "removed from the device"), or at `dismissalAt` when given (the
+     * final state stays visible until then). A final `contentState` is validated like an update's.
      */
     end(appId: string, id: string, input: EndInput = {}): Promise<void> {
       return write(() => endNow(appId, id, input));
