@@ -333,4 +333,24 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     expect(text.status).toBe(415);
     expect((await call('GET', la(`/${id}`))).body.state).toBe('Active');
   }, 30_000);
+
+  test('an FCM INVALID_ARGUMENT about the message is recorded with the field Google names', async () => {
+    const pixel = `fcm-${crypto.randomUUID()}`;
+    expect((await call('POST', `/api/apps/${APP}/devices`, { endUserId: 'bad-message', platform: 'android', token: pixel })).status).toBe(200);
+    const description = "Invalid value at 'message.data[0].value' (TYPE_STRING), <b>1</b>";
+    fcm.respond((req) =>
+      req.body.message.token === pixel ? { status: 400, errorCode: 'INVALID_ARGUMENT', violations: [{ field: 'message.data[0].value', description }] } : undefined,
+    );
+    try {
+      await startFor('bad-message');
+      const failed = await eventually(async () => {
+        const found = (await admin('GET', `/api/admin/apps/${APP}/deliveries?endUserId=bad-message&status=failed`)).body.deliveries;
+        if (found.length === 0) throw new Error('not failed yet');
+        return found[0];
+      });
+      expect(failed.reason).toBe("INVALID_ARGUMENT: message.data[0].value: Invalid value at 'message.data[0].value' (TYPE_STRING), ?b?1?/b?");
+    } finally {
+      fcm.respond(undefined);
+    }
+  }, 30_000);
 });
