@@ -140,6 +140,15 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     phone.receive(token, headers, update(101, 'newer'), 'production');
     expect(phone.shows('m')!.contentState).toEqual({ progress: 'newer' });
     expect(phone.receive(token, headers, update(102, 'x'), 'sandbox')).toEqual({ status: 400, reason: 'BadDeviceToken' });
+    // An end with a dismissal date now removes it at once; its token is gone from then on.
+    const dismissedAt = Math.floor(Date.now() / 1000);
+    phone.receive(token, headers, { aps: { event: 'end', timestamp: 102, 'dismissal-date': dismissedAt } }, 'production');
+    expect([phone.shows('m'), phone.activities.get('m')?.ended]).toEqual([undefined, true]);
+    expect(phone.receive(token, headers, update(103, 'late'), 'production')).toEqual({ status: 410, reason: 'Unregistered', timestamp: dismissedAt * 1000 });
+    // Without a dismissal date iOS keeps an ended activity (up to 4 hours).
+    phone.receive(phone.pushToStartToken, headers, { aps: { ...start.aps, attributes: { activityId: 'kept' } } }, 'production');
+    phone.receive(phone.updateTokens.get('kept')!, headers, { aps: { event: 'end', timestamp: 101 } }, 'production');
+    expect(phone.shows('kept')).toMatchObject({ ended: true });
     const before = Date.now();
     phone.dismiss('m');
     const gone = phone.receive(token, headers, update(103, 'y'), 'production');
