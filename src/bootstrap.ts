@@ -3,6 +3,8 @@ import { ConfigError } from './config/config.load';
 import type { Config } from './config/config.schema';
 import { readMasterKey, resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
+import { coordinationFor } from './coordination/choose';
+import type { Coordination } from './coordination/coordination';
 import { migrateDatabase, openDatabase } from './db/database';
 import { meta } from './db/schema';
 import { systemClock, type Clock } from './lib/clock';
@@ -10,11 +12,14 @@ import { createLogger, type Logger, type LogLevel } from './lib/logger';
 import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { resolveAdminToken } from './modules/auth/admin-auth';
+import { bindWakeUps } from './modules/delivery/outbox';
 
 export interface BootstrapOptions {
   clock?: Clock;
   logger?: Logger;
   migrationsFolder?: string;
+  /** The one `serve` took the instance's lease with; else the configuration's (coordinationFor). */
+  coordination?: Coordination;
 }
 
 /**
@@ -46,7 +51,9 @@ export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx
     const box = new SecretBox(key);
     checkMasterKey(db, box);
     const admin = resolveAdminToken(db, config.admin.token);
-    const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current };
+    const coordination = options.coordination ?? coordinationFor(config);
+    bindWakeUps(db, coordination.wakeUps);
+    const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
     seedAppsFromConfig(ctx);
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {

@@ -1,4 +1,5 @@
 import type { Config } from './config/config.schema';
+import type { Coordination } from './coordination/coordination';
 import type { Db } from './db/database';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
@@ -14,4 +15,6 @@ export interface AppContext {
   box: SecretBox;
   /** SHA-256 of the admin token (from config, or generated and kept in the database; read at each call). */
   adminTokenHash: () => string;
+  /** State that is correct only while one process serves the database (src/coordination). */
+  coordination: Coordination;
 }

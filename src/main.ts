@@ -4,8 +4,8 @@ import { bootstrap, checkConfigForServe } from './bootstrap';
 import { ConfigError, loadConfig, resolveConfigPath } from './config/config.load';
 import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
+import { coordinationFor } from './coordination/choose';
 import { migrateDatabase, openDatabase } from './db/database';
-import { tryInstanceLock } from './db/instance-lock';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
@@ -63,9 +63,10 @@ function readConfig(configFlag: string | undefined): Config {
 
 async function serve(config: Config): Promise<void> {
   // Held until the process ends: restore refuses meanwhile, and a second server cannot start.
-  const lock = tryInstanceLock(config.database.path);
+  const coordination = coordinationFor(config);
+  const lock = coordination.instance.acquire();
   if (!lock) throw new ConfigError([`another Islet server is running on ${config.database.path}`]);
-  const { ctx, generatedAdminToken } = bootstrap(config);
+  const { ctx, generatedAdminToken } = bootstrap(config, { coordination });
   const server = startServer(ctx);
   let signalled = false;
   const shutdown = (signal: string) => {

@@ -30,7 +30,7 @@ export interface RunningServer {
 export function startServer(ctx: AppContext, options: { migrationsFolder?: string } = {}): RunningServer {
   // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
   // in createApp: `islet demo` beside a running server builds the services too.
-  idempotencyRepository(ctx.db).releaseAllRunning();
+  ctx.coordination.instance.recover('idempotency keys', () => idempotencyRepository(ctx.db).releaseAllRunning());
   const app = createApp(ctx, options);
   const headers = securityHeaders(ctx.config.server.public_url);
   const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
@@ -87,7 +87,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     },
     stop() {
       stopping ??= (async () => {
-        closeEventStreams(ctx.db);
+        closeEventStreams(ctx.coordination.wakeUps);
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();

@@ -10,7 +10,6 @@ import type { ChannelHealthOptions } from './channel-health';
 import { Semaphore } from './concurrency';
 import { deliveryRepository, type DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
-import { notifyChanged, onQueued } from './outbox';
 import { inlineStore, type OutboxStore } from './outbox-store';
 import type { Outcome, Transports } from './transport';
 
@@ -109,12 +108,13 @@ export class DeliveryWorker {
   /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
   start(): void {
     if (this.loop) return;
-    const recovered = this.repo.recoverSending(this.ctx.clock.now());
+    const { instance, wakeUps } = this.ctx.coordination;
+    const recovered = instance.recover('deliveries', () => this.repo.recoverSending(this.ctx.clock.now()));
     if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
-    const unheld = this.guard.recover(this.ctx.clock.now());
+    const unheld = instance.recover('endpoint holds', () => this.guard.recover(this.ctx.clock.now()));
     if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
     // New work starts at once; the poll only covers retries coming due.
-    this.unsubscribe = onQueued(this.ctx.db, () => this.wake());
+    this.unsubscribe = wakeUps.on('deliveries-queued', () => this.wake());
     this.loop = (async () => {
       while (!this.stopping) {
         let storageFailed = false;
@@ -408,7 +408,7 @@ export class DeliveryWorker {
     for (const r of batch) this.claimed.delete(r.id);
     this.releaseRecovered();
     try {
-      notifyChanged(this.ctx.db);
+      this.ctx.coordination.wakeUps.notify('deliveries-changed');
     } catch (e) {
       this.ctx.logger.error('a listener of delivery changes failed', { error: e instanceof Error ? e.message : String(e) });
     }

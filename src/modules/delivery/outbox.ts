@@ -1,3 +1,4 @@
+import type { WakeUps } from '../../coordination/coordination';
 import type { Db } from '../../db/database';
 import { deliveryOutcomes } from '../webhooks/webhooks.causes';
 import { WAITING_FOR_TOKEN } from './delivery.routing';
@@ -118,24 +119,24 @@ export function releaseHeld(db: Db, target: { activityId: string; deviceId: stri
   return released;
 }
 
-const listeners = new WeakMap<Db, Set<() => void>>();
+const wakeUpsOf = new WeakMap<Db, WakeUps>();
 
 /**
- * Calls `listener` whenever deliveries are queued or released on this database, so the delivery
- * worker starts at once instead of at its next poll. Listeners run synchronously inside the
- * caller's transaction and must only schedule work (the worker's wake-up resumes after it).
- * Returns the function that removes the listener.
+ * The wake-ups that queueing on this database notifies (bootstrap binds its context's): `enqueue`
+ * and `releaseHeld` hold only the database, not the context.
  */
-export function onQueued(db: Db, listener: () => void): () => void {
-  const set = listeners.get(db) ?? new Set();
-  listeners.set(db, set.add(listener));
-  return () => void set.delete(listener);
+export function bindWakeUps(db: Db, wakeUps: WakeUps): void {
+  wakeUpsOf.set(db, wakeUps);
 }
 
-/** Tells the worker (and the console) that deliveries were made due by a statement outside this file. */
+/**
+ * Tells the delivery worker (it claims at once instead of at its next poll) and the console that
+ * deliveries were queued or released. Runs inside the caller's transaction.
+ */
 export function notifyQueued(db: Db): void {
-  listeners.get(db)?.forEach((listener) => listener());
-  notifyChanged(db);
+  const wakeUps = wakeUpsOf.get(db);
+  wakeUps?.notify('deliveries-queued');
+  wakeUps?.notify('deliveries-changed');
 }
 
 type DeliveryKind = ReturnType<typeof messageKind>;
@@ -165,21 +166,4 @@ export function onSettledAtEnqueue(db: Db, listener: (settled: SettledAtEnqueue)
 
 function notifySettled(db: Db, settled: SettledAtEnqueue): void {
   settledListeners.get(db)?.forEach((listener) => listener(settled));
-}
-
-const changeListeners = new WeakMap<Db, Set<() => void>>();
-
-/**
- * Calls `listener` whenever deliveries of this database were queued, released or answered (the
- * worker calls `notifyChanged` after writing a batch of outcomes): the console's live pages follow
- * it. Listeners only schedule work. Returns the function that removes the listener.
- */
-export function onDeliveriesChanged(db: Db, listener: () => void): () => void {
-  const set = changeListeners.get(db) ?? new Set();
-  changeListeners.set(db, set.add(listener));
-  return () => void set.delete(listener);
-}
-
-export function notifyChanged(db: Db): void {
-  changeListeners.get(db)?.forEach((listener) => listener());
 }

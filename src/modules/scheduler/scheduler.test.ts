@@ -22,7 +22,7 @@ describe('scheduler', () => {
 
   test('stop tells each job before it waits, so a run that goes on by itself takes nothing new and ends', async () => {
     let stopping = false;
-    let release!: () => void;
+    let release: (() => void) | undefined;
     const job: Job = {
       name: 'ongoing',
       intervalMs: 1,
@@ -31,7 +31,7 @@ describe('scheduler', () => {
       },
       stop: () => {
         stopping = true;
-        release();
+        release?.();
       },
     };
     const s = new Scheduler([job], new FakeClock(0), silentLogger);
@@ -39,6 +39,22 @@ describe('scheduler', () => {
     await s.stop();
     await tick;
     expect(stopping).toBe(true);
+  });
+
+  test('runs no job while another instance leads, and catches up once it leads', async () => {
+    const clock = new FakeClock(0);
+    const runs: number[] = [];
+    let leader = false;
+    const s = new Scheduler([{ name: 'expiry', intervalMs: 1000, run: (now) => void runs.push(now) }], clock, silentLogger, undefined, undefined, {
+      isLeader: async () => leader,
+    });
+    await s.tick();
+    clock.advance(5000);
+    await s.tick();
+    expect(runs).toEqual([]);
+    leader = true;
+    await s.tick();
+    expect(runs).toEqual([5000]);
   });
 
   test('never runs a job twice at once, and stop waits for it', async () => {

@@ -38,7 +38,7 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
   const repo = webhooksRepository(ctx.db);
-  repo.recoverSending(ctx.clock.now());
+  ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()));
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
   const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
@@ -77,7 +77,7 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     if (disable) ctx.logger.warn('webhook endpoint disabled', { endpointId: d.endpointId, failingSince: isoTime(failingSince) });
   };
 
-  /** Posts in flight per endpoint. */
+  /** This process's own posts in flight per endpoint (its sockets; only the scheduler's leader runs this job). */
   const busy = new Map<string, number>();
   let inFlight = 0;
   let stopping = false;
