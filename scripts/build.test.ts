@@ -73,5 +73,5 @@ describe('compiled binary', () => {
       proc.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
     }
-  });
+  }, 30_000);
 });

@@ -101,7 +101,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
         durationMs: Math.round(seconds * 100_000) / 100,
       });
     })
-    .use(docsRoutes(() => routes()))
+    .use(docsRoutes(() => routes(), services))
     .use(healthRoutes(services, options.migrationsFolder))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))
