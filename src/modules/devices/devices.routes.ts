@@ -64,13 +64,16 @@ export function devicesRoutes(services: Services) {
     )
     .delete(
       '/api/apps/:appId/devices/:deviceId',
-      ({ params, request }) => {
-        const device = devices.find(params.appId, params.deviceId);
-        auth.appOrEndUser(request, params.appId, device?.endUserId);
-        if (!device || !devices.remove(params.appId, params.deviceId)) throw new HttpError(404, 'device not found');
+      ({ params }) => {
+        if (!devices.remove(params.appId, params.deviceId)) throw new HttpError(404, 'device not found');
         return { success: true as const };
       },
       {
+        // Before the Idempotency-Key is looked at (a global beforeHandle): a refused request takes no key.
+        transform: ({ params, request }) => {
+          const appId = params.appId ?? '';
+          auth.appOrEndUser(request, appId, devices.find(appId, params.deviceId ?? '')?.endUserId);
+        },
         params: t.Object({ appId: t.String(), deviceId: t.String() }),
         response: { 200: Success, ...errors(401, 404, 429) },
         detail: { summary: 'Remove a device', description: signedBy, security: [{ serviceKey: [] }, { endUserSignature: [] }] },

@@ -3,6 +3,7 @@ import type { Write } from '../../db/group-commit';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
+import { deliveryHistoryRepository } from '../delivery/delivery-history.repository';
 import { enqueue, releaseHeld } from '../delivery/outbox';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
@@ -58,6 +59,14 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
   const repo = liveActivitiesRepository(db);
   const instances = instancesRepository(db);
   const tokens = tokensRepository(db);
+  const history = deliveryHistoryRepository(db);
+
+  /** Why no device shows the activity: what its start's deliveries were refused with (an iPhone without a push-to-start token). */
+  const noInstanceReason = (appId: string, id: string): string => {
+    const starts = history.search(appId, { activityId: id, kind: 'la_start' }, 20, 0).rows;
+    const reasons = new Set(starts.filter((d) => d.status === 'failed' || d.status === 'dropped').map((d) => d.reason ?? d.status));
+    return reasons.size > 0 ? [...reasons].join('; ') : 'the start reached no device';
+  };
 
   const requireActivity = (appId: string, id: string): ActivityRow => {
     const row = repo.find(appId, id);
@@ -164,7 +173,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       requireDeliverable(content);
     }
     const now = clock.now();
-    endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input });
+    // Without a dismissal date iOS would keep an ended activity up to 4 hours: the end's own time removes it at once.
+    endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
   };
 
   return {
@@ -195,9 +205,9 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     updateNow,
 
     /**
-     * Ends an Active activity now and queues its end to each live instance: with `dismissalAt`
-     * the system removes it then (a past date: at once), without it after its default (up to 4 h
-     * on iOS). A final `contentState` is validated like an update's and shown until dismissal.
+     * Ends an Active activity now and queues its end to each live instance, which removes it from
+     * the device at once (spec: "removed from the device"), or at `dismissalAt` when given (the
+     * final state stays visible until then). A final `contentState` is validated like an update's.
      */
     end(appId: string, id: string, input: EndInput = {}): Promise<void> {
       return write(() => endNow(appId, id, input));
@@ -212,7 +222,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
 
     /**
      * The admin view of an activity: the record plus its data, why it ended, and its instances
-     * (one per device it was started on: token state and the last delivery's status).
+     * (one per device it was started on: token state and the last delivery's status); without any,
+     * why no device shows it (such an activity uses no minutes).
      */
     detail(appId: string, id: string) {
       const row = requireActivity(appId, id);
@@ -224,6 +235,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
         contentState: JSON.parse(row.contentState) as Record<string, string>,
         hasPushToken: list.some((i) => i.platform === 'ios' && i.tokenState === 'active'),
         instances: list.map(instanceView),
+        // Not billed: its minutes do not count (live-activities.usage.ts).
+        noInstanceReason: list.length === 0 ? noInstanceReason(appId, id) : null,
       };
     },
 

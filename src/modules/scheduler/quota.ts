@@ -1,6 +1,8 @@
 import type { PlanConfig } from '../../config/config.schema';
 import type { Db } from '../../db/database';
+import { instancesRepository } from '../live-activities/instances.repository';
 import { ACTIVITY_COLUMNS, type ActivityRow } from '../live-activities/live-activities.repository';
+import { BILLED_SQL } from '../live-activities/live-activities.usage';
 
 const MINUTE_MS = 60_000;
 
@@ -16,7 +18,7 @@ export function activeActivities(db: Db, appId: string): ActivityRow[] {
 /**
  * When, inside the period [start, until], the app's usage reached the plan's minutes given that
  * the activities in `active` are still running: undefined when it has not (or the plan has no
- * limit). Usage grows by one minute per minute for every running activity, so the moment is found
+ * limit). Usage grows by one minute per minute for every running billed activity, so the moment is found
  * by walking the start times in order: the pieces of a piecewise-linear function.
  */
 export function quotaReachedAt(
@@ -34,11 +36,12 @@ export function quotaReachedAt(
     db.$client
       .query<{ ms: number | null }, [number, number, string, number, number]>(
         `SELECT SUM(MAX(0, MIN(ended_at, ?1) - MAX(started_at, ?2))) AS ms
-           FROM activities WHERE app_id = ?3 AND state = 'Ended' AND started_at < ?4 AND ended_at > ?5`,
+           FROM activities WHERE app_id = ?3 AND state = 'Ended' AND started_at < ?4 AND ended_at > ?5 AND ${BILLED_SQL}`,
       )
       .get(period.end, period.start, appId, period.end, period.start)?.ms ?? 0;
+  const instances = instancesRepository(db);
   const starts = active
-    .filter((a) => a.startedAt < period.end)
+    .filter((a) => a.startedAt < period.end && instances.any(a.id))
     .map((a) => Math.max(a.startedAt, period.start))
     .sort((a, b) => a - b);
   const end = Math.min(until, period.end);

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
-import { usedMinutes } from '../live-activities/live-activities.usage';
+import { BILLED_SQL, usedMinutes } from '../live-activities/live-activities.usage';
 import { billingPeriod } from '../scheduler/billing-period';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -19,7 +19,7 @@ export function usageReport(ctx: AppContext, appId: string, planName: string) {
     .query<{ day: number; ms: number | null }, [number, number, number, string]>(
       `WITH RECURSIVE days(day) AS (SELECT ?1 UNION ALL SELECT day + ${DAY_MS} FROM days WHERE day + ${DAY_MS} <= ?2)
        SELECT day, (SELECT SUM(MAX(0, MIN(COALESCE(ended_at, ?3), day + ${DAY_MS}) - MAX(started_at, day)))
-                      FROM activities WHERE app_id = ?4 AND started_at < day + ${DAY_MS} AND (ended_at IS NULL OR ended_at > day)) AS ms
+                      FROM activities WHERE app_id = ?4 AND started_at < day + ${DAY_MS} AND (ended_at IS NULL OR ended_at > day) AND ${BILLED_SQL}) AS ms
          FROM days`,
     )
     .all(period.start, now, now, appId);
