@@ -35,7 +35,7 @@ function operations(doc: any): Operation[] {
       .map(([method, op]) => {
         const json = op.requestBody?.content?.['application/json'];
         const example = json?.example ?? Object.values(json?.examples ?? {}).map((e: any) => e.value)[0];
-        return { method: method.toUpperCase(), path, secured: (op.security ?? doc.security ?? []).length > 0, body: json ? (example ?? {}) : undefined };
+        return { method: method.toUpperCase(), path, secured: isSecured(op.security ?? doc.security ?? []), body: json ? (example ?? {}) : undefined };
       }),
   );
 }
@@ -172,3 +172,8 @@ describe('Idempotency-Key after authentication (served process)', () => {
     }
   }, 60_000);
 });
+
+/** Secured: every alternative requires credentials (an empty requirement `{}` means none are needed). */
+function isSecured(security: Record<string, unknown>[]): boolean {
+  return security.length > 0 && security.every((requirement) => Object.keys(requirement).length > 0);
+}
