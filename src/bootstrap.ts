@@ -3,7 +3,7 @@ import { ConfigError } from './config/config.load';
 import type { Config } from './config/config.schema';
 import { readMasterKey, resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
-import { migrateDatabase, openDatabase } from './db/database';
+import { openSqliteStore } from './db/sqlite/store';
 import { meta } from './db/schema';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
@@ -36,21 +36,22 @@ export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
 export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx: AppContext; generatedAdminToken?: string } {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
-  const db = openDatabase(config.database.path, {
+  const db = openSqliteStore(config.database.path, {
+    logger,
     maxSizeMb: config.database.max_size_mb,
     checkpointPages: config.database.outbox_thread ? API_CONNECTION_CHECKPOINT_PAGES : undefined,
   });
   try {
-    migrateDatabase(db, options.migrationsFolder);
+    db.migrate(options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
     const box = new SecretBox(key);
-    checkMasterKey(db, box);
-    const admin = resolveAdminToken(db, config.admin.token);
+    checkMasterKey(db.sqlite, box);
+    const admin = resolveAdminToken(db.sqlite, config.admin.token);
     const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current };
     seedAppsFromConfig(ctx);
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {
-    db.$client.close();
+    db.sqlite.$client.close();
     throw e;
   }
 }
@@ -69,7 +70,7 @@ export function checkConfigForServe(config: Config): void {
 export const CANARY_KEY = 'master_key_canary';
 
 /** Refuses to start with a master key other than the one the database's secrets were sealed with. */
-function checkMasterKey(db: AppContext['db'], box: SecretBox): void {
+function checkMasterKey(db: AppContext['db']['sqlite'], box: SecretBox): void {
   const row = db.select().from(meta).where(eq(meta.key, CANARY_KEY)).get();
   if (!row) {
     db.insert(meta).values({ key: CANARY_KEY, value: box.seal('islet', CANARY_KEY) }).run();

@@ -1,5 +1,5 @@
 import type { Config } from './config/config.schema';
-import type { Db } from './db/database';
+import type { SqliteStore } from './db/sqlite/store';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import type { SecretBox } from './lib/secrets';
@@ -7,7 +7,7 @@ import type { SecretBox } from './lib/secrets';
 /** Everything a module needs, built once by createApp's caller and passed down; no globals. */
 export interface AppContext {
   config: Config;
-  db: Db;
+  db: SqliteStore;
   clock: Clock;
   logger: Logger;
   /** Seals and opens secrets stored in the database. */

@@ -4,14 +4,14 @@ import { bootstrap, checkConfigForServe } from './bootstrap';
 import { ConfigError, loadConfig, resolveConfigPath } from './config/config.load';
 import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
-import { migrateDatabase, openDatabase } from './db/database';
+import { openSqliteStore } from './db/sqlite/store';
 import { tryInstanceLock } from './db/instance-lock';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
 import { auditService } from './modules/audit/audit.service';
 import { createDemo } from './modules/apps/demo.service';
-import { backupDatabase, restoreDatabase } from './modules/backup/backup';
+import { backupDatabase, restoreDatabase } from './db/sqlite/backup';
 import { buildServices } from './services';
 import { startServer } from './server';
 import { COMMIT, VERSION } from './version';
@@ -148,7 +148,7 @@ async function demo(config: Config): Promise<number> {
     );
     return 0;
   } finally {
-    ctx.db.$client.close();
+    ctx.db.sqlite.$client.close();
   }
 }
 
@@ -160,9 +160,9 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     case 'migrate': {
       const config = readConfig(configFlag);
-      const db = openDatabase(config.database.path);
-      migrateDatabase(db);
-      db.$client.close();
+      const store = openSqliteStore(config.database.path, { logger: silentLogger });
+      store.migrate();
+      await store.close();
       console.log(`database ${config.database.path} is up to date`);
       return 0;
     }
@@ -182,15 +182,15 @@ async function main(argv: string[]): Promise<number> {
     case 'admin-token': {
       if (args[0] !== 'reset') throw new ConfigError([`unknown admin-token action "${args[0]}"; use: islet admin-token reset`]);
       const config = readConfig(configFlag);
-      const db = openDatabase(config.database.path);
+      const db = openSqliteStore(config.database.path, { logger: silentLogger });
       try {
-        migrateDatabase(db);
-        const token = resetAdminToken(db, config.admin.token);
+        db.migrate();
+        const token = resetAdminToken(db.sqlite, config.admin.token);
         auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
         console.log(token);
         console.error('The previous admin token no longer works; console sessions signed in with it stay until they expire or sign out.');
       } finally {
-        db.$client.close();
+        await db.close();
       }
       return 0;
     }

@@ -27,11 +27,11 @@ export interface RunningServer {
  * Starts listening with the application built from `ctx`. Called by `serve` once it holds the
  * database's instance lock: only the process that owns the database recovers what a stopped one left.
  */
-export function startServer(ctx: AppContext, options: { migrationsFolder?: string } = {}): RunningServer {
+export function startServer(ctx: AppContext): RunningServer {
   // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
   // in createApp: `islet demo` beside a running server builds the services too.
-  idempotencyRepository(ctx.db).releaseAllRunning();
-  const app = createApp(ctx, options);
+  idempotencyRepository(ctx.db.sqlite).releaseAllRunning();
+  const app = createApp(ctx);
   const headers = securityHeaders(ctx.config.server.public_url);
   const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
   let origin = '';
@@ -87,11 +87,11 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
     },
     stop() {
       stopping ??= (async () => {
-        closeEventStreams(ctx.db);
+        closeEventStreams(ctx.db.sqlite);
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();
-        ctx.db.$client.close();
+        ctx.db.sqlite.$client.close();
       })();
       return stopping;
     },

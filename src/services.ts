@@ -1,7 +1,5 @@
 import type { AppContext } from './context';
-import { groupCommit } from './db/group-commit';
 import { clientAddresses } from './http/client-address';
-import { storageHealth } from './db/storage-health';
 import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
 import { auditService } from './modules/audit/audit.service';
@@ -18,10 +16,9 @@ import { webhooksService } from './modules/webhooks/webhooks.service';
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx);
-  const devices = devicesRepository(ctx.db);
+  const devices = devicesRepository(ctx.db.sqlite);
   const releases = releasesService(ctx, apps);
-  // One group commit per database: API writes of the same event-loop turn share a transaction.
-  const write = groupCommit(ctx.db.$client, storageHealth(ctx.db.$client, ctx.logger));
+  const write = <T>(job: () => T | Promise<T>) => ctx.db.write(async () => job());
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
   const liveActivities = liveActivitiesService(ctx, devices, write);
   return {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { migrateDatabase, openDatabase } from '../../src/db/database';
+import { migrateDatabase, openDatabase } from '../../src/db/sqlite/database';
 import { enqueue } from '../../src/modules/delivery/outbox';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '100000' } } });

@@ -91,7 +91,7 @@ export async function createFleet(devices: number, options: { seed?: number; dbD
 /** Migrates, applies the config's app with a Live release, and writes the devices straight into the database. */
 function seed(dir: string, toml: string, devices: number): void {
   const { ctx } = bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
-  const client = ctx.db.$client;
+  const client = ctx.db.sqlite.$client;
   const at = Date.now();
   const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');
   const device = client.prepare(

@@ -22,7 +22,7 @@ export function apnsKey(keyId = `K${randomBytes(5).toString('hex').toUpperCase()
 /** Registers a device the way the devices API does; iOS devices get APNs-shaped tokens. */
 export function addDevice(ctx: AppContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
   const token = input.token ?? (input.platform === 'ios' ? apnsToken() : `fcm-${randomBytes(12).toString('hex')}`);
-  return devicesRepository(ctx.db).upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now()).device;
+  return devicesRepository(ctx.db.sqlite).upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now()).device;
 }
 
 /** An Active activity row, as the Live Activities module writes it; `activityToken`: an iPhone's update token for it. */
@@ -32,7 +32,7 @@ export function addActivity(
   input: { platform: 'ios' | 'android'; activityToken?: { deviceId: string; token: string }; endUserId?: string },
 ) {
   const id = newId('la', ctx.clock.now());
-  ctx.db
+  ctx.db.sqlite
     .insert(activities)
     .values({
       id,
@@ -47,8 +47,8 @@ export function addActivity(
     })
     .run();
   const t = input.activityToken;
-  const environment = t && (devicesRepository(ctx.db).find(appId, t.deviceId)?.environment ?? null);
-  if (t) tokensRepository(ctx.db).reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now());
+  const environment = t && (devicesRepository(ctx.db.sqlite).find(appId, t.deviceId)?.environment ?? null);
+  if (t) tokensRepository(ctx.db.sqlite).reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now());
   return id;
 }
 
@@ -83,7 +83,7 @@ export function activityContent(
  * registration token.
  */
 export function queue(ctx: AppContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
-  const tokens = tokensRepository(ctx.db);
+  const tokens = tokensRepository(ctx.db.sqlite);
   const tokenFor = (deviceId: string): number | undefined => {
     // Invalid ones too: a delivery queued before its token was refused still names it.
     const own = tokens.ofDevice(deviceId);
@@ -94,12 +94,12 @@ export function queue(ctx: AppContext, appId: string, content: MessageContent, t
     return own.find((t) => t.kind === 'apns_device' || t.kind === 'fcm_registration')?.id;
   };
   const list = targets.map((t) => (typeof t === 'string' ? { deviceId: t, tokenId: tokenFor(t) } : t));
-  return ctx.db.$client.transaction(() => enqueue(ctx.db, { appId, content, targets: list, now: ctx.clock.now() }))();
+  return ctx.db.sqlite.$client.transaction(() => enqueue(ctx.db.sqlite, { appId, content, targets: list, now: ctx.clock.now() }))();
 }
 
 /** Deliveries as stored, oldest first. */
 export function deliveryRows(ctx: AppContext, where = '1 = 1') {
-  return ctx.db.$client
+  return ctx.db.sqlite.$client
     .query<
       { id: number; status: string; attempts: number; provider: string | null; provider_id: string | null; reason: string | null; sent_payload: string | null; next_attempt_at: number; device_id: string },
       []

@@ -90,7 +90,7 @@ export function createHarness(options: { toml?: string; clock?: FakeClock; logge
       return { id: res.body.app.id, appSecret: res.body.appSecret, signingSecret: res.body.signingSecret };
     },
     close() {
-      ctx.db.$client.close();
+      ctx.db.sqlite.$client.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 
 export interface StreamRow {
   appId: string;
@@ -40,3 +40,5 @@ export function activityStreamsRepository(db: Db) {
     },
   };
 }
+
+export type ActivityStreamsRepository = ReturnType<typeof activityStreamsRepository>;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import type { Write } from '../../db/group-commit';
+import type { Write } from '../../db/sqlite/group-commit';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { AppRow } from '../apps/apps.repository';
@@ -30,8 +30,8 @@ const targetsOf = (input: StartInput) => (input.targetUsers ? JSON.stringify([..
  * one after another.
  */
 export function activityStreamsService(ctx: AppContext, liveActivities: LiveActivitiesService, write: Write) {
-  const repo = activityStreamsRepository(ctx.db);
-  const instances = instancesRepository(ctx.db);
+  const repo = activityStreamsRepository(ctx.db.sqlite);
+  const instances = instancesRepository(ctx.db.sqlite);
   const rotateAfterMs = ctx.config.streams.rotate_after_minutes * 60_000;
   const running = new Map<string, Promise<unknown>>();
 

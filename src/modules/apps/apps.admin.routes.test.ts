@@ -96,7 +96,7 @@ describe('admin API: apps', () => {
     const app = await h.createApp({ id: 'a1' });
     const key = p8();
     await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key });
-    h.ctx.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    h.ctx.db.sqlite.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const file = readFileSync(h.dbPath).toString('latin1');
     expect(file).toContain('a1');
     expect(file).not.toContain(app.appSecret);

@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { apps } from '../../db/schema';
 
 export type AppRow = typeof apps.$inferSelect;

@@ -16,7 +16,7 @@ export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
 /** Use cases of apps: creation with fresh secrets, rotation, credentials, and their safe views. */
 export function appsService(ctx: AppContext) {
-  const repo = appsRepository(ctx.db);
+  const repo = appsRepository(ctx.db.sqlite);
   const { box, clock } = ctx;
 
   const requirePlan = (plan: string) => {
@@ -101,7 +101,7 @@ export function appsService(ctx: AppContext) {
      */
     setApns(id: string, creds: ApnsCredentials | undefined) {
       get(id);
-      ctx.db.$client.transaction(() => {
+      ctx.db.sqlite.$client.transaction(() => {
         repo.update(id, {
           apnsSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null,
           apnsPausedReason: null,
@@ -113,7 +113,7 @@ export function appsService(ctx: AppContext) {
 
     setFcm(id: string, creds: FcmCredentials | undefined) {
       get(id);
-      ctx.db.$client.transaction(() => {
+      ctx.db.sqlite.$client.transaction(() => {
         repo.update(id, {
           fcmSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null,
           fcmPausedReason: null,

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { auditLog } from '../../db/schema';
 
 export type AuditRow = typeof auditLog.$inferSelect;
@@ -37,3 +37,5 @@ export function auditRepository(db: Db) {
     },
   };
 }
+
+export type AuditRepository = ReturnType<typeof auditRepository>;

@@ -31,7 +31,7 @@ export interface HandledRequest {
  * @example audit.record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
  */
 export function auditService(ctx: Pick<AppContext, 'db' | 'clock' | 'logger'>) {
-  const repo = auditRepository(ctx.db);
+  const repo = auditRepository(ctx.db.sqlite);
   /** The actor each admitted admin request was authenticated as (set by the guard). */
   const actors = new WeakMap<Request, string>();
 

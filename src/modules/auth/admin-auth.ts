@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { ConfigError } from '../../config/config.load';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { meta } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import { generateSecret, safeEqual, sha256Hex } from '../../lib/secrets';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../db/database';
+import { openDatabase } from '../../db/sqlite/database';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 import { notifyChanged } from '../delivery/outbox';
 import { eventStream } from './console-events';

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { onDeliveriesChanged } from '../delivery/outbox';
 
 /** At most this often a client hears "something changed": a fan-out of 100,000 deliveries is a few events, not 100,000. */

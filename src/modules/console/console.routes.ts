@@ -45,7 +45,7 @@ export function consoleRoutes(services: Services) {
       if (!id || !sessions.find(id, ctx.adminTokenHash())) throw new HttpError(401, 'not signed in');
       // A live stream is never idle in Bun's sense: it ends when the page goes or the session does.
       server?.timeout(request, 0);
-      return eventStream(ctx.db, request.signal, () => sessions.find(id, ctx.adminTokenHash()) !== undefined);
+      return eventStream(ctx.db.sqlite, request.signal, () => sessions.find(id, ctx.adminTokenHash()) !== undefined);
     })
     .get('/session', ({ request }) => {
       const id = readCookie(request, SESSION_COOKIE);

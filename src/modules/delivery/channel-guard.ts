@@ -43,13 +43,13 @@ export class ChannelGuard {
   ) {
     this.health = channelHealth(ctx);
     this.health.configure(options);
-    this.holds = channelHoldsRepository(ctx.db);
+    this.holds = channelHoldsRepository(ctx.db.sqlite);
     // Webhooks: channel.down when a channel goes down (channel.recovered: releaseRecovered).
     // Called from the worker's outcome path, which must not throw: a write that fails here (a full
     // disk) loses the event, never the delivery's outcome nor the process.
     this.health.onDown = (key, reason) => {
       try {
-        channelDown(ctx.db, key, reason, ctx.clock.now());
+        channelDown(ctx.db.sqlite, key, reason, ctx.clock.now());
       } catch (e) {
         ctx.logger.error('channel.down webhook event not written', { appId: key.appId, provider: key.provider, error: e instanceof Error ? e.message : String(e) });
       }
@@ -118,7 +118,7 @@ export class ChannelGuard {
       const waited = this.holds.release(key.appId, channelDownReason(key), now);
       this.recovered.shift();
       this.ctx.logger.info('delivery channel recovered', { ...key, downSeconds: Math.round((now - since) / 100) / 10, waited });
-      channelRecovered(this.ctx.db, key, { downSince: since, released: waited }, now);
+      channelRecovered(this.ctx.db.sqlite, key, { downSince: since, released: waited }, now);
     }
   }
 }

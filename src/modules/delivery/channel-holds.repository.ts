@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { CHANNEL_DOWN_PATTERN } from './channel-health';
 
 /**

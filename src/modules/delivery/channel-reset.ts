@@ -12,8 +12,8 @@ import { notifyQueued } from './outbox';
  * is what counts. Returns how many deliveries were released.
  */
 export function channelCredentialsChanged(ctx: AppContext, appId: string, provider: 'apns' | 'fcm'): number {
-  const released = channelHoldsRepository(ctx.db).releaseProvider(appId, provider, ctx.clock.now());
+  const released = channelHoldsRepository(ctx.db.sqlite).releaseProvider(appId, provider, ctx.clock.now());
   channelHealth(ctx).forget(appId, provider);
-  if (released > 0) notifyQueued(ctx.db);
+  if (released > 0) notifyQueued(ctx.db.sqlite);
   return released;
 }

@@ -25,7 +25,7 @@ export const ChannelHealthRecord = t.Object({
  */
 export function channelsAdminRoutes(services: Services) {
   const { apps, ctx } = services;
-  const holds = channelHoldsRepository(ctx.db);
+  const holds = channelHoldsRepository(ctx.db.sqlite);
   return adminGroup(services, 'Admin: deliveries').get(
     '/apps/:appId/channels',
     ({ params }) => {

@@ -66,7 +66,7 @@ describe('admin API: deliveries', () => {
     // The first iPhone's record is whole and gave the message its body; the other iPhones sent the
     // same body and leave it out; the Pixel sent another (FCM) and keeps its own.
     expect(stored.map((p) => 'body' in p)).toEqual([true, false, false, true]);
-    const message = h.ctx.db.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
+    const message = h.ctx.db.sqlite.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
     expect(JSON.parse(message.sent_body)).toEqual(stored[0]!.body);
 
     const res = await h.admin('GET', '/api/admin/apps/demo/deliveries');
@@ -89,7 +89,7 @@ describe('admin API: deliveries', () => {
     const stored = deliveryRows(h.ctx).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: { message?: { token?: string } } });
     expect(stored[0]!.body?.message?.token).toBe(pixel.token);
     expect(stored.map((p) => 'body' in p)).toEqual([true, true, false, false]);
-    const message = h.ctx.db.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
+    const message = h.ctx.db.sqlite.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
     expect(message.sent_body).not.toContain(pixel.token);
     expect(JSON.parse(message.sent_body)).toEqual(stored[1]!.body);
     const shown = ((await h.admin('GET', '/api/admin/apps/demo/deliveries')).body.deliveries as { sentPayload: { body: unknown } }[]).reverse();
@@ -119,7 +119,7 @@ describe('admin API: deliveries', () => {
 
   test("a device's filter finds the Live Activity deliveries of activities that ran on it, also after it moved to another end user", async () => {
     const { pixel, activity } = await setup();
-    h.ctx.db.$client.run(`INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES (?, ?, 'android', ?)`, [activity, pixel.id, h.clock.now()]);
+    h.ctx.db.sqlite.$client.run(`INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES (?, ?, 'android', ?)`, [activity, pixel.id, h.clock.now()]);
     await engine.drain();
     const kinds = async (q: string) => (await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`)).body.deliveries.map((d: { kind: string }) => d.kind);
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
@@ -127,7 +127,7 @@ describe('admin API: deliveries', () => {
     addDevice(h.ctx, 'demo', { platform: 'android', token: pixel.token, endUserId: 'user-2' });
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
     expect(await kinds('endUserId=user-2')).toEqual(['la_update', 'la_start', 'notification']);
-    h.ctx.db.$client.run('DELETE FROM activity_instances');
+    h.ctx.db.sqlite.$client.run('DELETE FROM activity_instances');
     // Without the instance only the tokenless update is found for the device (the activity is another user's).
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'notification']);
   });
@@ -168,7 +168,7 @@ describe('admin API: deliveries', () => {
 
   test('one delivery: what was queued, the request sent, earlier attempts and its token ledger entry', async () => {
     const { pixel } = await setup();
-    const repo = deliveryRepository(h.ctx.db);
+    const repo = deliveryRepository(h.ctx.db.sqlite);
     const [first] = repo.claim(h.clock.now(), 1);
     // An attempt answered with a retry (as the worker writes it), then the delivery goes through.
     repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', sentPayload: null }], h.clock.now());

@@ -115,8 +115,8 @@ function filterOf(query: typeof ListQuery.static): DeliveryFilter {
 /** Admin visibility of the outbox: an app's deliveries (searchable), one delivery in full, and those of one live activity. */
 export function deliveriesAdminRoutes(services: Services) {
   const { apps, ctx } = services;
-  const history = deliveryHistoryRepository(ctx.db);
-  const activityExists = ctx.db.$client.query<{ id: string }, [string, string]>(`SELECT id FROM activities WHERE app_id = ? AND id = ?`);
+  const history = deliveryHistoryRepository(ctx.db.sqlite);
+  const activityExists = ctx.db.sqlite.$client.query<{ id: string }, [string, string]>(`SELECT id FROM activities WHERE app_id = ? AND id = ?`);
   return adminGroup(services, 'Admin: deliveries')
     .get(
       '/apps/:appId/deliveries',

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 
 export const DELIVERY_STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] as const;
 export const MESSAGE_KINDS = ['notification', 'la_start', 'la_update', 'la_end'] as const;
@@ -149,3 +149,5 @@ export function deliveryHistoryRepository(db: Db) {
     content: (id: number) => content.get(id)?.content,
   };
 }
+
+export type DeliveryHistoryRepository = ReturnType<typeof deliveryHistoryRepository>;

@@ -95,7 +95,7 @@ describe('delivery to APNs', () => {
     await setup();
     const [one, two] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
     const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
-    tokensRepository(h.ctx.db).reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
+    tokensRepository(h.ctx.db.sqlite).reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
     await apns.goAway();
     for (let i = 1; i <= 60; i++) {
       // Device two gets only every tenth update: superseding is per device.
@@ -136,8 +136,8 @@ describe('delivery to APNs', () => {
 
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
     const token = apnsToken();
-    const tokenId = tokensRepository(h.ctx.db).reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
-    expect(releaseHeld(h.ctx.db, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now())).toBe(1);
+    const tokenId = tokensRepository(h.ctx.db.sqlite).reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
+    expect(releaseHeld(h.ctx.db.sqlite, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now())).toBe(1);
     await engine.drain();
     expect(apns.requests.slice(1).map((r) => [r.token, r.body.aps['content-state'].progress])).toEqual([[token, '70']]);
   });
@@ -171,7 +171,7 @@ describe('delivery to APNs', () => {
     apns.unregister(dead);
     queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
     await engine.drain();
-    const states = Object.fromEntries(tokensRepository(h.ctx.db).ofDevice(iphone.id).map((t) => [t.kind, [t.state, t.invalidReason]]));
+    const states = Object.fromEntries(tokensRepository(h.ctx.db.sqlite).ofDevice(iphone.id).map((t) => [t.kind, [t.state, t.invalidReason]]));
     expect(states).toEqual({ apns_device: ['active', null], apns_push_to_start: ['active', null], apns_activity: ['invalid', 'Unregistered'] });
     const next = addActivity(h.ctx, 'demo', { platform: 'ios' });
     queue(h.ctx, 'demo', activityContent(h.ctx, next, 'start'), [iphone.id]);
@@ -188,11 +188,11 @@ describe('delivery to APNs', () => {
     queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     // APNs decided before the device reported the token again: the report is newer, the token stays.
-    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'active' });
+    expect(tokensRepository(h.ctx.db.sqlite).ofDevice(iphone.id)[0]).toMatchObject({ state: 'active' });
     apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt + 1 }));
     queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
-    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
+    expect(tokensRepository(h.ctx.db.sqlite).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'Unregistered'],
       ['dropped', 'Unregistered'],
@@ -228,7 +228,7 @@ describe('delivery to APNs', () => {
     expect(row!.reason).toBe(
       'BadDeviceToken from the production host: probably a sandbox token (a development build run from Xcode); register the device with environment "sandbox"',
     );
-    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
+    expect(tokensRepository(h.ctx.db.sqlite).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
   });
 
   test('503 is about APNs: retried soon without spending an attempt; 429 TooManyRequests spends one and honours Retry-After', async () => {

@@ -42,7 +42,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
   const { transports: overrides, stopTimeoutMs = 10_000, outboxThread = false, ...workerOptions } = options;
   const { path, max_size_mb: maxSizeMb } = ctx.config.database;
   if (outboxThread && path !== ':memory:')
-    workerOptions.store ??= new OutboxThread(inlineStore(deliveryRepository(ctx.db)), { path, maxSizeMb }, ctx.logger);
+    workerOptions.store ??= new OutboxThread(inlineStore(deliveryRepository(ctx.db.sqlite)), { path, maxSizeMb }, ctx.logger);
   const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
   const transports: Transports = {
     apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger, outbound }),

@@ -34,7 +34,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     await setup();
     const hook = await h.admin('POST', '/api/admin/apps/demo/webhooks', { url: 'http://127.0.0.1:9/hook' });
     expect(hook.status).toBe(201);
-    h.ctx.db.$client.run(`CREATE TRIGGER fail_webhook_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END`);
+    h.ctx.db.sqlite.$client.run(`CREATE TRIGGER fail_webhook_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END`);
     const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     await apns.goAway();
     queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import type { AppContext } from '../../context';
-import { openDatabase } from '../../db/database';
+import { openSqliteStore } from '../../db/sqlite/store';
 import { startServer } from '../../server';
 import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
@@ -40,14 +40,14 @@ describe('durability of the outbox', () => {
     queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
 
     // Process A: its own database connection; APNs never answers it before it dies.
-    const ctxA: AppContext = { ...h.ctx, db: openDatabase(h.dbPath) };
+    const ctxA: AppContext = { ...h.ctx, db: openSqliteStore(h.dbPath, { logger: h.ctx.logger }) };
     const a = createDeliveryEngine(ctxA, { batchSize: 100, maxInFlight: 100 });
     apns.respond(() => new Promise(() => {}));
     const drainA = a.drain().catch(() => 0);
     await until(() => apns.requests.length === 100);
     expect([count('sending'), count('pending')]).toEqual([100, 200]);
     // Killed: nothing more reaches the database from A.
-    ctxA.db.$client.close();
+    await ctxA.db.close();
     apns.respond(undefined);
 
     // Process B starts on the same file.
@@ -92,7 +92,7 @@ describe('durability of the outbox', () => {
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
     queue(h.ctx, 'demo', notificationContent('queued before start'), [pixel.id]);
     queue(h.ctx, 'demo', notificationContent('claimed by a process that died'), [pixel.id]);
-    h.ctx.db.$client.query(`UPDATE deliveries SET status = 'sending' WHERE id = (SELECT max(id) FROM deliveries)`).run();
+    h.ctx.db.sqlite.$client.query(`UPDATE deliveries SET status = 'sending' WHERE id = (SELECT max(id) FROM deliveries)`).run();
     h.ctx.config.server.host = '127.0.0.1';
     h.ctx.config.server.port = 0;
     const server = startServer(h.ctx);
@@ -103,6 +103,6 @@ describe('durability of the outbox', () => {
     } finally {
       await server.stop();
     }
-    expect(() => h.ctx.db.$client.query('SELECT 1').get()).toThrow();
+    expect(() => h.ctx.db.sqlite.$client.query('SELECT 1').get()).toThrow();
   });
 });

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { tokensRepository } from '../tokens/tokens.repository';
 import { deliveryOutcomes } from '../webhooks/webhooks.causes';
 import { parkedReason, type ClaimedDelivery } from './delivery.routing';

@@ -22,7 +22,7 @@ const until = async (check: () => boolean) => {
 
 /** Statuses and reasons of an activity's deliveries, by event and the progress they carry. */
 function outbox(activityId: string) {
-  return h.ctx.db.$client
+  return h.ctx.db.sqlite.$client
     .query<{ kind: string; content: string; status: string; reason: string | null }, [string]>(
       `SELECT m.kind, m.content, d.status, d.reason FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.activity_id = ? ORDER BY d.id`,
     )
@@ -65,7 +65,7 @@ describe('latest wins for updates that were in flight', () => {
   test('an update claimed before a newer end and held back for a down channel is superseded; a start or end in the same place waits', async () => {
     h = createHarness();
     await h.createApp({ id: 'demo' });
-    const repo = deliveryRepository(h.ctx.db);
+    const repo = deliveryRepository(h.ctx.db.sqlite);
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
     const other = addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'user-2' });
     const activity = addActivity(h.ctx, 'demo', { platform: 'android' });

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import { storageHealth, type StorageHealth } from '../../db/storage-health';
+import type { StorageStatus } from '../../db/store';
 import { appsRepository } from '../apps/apps.repository';
 import { appsService } from '../apps/apps.service';
 import type { DeliveryOutcomeLabel, IsletMetrics } from '../metrics/metrics';
@@ -74,7 +74,7 @@ export class DeliveryWorker {
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
   private readonly guard: ChannelGuard;
-  private readonly storage: StorageHealth;
+  private readonly storage: StorageStatus;
   /** Writes of outcomes that failed in a row: no claiming meanwhile, and each retry waits longer. */
   private flushFailures = 0;
   private flushRetryAt = 0;
@@ -85,8 +85,8 @@ export class DeliveryWorker {
     private readonly metrics: IsletMetrics,
     options: WorkerOptions = {},
   ) {
-    this.repo = deliveryRepository(ctx.db);
-    this.apps = { repo: appsRepository(ctx.db), service: appsService(ctx) };
+    this.repo = deliveryRepository(ctx.db.sqlite);
+    this.apps = { repo: appsRepository(ctx.db.sqlite), service: appsService(ctx) };
     const { store, ...rest } = options;
     this.store = store ?? inlineStore(this.repo);
     this.options = {
@@ -103,7 +103,7 @@ export class DeliveryWorker {
       ...rest,
     };
     this.guard = new ChannelGuard(ctx, this.options.random, this.options.health);
-    this.storage = storageHealth(ctx.db.$client, ctx.logger);
+    this.storage = ctx.db.storage;
   }
 
   /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
@@ -114,7 +114,7 @@ export class DeliveryWorker {
     const unheld = this.guard.recover(this.ctx.clock.now());
     if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
     // New work starts at once; the poll only covers retries coming due.
-    this.unsubscribe = onQueued(this.ctx.db, () => this.wake());
+    this.unsubscribe = onQueued(this.ctx.db.sqlite, () => this.wake());
     this.loop = (async () => {
       while (!this.stopping) {
         let storageFailed = false;
@@ -408,7 +408,7 @@ export class DeliveryWorker {
     for (const r of batch) this.claimed.delete(r.id);
     this.releaseRecovered();
     try {
-      notifyChanged(this.ctx.db);
+      notifyChanged(this.ctx.db.sqlite);
     } catch (e) {
       this.ctx.logger.error('a listener of delivery changes failed', { error: e instanceof Error ? e.message : String(e) });
     }

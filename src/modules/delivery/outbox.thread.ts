@@ -3,7 +3,7 @@
  * worker's claim and record statements in the order they arrive. A second entry point of the
  * compiled binary (scripts/build.ts).
  */
-import { openDatabase } from '../../db/database';
+import { openDatabase } from '../../db/sqlite/database';
 import { deliveryRepository, type DeliveryRepository } from './delivery.repository';
 import type { ClaimedDelivery } from './delivery.routing';
 import type { ThreadReply, ThreadRequest } from './outbox-thread';

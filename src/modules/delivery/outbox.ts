@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { deliveryOutcomes } from '../webhooks/webhooks.causes';
 import { WAITING_FOR_TOKEN } from './delivery.routing';
 import { messageKind, type MessageContent } from './message-content';

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { devices, endUsers } from '../../db/schema';
 import { newId } from '../../lib/ids';
 import { DEVICE_KINDS_SQL, deviceTokenKind, tokensRepository } from '../tokens/tokens.repository';

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 
 export interface IdempotencyRow {
   fingerprint: string;
@@ -58,3 +58,5 @@ export function idempotencyRepository(db: Db) {
     },
   };
 }
+
+export type IdempotencyRepository = ReturnType<typeof idempotencyRepository>;

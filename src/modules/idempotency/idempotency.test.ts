@@ -43,7 +43,7 @@ describe('Idempotency-Key on the public API', () => {
 
   test('a repeat while the first is still running is 409', async () => {
     const fingerprint = requestFingerprint('POST', activitiesPath(appId), progress);
-    h.ctx.db.$client.query(`INSERT INTO idempotency_keys (app_id, key, fingerprint, state, created_at) VALUES (?, 'k-3', ?, 'running', ?)`).run(appId, fingerprint, h.clock.now());
+    h.ctx.db.sqlite.$client.query(`INSERT INTO idempotency_keys (app_id, key, fingerprint, state, created_at) VALUES (?, 'k-3', ?, 'running', ?)`).run(appId, fingerprint, h.clock.now());
     const res = await withKey('k-3', 'POST', activitiesPath(appId), progress);
     expect(res.status).toBe(409);
     expect(res.body.detail).toBe('a request with this Idempotency-Key is still being processed');
@@ -67,7 +67,7 @@ describe('Idempotency-Key on the public API', () => {
     await withKey('k-6', 'POST', activitiesPath(appId), progress);
     h.clock.advance(25 * 60 * 60 * 1000);
     await retentionJob(h.ctx).run(h.clock.now());
-    expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(0);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(0);
   });
 
   test('a key that is too long or not printable is 400; requests without a key are not tracked', async () => {
@@ -76,7 +76,7 @@ describe('Idempotency-Key on the public API', () => {
     expect(long.body.detail).toBe('Idempotency-Key must be 1 to 255 printable ASCII characters');
     expect((await withKey('y'.repeat(255), 'POST', activitiesPath(appId), progress)).status).toBe(200);
     await h.request('POST', activitiesPath(appId), { body: progress, headers: { 'x-service-key': secret } });
-    expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(1);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(1);
   });
 
   test('an unauthenticated request never takes a key', async () => {

@@ -31,7 +31,7 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  * the next start of the server (`releaseAllRunning`, in startServer) and a retry runs the request again.
  */
 export function idempotency(ctx: AppContext) {
-  const repo = idempotencyRepository(ctx.db);
+  const repo = idempotencyRepository(ctx.db.sqlite);
   const taken = new WeakMap<Request, { appId: string; key: string }>();
 
   return {

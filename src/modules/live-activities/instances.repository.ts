@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { DEVICE_KINDS_SQL } from '../tokens/tokens.repository';
 
 export type Platform = 'ios' | 'android';

@@ -40,7 +40,7 @@ const reportToken = (id: string, headers: Record<string, string>, body: unknown 
 
 /** Makes inserts into a table fail (all, or those for one device), as a crash or a full disk would midway. */
 const breakTable = (table: 'deliveries' | 'activities', deviceId?: string) =>
-  h.ctx.db.$client.run(
+  h.ctx.db.sqlite.$client.run(
     `CREATE TRIGGER ${table}_down BEFORE INSERT ON ${table} ${deviceId ? `WHEN NEW.device_id = '${deviceId}'` : ''}
      BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
   );
@@ -106,7 +106,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect(res.body).toEqual({ success: true });
     [, , second] = queuedFor(h, id);
     expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
-    expect(tokensRepository(h.ctx.db).activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
+    expect(tokensRepository(h.ctx.db.sqlite).activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
 
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     const end = queuedFor(h, id).at(-1)!;
@@ -213,7 +213,7 @@ describe('one transaction: nothing accepted without its queued deliveries', () =
     breakTable('deliveries');
     expect((await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '99' } })).status).toBe(500);
     expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(500);
-    const row = liveActivitiesRepository(h.ctx.db).find('a1', id)!;
+    const row = liveActivitiesRepository(h.ctx.db.sqlite).find('a1', id)!;
     expect({ state: row.state, contentState: JSON.parse(row.contentState) }).toEqual({ state: 'Active', contentState: progress.contentState });
     expect(queuedFor(h, id).map((m) => m.kind)).toEqual(['la_start']);
   });
@@ -225,21 +225,21 @@ describe('endActivities, shared with the scheduler', () => {
     const { id } = await iosActivity();
     const startedAt = h.clock.now();
     h.clock.advance(9 * HOUR);
-    const repo = liveActivitiesRepository(h.ctx.db);
+    const repo = liveActivitiesRepository(h.ctx.db.sqlite);
     const options = {
       reason: 'expired' as const,
       endedAt: (a: { startedAt: number }) => a.startedAt + 8 * HOUR,
       dismissalAt: (a: { startedAt: number }) => a.startedAt + 12 * HOUR,
       now: h.clock.now(),
     };
-    const ended = endActivities(h.ctx.db, [repo.find('a1', id)!], options);
+    const ended = endActivities(h.ctx.db.sqlite, [repo.find('a1', id)!], options);
     expect(ended.map((a) => [a.id, a.state, a.endReason, a.endedAt])).toEqual([[id, 'Ended', 'expired', startedAt + 8 * HOUR]]);
     const record = await h.service('a1', 'GET', `${PATH}/${id}`);
     expect(record.body).toMatchObject({ state: 'Ended', endedAt: new Date(startedAt + 8 * HOUR).toISOString() });
     expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ event: 'end', dismissalAt: startedAt + 12 * HOUR, timestamp: h.clock.now() });
 
     // The stale row (still Active in memory) is skipped: no second end message.
-    expect(endActivities(h.ctx.db, [{ ...repo.find('a1', id)!, state: 'Active' }], options)).toEqual([]);
+    expect(endActivities(h.ctx.db.sqlite, [{ ...repo.find('a1', id)!, state: 'Active' }], options)).toEqual([]);
     expect(queuedFor(h, id).filter((m) => m.kind === 'la_end')).toHaveLength(1);
   });
 });

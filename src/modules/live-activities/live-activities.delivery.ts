@@ -1,5 +1,5 @@
 import { activitiesEnded } from '../webhooks/webhooks.causes';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { enqueue, type DeliveryTarget } from '../delivery/outbox';
 import type { TargetDevice } from '../devices/devices.repository';
 import { instancesRepository, type InstanceTarget, type NewInstance } from './instances.repository';

@@ -38,7 +38,7 @@ export interface QueuedMessage {
 
 /** Every queued message of an activity, oldest first, with its deliveries. */
 export function queuedFor(h: Harness, activityId: string): QueuedMessage[] {
-  const db = h.ctx.db.$client;
+  const db = h.ctx.db.sqlite.$client;
   return db
     .query<{ id: number; kind: string; content: string }, [string]>('SELECT id, kind, content FROM messages WHERE activity_id = ? ORDER BY id')
     .all(activityId)
@@ -54,4 +54,4 @@ export function queuedFor(h: Harness, activityId: string): QueuedMessage[] {
 }
 
 export const count = (h: Harness, table: 'activities' | 'messages' | 'deliveries') =>
-  h.ctx.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+  h.ctx.db.sqlite.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;

@@ -1,5 +1,5 @@
 import { and, count, desc, eq, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { activities } from '../../db/schema';
 
 export type ActivityRow = typeof activities.$inferSelect;

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import type { Write } from '../../db/group-commit';
+import type { Write } from '../../db/sqlite/group-commit';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
@@ -54,7 +54,8 @@ function requireDeliverable(content: LiveActivityContent): void {
  * Writes go through `write` (group commit): each resolves once its transaction is committed.
  */
 export function liveActivitiesService(ctx: AppContext, devices: DevicesRepository, write: Write) {
-  const { db, clock, config } = ctx;
+  const { clock, config } = ctx;
+  const db = ctx.db.sqlite;
   const repo = liveActivitiesRepository(db);
   const instances = instancesRepository(db);
   const tokens = tokensRepository(db);

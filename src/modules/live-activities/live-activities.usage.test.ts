@@ -42,14 +42,14 @@ describe('the minutes quota of the billing period', () => {
     h.clock.advance(2 * MINUTE);
     await h.service('a1', 'DELETE', `${activitiesPath('a1')}/${first}`); // 6 minutes, then stops counting
     h.clock.advance(MINUTE);
-    expect(usedMinutes(h.ctx.db, 'a1', h.clock.now())).toBe(6 + 3);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(6 + 3);
     expect((await tryStart()).status).toBe(200);
 
     // Two activities now run: 30 s later usage is 6 + 3.5 + 0.5 = 10, and 1 ms before that it is under.
     h.clock.advance(MINUTE / 2 - 1);
-    expect(usedMinutes(h.ctx.db, 'a1', h.clock.now())).toBeLessThan(10);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBeLessThan(10);
     h.clock.advance(1);
-    expect(usedMinutes(h.ctx.db, 'a1', h.clock.now())).toBe(10);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(10);
     const refused = await tryStart();
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual(LIMIT);
@@ -65,7 +65,7 @@ describe('the minutes quota of the billing period', () => {
       await setup(plan);
       await start(h, 'a1');
       h.clock.advance(10 * 24 * 60 * MINUTE);
-      expect(usedMinutes(h.ctx.db, 'a1', h.clock.now())).toBe(2 * 10 * 24 * 60);
+      expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(2 * 10 * 24 * 60);
       expect((await tryStart()).status).toBe(200);
       h.close();
     }
@@ -81,15 +81,15 @@ describe('the minutes quota of the billing period', () => {
     await setup('small', new FakeClock(Date.parse('2026-01-31T23:55:00Z')));
     await start(h, 'a1', { ...progress, targetUsers: ['u1'] });
     h.clock.advance(4 * MINUTE);
-    expect(usedMinutes(h.ctx.db, 'a1', h.clock.now())).toBe(4);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(4);
     h.clock.set(Date.parse('2026-02-01T00:03:00Z'));
-    expect(usedMinutes(h.ctx.db, 'a1', h.clock.now())).toBe(3);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(3);
     h.clock.set(Date.parse('2026-02-01T00:09:00Z'));
     expect((await tryStart()).status).toBe(200);
     h.clock.advance(30_000); // 9.5 + 0.5 = 10
     expect((await tryStart()).body).toEqual(LIMIT);
     // January is closed: its usage stays what it was.
-    expect(usedMinutes(h.ctx.db, 'a1', Date.parse('2026-01-31T23:59:59.999Z'))).toBeCloseTo(5, 3);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a1', Date.parse('2026-01-31T23:59:59.999Z'))).toBeCloseTo(5, 3);
   });
 
   test('activities of other apps do not count', async () => {
@@ -98,8 +98,8 @@ describe('the minutes quota of the billing period', () => {
     await connect(h, 'a2', 'u1');
     await start(h, 'a2');
     h.clock.advance(60 * MINUTE);
-    expect(usedMinutes(h.ctx.db, 'a2', h.clock.now())).toBe(60);
-    expect(usedMinutes(h.ctx.db, 'a1', h.clock.now())).toBe(0);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a2', h.clock.now())).toBe(60);
+    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(0);
     expect((await tryStart()).status).toBe(200);
   });
 });

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 
 export interface QueueDepthRow {
   app: string;
@@ -46,3 +46,5 @@ export function metricsRepository(db: Db) {
     channels: (): ChannelRow[] => channels.all(),
   };
 }
+
+export type MetricsRepository = ReturnType<typeof metricsRepository>;

@@ -56,7 +56,7 @@ function createMetrics(ctx: AppContext): IsletMetrics {
   const registry = new Registry();
   // Process memory, CPU, open file descriptors, handles, heap, and event-loop lag (p50/p90/p99).
   collectDefaultMetrics({ register: registry, prefix: 'islet_' });
-  const repo = metricsRepository(ctx.db);
+  const repo = metricsRepository(ctx.db.sqlite);
   const r = [registry];
 
   const httpRequests = new Counter({
@@ -79,7 +79,7 @@ function createMetrics(ctx: AppContext): IsletMetrics {
     registers: r,
   });
   // Failed or superseded while queueing, in the API's transaction (the worker counts its own outcomes).
-  onSettledAtEnqueue(ctx.db, (s) => deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
+  onSettledAtEnqueue(ctx.db.sqlite, (s) => deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
   const providerSeconds = new Histogram({
     name: 'islet_provider_request_seconds',
     help: 'Time from handing a push to a provider (apns, fcm, simulator) to its answer.',

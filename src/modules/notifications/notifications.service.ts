@@ -17,7 +17,8 @@ export interface SendInput {
 
 /** Sending notifications: pick the release, render its template once, queue one delivery per device. */
 export function notificationsService(ctx: AppContext, releases: ReleasesService, devices: DevicesRepository) {
-  const { db, clock } = ctx;
+  const { clock } = ctx;
+  const db = ctx.db.sqlite;
 
   /** The Live release, or the Testing release a test send names. */
   const releaseFor = (appId: string, testReleaseVersion: number | undefined): ReleaseRow => {

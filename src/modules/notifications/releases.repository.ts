@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, ne } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { notificationTemplates, releases } from '../../db/schema';
 
 export type ReleaseRow = typeof releases.$inferSelect;

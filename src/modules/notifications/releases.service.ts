@@ -40,7 +40,7 @@ export const templateNotFound = () => new HttpError(404, 'notification template 
 
 /** Use cases of releases and their notification templates (the admin API's side). */
 export function releasesService(ctx: AppContext, apps: AppsService) {
-  const repo = releasesRepository(ctx.db);
+  const repo = releasesRepository(ctx.db.sqlite);
   const { clock } = ctx;
 
   const requireRelease = (appId: string, version: number): ReleaseRow => {

@@ -1,5 +1,5 @@
 import type { PlanConfig } from '../../config/config.schema';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { ACTIVITY_COLUMNS, type ActivityRow } from '../live-activities/live-activities.repository';
 
 const MINUTE_MS = 60_000;

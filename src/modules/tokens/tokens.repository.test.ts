@@ -8,7 +8,7 @@ let h: Harness;
 afterEach(() => h?.close());
 
 const kinds = (deviceId: string) =>
-  tokensRepository(h.ctx.db)
+  tokensRepository(h.ctx.db.sqlite)
     .ofDevice(deviceId)
     .map((t) => [t.kind, t.state, t.invalidReason]);
 
@@ -47,7 +47,7 @@ describe('token ledger', () => {
   test('registering a refused token again revives it; a refusal older than the last report is ignored', async () => {
     h = createHarness();
     await h.createApp({ id: 'a1' });
-    const tokens = tokensRepository(h.ctx.db);
+    const tokens = tokensRepository(h.ctx.db.sqlite);
     const device = addDevice(h.ctx, 'a1', { platform: 'android' });
     const [token] = tokens.ofDevice(device.id);
     expect(tokens.invalidate(token!.id, 'UNREGISTERED', h.clock.now())).toBe(true);

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import type { tokens } from '../../db/schema';
 
 export type TokenRow = typeof tokens.$inferSelect;

@@ -12,10 +12,10 @@ export function usageReport(ctx: AppContext, appId: string, planName: string) {
   const now = ctx.clock.now();
   const period = billingPeriod(now);
   const plan = ctx.config.plans[planName];
-  const used = usedMinutes(ctx.db, appId, now);
+  const used = usedMinutes(ctx.db.sqlite, appId, now);
   const quota = plan?.minutes ?? null;
   // One row per day of the period so far: each day's share of every activity's active time.
-  const daily = ctx.db.$client
+  const daily = ctx.db.sqlite.$client
     .query<{ day: number; ms: number | null }, [number, number, number, string]>(
       `WITH RECURSIVE days(day) AS (SELECT ?1 UNION ALL SELECT day + ${DAY_MS} FROM days WHERE day + ${DAY_MS} <= ?2)
        SELECT day, (SELECT SUM(MAX(0, MIN(COALESCE(ended_at, ?3), day + ${DAY_MS}) - MAX(started_at, day)))
@@ -23,7 +23,7 @@ export function usageReport(ctx: AppContext, appId: string, planName: string) {
          FROM days`,
     )
     .all(period.start, now, now, appId);
-  const active = ctx.db.$client
+  const active = ctx.db.sqlite.$client
     .query<{ n: number }, [string]>(`SELECT count(*) AS n FROM activities WHERE app_id = ? AND state = 'Active'`)
     .get(appId)!.n;
   return {

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { isoTime } from '../../lib/clock';
 import type { WebhookEventType } from './webhooks.events';
 import { anyEnabledEndpoint, emitWebhook, subscribers, writeEvent } from './webhooks.outbox';

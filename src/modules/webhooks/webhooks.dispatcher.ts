@@ -30,7 +30,7 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
  * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
-  const repo = webhooksRepository(ctx.db);
+  const repo = webhooksRepository(ctx.db.sqlite);
   repo.recoverSending(ctx.clock.now());
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */

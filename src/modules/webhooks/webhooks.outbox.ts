@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 import { isoTime } from '../../lib/clock';
 import { newId } from '../../lib/ids';
 import type { WebhookEventType } from './webhooks.events';

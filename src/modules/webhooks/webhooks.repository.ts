@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
 
 export interface EndpointRow {
   id: string;

@@ -36,7 +36,7 @@ function checkEvents(events: string[] | null | undefined): void {
 
 /** The admin use cases of webhook endpoints. */
 export function webhooksService(ctx: AppContext, apps: AppsService) {
-  const repo = webhooksRepository(ctx.db);
+  const repo = webhooksRepository(ctx.db.sqlite);
   const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
 
   const require = (appId: string, id: string): EndpointRow => {
@@ -122,8 +122,8 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
       const row = require(appId, id);
       if (!row.enabled) throw new HttpError(409, 'webhook endpoint is disabled');
       const now = ctx.clock.now();
-      const eventId = ctx.db.$client.transaction(() =>
-        writeEvent(ctx.db, appId, TEST_EVENT, { endpointId: id, message: 'a test event sent from Islet' }, [id], now),
+      const eventId = ctx.db.sqlite.$client.transaction(() =>
+        writeEvent(ctx.db.sqlite, appId, TEST_EVENT, { endpointId: id, message: 'a test event sent from Islet' }, [id], now),
       ).immediate();
       return { eventId };
     },

@@ -20,9 +20,9 @@ export const IOS_MAX_VISIBLE_MS = 12 * HOUR_MS;
  */
 export function expireIosActivities(ctx: AppContext, now: number): number {
   const cutoff = now - IOS_MAX_ACTIVE_MS;
-  const instances = instancesRepository(ctx.db);
-  const repo = liveActivitiesRepository(ctx.db);
-  const client = ctx.db.$client;
+  const instances = instancesRepository(ctx.db.sqlite);
+  const repo = liveActivitiesRepository(ctx.db.sqlite);
+  const client = ctx.db.sqlite.$client;
   const due = new Map<string, string[]>();
   for (const i of instances.dueIos(cutoff)) due.set(i.activityId, [...(due.get(i.activityId) ?? []), i.deviceId]);
   const ended = client.transaction(() => {
@@ -30,11 +30,11 @@ export function expireIosActivities(ctx: AppContext, now: number): number {
       const row = repo.byId(activityId);
       if (!row) continue;
       const endedAt = row.startedAt + IOS_MAX_ACTIVE_MS;
-      if (row.state === 'Active') endInstances(ctx.db, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
+      if (row.state === 'Active') endInstances(ctx.db.sqlite, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
       else instances.end(activityId, endedAt, deviceIds);
     }
     // Activities past 8 hours without a live instance (their iOS ones just ended, or none ever started).
-    return endActivities(ctx.db, repo.activeWithoutLiveInstance(cutoff), {
+    return endActivities(ctx.db.sqlite, repo.activeWithoutLiveInstance(cutoff), {
       reason: 'expired',
       endedAt: (a) => a.startedAt + IOS_MAX_ACTIVE_MS,
       dismissalAt: (a) => a.startedAt + IOS_MAX_VISIBLE_MS,

@@ -14,20 +14,20 @@ export const QUOTA_WARNING_SHARE = 0.8;
  */
 export function emitQuotaEvents(ctx: AppContext, now: number): void {
   const period = billingPeriod(now);
-  for (const app of appsWithEndpoints(ctx.db)) {
+  for (const app of appsWithEndpoints(ctx.db.sqlite)) {
     const plan = ctx.config.plans[app.plan];
     if (!plan || plan.minutes === undefined || plan.minutes <= 0) continue;
-    const used = usedMinutes(ctx.db, app.id, now);
+    const used = usedMinutes(ctx.db.sqlite, app.id, now);
     const levels = [
       ['quota.warning', QUOTA_WARNING_SHARE],
       ['quota.exceeded', 1],
     ] as const;
     for (const [type, share] of levels) {
       if (used < plan.minutes * share) continue;
-      ctx.db.$client.transaction(() => {
-        if (hadEventSince(ctx.db, app.id, type, period.start)) return;
+      ctx.db.sqlite.$client.transaction(() => {
+        if (hadEventSince(ctx.db.sqlite, app.id, type, period.start)) return;
         emitWebhook(
-          ctx.db,
+          ctx.db.sqlite,
           app.id,
           type,
           {

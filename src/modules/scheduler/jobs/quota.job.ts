@@ -15,7 +15,7 @@ import { emitQuotaEvents } from './quota-events';
 export function enforceQuotas(ctx: AppContext, now: number): number {
   expireIosActivities(ctx, now);
   let ended = 0;
-  const apps = ctx.db.$client.query<{ id: string; plan: string }, []>(
+  const apps = ctx.db.sqlite.$client.query<{ id: string; plan: string }, []>(
     `SELECT DISTINCT a.id, a.plan FROM apps a JOIN activities x ON x.app_id = a.id AND x.state = 'Active'`,
   ).all();
   for (const app of apps) {
@@ -24,11 +24,11 @@ export function enforceQuotas(ctx: AppContext, now: number): number {
     const current = billingPeriod(now);
     const periods = [billingPeriod(current.start - 1), current];
     for (const period of periods) {
-      const active = activeActivities(ctx.db, app.id);
+      const active = activeActivities(ctx.db.sqlite, app.id);
       if (active.length === 0 || active[0]!.startedAt >= period.end) continue;
-      const at = quotaReachedAt(ctx.db, app.id, plan, period, Math.min(now, period.end), active);
+      const at = quotaReachedAt(ctx.db.sqlite, app.id, plan, period, Math.min(now, period.end), active);
       if (at === undefined) continue;
-      const done = endActivities(ctx.db, active, { reason: 'quota', endedAt: (a) => Math.max(at, a.startedAt), dismissalAt: now, now });
+      const done = endActivities(ctx.db.sqlite, active, { reason: 'quota', endedAt: (a) => Math.max(at, a.startedAt), dismissalAt: now, now });
       ended += done.length;
       ctx.logger.info('minutes quota reached: activities ended', { appId: app.id, count: done.length, reachedAt: new Date(at).toISOString() });
     }

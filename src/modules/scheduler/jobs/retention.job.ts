@@ -15,7 +15,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * deliveries and attempts after `retention.deliveries_days`.
  */
 export function retentionJob(ctx: AppContext): Job {
-  const client = ctx.db.$client;
+  const client = ctx.db.sqlite.$client;
   const deleteDeliveries = client.query(`DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'dropped', 'superseded') AND updated_at < ?`);
   const deleteMessages = client.query(
     `DELETE FROM messages WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = messages.id)`,
@@ -24,8 +24,8 @@ export function retentionJob(ctx: AppContext): Job {
     `DELETE FROM activities WHERE state = 'Ended' AND ended_at < ?
        AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.activity_id = activities.id AND d.status IN ('pending', 'held', 'sending'))`,
   );
-  const idempotencyKeys = idempotencyRepository(ctx.db);
-  const webhooks = webhooksRepository(ctx.db);
+  const idempotencyKeys = idempotencyRepository(ctx.db.sqlite);
+  const webhooks = webhooksRepository(ctx.db.sqlite);
   return {
     name: 'retention',
     intervalMs: ctx.config.scheduler.retention_interval_minutes * 60_000,

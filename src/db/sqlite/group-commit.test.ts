@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateDatabase, openDatabase, type Db } from './database';
 import { groupCommit } from './group-commit';
-import { silentLogger } from '../lib/logger';
+import { silentLogger } from '../../lib/logger';
 import { StorageHealth } from './storage-health';
 
 let dir: string;

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite';
-import type { Logger } from '../lib/logger';
+import type { Logger } from '../../lib/logger';
 
 /** SQLite's answer when a write found no space (SQLITE_FULL) or the storage failed (SQLITE_IOERR_*). */
 export function isStorageFailure(error: unknown): error is Error & { code: string } {
@@ -68,16 +68,4 @@ export class StorageHealth {
       this.failed(e);
     }
   }
-}
-
-const byClient = new WeakMap<Database, StorageHealth>();
-
-/** The storage health of a database connection, made on first use. */
-export function storageHealth(client: Database, logger: Logger): StorageHealth {
-  let health = byClient.get(client);
-  if (!health) {
-    health = new StorageHealth(client, logger);
-    byClient.set(client, health);
-  }
-  return health;
 }
