@@ -1,15 +1,14 @@
-import { eq } from 'drizzle-orm';
 import { ConfigError } from './config/config.load';
 import type { Config } from './config/config.schema';
 import { readMasterKey, resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
-import { openSqliteStore } from './db/sqlite/store';
-import { meta } from './db/schema';
+import { openSqliteStore, type SqliteStore } from './db/sqlite/store';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
 import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { resolveAdminToken } from './modules/auth/admin-auth';
+import type { MetaRepository } from './modules/auth/meta.repository';
 
 export interface BootstrapOptions {
   clock?: Clock;
@@ -33,7 +32,7 @@ export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
  * the configured apps: everything that must be true before the server listens.
  * Returns the generated admin token when one was made on this start (to print once).
  */
-export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx: AppContext; generatedAdminToken?: string } {
+export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: SqliteStore }; generatedAdminToken?: string }> {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
   const db = openSqliteStore(config.database.path, {
@@ -45,13 +44,13 @@ export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx
     db.migrate(options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
     const box = new SecretBox(key);
-    checkMasterKey(db.sqlite, box);
-    const admin = resolveAdminToken(db.sqlite, config.admin.token);
-    const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current };
-    seedAppsFromConfig(ctx);
+    await checkMasterKey(db.repos.meta, box);
+    const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
+    const ctx: AppContext & { db: SqliteStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current };
+    await seedAppsFromConfig(ctx);
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {
-    db.sqlite.$client.close();
+    await db.close();
     throw e;
   }
 }
@@ -70,14 +69,14 @@ export function checkConfigForServe(config: Config): void {
 export const CANARY_KEY = 'master_key_canary';
 
 /** Refuses to start with a master key other than the one the database's secrets were sealed with. */
-function checkMasterKey(db: AppContext['db']['sqlite'], box: SecretBox): void {
-  const row = db.select().from(meta).where(eq(meta.key, CANARY_KEY)).get();
-  if (!row) {
-    db.insert(meta).values({ key: CANARY_KEY, value: box.seal('islet', CANARY_KEY) }).run();
+async function checkMasterKey(meta: MetaRepository, box: SecretBox): Promise<void> {
+  const canary = await meta.get(CANARY_KEY);
+  if (canary === undefined) {
+    await meta.put(CANARY_KEY, box.seal('islet', CANARY_KEY));
     return;
   }
   try {
-    box.open(row.value, CANARY_KEY);
+    box.open(canary, CANARY_KEY);
   } catch {
     throw new ConfigError(['the master key does not match this database: restore the islet.key file (or security.master_key) it was created with']);
   }

@@ -65,8 +65,8 @@ async function serve(config: Config): Promise<void> {
   // Held until the process ends: restore refuses meanwhile, and a second server cannot start.
   const lock = tryInstanceLock(config.database.path);
   if (!lock) throw new ConfigError([`another Islet server is running on ${config.database.path}`]);
-  const { ctx, generatedAdminToken } = bootstrap(config);
-  const server = startServer(ctx);
+  const { ctx, generatedAdminToken } = await bootstrap(config);
+  const server = await startServer(ctx);
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;
@@ -130,10 +130,10 @@ async function healthcheck(config: Config): Promise<number> {
 
 /** `islet demo`: the console's "Create the demo app", from the command line (works beside a running server). */
 async function demo(config: Config): Promise<number> {
-  const { ctx, generatedAdminToken } = bootstrap(config, { logger: silentLogger });
+  const { ctx, generatedAdminToken } = await bootstrap(config, { logger: silentLogger });
   try {
     const summary = await createDemo(buildServices(ctx));
-    auditService(ctx).record({ actor: 'cli', address: 'local', action: 'demo.create', appId: summary.appId, target: `apps/${summary.appId}` });
+    await auditService(ctx).record({ actor: 'cli', address: 'local', action: 'demo.create', appId: summary.appId, target: `apps/${summary.appId}` });
     console.log(
       [
         `Demo app "${summary.appId}" created, delivering to the simulator:`,
@@ -148,7 +148,7 @@ async function demo(config: Config): Promise<number> {
     );
     return 0;
   } finally {
-    ctx.db.sqlite.$client.close();
+    await ctx.db.close();
   }
 }
 
@@ -185,8 +185,8 @@ async function main(argv: string[]): Promise<number> {
       const db = openSqliteStore(config.database.path, { logger: silentLogger });
       try {
         db.migrate();
-        const token = resetAdminToken(db.sqlite, config.admin.token);
-        auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
+        const token = await resetAdminToken(db.repos.meta, config.admin.token);
+        await auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
         console.log(token);
         console.error('The previous admin token no longer works; console sessions signed in with it stay until they expire or sign out.');
       } finally {

@@ -6,7 +6,6 @@ import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
-import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
 export interface RunningServer {
@@ -27,10 +26,10 @@ export interface RunningServer {
  * Starts listening with the application built from `ctx`. Called by `serve` once it holds the
  * database's instance lock: only the process that owns the database recovers what a stopped one left.
  */
-export function startServer(ctx: AppContext): RunningServer {
+export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
   // in createApp: `islet demo` beside a running server builds the services too.
-  idempotencyRepository(ctx.db.sqlite).releaseAllRunning();
+  await ctx.db.repos.idempotency.releaseAllRunning();
   const app = createApp(ctx);
   const headers = securityHeaders(ctx.config.server.public_url);
   const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
@@ -87,11 +86,11 @@ export function startServer(ctx: AppContext): RunningServer {
     },
     stop() {
       stopping ??= (async () => {
-        closeEventStreams(ctx.db.sqlite);
+        closeEventStreams(ctx.db);
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();
-        ctx.db.sqlite.$client.close();
+        await ctx.db.close();
       })();
       return stopping;
     },

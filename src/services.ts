@@ -7,7 +7,6 @@ import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
 import { idempotency } from './modules/idempotency/idempotency';
-import { devicesRepository } from './modules/devices/devices.repository';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { releasesService } from './modules/notifications/releases.service';
@@ -16,11 +15,10 @@ import { webhooksService } from './modules/webhooks/webhooks.service';
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx);
-  const devices = devicesRepository(ctx.db.sqlite);
+  const devices = ctx.db.repos.devices;
   const releases = releasesService(ctx, apps);
-  const write = <T>(job: () => T | Promise<T>) => ctx.db.write(async () => job());
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
-  const liveActivities = liveActivitiesService(ctx, devices, write);
+  const liveActivities = liveActivitiesService(ctx);
   return {
     ctx,
     clock: ctx.clock,
@@ -34,9 +32,9 @@ export function buildServices(ctx: AppContext) {
     devices,
     idempotency: idempotency(ctx),
     releases,
-    notifications: notificationsService(ctx, releases, devices),
+    notifications: notificationsService(ctx, releases),
     liveActivities,
-    streams: activityStreamsService(ctx, liveActivities, write),
+    streams: activityStreamsService(ctx, liveActivities),
     webhooks: webhooksService(ctx, apps),
   };
 }

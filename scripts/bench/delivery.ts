@@ -28,7 +28,7 @@ const { url, ca } = standin;
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-'));
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[security]\nallow_private_endpoints = true\n`, join(dir, 'islet.toml'));
-  const { ctx } = bootstrap(config, { logger: silentLogger });
+  const { ctx } = await bootstrap(config, { logger: silentLogger });
   const apps = appsService(ctx);
   apps.create({ id: 'bench', source: 'api' });
   apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
@@ -55,7 +55,7 @@ try {
   })();
 
   const queuedAt = performance.now();
-  client.transaction(() => enqueue(ctx.db.sqlite, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }))();
+  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }));
   const enqueueMs = performance.now() - queuedAt;
 
   const engine = createDeliveryEngine(ctx, { outboxThread });

@@ -33,7 +33,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function withHarness<T>(fn: (h: Harness) => Promise<T>): Promise<T> {
-  const h = createHarness({ logger: silentLogger });
+  const h = await createHarness({ logger: silentLogger });
   try {
     return await fn(h);
   } finally {

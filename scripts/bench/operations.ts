@@ -24,7 +24,7 @@ const dir = mkdtempSync(join(tmpdir(), 'islet-bench-ops-'));
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n`, join(dir, 'islet.toml'));
-  const { ctx } = bootstrap(config, { logger: silentLogger });
+  const { ctx } = await bootstrap(config, { logger: silentLogger });
   for (const app of ['a1', 'a2', 'a3']) appsService(ctx).create({ id: app, source: 'api' });
   const now = ctx.clock.now();
   const client = ctx.db.sqlite.$client;
@@ -47,7 +47,7 @@ try {
   };
   const emptyScrapes: number[] = [];
   for (let i = 0; i < 7; i++) emptyScrapes.push(await scrape());
-  client.transaction(() => enqueue(ctx.db.sqlite, { appId: 'a1', content: notificationContent(), targets: ids.map((deviceId) => ({ deviceId })), now }))();
+  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'a1', content: notificationContent(), targets: ids.map((deviceId) => ({ deviceId })), now }));
 
   const scrapes: number[] = [];
   for (let i = 0; i < 7; i++) scrapes.push(await scrape());

@@ -1,16 +1,20 @@
 import type { ActivityStreamsRepository } from '../modules/activity-streams/activity-streams.repository';
+import type { ActivityUsageRepository } from '../modules/live-activities/activity-usage.repository';
 import type { AppsRepository } from '../modules/apps/apps.repository';
 import type { AuditRepository } from '../modules/audit/audit.repository';
 import type { ChannelHoldsRepository } from '../modules/delivery/channel-holds.repository';
 import type { DeliveryHistoryRepository } from '../modules/delivery/delivery-history.repository';
 import type { DeliveryRepository } from '../modules/delivery/delivery.repository';
+import type { OutboxRepository } from '../modules/delivery/outbox.repository';
 import type { DevicesRepository } from '../modules/devices/devices.repository';
 import type { IdempotencyRepository } from '../modules/idempotency/idempotency.repository';
 import type { InstancesRepository } from '../modules/live-activities/instances.repository';
 import type { LiveActivitiesRepository } from '../modules/live-activities/live-activities.repository';
+import type { MetaRepository } from '../modules/auth/meta.repository';
 import type { MetricsRepository } from '../modules/metrics/metrics.repository';
 import type { ReleasesRepository } from '../modules/notifications/releases.repository';
 import type { TokensRepository } from '../modules/tokens/tokens.repository';
+import type { WebhookEventsRepository } from '../modules/webhooks/webhook-events.repository';
 import type { WebhooksRepository } from '../modules/webhooks/webhooks.repository';
 
 /**
@@ -20,6 +24,7 @@ import type { WebhooksRepository } from '../modules/webhooks/webhooks.repository
  */
 export interface Repositories {
   activityStreams: ActivityStreamsRepository;
+  activityUsage: ActivityUsageRepository;
   apps: AppsRepository;
   audit: AuditRepository;
   channelHolds: ChannelHoldsRepository;
@@ -29,9 +34,12 @@ export interface Repositories {
   idempotency: IdempotencyRepository;
   instances: InstancesRepository;
   liveActivities: LiveActivitiesRepository;
+  meta: MetaRepository;
   metrics: MetricsRepository;
+  outbox: OutboxRepository;
   releases: ReleasesRepository;
   tokens: TokensRepository;
+  webhookEvents: WebhookEventsRepository;
   webhooks: WebhooksRepository;
 }
 

@@ -9,7 +9,7 @@ afterEach(() => h?.close());
 
 describe('error shape', () => {
   test('an unknown route is a 404 problem', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('GET', '/nope');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -17,7 +17,7 @@ describe('error shape', () => {
   });
 
   test('a known path with the wrong method is a 405 with Allow', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('PUT', '/api/apps/a1/devices');
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
@@ -25,7 +25,7 @@ describe('error shape', () => {
   });
 
   test('a body over 64 KiB is a 413 before it is read', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const big = JSON.stringify({ endUserId: 'u', platform: 'ios', token: 'x'.repeat(70 * 1024) });
     const res = await h.request('POST', '/api/apps/a1/devices', { raw: big, headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' } });
@@ -34,7 +34,7 @@ describe('error shape', () => {
   });
 
   test('a body that is not JSON is a 415 that says what to send', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const res = await h.request('POST', '/api/apps/a1/devices', { raw: 'endUserId=u', headers: { 'x-service-key': app.appSecret, 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
@@ -42,7 +42,7 @@ describe('error shape', () => {
   });
 
   test('malformed JSON is a 400 that says so', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const res = await h.request('POST', '/api/apps/a1/devices', { raw: '{"endUserId": ', headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
@@ -61,7 +61,7 @@ describe('error shape', () => {
   });
 
   test('request logs carry id, method, path, status and duration, and never a secret', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     await h.request('POST', '/api/apps/a1/devices', { body: { endUserId: 'u', platform: 'android', token: 't' }, headers: { 'x-service-key': app.appSecret, 'x-request-id': 'trace-42' } });
     await h.request('POST', '/api/apps/a1/devices', { body: {}, headers: { 'x-service-key': 'wrong' } });
@@ -77,13 +77,13 @@ describe('error shape', () => {
   });
 
   test('health and readiness answer without authentication', async () => {
-    h = createHarness();
+    h = await createHarness();
     expect((await h.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await h.request('GET', '/readyz')).body).toEqual({ status: 'ready' });
   });
 
   test('the per-app rate limit answers 429 with Retry-After, and refills with time', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     h.ctx.config.server.rate_limit_per_second = 2;
     const limited = createApp(h.ctx);
@@ -108,7 +108,7 @@ describe('error shape', () => {
 
 describe('query validation', () => {
   test('limit and offset out of bounds name the parameter', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     for (const [query, detail] of [
       ['limit=0', 'limit must be an integer from 1 to 100'],

@@ -23,9 +23,9 @@ describe('database', () => {
     db.$client.close();
   });
 
-  test("the API's connection leaves WAL checkpoints to other connections up to its backstop; others keep SQLite's default", () => {
+  test("the API's connection leaves WAL checkpoints to other connections up to its backstop; others keep SQLite's default", async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-db-'));
-    const harness = createHarness();
+    const harness = await createHarness();
     const other = openDatabase(harness.dbPath);
     const pages = (db: Db) => db.$client.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()?.wal_autocheckpoint;
     try {

@@ -4,7 +4,7 @@ import { apnsKey } from '../../test-support/delivery-fixtures';
 import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery/delivery.engine';
-import { connect, progress } from '../live-activities/live-activities.fixtures';
+import { connect, progress } from '../../test-support/live-activity-fixtures';
 
 const BUNDLE = 'com.example.streams';
 const HOUR = 60 * 60_000;
@@ -15,7 +15,7 @@ let engine: DeliveryEngine;
 let appId: string;
 
 beforeEach(async () => {
-  h = createHarness({ toml: `[streams]\nrotate_after_minutes = 420\n[plans.tiny]\nlive_activities = true\nminutes = 1\n` });
+  h = await createHarness({ toml: `[streams]\nrotate_after_minutes = 420\n[plans.tiny]\nlive_activities = true\nminutes = 1\n` });
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], bundleIds: [BUNDLE], clock: h.clock });
   fcm = await startFcmStandin();

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/sqlite/database';
+import type { Store } from '../../db/store';
 import { onDeliveriesChanged } from '../delivery/outbox';
 
 /** At most this often a client hears "something changed": a fan-out of 100,000 deliveries is a few events, not 100,000. */
@@ -6,7 +6,7 @@ export const MIN_EVENT_GAP_MS = 500;
 /** A comment line this often keeps proxies from closing a quiet stream, and notices a signed-out session. */
 export const HEARTBEAT_MS = 15_000;
 
-const open = new WeakMap<Db, Set<() => void>>();
+const open = new WeakMap<Store, Set<() => void>>();
 
 /**
  * A server-sent event stream for one console page: `ready` once connected, then `change` when
@@ -14,7 +14,7 @@ const open = new WeakMap<Db, Set<() => void>>();
  * `signed-out` (then the end) when `stillSignedIn` says no. The page reloads what it shows on
  * `change`; the events carry no data, so they leak nothing across apps.
  */
-export function eventStream(db: Db, signal: AbortSignal, stillSignedIn: () => boolean, timing = { gapMs: MIN_EVENT_GAP_MS, heartbeatMs: HEARTBEAT_MS }): Response {
+export function eventStream(db: Store, signal: AbortSignal, stillSignedIn: () => Promise<boolean>, timing = { gapMs: MIN_EVENT_GAP_MS, heartbeatMs: HEARTBEAT_MS }): Response {
   const encoder = new TextEncoder();
   let close = () => {};
   const body = new ReadableStream<Uint8Array>({
@@ -39,8 +39,8 @@ export function eventStream(db: Db, signal: AbortSignal, stillSignedIn: () => bo
         if (pending !== undefined) return;
         pending = setTimeout(send, Math.max(0, lastSent + timing.gapMs - Date.now()));
       });
-      const heartbeat = setInterval(() => {
-        if (stillSignedIn()) return write(`: ${Date.now()}\n\n`);
+      const heartbeat = setInterval(async () => {
+        if (await stillSignedIn().catch(() => true)) return write(`: ${Date.now()}\n\n`);
         write(`event: signed-out\ndata: {}\n\n`);
         close();
       }, timing.heartbeatMs);
@@ -74,6 +74,6 @@ export function eventStream(db: Db, signal: AbortSignal, stillSignedIn: () => bo
 }
 
 /** Ends every open stream of this database (the server is stopping: open streams would hold it). */
-export function closeEventStreams(db: Db): void {
+export function closeEventStreams(db: Store): void {
   for (const close of open.get(db) ?? []) close();
 }

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
-import { deliveryRepository } from './delivery.repository';
 import { inlineStore } from './outbox-store';
 import { OutboxThread } from './outbox-thread';
 
@@ -22,13 +21,13 @@ async function until(condition: () => boolean): Promise<void> {
 
 /** An app on the simulator with `n` Android devices, each queued one notification. */
 async function queued(n: number) {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'demo' });
   const devices = Array.from({ length: n }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
-  queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+  await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
 }
 
-const thread = (database: { path: string; maxSizeMb?: number }) => new OutboxThread(inlineStore(deliveryRepository(h.ctx.db.sqlite)), database, h.ctx.logger);
+const thread = (database: { path: string; maxSizeMb?: number }) => new OutboxThread(inlineStore(h.ctx.db.repos.deliveries), database, h.ctx.logger);
 
 describe('the outbox thread', () => {
   test('claims and records on its own connection: every delivery goes once, with one attempt, as inline', async () => {

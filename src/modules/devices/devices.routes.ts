@@ -41,16 +41,16 @@ export function devicesRoutes(services: Services) {
   return new Elysia({ detail: { tags: ['Devices'] } })
     .post(
       '/api/apps/:appId/devices',
-      ({ params, body }) => {
+      async ({ params, body }) => {
         checkDeviceTokens(body);
-        const { device } = devices.upsert(params.appId, body, clock.now());
+        const { device } = await devices.upsert(params.appId, body, clock.now());
         return { device: deviceView(device) };
       },
       {
         // Authentication runs before validation, so an unauthenticated caller learns nothing.
-        transform: ({ params, body, request }) => {
+        transform: async ({ params, body, request }) => {
           const endUserId = (body as { endUserId?: unknown } | undefined)?.endUserId;
-          auth.appOrEndUser(request, params.appId, typeof endUserId === 'string' ? endUserId : undefined);
+          await auth.appOrEndUser(request, params.appId, typeof endUserId === 'string' ? endUserId : undefined);
         },
         params: AppParams,
         body: DeviceBody,
@@ -64,10 +64,10 @@ export function devicesRoutes(services: Services) {
     )
     .delete(
       '/api/apps/:appId/devices/:deviceId',
-      ({ params, request }) => {
-        const device = devices.find(params.appId, params.deviceId);
-        auth.appOrEndUser(request, params.appId, device?.endUserId);
-        if (!device || !devices.remove(params.appId, params.deviceId)) throw new HttpError(404, 'device not found');
+      async ({ params, request }) => {
+        const device = await devices.find(params.appId, params.deviceId);
+        await auth.appOrEndUser(request, params.appId, device?.endUserId);
+        if (!device || !(await devices.remove(params.appId, params.deviceId))) throw new HttpError(404, 'device not found');
         return { success: true as const };
       },
       {

@@ -11,7 +11,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 describe('API documentation', () => {
   test('the OpenAPI document is valid', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('GET', '/swagger/json');
     expect(res.status).toBe(200);
     const validated = await SwaggerParser.validate(structuredClone(res.body));
@@ -19,7 +19,7 @@ describe('API documentation', () => {
   });
 
   test('it lists exactly the routes the server answers', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, ops]) => Object.keys(ops).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
@@ -32,7 +32,7 @@ describe('API documentation', () => {
   });
 
   test('every mutating operation of the public API documents the Idempotency-Key header, and no other does', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const withKey: string[] = [];
     const mutating: string[] = [];
@@ -51,7 +51,7 @@ describe('API documentation', () => {
   });
 
   test('every operation documents its errors with the problem body and declares its security', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -74,7 +74,7 @@ describe('API documentation', () => {
   });
 
   test('the start body offers one named example per template, and one with options, for the demo end user', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const json = doc.paths['/api/apps/{appId}/live-activities'].post.requestBody.content['application/json'];
     expect(Object.keys(json.examples)).toEqual(['status-tracker', 'metric-live', 'countdown', 'progress-bar', 'two-column', 'key-value-list', 'image-banner', 'mini-table', 'progress-bar-2']);
@@ -88,7 +88,7 @@ describe('API documentation', () => {
   });
 
   test('every operation documents a success answer and its errors; every request body has an example; every path parameter has the demo value', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const missing: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -107,7 +107,7 @@ describe('API documentation', () => {
   });
 
   test('every request body example is accepted by a demo instance, answering the documented success status and shape', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
     const checked: string[] = [];
@@ -127,7 +127,7 @@ describe('API documentation', () => {
         for (const [name, example] of Object.entries<any>(examples)) {
           // A fresh demo instance per example: each one works as shipped, whatever ran before.
           h.close();
-          h = createHarness();
+          h = await createHarness();
           const { appSecret } = (await h.admin('POST', '/api/admin/demo')).body;
           const url = path.replace(/\{(\w+)\}/g, (_, param) => String(op.parameters.find((p: any) => p.name === param).example));
           const headers: Record<string, string> = path.startsWith('/api/admin') ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-service-key': appSecret };
@@ -146,7 +146,7 @@ describe('API documentation', () => {
   });
 
   test('every operation without a body answers its documented success status and shape on a demo instance, with the documented parameter values', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: true });
     const checked: string[] = [];
@@ -156,7 +156,7 @@ describe('API documentation', () => {
         // A fresh instance each: a DELETE must not take away what the next operation names. The
         // demo itself is created on an instance without it.
         h.close();
-        h = createHarness();
+        h = await createHarness();
         const appSecret = path === '/api/admin/demo' ? '' : (await h.admin('POST', '/api/admin/demo')).body.appSecret;
         const url = path.replace(/\{(\w+)\}/g, (_, param) => encodeURIComponent(String(op.parameters.find((p: any) => p.name === param).example)));
         const headers: Record<string, string> = path.startsWith('/api/admin') ? { authorization: `Bearer ${ADMIN_TOKEN}` } : { 'x-service-key': appSecret };
@@ -173,7 +173,7 @@ describe('API documentation', () => {
   });
 
   test('options are documented: the end body is optional, priority is an integer 5 or 10, and the examples of update and end are accepted', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const item = doc.paths['/api/apps/{appId}/live-activities/{id}'];
     expect(item.delete.requestBody.required).toBe(false);
@@ -190,7 +190,7 @@ describe('API documentation', () => {
   });
 
   test('Swagger UI loads its files from this server only', async () => {
-    h = createHarness();
+    h = await createHarness();
     const page = await h.request('GET', '/swagger');
     expect(page.status).toBe(200);
     const sources = [...String(page.body).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHarness, type Harness } from '../../test-support/harness';
-import { activitiesPath, connect, count, progress, start } from './live-activities.fixtures';
+import { activitiesPath, connect, count, progress, start } from '../../test-support/live-activity-fixtures';
 import { apnsToken } from '../../test-support/apns-standin';
 
 let h: Harness;
@@ -10,7 +10,7 @@ const PATH = activitiesPath('a1');
 const NOW = '2026-01-15T12:00:00.000Z';
 
 async function setup(plan?: string) {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'a1', ...(plan ? { plan } : {}) });
 }
 

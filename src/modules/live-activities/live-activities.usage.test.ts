@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../lib/clock';
 import { createHarness, type Harness } from '../../test-support/harness';
-import { activitiesPath, connect, progress, start } from './live-activities.fixtures';
+import { activitiesPath, connect, progress, start } from '../../test-support/live-activity-fixtures';
 import { usedMinutes } from './live-activities.usage';
 
 let h: Harness;
@@ -25,7 +25,7 @@ overage = true
 const LIMIT = { title: 'Too Many Requests', status: 429, detail: 'live activity minutes limit exceeded for this billing period' };
 
 async function setup(plan: string, clock = new FakeClock()) {
-  h = createHarness({ toml: PLANS, clock });
+  h = await createHarness({ toml: PLANS, clock });
   await h.createApp({ id: 'a1', plan });
   await connect(h, 'a1', 'u1');
   await connect(h, 'a1', 'u2');
@@ -42,14 +42,14 @@ describe('the minutes quota of the billing period', () => {
     h.clock.advance(2 * MINUTE);
     await h.service('a1', 'DELETE', `${activitiesPath('a1')}/${first}`); // 6 minutes, then stops counting
     h.clock.advance(MINUTE);
-    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(6 + 3);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(6 + 3);
     expect((await tryStart()).status).toBe(200);
 
     // Two activities now run: 30 s later usage is 6 + 3.5 + 0.5 = 10, and 1 ms before that it is under.
     h.clock.advance(MINUTE / 2 - 1);
-    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBeLessThan(10);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBeLessThan(10);
     h.clock.advance(1);
-    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(10);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(10);
     const refused = await tryStart();
     expect(refused.status).toBe(429);
     expect(refused.body).toEqual(LIMIT);
@@ -65,14 +65,14 @@ describe('the minutes quota of the billing period', () => {
       await setup(plan);
       await start(h, 'a1');
       h.clock.advance(10 * 24 * 60 * MINUTE);
-      expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(2 * 10 * 24 * 60);
+      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(2 * 10 * 24 * 60);
       expect((await tryStart()).status).toBe(200);
       h.close();
     }
   });
 
   test('a plan without live activities is 403 before any quota question', async () => {
-    h = createHarness({ toml: PLANS });
+    h = await createHarness({ toml: PLANS });
     await h.createApp({ id: 'a1', plan: 'free' });
     expect((await tryStart()).status).toBe(403);
   });
@@ -81,15 +81,15 @@ describe('the minutes quota of the billing period', () => {
     await setup('small', new FakeClock(Date.parse('2026-01-31T23:55:00Z')));
     await start(h, 'a1', { ...progress, targetUsers: ['u1'] });
     h.clock.advance(4 * MINUTE);
-    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(4);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(4);
     h.clock.set(Date.parse('2026-02-01T00:03:00Z'));
-    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(3);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(3);
     h.clock.set(Date.parse('2026-02-01T00:09:00Z'));
     expect((await tryStart()).status).toBe(200);
     h.clock.advance(30_000); // 9.5 + 0.5 = 10
     expect((await tryStart()).body).toEqual(LIMIT);
     // January is closed: its usage stays what it was.
-    expect(usedMinutes(h.ctx.db.sqlite, 'a1', Date.parse('2026-01-31T23:59:59.999Z'))).toBeCloseTo(5, 3);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', Date.parse('2026-01-31T23:59:59.999Z'))).toBeCloseTo(5, 3);
   });
 
   test('activities of other apps do not count', async () => {
@@ -98,8 +98,8 @@ describe('the minutes quota of the billing period', () => {
     await connect(h, 'a2', 'u1');
     await start(h, 'a2');
     h.clock.advance(60 * MINUTE);
-    expect(usedMinutes(h.ctx.db.sqlite, 'a2', h.clock.now())).toBe(60);
-    expect(usedMinutes(h.ctx.db.sqlite, 'a1', h.clock.now())).toBe(0);
+    expect(await usedMinutes(h.ctx.db.repos, 'a2', h.clock.now())).toBe(60);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(0);
     expect((await tryStart()).status).toBe(200);
   });
 });

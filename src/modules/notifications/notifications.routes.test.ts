@@ -10,7 +10,7 @@ const RELEASES = '/api/admin/apps/a1/releases';
 const welcome = { slug: 'welcome', title: 'Hi {{ name }}', body: 'You have {{count}} new messages' };
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'a1' });
 }
 

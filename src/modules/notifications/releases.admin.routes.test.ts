@@ -8,7 +8,7 @@ const welcome = { slug: 'welcome', title: 'Hi {{ name }}', body: 'You have {{cou
 const base = '/api/admin/apps/a1/releases';
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'a1' });
 }
 

@@ -1,17 +1,8 @@
 import type { PlanConfig } from '../../config/config.schema';
-import type { Db } from '../../db/sqlite/database';
-import { ACTIVITY_COLUMNS, type ActivityRow } from '../live-activities/live-activities.repository';
+import type { Repositories } from '../../db/store';
+import type { ActivityRow } from '../live-activities/live-activities.repository';
 
 const MINUTE_MS = 60_000;
-
-/** The Active activities of an app, oldest first. */
-export function activeActivities(db: Db, appId: string): ActivityRow[] {
-  return db.$client
-    .query<ActivityRow, [string]>(
-      `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = ? AND state = 'Active' ORDER BY started_at, id`,
-    )
-    .all(appId);
-}
 
 /**
  * When, inside the period [start, until], the app's usage reached the plan's minutes given that
@@ -19,24 +10,18 @@ export function activeActivities(db: Db, appId: string): ActivityRow[] {
  * limit). Usage grows by one minute per minute for every running activity, so the moment is found
  * by walking the start times in order: the pieces of a piecewise-linear function.
  */
-export function quotaReachedAt(
-  db: Db,
+export async function quotaReachedAt(
+  r: Repositories,
   appId: string,
   plan: Pick<PlanConfig, 'minutes' | 'overage'>,
   period: { start: number; end: number },
   until: number,
   active: readonly ActivityRow[],
-): number | undefined {
+): Promise<number | undefined> {
   if (plan.overage || plan.minutes === undefined) return undefined;
   const quotaMs = plan.minutes * MINUTE_MS;
   // What activities that are no longer Active contributed inside the period.
-  const endedMs =
-    db.$client
-      .query<{ ms: number | null }, [number, number, string, number, number]>(
-        `SELECT SUM(MAX(0, MIN(ended_at, ?1) - MAX(started_at, ?2))) AS ms
-           FROM activities WHERE app_id = ?3 AND state = 'Ended' AND started_at < ?4 AND ended_at > ?5`,
-      )
-      .get(period.end, period.start, appId, period.end, period.start)?.ms ?? 0;
+  const endedMs = await r.activityUsage.endedMs(appId, period);
   const starts = active
     .filter((a) => a.startedAt < period.end)
     .map((a) => Math.max(a.startedAt, period.start))

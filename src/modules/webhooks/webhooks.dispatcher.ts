@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import type { Job } from '../scheduler/scheduler';
-import { webhooksRepository, type DueDelivery } from './webhooks.repository';
+import { type DueDelivery } from './webhooks.repository';
 import { webhookSender, type WebhookSender } from './webhooks.sender';
 import { signedHeaders } from './webhooks.signer';
 
@@ -30,8 +30,9 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
  * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
-  const repo = webhooksRepository(ctx.db.sqlite);
-  repo.recoverSending(ctx.clock.now());
+  const repo = ctx.db.repos.webhooks;
+  // Awaited by the first run: nothing is claimed before it.
+  const recovered = repo.recoverSending(ctx.clock.now());
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
   const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
@@ -56,7 +57,7 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     const delay = RETRY_DELAYS_MS[attempt - 1];
     const failingSince = d.failingSince ?? now;
     const disable = !result.ok && now - failingSince >= DISABLE_AFTER_MS;
-    repo.record(
+    await repo.record(
       d,
       { ...result, durationMs: Math.round(performance.now() - started), at: now },
       result.ok
@@ -74,8 +75,9 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     name: 'webhooks',
     intervalMs: DISPATCH_INTERVAL_MS,
     async run() {
+      await recovered;
       for (;;) {
-        const due = repo.claim(ctx.clock.now(), BATCH);
+        const due = await repo.claim(ctx.clock.now(), BATCH);
         if (due.length === 0) return;
         await Promise.all(due.map(deliver));
         if (due.length < BATCH) return;

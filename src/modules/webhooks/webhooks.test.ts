@@ -5,7 +5,7 @@ import { createHarness, type Harness } from '../../test-support/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { FakeClock } from '../../lib/clock';
 import { createDeliveryEngine } from '../delivery/delivery.engine';
-import { activitiesPath, connect, progress } from '../live-activities/live-activities.fixtures';
+import { activitiesPath, connect, progress } from '../../test-support/live-activity-fixtures';
 import { quotaJob } from '../scheduler/jobs/quota.job';
 import { retentionJob } from '../scheduler/jobs/retention.job';
 import { DISABLE_AFTER_MS, RETRY_DELAYS_MS, webhookDispatcher } from './webhooks.dispatcher';
@@ -20,7 +20,7 @@ const MINUTE = 60_000;
 
 beforeEach(async () => {
   // The clock starts at the real time, and "real time" (Date, which the receiver's timestamp check reads) follows it.
-  h = createHarness({ clock: new FakeClock(Date.now()), toml: `[plans.tiny]\nlive_activities = true\nminutes = 10\n` });
+  h = await createHarness({ clock: new FakeClock(Date.now()), toml: `[plans.tiny]\nlive_activities = true\nminutes = 10\n` });
   receiver = await startWebhookReceiver();
 });
 afterEach(async () => {

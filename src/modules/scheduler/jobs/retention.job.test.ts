@@ -20,7 +20,7 @@ function insertActivity(h: Harness, id: string, startedAt: number, endedAt: numb
 
 describe('retention', () => {
   test('prunes old finished deliveries and old ended activities, keeps the rest', async () => {
-    h = createHarness({ clock: new FakeClock(Date.parse('2026-06-20T00:00:00Z')), toml: '[retention]\nactivities_days = 30\ndeliveries_days = 7\n' });
+    h = await createHarness({ clock: new FakeClock(Date.parse('2026-06-20T00:00:00Z')), toml: '[retention]\nactivities_days = 30\ndeliveries_days = 7\n' });
     await h.createApp({ id: 'a1' });
     const now = h.clock.now();
     const device = (await h.admin('POST', '/api/admin/apps/a1/devices', { endUserId: 'u1', platform: 'android', token: 't' })).body.device.id;
@@ -28,8 +28,8 @@ describe('retention', () => {
     insertActivity(h, 'la_recent', now - 10 * DAY, now - 9 * DAY);
     insertActivity(h, 'la_active', now - 90 * DAY, null);
     const content = { type: 'notification' as const, templateSlug: 's', releaseVersion: 1, title: 't', body: 'b' };
-    const old = enqueue(h.ctx.db.sqlite, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }, { deviceId: device }], now: now - 8 * DAY });
-    const fresh = enqueue(h.ctx.db.sqlite, { appId: 'a1', content, targets: [{ deviceId: device }], now: now - 1 * DAY });
+    const old = await h.ctx.db.write((tx) => enqueue(h.ctx.db, tx, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }, { deviceId: device }], now: now - 8 * DAY }));
+    const fresh = await h.ctx.db.write((tx) => enqueue(h.ctx.db, tx, { appId: 'a1', content, targets: [{ deviceId: device }], now: now - 1 * DAY }));
     // One old delivery finished, one superseded, one still pending; the fresh one finished.
     h.ctx.db.sqlite.$client.query(`UPDATE deliveries SET status = 'delivered' WHERE message_id = ? AND id = (SELECT min(id) FROM deliveries WHERE message_id = ?)`).run(old.messageId, old.messageId);
     h.ctx.db.sqlite.$client.query(`UPDATE deliveries SET status = 'superseded' WHERE message_id = ? AND id = (SELECT max(id) FROM deliveries WHERE message_id = ?)`).run(old.messageId, old.messageId);
@@ -47,7 +47,7 @@ describe('retention', () => {
   });
 
   test('never prunes an activity that ended in the current billing period', async () => {
-    h = createHarness({ clock: new FakeClock(Date.parse('2026-06-20T00:00:00Z')), toml: '[retention]\nactivities_days = 1\n' });
+    h = await createHarness({ clock: new FakeClock(Date.parse('2026-06-20T00:00:00Z')), toml: '[retention]\nactivities_days = 1\n' });
     await h.createApp({ id: 'a1' });
     const now = h.clock.now();
     insertActivity(h, 'la_this_month', Date.parse('2026-06-02T00:00:00Z'), Date.parse('2026-06-03T00:00:00Z'));

@@ -1,7 +1,7 @@
 /** Helpers shared by the live activity tests: connect end users, start activities, read the outbox. */
 import { createHmac } from 'node:crypto';
-import { apnsToken } from '../../test-support/apns-standin';
-import type { Harness, TestResponse } from '../../test-support/harness';
+import { apnsToken } from './apns-standin';
+import type { Harness, TestResponse } from './harness';
 
 export const progress = { templateSlug: 'progress-bar', attributes: { label: 'Uploading' }, contentState: { progress: '10', detail: '1 of 10' } };
 
