@@ -3,17 +3,22 @@ import type { Config } from './config/config.schema';
 import { readMasterKey, resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
 import { openSqliteStore, type SqliteStore } from './db/sqlite/store';
+import { coordinationFor } from './coordination/choose';
+import type { Coordination } from './coordination/coordination';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
 import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { resolveAdminToken } from './modules/auth/admin-auth';
 import type { MetaRepository } from './modules/auth/meta.repository';
+import { bindWakeUps } from './modules/delivery/outbox';
 
 export interface BootstrapOptions {
   clock?: Clock;
   logger?: Logger;
   migrationsFolder?: string;
+  /** The one `serve` took the instance's lease with; else the configuration's (coordinationFor). */
+  coordination?: Coordination;
 }
 
 /**
@@ -46,7 +51,9 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
     const box = new SecretBox(key);
     await checkMasterKey(db.repos.meta, box);
     const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
-    const ctx: AppContext & { db: SqliteStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current };
+    const coordination = options.coordination ?? coordinationFor(config);
+    bindWakeUps(db, coordination.wakeUps);
+    const ctx: AppContext & { db: SqliteStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
     await seedAppsFromConfig(ctx);
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {

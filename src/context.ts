@@ -1,5 +1,6 @@
 import type { Config } from './config/config.schema';
 import type { Store } from './db/store';
+import type { Coordination } from './coordination/coordination';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import type { SecretBox } from './lib/secrets';
@@ -15,4 +16,6 @@ export interface AppContext {
   box: SecretBox;
   /** SHA-256 of the admin token (from config, or generated and kept in the database; read at each call). */
   adminTokenHash: () => Promise<string>;
+  /** State that is correct only while one process serves the database (src/coordination). */
+  coordination: Coordination;
 }

@@ -5,7 +5,7 @@ import { ConfigError, loadConfig, resolveConfigPath } from './config/config.load
 import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
 import { openSqliteStore } from './db/sqlite/store';
-import { tryInstanceLock } from './db/instance-lock';
+import { coordinationFor } from './coordination/choose';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
@@ -63,9 +63,10 @@ function readConfig(configFlag: string | undefined): Config {
 
 async function serve(config: Config): Promise<void> {
   // Held until the process ends: restore refuses meanwhile, and a second server cannot start.
-  const lock = tryInstanceLock(config.database.path);
+  const coordination = coordinationFor(config);
+  const lock = coordination.instance.acquire();
   if (!lock) throw new ConfigError([`another Islet server is running on ${config.database.path}`]);
-  const { ctx, generatedAdminToken } = await bootstrap(config);
+  const { ctx, generatedAdminToken } = await bootstrap(config, { coordination });
   const server = await startServer(ctx);
   let signalled = false;
   const shutdown = (signal: string) => {

@@ -29,7 +29,7 @@ export interface RunningServer {
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
   // in createApp: `islet demo` beside a running server builds the services too.
-  await ctx.db.repos.idempotency.releaseAllRunning();
+  await ctx.coordination.instance.recover('idempotency keys', () => ctx.db.repos.idempotency.releaseAllRunning());
   const app = createApp(ctx);
   const headers = securityHeaders(ctx.config.server.public_url);
   const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
@@ -86,7 +86,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     },
     stop() {
       stopping ??= (async () => {
-        closeEventStreams(ctx.db);
+        closeEventStreams(ctx.coordination.wakeUps);
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();

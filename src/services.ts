@@ -19,16 +19,17 @@ export function buildServices(ctx: AppContext) {
   const releases = releasesService(ctx, apps);
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
   const liveActivities = liveActivitiesService(ctx);
+  const { coordination } = ctx;
   return {
     ctx,
     clock: ctx.clock,
     apps,
     audit: auditService(ctx),
     clients,
-    auth: serviceAuth(ctx, apps, clients, authThrottle(ctx.clock, 'failed authentications', { freeFailures: 10 })),
-    consoleSessions: consoleSessions(ctx.clock),
+    auth: serviceAuth(ctx, apps, clients, authThrottle(coordination.failureThrottle('service-keys', ctx.clock, { freeFailures: 10 }), 'failed authentications')),
+    consoleSessions: consoleSessions(ctx.clock, coordination.sessions()),
     /** Shared by console sign-in and the admin API's Bearer token: both guess the same secret. */
-    adminThrottle: authThrottle(ctx.clock, 'wrong tokens'),
+    adminThrottle: authThrottle(coordination.failureThrottle('admin-token', ctx.clock), 'wrong tokens'),
     devices,
     idempotency: idempotency(ctx),
     releases,

@@ -138,6 +138,10 @@ export const APNS_FIELDS = {
   },
   endpoint: { kind: 'string', doc: "Override of Apple's production host, e.g. https://127.0.0.1:9443 (tests, proxies)." },
   sandbox_endpoint: { kind: 'string', doc: "Override of Apple's sandbox host, e.g. https://127.0.0.1:9445 (tests, proxies)." },
+  channels_endpoint: { kind: 'string', doc: "Override of Apple's production channel-management host (default https://api-manage-broadcast.push.apple.com:2196)." },
+  sandbox_channels_endpoint: { kind: 'string', doc: "Override of Apple's sandbox channel-management host (default https://api-manage-broadcast.sandbox.push.apple.com:2195)." },
+  broadcast_endpoint: { kind: 'string', doc: "Override of Apple's production broadcast host (default https://api.push.apple.com)." },
+  sandbox_broadcast_endpoint: { kind: 'string', doc: "Override of Apple's sandbox broadcast host (default https://api.sandbox.push.apple.com)." },
   ca_file: { kind: 'string', doc: 'Extra trusted CA (PEM) for those endpoints.' },
 } as const satisfies SectionSpec;
 

@@ -82,7 +82,7 @@ describe('1. parsing limits before work, and the server layer', () => {
   });
 
   // Bun (uWebSockets) answers these itself, before any handler runs, with an empty body and
-  // `Connection: close`; no option changes that (README, "Limits"). HTTP allows a bare answer here.
+  // `Connection: close`; no option changes that (docs/hostile-input.md, "The server layer"). HTTP allows a bare answer here.
   test.each([
     ['a malformed request line', 'GARBAGE\r\n\r\n', 400],
     ['an unknown HTTP version', 'GET / HTTP/3.0\r\nHost: x\r\n\r\n', 505],

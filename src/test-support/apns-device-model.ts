@@ -16,6 +16,11 @@ import { apnsToken, type StandinAnswer } from './apns-standin';
  * - Every token belongs to one environment: sent to the other environment's host it is refused with
  *   400 BadDeviceToken. A token the phone retired answers 410 Unregistered with the `timestamp`
  *   (ms) it was retired at.
+ * - Broadcast channels (iOS 18+, docs/broadcast-channels.md): an activity started on a channel, by
+ *   the app (`startOnChannel`, ActivityKit `.channel(id)`) or by a push-to-start carrying
+ *   `input-push-channel`, takes the channel's broadcasts with the same timestamp and end rules. An
+ *   iOS 17 phone does not start an activity from such a push-to-start (Apple: "the Live Activity
+ *   will not start"), and has no `.channel` push type.
  */
 
 export type IosVersion = 17 | 18;
@@ -38,6 +43,8 @@ export interface ShownActivity {
   alerts: { title: string; body: string; sound?: string }[];
   /** Events the phone ignored because their timestamp was not newer. */
   ignored: number;
+  /** The broadcast channel the activity listens to, when it was started on one. */
+  channelId?: string;
 }
 
 /** iOS's default dismissal of an ended activity without a dismissal date (up to 4 hours). */
@@ -53,6 +60,8 @@ export class ModelPhone {
   readonly updateTokens = new Map<string, string>();
   /** Alert notifications received (to the device token). */
   readonly notifications: { title: string; body: string }[] = [];
+  /** Push-to-starts the phone turned down (an `input-push-channel` on iOS 17, an unknown channel). */
+  readonly refusedStarts: { activityId: string; reason: string }[] = [];
   private readonly retired = new Map<string, number>();
 
   constructor(
@@ -60,7 +69,32 @@ export class ModelPhone {
     readonly ios: IosVersion,
     readonly environment: Environment,
     private readonly clock: Clock,
+    private readonly channelExists: (environment: Environment, channelId: string) => boolean = () => true,
   ) {}
+
+  /**
+   * The app starts an activity subscribed to a broadcast channel (ActivityKit
+   * `pushType: .channel(id)`, iOS 18+). Throws as ActivityKit fails when it cannot.
+   */
+  startOnChannel(channelId: string, activity: { activityId: string; templateSlug?: string; attributes?: Record<string, string>; contentState?: Record<string, string> }): ShownActivity {
+    if (this.ios < 18) throw new Error('the channel push type needs iOS 18');
+    if (!this.channelExists(this.environment, channelId)) throw new Error(`${channelId} is not a valid channel`);
+    return this.show({
+      activityId: activity.activityId,
+      templateSlug: activity.templateSlug ?? '',
+      attributes: activity.attributes ?? {},
+      contentState: activity.contentState ?? {},
+      timestamp: Math.floor(this.clock.now() / 1000),
+      channelId,
+    });
+  }
+
+  /** A broadcast on a channel: applied to each activity of this phone that listens to it. */
+  receiveBroadcast(channelId: string, body: any): void {
+    const aps = body.aps ?? {};
+    // iOS ignores pushes that arrive after the activity ended.
+    for (const activity of this.lockScreen()) if (activity.channelId === channelId && !activity.ended) this.apply(activity, aps);
+  }
 
   /** The activities the Lock Screen shows now. */
   lockScreen(): ShownActivity[] {
@@ -108,10 +142,15 @@ export class ModelPhone {
     if (token === this.pushToStartToken) return this.start(aps);
     const activityId = [...this.updateTokens].find(([, t]) => t === token)?.[0];
     const activity = activityId && this.activities.get(activityId);
-    if (!activity) return undefined;
+    if (activity) this.apply(activity, aps);
+    return undefined;
+  }
+
+  /** An update or end event, applied only when its timestamp is newer than the last one applied. */
+  private apply(activity: ShownActivity, aps: any): void {
     if (typeof aps.timestamp !== 'number' || aps.timestamp <= activity.timestamp) {
       activity.ignored++;
-      return undefined;
+      return;
     }
     activity.timestamp = aps.timestamp;
     if (aps['content-state']) activity.contentState = aps['content-state'];
@@ -122,14 +161,20 @@ export class ModelPhone {
       activity.ended = true;
       activity.dismissalDate = aps['dismissal-date'] ?? Math.floor(this.clock.now() / 1000) + DEFAULT_DISMISSAL_S;
     }
-    return undefined;
   }
 
   private start(aps: any): StandinAnswer | undefined {
     if (aps.event !== 'start' || aps['attributes-type'] !== ATTRIBUTES_TYPE) return undefined;
     const activityId = String(aps.attributes?.activityId ?? '');
     if (this.activities.has(activityId)) return undefined;
-    this.activities.set(activityId, {
+    const channelId = aps['input-push-channel'];
+    if (channelId !== undefined) {
+      // Apple: sent to a device that does not run iOS 18 or later, the Live Activity will not start.
+      if (this.ios < 18) return void this.refusedStarts.push({ activityId, reason: 'input-push-channel needs iOS 18' });
+      if (typeof channelId !== 'string' || !this.channelExists(this.environment, channelId))
+        return void this.refusedStarts.push({ activityId, reason: 'not a valid channel' });
+    }
+    this.show({
       activityId,
       templateSlug: String(aps.attributes?.templateSlug ?? ''),
       attributes: aps.attributes?.values ?? {},
@@ -137,26 +182,44 @@ export class ModelPhone {
       timestamp: aps.timestamp,
       ...(aps['stale-date'] !== undefined ? { staleDate: aps['stale-date'] } : {}),
       ...(aps['relevance-score'] !== undefined ? { relevanceScore: aps['relevance-score'] } : {}),
-      ended: false,
       alerts: aps.alert ? [aps.alert] : [],
-      ignored: 0,
+      ...(channelId !== undefined ? { channelId } : {}),
     });
     // iOS 18 hands the app an update token for a pushed activity only when the payload asks for it.
     if (this.ios === 17 || aps['input-push-token'] === 1) this.updateTokens.set(activityId, apnsToken());
     return undefined;
+  }
+
+  private show(activity: Omit<ShownActivity, 'ended' | 'ignored' | 'alerts'> & { alerts?: ShownActivity['alerts'] }): ShownActivity {
+    const shown: ShownActivity = { alerts: [], ...activity, ended: false, ignored: 0 };
+    this.activities.set(shown.activityId, shown);
+    return shown;
   }
 }
 
 /** The phones behind one or more stand-ins (a production and a sandbox host share them). */
 export class PhoneFleet {
   readonly phones: ModelPhone[] = [];
+  /** Per environment, whether a channel id exists there (told by each stand-in's channel registry). */
+  private readonly channels = new Map<Environment, (channelId: string) => boolean>();
 
   constructor(private readonly clock: Clock = systemClock) {}
 
   add(name: string, options: { ios?: IosVersion; environment?: Environment } = {}): ModelPhone {
-    const phone = new ModelPhone(name, options.ios ?? 18, options.environment ?? 'production', this.clock);
+    const exists = (environment: Environment, channelId: string) => this.channels.get(environment)?.(channelId) ?? false;
+    const phone = new ModelPhone(name, options.ios ?? 18, options.environment ?? 'production', this.clock, exists);
     this.phones.push(phone);
     return phone;
+  }
+
+  /** A stand-in says which channels exist in its environment. */
+  knowChannels(environment: Environment, exists: (channelId: string) => boolean): void {
+    this.channels.set(environment, exists);
+  }
+
+  /** A broadcast accepted on a channel reaches the phones of that environment listening to it. */
+  broadcast(channelId: string, body: unknown, host: Environment): void {
+    for (const phone of this.phones) if (phone.environment === host) phone.receiveBroadcast(channelId, body);
   }
 
   /** The answer for a push that passed the stand-in's request checks, or undefined for 200 (unknown tokens too). */

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import http2, { type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { systemClock, type Clock } from '../lib/clock';
+import { BroadcastChannels, isBroadcastPath } from './apns-broadcast-standin';
 import type { PhoneFleet } from './apns-device-model';
 import { FaultInjector, seededRandom, type Fault, type FaultSettings } from './fault-injection';
 import { testCertificate } from './tls';
@@ -34,6 +35,9 @@ export interface ApnsStandinOptions {
 
 /** One request as the stand-in received it. */
 export interface ApnsReceived {
+  method: string;
+  path: string;
+  /** The last path segment: the device token (or, on broadcast paths, the bundle id or `channels`). */
   token: string;
   headers: Record<string, string>;
   body: any;
@@ -48,6 +52,8 @@ export interface StandinAnswer {
   headers?: Record<string, string>;
   /** 410: when the token was last found invalid (ms); default now. */
   timestamp?: number;
+  /** A success body (channel reads and lists). */
+  body?: string;
 }
 
 export interface ApnsStandin {
@@ -68,6 +74,8 @@ export interface ApnsStandin {
   goaway(): void;
   /** Announces a new stream limit on open connections and uses it for new ones. */
   setMaxConcurrentStreams(n: number): void;
+  /** The channel-management API and broadcast endpoint of this environment (apns-broadcast-standin.ts). */
+  broadcast: BroadcastChannels;
   /** Injected failures on valid requests: `faults.set({ rate: 0.1 })`. */
   faults: FaultInjector;
   /** Goes away: stops listening and drops every connection (connections are refused) until `comeBack`. */
@@ -111,6 +119,7 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
   /** The last-stream-id of the GOAWAY a connection sent. */
   const announced = new WeakMap<http2.Http2Session, number>();
   const faults = new FaultInjector(options.seed === undefined ? Math.random : seededRandom(options.seed));
+  const broadcast = new BroadcastChannels(options.environment ?? 'production', { bundleIds: options.bundleIds, phones: options.phones });
 
   const standin = {
     requests: [] as ApnsReceived[],
@@ -211,27 +220,31 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(rawHeaders)) if (!name.startsWith(':') && typeof value === 'string') headers[name] = value;
     const path = String(rawHeaders[':path'] ?? '');
-    const received: ApnsReceived = { token: path.split('/').pop() ?? '', headers, body: safeJson(raw), raw };
+    const method = String(rawHeaders[':method']);
+    const received: ApnsReceived = { method, path, token: path.split('/').pop() ?? '', headers, body: safeJson(raw), raw };
     standin.requests.push(received);
     const auth = await checkAuth(headers.authorization);
-    let answer: StandinAnswer | undefined = 'status' in auth ? auth : undefined;
+    const broadcastPath = isBroadcastPath(path);
+    let answer: (StandinAnswer & { commit?: () => void }) | undefined = 'status' in auth ? auth : undefined;
     if (!answer) {
       received.keyId = (auth as { keyId: string }).keyId;
-      answer = checkRequest(path, String(rawHeaders[':method']), headers, raw);
+      answer = broadcastPath ? broadcast.check(method, path, headers, raw) : checkRequest(path, method, headers, raw);
     }
-    const fault = answer ? undefined : faults.draw();
+    const fault = answer && answer.status >= 300 ? undefined : faults.draw();
     if (fault && fault !== 'goaway') {
       answer = injected(stream, fault);
       if (!answer) return;
-    }
+    } else answer?.commit?.();
     // A fault is the provider failing: the phone gets nothing.
     if (!answer && options.phones) answer = options.phones.receive(received.token, headers, received.body, options.environment ?? 'production');
     if (!answer && responder) answer = await responder(received);
     answer ??= { status: 200 };
     if (stream.destroyed || stream.closed) return;
-    const apnsId = randomUUID().toUpperCase();
-    stream.respond({ ':status': answer.status, 'apns-id': apnsId, ...(answer.reason ? { 'content-type': 'application/json' } : {}), ...answer.headers });
-    stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: answer.timestamp ?? clock.now() } : {}) }) : undefined);
+    // The broadcast and management APIs answer with apns-request-id (in answer.headers), not apns-id.
+    const id = broadcastPath ? {} : { 'apns-id': randomUUID().toUpperCase() };
+    const json = answer.reason !== undefined || answer.body !== undefined;
+    stream.respond({ ':status': answer.status, ...id, ...(json ? { 'content-type': 'application/json' } : {}), ...answer.headers });
+    stream.end(answer.reason ? JSON.stringify({ reason: answer.reason, ...(answer.status === 410 ? { timestamp: answer.timestamp ?? clock.now() } : {}) }) : answer.body);
     if (answer.status === 200) answered?.(received);
     if (fault === 'goaway') goAwayAfter(stream);
   }
@@ -276,6 +289,7 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
 
   return {
     ...standin,
+    broadcast,
     url: `https://127.0.0.1:${address.port}`,
     ca: cert,
     respond: (fn) => {

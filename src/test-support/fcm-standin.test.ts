@@ -61,4 +61,35 @@ describe('FCM stand-in', () => {
     expect((await send('p2', body.access_token!, { token: 't' })).body.error.status).toBe('PERMISSION_DENIED');
     expect((await send('p1', body.access_token!, { token: 't', data: { n: 1 } })).body.error.status).toBe('INVALID_ARGUMENT');
   });
+
+  test('a topic message reaches the devices subscribed to the topic, and only those', async () => {
+    fcm = await startFcmStandin();
+    const account = fcm.serviceAccount('p1');
+    const { body } = await exchange(await assertion(account.private_key, { iss: account.client_email, aud: fcm.tokenUri }));
+    const send = async (message: unknown) => {
+      const res = await fetch(`${fcm.url}/v1/projects/p1/messages:send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${body.access_token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message }),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    fcm.subscribe('fan-1', 'bc_match-42');
+    fcm.subscribe('fan-2', 'bc_match-42');
+    fcm.subscribe('other', 'bc_match-7');
+    fcm.subscribe('leaver', 'bc_match-42');
+    fcm.unsubscribe('leaver', 'bc_match-42');
+    const data = { type: 'broadcast', event: 'update', score: '1-0' };
+    expect((await send({ topic: 'bc_match-42', data, android: { priority: 'HIGH' } })).body.name).toStartWith('projects/p1/messages/');
+    expect(fcm.inbox('fan-1')).toEqual([{ via: 'topic', message: { topic: 'bc_match-42', data, android: { priority: 'HIGH' } } }]);
+    expect(fcm.inbox('fan-2')).toHaveLength(1);
+    expect(fcm.inbox('other')).toEqual([]);
+    expect(fcm.inbox('leaver')).toEqual([]);
+    expect((await send({ token: 'fan-1', data: { direct: 'yes' } })).status).toBe(200);
+    expect(fcm.inbox('fan-1').map((m) => m.via)).toEqual(['topic', 'token']);
+    expect((await send({ topic: 'bc_match-42', token: 'fan-1', data })).body.error.message).toContain('Exactly one of');
+    expect((await send({ topic: '/topics/bc_match-42', data })).body.error.status).toBe('INVALID_ARGUMENT');
+    expect((await send({ topic: 'bc_match-42', data: { n: 1 } })).body.error.status).toBe('INVALID_ARGUMENT');
+    expect(fcm.inbox('fan-2')).toHaveLength(1);
+  });
 });

@@ -39,6 +39,11 @@ export interface FcmStandin {
   unregister(token: string): void;
   /** Makes a registration token answer 400 INVALID_ARGUMENT naming the registration token (a malformed one). */
   malform(token: string): void;
+  /** The device with this registration token subscribes to a topic (what the app's FirebaseMessaging.subscribeToTopic does). */
+  subscribe(token: string, topic: string): void;
+  unsubscribe(token: string, topic: string): void;
+  /** The messages accepted for a registration token so far, sent to it or to a topic it was subscribed to then. */
+  inbox(token: string): { via: 'token' | 'topic'; message: any }[];
   /**
    * Injected failures on valid sends: 500 INTERNAL, 503 UNAVAILABLE, 429 QUOTA_EXCEEDED for the
    * device with Retry-After; `goaway` and `reset` draws (HTTP/1.1 has neither) answer 503 too.
@@ -76,6 +81,14 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
   const accessTokens = new Map<string, string>();
   const unregistered = new Set<string>();
   const malformed = new Set<string>();
+  const topics = new Map<string, Set<string>>();
+  const inboxes = new Map<string, { via: 'token' | 'topic'; message: any }[]>();
+  const receive = (token: string, via: 'token' | 'topic', message: unknown) => {
+    if (unregistered.has(token)) return;
+    let inbox = inboxes.get(token);
+    if (!inbox) inboxes.set(token, (inbox = []));
+    inbox.push({ via, message });
+  };
   let responder: Parameters<FcmStandin['respond']>[0];
   let refusing = false;
   const faults = new FaultInjector(options.seed === undefined ? Math.random : seededRandom(options.seed));
@@ -117,7 +130,15 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
       return json(400, fcmError(400));
     }
     const message = received.body?.message;
-    if (typeof message?.token !== 'string' || message.token === '') return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'message.token is required'));
+    const targets = ['token', 'topic', 'condition'].filter((k) => message?.[k] !== undefined);
+    if (targets.length !== 1) return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'Exactly one of message.token, message.topic or message.condition is required'));
+    if (message.condition !== undefined) return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'the stand-in does not model conditions'));
+    const topic = message.topic as unknown;
+    // Firebase's topic names: [a-zA-Z0-9-_.~%]{1,900}, without the "/topics/" prefix in HTTP v1.
+    if (topic !== undefined && !(typeof topic === 'string' && /^[a-zA-Z0-9\-_.~%]{1,900}$/.test(topic)))
+      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, `Invalid value at 'message.topic'`));
+    if (topic === undefined && (typeof message.token !== 'string' || message.token === ''))
+      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'message.token is required'));
     if (message.data !== undefined && !Object.values(message.data).every((v) => typeof v === 'string'))
       return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'data values must be strings'));
     const ttl = message.android?.ttl;
@@ -133,6 +154,8 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
     if (fault) return json(503, fcmError(503, 'UNAVAILABLE'));
     const answer = responder ? await responder(received) : undefined;
     if (answer && answer.status !== 200) return json(answer.status, fcmError(answer.status, answer.rpcStatus, answer.errorCode), answer.headers);
+    if (typeof topic === 'string') for (const token of topics.get(topic) ?? []) receive(token, 'topic', message);
+    else receive(message.token, 'token', message);
     return json(200, { name: `projects/${project}/messages/${randomUUID()}` });
   }
 
@@ -178,6 +201,13 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
     },
     unregister: (token) => unregistered.add(token),
     malform: (token) => void malformed.add(token),
+    subscribe: (token, topic) => {
+      let tokens = topics.get(topic);
+      if (!tokens) topics.set(topic, (tokens = new Set()));
+      tokens.add(token);
+    },
+    unsubscribe: (token, topic) => void topics.get(topic)?.delete(token),
+    inbox: (token) => inboxes.get(token) ?? [],
     faults,
     goAway: async () => {
       await server?.stop(true);

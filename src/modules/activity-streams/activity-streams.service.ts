@@ -31,17 +31,10 @@ const targetsOf = (input: StartInput) => (input.targetUsers ? JSON.stringify([..
 export function activityStreamsService(ctx: AppContext, liveActivities: LiveActivitiesService) {
   const store = ctx.db;
   const rotateAfterMs = ctx.config.streams.rotate_after_minutes * 60_000;
-  const running = new Map<string, Promise<unknown>>();
+  const locks = ctx.coordination.keyedLocks('activity-streams');
 
   /** Runs PUT and DELETE of one key one after another: two PUTs must not both start. */
-  const serial = <T>(appId: string, key: string, job: () => Promise<T>): Promise<T> => {
-    const id = `${appId}\n${key}`;
-    const next = (running.get(id) ?? Promise.resolve()).then(job, job);
-    const settled = next.catch(() => {});
-    running.set(id, settled);
-    void settled.then(() => running.get(id) === settled && running.delete(id));
-    return next;
-  };
+  const serial = <T>(appId: string, key: string, job: () => Promise<T>): Promise<T> => locks.run(`${appId}\n${key}`, job);
 
   const requireKey = (key: string) => {
     if (!STREAM_KEY.test(key)) throw new HttpError(400, 'key must be 1 to 128 characters of A-Z, a-z, 0-9, ., _, : and -');

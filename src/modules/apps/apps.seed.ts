@@ -74,6 +74,14 @@ function readFile(path: string, base: string, key: string): string {
   }
 }
 
+/** The broadcast host keys of `[apps.apns]` and the credential fields they become. */
+const BROADCAST_HOSTS = [
+  ['channels_endpoint', 'channelsEndpoint'],
+  ['sandbox_channels_endpoint', 'sandboxChannelsEndpoint'],
+  ['broadcast_endpoint', 'broadcastEndpoint'],
+  ['sandbox_broadcast_endpoint', 'sandboxBroadcastEndpoint'],
+] as const;
+
 function readApns(apns: NonNullable<AppConfig['apns']>, base: string, policy: OutboundPolicy): ApnsCredentials {
   checkApnsIds(
     { bundleId: apns.bundle_id!, teamId: apns.team_id!, keyId: apns.key_id! },
@@ -83,6 +91,7 @@ function readApns(apns: NonNullable<AppConfig['apns']>, base: string, policy: Ou
   checkApnsKey(key, 'apns.key_file');
   checkEndpointSync(apns.endpoint, 'apns.endpoint', policy);
   checkEndpointSync(apns.sandbox_endpoint, 'apns.sandbox_endpoint', policy);
+  for (const field of BROADCAST_HOSTS) checkEndpointSync(apns[field[0]], `apns.${field[0]}`, policy);
   return {
     bundleId: apns.bundle_id!,
     teamId: apns.team_id!,
@@ -91,6 +100,7 @@ function readApns(apns: NonNullable<AppConfig['apns']>, base: string, policy: Ou
     environment: apns.environment as ApnsCredentials['environment'],
     ...(apns.endpoint ? { endpoint: apns.endpoint } : {}),
     ...(apns.sandbox_endpoint ? { sandboxEndpoint: apns.sandbox_endpoint } : {}),
+    ...Object.fromEntries(BROADCAST_HOSTS.filter(([key]) => apns[key]).map(([key, field]) => [field, apns[key]])),
     ...(apns.ca_file ? { ca: readFile(apns.ca_file, base, 'apns.ca_file') } : {}),
   };
 }

@@ -15,6 +15,12 @@ export interface ApnsCredentials {
   endpoint?: string;
   /** Override of Apple's sandbox host (tests, proxies). */
   sandboxEndpoint?: string;
+  /** Overrides of Apple's channel-management hosts (broadcast channels, docs/broadcast-channels.md). */
+  channelsEndpoint?: string;
+  sandboxChannelsEndpoint?: string;
+  /** Overrides of the hosts broadcasts are sent to. */
+  broadcastEndpoint?: string;
+  sandboxBroadcastEndpoint?: string;
   /** Extra trusted CA (PEM) for those endpoints. */
   ca?: string;
 }

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context';
 import type { ClientAddresses } from '../../http/client-address';
 import { HttpError } from '../../lib/errors';
-import { rateLimiter } from '../../lib/rate-limiter';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
 import type { AppRow } from '../apps/apps.repository';
 import type { AppsService } from '../apps/apps.service';
@@ -16,7 +15,7 @@ export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
  * An unknown app and a wrong key get the same answer, so app ids cannot be probed.
  */
 export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientAddresses, throttle: AuthThrottle) {
-  const limit = rateLimiter(ctx.config.server.rate_limit_per_second, ctx.clock);
+  const limit = ctx.coordination.rateLimiter('service-api', ctx.config.server.rate_limit_per_second, ctx.clock);
   const authenticated = new WeakMap<Request, AppRow>();
 
   const admit = (request: Request, row: AppRow): AppRow => {

@@ -2,10 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openSqliteStore } from '../../db/sqlite/store';
-import { silentLogger } from '../../lib/logger';
+import { localWakeUps } from '../../coordination/local/wake-ups';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
-import { notifyChanged } from '../delivery/outbox';
 import { eventStream } from './console-events';
 
 /** Reads server-sent events from a stream until `until` returns true; returns the event names seen. */
@@ -72,18 +70,15 @@ describe('console live events (a real server process)', () => {
 
 describe('eventStream', () => {
   test('coalesces a burst of changes into one event, and ends when the session is gone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'islet-events-unit-'));
-    const db = openSqliteStore(join(dir, 'i.db'), { logger: silentLogger });
+    const wakeUps = localWakeUps();
     let signedIn = true;
     const abort = new AbortController();
-    const res = eventStream(db, abort.signal, async () => signedIn, { gapMs: 50, heartbeatMs: 100 });
+    const res = eventStream(wakeUps, abort.signal, async () => signedIn, { gapMs: 50, heartbeatMs: 100 });
     const body = res.body!;
     expect(await readEvents(body, (n) => n.length === 1)).toEqual(['ready']);
-    for (let i = 0; i < 1000; i++) notifyChanged(db);
+    for (let i = 0; i < 1000; i++) wakeUps.notify('deliveries-changed');
     signedIn = false;
     // One change for the burst, then the heartbeat notices the session is gone and the stream ends.
     expect(await readEvents(body, () => false)).toEqual(['change', 'signed-out']);
-    await db.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 });

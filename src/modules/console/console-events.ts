@@ -1,12 +1,11 @@
-import type { Store } from '../../db/store';
-import { onDeliveriesChanged } from '../delivery/outbox';
+import type { WakeUps } from '../../coordination/coordination';
 
 /** At most this often a client hears "something changed": a fan-out of 100,000 deliveries is a few events, not 100,000. */
 export const MIN_EVENT_GAP_MS = 500;
 /** A comment line this often keeps proxies from closing a quiet stream, and notices a signed-out session. */
 export const HEARTBEAT_MS = 15_000;
 
-const open = new WeakMap<Store, Set<() => void>>();
+const open = new WeakMap<WakeUps, Set<() => void>>();
 
 /**
  * A server-sent event stream for one console page: `ready` once connected, then `change` when
@@ -14,7 +13,7 @@ const open = new WeakMap<Store, Set<() => void>>();
  * `signed-out` (then the end) when `stillSignedIn` says no. The page reloads what it shows on
  * `change`; the events carry no data, so they leak nothing across apps.
  */
-export function eventStream(db: Store, signal: AbortSignal, stillSignedIn: () => Promise<boolean>, timing = { gapMs: MIN_EVENT_GAP_MS, heartbeatMs: HEARTBEAT_MS }): Response {
+export function eventStream(wakeUps: WakeUps, signal: AbortSignal, stillSignedIn: () => Promise<boolean>, timing = { gapMs: MIN_EVENT_GAP_MS, heartbeatMs: HEARTBEAT_MS }): Response {
   const encoder = new TextEncoder();
   let close = () => {};
   const body = new ReadableStream<Uint8Array>({
@@ -35,7 +34,7 @@ export function eventStream(db: Store, signal: AbortSignal, stillSignedIn: () =>
         lastSent = Date.now();
         write(`event: change\ndata: {}\n\n`);
       };
-      const unsubscribe = onDeliveriesChanged(db, () => {
+      const unsubscribe = wakeUps.on('deliveries-changed', () => {
         if (pending !== undefined) return;
         pending = setTimeout(send, Math.max(0, lastSent + timing.gapMs - Date.now()));
       });
@@ -58,8 +57,8 @@ export function eventStream(db: Store, signal: AbortSignal, stillSignedIn: () =>
           // Already closed by the client.
         }
       };
-      const streams = open.get(db) ?? new Set();
-      open.set(db, streams.add(close));
+      const streams = open.get(wakeUps) ?? new Set();
+      open.set(wakeUps, streams.add(close));
       signal.addEventListener('abort', close);
       // The browser reconnects 3 s after a drop (EventSource's own retry), then the page reloads its data.
       write(`retry: 3000\nevent: ready\ndata: {}\n\n`);
@@ -73,7 +72,7 @@ export function eventStream(db: Store, signal: AbortSignal, stillSignedIn: () =>
   });
 }
 
-/** Ends every open stream of this database (the server is stopping: open streams would hold it). */
-export function closeEventStreams(db: Store): void {
-  for (const close of open.get(db) ?? []) close();
+/** Ends every open stream following these wake-ups (the server is stopping: open streams would hold it). */
+export function closeEventStreams(wakeUps: WakeUps): void {
+  for (const close of open.get(wakeUps) ?? []) close();
 }

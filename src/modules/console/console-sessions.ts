@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { SessionStore, StoredSession } from '../../coordination/coordination';
 import type { Clock } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import { safeEqual, sha256Hex } from '../../lib/secrets';
@@ -6,34 +7,17 @@ import { safeEqual, sha256Hex } from '../../lib/secrets';
 export const SESSION_COOKIE = 'islet_session';
 export const CSRF_HEADER = 'X-CSRF-Token';
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
-/** Enough for every person who administers one installation; the oldest go first beyond it. */
-const MAX_SESSIONS = 1000;
 
-export interface ConsoleSession {
-  csrfToken: string;
-  expiresAt: number;
-  /** The admin token's hash at sign-in: a reset token (`islet admin-token reset`) ends the session. */
-  tokenHash: string;
-}
+/** A console session; a reset admin token (`islet admin-token reset`) ends it. */
+export type ConsoleSession = StoredSession;
 
 /**
- * Console sign-in sessions, kept in memory: a restart signs everybody out, which is acceptable
- * for an admin console and keeps session ids out of the database. The map is keyed by the SHA-256
- * of the session id, so a heap dump does not hand out live cookies.
- * @example const s = consoleSessions(clock); const { id, session } = s.create(); s.find(id);
+ * Console sign-in sessions, kept in the coordination's session store (in memory today: a restart
+ * signs everybody out). The store is keyed by the SHA-256 of the session id, so a heap dump or a
+ * table does not hand out live cookies.
+ * @example const s = consoleSessions(clock, ctx.coordination.sessions()); const { id, session } = s.create(hash); s.find(id, hash);
  */
-export function consoleSessions(clock: Clock, lifetimeMs = SESSION_LIFETIME_MS) {
-  const byHash = new Map<string, ConsoleSession>();
-
-  const prune = (now: number) => {
-    for (const [hash, session] of byHash) if (session.expiresAt <= now) byHash.delete(hash);
-    // Map iteration is insertion order: the first entries are the oldest sessions.
-    for (const hash of byHash.keys()) {
-      if (byHash.size <= MAX_SESSIONS) break;
-      byHash.delete(hash);
-    }
-  };
-
+export function consoleSessions(clock: Clock, store: SessionStore, lifetimeMs = SESSION_LIFETIME_MS) {
   return {
     lifetimeMs,
 
@@ -42,18 +26,17 @@ export function consoleSessions(clock: Clock, lifetimeMs = SESSION_LIFETIME_MS) 
       const now = clock.now();
       const id = randomBytes(32).toString('base64url');
       const session = { csrfToken: randomBytes(24).toString('base64url'), expiresAt: now + lifetimeMs, tokenHash };
-      byHash.set(sha256Hex(id), session);
-      prune(now);
+      store.set(sha256Hex(id), session, now);
       return { id, session };
     },
 
     /** The live session with this id, or undefined when unknown, signed out, expired or of a replaced admin token. */
     find(id: string, currentTokenHash: string): ConsoleSession | undefined {
       const hash = sha256Hex(id);
-      const session = byHash.get(hash);
+      const session = store.get(hash);
       if (!session) return undefined;
       if (session.expiresAt <= clock.now() || session.tokenHash !== currentTokenHash) {
-        byHash.delete(hash);
+        store.delete(hash);
         return undefined;
       }
       return session;
@@ -66,7 +49,7 @@ export function consoleSessions(clock: Clock, lifetimeMs = SESSION_LIFETIME_MS) 
 
     /** Signs a session out; it is refused from then on. */
     destroy(id: string): void {
-      byHash.delete(sha256Hex(id));
+      store.delete(sha256Hex(id));
     },
   };
 }

@@ -46,7 +46,7 @@ export function consoleRoutes(services: Services) {
       if (!id || !sessions.find(id, await ctx.adminTokenHash())) throw new HttpError(401, 'not signed in');
       // A live stream is never idle in Bun's sense: it ends when the page goes or the session does.
       server?.timeout(request, 0);
-      return eventStream(ctx.db, request.signal, async () => sessions.find(id, await ctx.adminTokenHash()) !== undefined);
+      return eventStream(ctx.coordination.wakeUps, request.signal, async () => sessions.find(id, await ctx.adminTokenHash()) !== undefined);
     })
     .get('/session', async ({ request }) => {
       const id = readCookie(request, SESSION_COOKIE);

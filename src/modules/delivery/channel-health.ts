@@ -1,3 +1,4 @@
+import type { EndpointHealthState, StateMap } from '../../coordination/coordination';
 import type { AppContext } from '../../context';
 import type { Clock } from '../../lib/clock';
 import type { Logger } from '../../lib/logger';
@@ -46,7 +47,8 @@ export interface ChannelHealthOptions {
 /** What the worker may do with a delivery for a channel right now. */
 export type Admission = { go: true; probe: boolean } | { go: false; hold: true } | { go: false; hold: false; until: number };
 
-interface Channel {
+/** What is known of one channel (the coordination's endpoint health state holds these). */
+export interface Channel {
   key: ChannelKey;
   state: ChannelState;
   reason: string | null;
@@ -64,19 +66,20 @@ interface Channel {
 }
 
 /**
- * Per channel (app, provider, endpoint) state driven by connection-level results, in memory: after
- * a restart every channel starts healthy and finds out again with its first requests, while the
- * deliveries themselves stay in the database. Also remembers per device token backoffs (a 429
- * about one token). Time comes from the context's clock, so tests move it.
+ * Per channel (app, provider, endpoint) state driven by connection-level results, kept in the
+ * coordination's endpoint health state (in memory today: after a restart every channel starts
+ * healthy and finds out again with its first requests, while the deliveries themselves stay in the
+ * database). Each change of a channel is written back to the state. Also remembers per device token
+ * backoffs (a 429 about one token). Time comes from the context's clock, so tests move it.
  * @example const health = channelHealth(ctx); health.admit(key, now);
  */
 export class ChannelHealth {
   /** Told when a channel goes down (the delivery worker's guard sends the channel.down webhook). */
   onDown: (key: ChannelKey, reason: string) => void = () => {};
-  private readonly channels = new Map<string, Channel>();
+  private readonly channels: StateMap<string, Channel>;
   /** Channels forgotten (`forget`) and not sent to since: results of requests that were in flight then are ignored. */
-  private readonly forgotten = new Set<string>();
-  private readonly tokens = new Map<string, number>();
+  private readonly forgotten: StateMap<string, true>;
+  private readonly tokens: StateMap<string, number>;
   private downAfter!: number;
   private downAfterMs!: number;
   private probeBaseMs!: number;
@@ -86,8 +89,12 @@ export class ChannelHealth {
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
+    state: EndpointHealthState<Channel>,
     options: ChannelHealthOptions = {},
   ) {
+    this.channels = state.endpoints;
+    this.forgotten = state.forgotten;
+    this.tokens = state.tokenBackoffs;
     this.configure(options);
   }
 
@@ -117,6 +124,7 @@ export class ChannelHealth {
       if (c.probeInFlight || now < c.nextProbeAt) return { go: false, hold: true };
       c.probeInFlight = true;
       c.probeReleasedAt = null;
+      this.save(c);
       return { go: true, probe: true };
     }
     if (c && c.slowUntil > now) return { go: false, hold: false, until: c.slowUntil };
@@ -144,6 +152,7 @@ export class ChannelHealth {
     c.probeInFlight = false;
     c.probes = 0;
     if (c.throttles === 0 && c.slowUntil <= this.clock.now()) this.enter(c, 'healthy', null);
+    this.save(c);
     return wasDown ? status : undefined;
   }
 
@@ -153,6 +162,7 @@ export class ChannelHealth {
     if (c && c.throttles > 0 && c.state !== 'down') {
       c.throttles = 0;
       if (c.slowUntil <= this.clock.now() && c.failures === 0) this.enter(c, 'healthy', null);
+      this.save(c);
     }
     return this.answered(key);
   }
@@ -164,6 +174,14 @@ export class ChannelHealth {
   connectionFailed(key: ChannelKey, reason: string, probe: boolean): boolean {
     if (this.isForgotten(key)) return false;
     const c = this.channel(key);
+    const down = this.failedOn(c, reason, probe);
+    this.save(c);
+    return down;
+  }
+
+  /** `connectionFailed` on a channel's record, which the caller writes back. */
+  private failedOn(c: Channel, reason: string, probe: boolean): boolean {
+    const { key } = c;
     const now = this.clock.now();
     if (c.failures++ === 0) c.failingSince = performance.now();
     if (c.state === 'down') {
@@ -206,8 +224,9 @@ export class ChannelHealth {
       c.slowUntil = Math.max(c.slowUntil, now + wait);
       if (c.state === 'healthy') this.enter(c, 'degraded', reason);
       else if (c.state === 'degraded') c.reason = reason;
-      return c.slowUntil;
     }
+    this.save(c);
+    if (wait !== undefined) return c.slowUntil;
     return Math.max(c.slowUntil, now + Math.floor(random() * 1000));
   }
 
@@ -228,6 +247,7 @@ export class ChannelHealth {
       if (c.state !== 'down' || c.probeInFlight || now < c.nextProbeAt) continue;
       if (c.probeReleasedAt !== null && now - c.probeReleasedAt < 5000) continue;
       c.probeReleasedAt = now;
+      this.save(c);
       due.push(c.key);
     }
     return due;
@@ -239,10 +259,10 @@ export class ChannelHealth {
    * nothing more about them.
    */
   forget(appId: string, provider: ChannelKey['provider']): void {
-    for (const [id, c] of this.channels) {
+    for (const [id, c] of this.channels.entries()) {
       if (c.key.appId !== appId || c.key.provider !== provider) continue;
       this.channels.delete(id);
-      this.forgotten.add(id);
+      this.forgotten.set(id, true);
     }
   }
 
@@ -262,7 +282,10 @@ export class ChannelHealth {
     const out: ChannelStatus[] = [];
     for (const c of this.channels.values()) {
       if (appId !== undefined && c.key.appId !== appId) continue;
-      if (c.state === 'degraded' && c.failures === 0 && c.throttles === 0 && c.slowUntil <= now) this.enter(c, 'healthy', null);
+      if (c.state === 'degraded' && c.failures === 0 && c.throttles === 0 && c.slowUntil <= now) {
+        this.enter(c, 'healthy', null);
+        this.save(c);
+      }
       out.push(this.status(c));
     }
     return out;
@@ -278,6 +301,11 @@ export class ChannelHealth {
       nextProbeAt: c.state === 'down' ? c.nextProbeAt : null,
       slowUntil: c.slowUntil > now ? c.slowUntil : null,
     };
+  }
+
+  /** Writes a changed channel back to the state (a no-op for the in-memory one, which holds the object itself). */
+  private save(c: Channel): void {
+    this.channels.set(ChannelHealth.id(c.key), c);
   }
 
   private channel(key: ChannelKey): Channel {
@@ -315,7 +343,7 @@ export class ChannelHealth {
 
   private pruneTokens(): void {
     const now = this.clock.now();
-    for (const [token, until] of this.tokens) if (until <= now) this.tokens.delete(token);
+    for (const [token, until] of this.tokens.entries()) if (until <= now) this.tokens.delete(token);
   }
 }
 
@@ -328,7 +356,7 @@ const byContext = new WeakMap<AppContext, ChannelHealth>();
 export function channelHealth(ctx: AppContext, options?: ChannelHealthOptions): ChannelHealth {
   let health = byContext.get(ctx);
   if (!health) {
-    health = new ChannelHealth(ctx.clock, ctx.logger, options);
+    health = new ChannelHealth(ctx.clock, ctx.logger, ctx.coordination.endpointHealth<Channel>(), options);
     byContext.set(ctx, health);
   }
   return health;

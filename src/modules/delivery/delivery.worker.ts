@@ -9,7 +9,6 @@ import type { ChannelHealthOptions } from './channel-health';
 import { Semaphore } from './concurrency';
 import type { DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
-import { notifyChanged, onQueued } from './outbox';
 import { inlineStore, type OutboxStore } from './outbox-store';
 import type { Outcome, Transports } from './transport';
 
@@ -108,12 +107,13 @@ export class DeliveryWorker {
   /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
   start(): void {
     if (this.loop) return;
+    const { instance, wakeUps } = this.ctx.coordination;
     // New work starts at once; the poll only covers retries coming due.
-    this.unsubscribe = onQueued(this.ctx.db, () => this.wake());
+    this.unsubscribe = wakeUps.on('deliveries-queued', () => this.wake());
     this.loop = (async () => {
-      const recovered = await this.repo.recoverSending(this.ctx.clock.now());
+      const recovered = await instance.recover('deliveries', () => this.repo.recoverSending(this.ctx.clock.now()));
       if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
-      const unheld = await this.guard.recover(this.ctx.clock.now());
+      const unheld = await instance.recover('endpoint holds', () => this.guard.recover(this.ctx.clock.now()));
       if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
       while (!this.stopping) {
         let storageFailed = false;
@@ -405,7 +405,7 @@ export class DeliveryWorker {
     await this.releaseRecovered();
     await this.guard.eventsWritten();
     try {
-      notifyChanged(this.ctx.db);
+      this.ctx.coordination.wakeUps.notify('deliveries-changed');
     } catch (e) {
       this.ctx.logger.error('a listener of delivery changes failed', { error: e instanceof Error ? e.message : String(e) });
     }

@@ -1,4 +1,5 @@
 import type { Store, Tx } from '../../db/store';
+import type { WakeUps } from '../../coordination/coordination';
 import { messageKind, type MessageContent } from './message-content';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
@@ -80,24 +81,24 @@ export async function releaseHeld(store: Store, tx: Tx, target: { activityId: st
   return released;
 }
 
-const listeners = new WeakMap<Store, Set<() => void>>();
+const wakeUpsOf = new WeakMap<Store, WakeUps>();
 
 /**
- * Calls `listener` whenever deliveries are queued or released on this database, so the delivery
- * worker starts at once instead of at its next poll. Listeners run synchronously inside the
- * caller's transaction and must only schedule work (the worker's wake-up resumes after it).
- * Returns the function that removes the listener.
+ * The wake-ups that queueing on this store notifies (bootstrap binds its context's): `enqueue`
+ * and `releaseHeld` hold only the store, not the context.
  */
-export function onQueued(db: Store, listener: () => void): () => void {
-  const set = listeners.get(db) ?? new Set();
-  listeners.set(db, set.add(listener));
-  return () => void set.delete(listener);
+export function bindWakeUps(db: Store, wakeUps: WakeUps): void {
+  wakeUpsOf.set(db, wakeUps);
 }
 
-/** Tells the worker (and the console) that deliveries were made due by a statement outside this file. */
+/**
+ * Tells the delivery worker (it claims at once instead of at its next poll) and the console that
+ * deliveries were queued or released. Runs inside the caller's transaction.
+ */
 export function notifyQueued(db: Store): void {
-  listeners.get(db)?.forEach((listener) => listener());
-  notifyChanged(db);
+  const wakeUps = wakeUpsOf.get(db);
+  wakeUps?.notify('deliveries-queued');
+  wakeUps?.notify('deliveries-changed');
 }
 
 type DeliveryKind = ReturnType<typeof messageKind>;
@@ -127,21 +128,4 @@ export function onSettledAtEnqueue(db: Store, listener: (settled: SettledAtEnque
 
 function notifySettled(db: Store, settled: SettledAtEnqueue): void {
   settledListeners.get(db)?.forEach((listener) => listener(settled));
-}
-
-const changeListeners = new WeakMap<Store, Set<() => void>>();
-
-/**
- * Calls `listener` whenever deliveries of this database were queued, released or answered (the
- * worker calls `notifyChanged` after writing a batch of outcomes): the console's live pages follow
- * it. Listeners only schedule work. Returns the function that removes the listener.
- */
-export function onDeliveriesChanged(db: Store, listener: () => void): () => void {
-  const set = changeListeners.get(db) ?? new Set();
-  changeListeners.set(db, set.add(listener));
-  return () => void set.delete(listener);
-}
-
-export function notifyChanged(db: Store): void {
-  changeListeners.get(db)?.forEach((listener) => listener());
 }

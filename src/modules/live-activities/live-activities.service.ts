@@ -140,7 +140,8 @@ export function liveActivitiesService(ctx: AppContext) {
     const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
     if (problem) throw new HttpError(400, problem);
     const now = clock.now();
-    // The row was read in this write transaction, so its lastTimestamp is the latest.
+    // The row was read in this write transaction, so its lastTimestamp is the latest (the guarantee
+    // "latest read in a write" of coordination.ts: a row lock on PostgreSQL).
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options });
     requireDeliverable(content);

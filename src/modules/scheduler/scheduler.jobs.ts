@@ -14,8 +14,10 @@ import { Scheduler } from './scheduler';
  */
 export function createScheduler(ctx: AppContext): Scheduler {
   const metrics = isletMetrics(ctx);
-  return new Scheduler([iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx), webhookDispatcher(ctx)], ctx.clock, ctx.logger, undefined, (job, seconds, ok) => {
+  const jobs = [iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx), webhookDispatcher(ctx)];
+  const onRun = (job: string, seconds: number, ok: boolean) => {
     metrics.jobRuns.inc({ job, outcome: ok ? 'ok' : 'error' });
     metrics.jobSeconds.observe({ job }, seconds);
-  });
+  };
+  return new Scheduler(jobs, ctx.clock, ctx.logger, undefined, onRun, ctx.coordination.leadership);
 }

@@ -20,6 +20,22 @@ describe('scheduler', () => {
     expect(runs).toEqual(['fast@0', 'slow@0', 'fast@1000', 'fast@5000', 'slow@5000']);
   });
 
+  test('runs no job while another instance leads, and catches up once it leads', async () => {
+    const clock = new FakeClock(0);
+    const runs: number[] = [];
+    let leader = false;
+    const s = new Scheduler([{ name: 'expiry', intervalMs: 1000, run: (now) => void runs.push(now) }], clock, silentLogger, undefined, undefined, {
+      isLeader: async () => leader,
+    });
+    await s.tick();
+    clock.advance(5000);
+    await s.tick();
+    expect(runs).toEqual([]);
+    leader = true;
+    await s.tick();
+    expect(runs).toEqual([5000]);
+  });
+
   test('never runs a job twice at once, and stop waits for it', async () => {
     const clock = new FakeClock(0);
     let release!: () => void;

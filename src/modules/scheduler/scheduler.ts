@@ -1,3 +1,5 @@
+import type { Leadership } from '../../coordination/coordination';
+import { alwaysLeader } from '../../coordination/local/leadership';
 import type { Clock } from '../../lib/clock';
 import type { Logger } from '../../lib/logger';
 
@@ -11,6 +13,7 @@ export interface Job {
 /**
  * Runs jobs on their intervals, by the injected clock: a job is due when its interval has passed
  * since it last started. A job never runs twice at once; `stop` waits for running jobs to finish.
+ * Only the leader runs jobs (several instances on one database: one of them, see Leadership).
  * Tests drive it with `tick()` and a fake clock instead of `start()`.
  * @example const s = new Scheduler([retentionJob(ctx)], clock, logger); s.start(); await s.stop();
  */
@@ -28,10 +31,12 @@ export class Scheduler {
     private readonly pollMs = 250,
     /** Told of every run: the job, how long it took (real time) and whether it succeeded (metrics). */
     private readonly onRun: (job: string, seconds: number, ok: boolean) => void = () => {},
+    private readonly leadership: Leadership = alwaysLeader,
   ) {}
 
-  /** Runs every job that is due now (all of them on the first call) and waits for them. */
+  /** Runs every job that is due now (all of them on the first call) and waits for them; nothing when not the leader. */
   async tick(): Promise<void> {
+    if (!(await this.leadership.isLeader())) return;
     const now = this.clock.now();
     const started: Promise<void>[] = [];
     for (const job of this.jobs) {

@@ -32,7 +32,7 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
   const repo = ctx.db.repos.webhooks;
   // Awaited by the first run: nothing is claimed before it.
-  const recovered = repo.recoverSending(ctx.clock.now());
+  const recovered = ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()));
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
   const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {

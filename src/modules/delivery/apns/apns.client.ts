@@ -6,7 +6,7 @@ import type { ApnsCredentials } from '../../apps/credentials';
 import { retryAfterMs, type Outcome, type PushRequest, type Transport } from '../transport';
 import { connectionReason, reasonCode } from '../provider-reason';
 import { apnsOutcome } from './apns.outcome';
-import { Http2Connection, StreamError } from './apns.session';
+import { Http2Connection, StreamError, type Http2Answer } from './apns.session';
 import { ApnsTokens } from './apns.token';
 
 export const APNS_PRODUCTION = 'https://api.push.apple.com';
@@ -68,8 +68,26 @@ export class ApnsClient implements Transport {
   }
 
   async send(request: PushRequest): Promise<Outcome> {
-    const creds = request.apns;
-    if (!creds) return { kind: 'failed', reason: 'no APNs credentials' };
+    if (!request.apns) return { kind: 'failed', reason: 'no APNs credentials' };
+    const exchanged = await this.exchange(request.apns, 'POST', request.url, request.headers, request.body);
+    if ('kind' in exchanged) return exchanged;
+    const { reason, timestamp } = exchanged.status === 200 ? {} : apnsErrorBody(exchanged.body);
+    return apnsOutcome({
+      status: exchanged.status,
+      reason,
+      timestamp,
+      // A UUID from Apple; whatever else answers there gets no more room than one.
+      apnsId: apnsHeader(exchanged.headers['apns-id'])?.slice(0, 64),
+      retryAfterMs: retryAfterMs(apnsHeader(exchanged.headers['retry-after']), this.options.clock.now()),
+    });
+  }
+
+  /**
+   * One request to an APNs host (device pushes, broadcasts, channel management) on this client's
+   * pooled connections with its provider token: the answer, or the outcome that stands for it when
+   * no answer came (no usable key, an endpoint the outbound policy refuses, a connection failure).
+   */
+  async exchange(creds: ApnsCredentials, method: string, target: string, headers: Record<string, string>, body: string): Promise<Http2Answer | Extract<Outcome, { kind: 'pause-channel' | 'unreachable' }>> {
     let token: string;
     try {
       token = await this.tokens.get(creds);
@@ -78,10 +96,10 @@ export class ApnsClient implements Transport {
     }
     if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
     // Checked again here, not only when the endpoint was set: a name can resolve elsewhere since.
-    const url = new URL(request.url);
+    const url = new URL(target);
     const refused = await this.allowed(url, 'APNs endpoint');
     if (refused) return { kind: 'pause-channel', reason: refused };
-    const headers = { ':method': 'POST', ':path': url.pathname, authorization: `bearer ${token}`, ...request.headers };
+    const request = { ':method': method, ':path': url.pathname, authorization: `bearer ${token}`, ...headers };
     // A stream the server said it did not process (refused, above a GOAWAY's last stream id) is
     // resent at once on a fresh connection, a few times; none of that is a delivery attempt.
     let refusedBy: Http2Connection | undefined;
@@ -89,17 +107,9 @@ export class ApnsClient implements Transport {
       if (this.closed) return { kind: 'unreachable', reason: 'shutting down' };
       const connection = this.connection(url.origin, creds, refusedBy);
       try {
-        const answer = await connection.request(headers, request.body, this.requestTimeoutMs);
-        const { reason, timestamp } = answer.status === 200 ? {} : parseError(answer.body);
-        if (reason === 'ExpiredProviderToken') this.tokens.expire(creds);
-        return apnsOutcome({
-          status: answer.status,
-          reason,
-          timestamp,
-          // A UUID from Apple; whatever else answers there gets no more room than one.
-          apnsId: header(answer.headers['apns-id'])?.slice(0, 64),
-          retryAfterMs: retryAfterMs(header(answer.headers['retry-after']), this.options.clock.now()),
-        });
+        const answer = await connection.request(request, body, this.requestTimeoutMs);
+        if (answer.status >= 400 && apnsErrorBody(answer.body).reason === 'ExpiredProviderToken') this.tokens.expire(creds);
+        return answer;
       } catch (e) {
         const error = e instanceof StreamError ? e : new StreamError((e as Error).message, false);
         if (error.unprocessed && error.serverAlive && attempt < RESENDS) {
@@ -180,12 +190,13 @@ export function apnsOrigin(creds: Pick<ApnsCredentials, 'endpoint' | 'sandboxEnd
   return environment === 'sandbox' ? APNS_SANDBOX : APNS_PRODUCTION;
 }
 
-function header(value: string | string[] | undefined): string | undefined {
+/** One value of a response header. */
+export function apnsHeader(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 /** The `reason` and (410) `timestamp` of an APNs error body. */
-function parseError(body: string): { reason?: string; timestamp?: number } {
+export function apnsErrorBody(body: string): { reason?: string; timestamp?: number } {
   try {
     const { reason, timestamp } = JSON.parse(body) as { reason?: unknown; timestamp?: unknown };
     return { reason: reasonCode(reason), timestamp: typeof timestamp === 'number' ? timestamp : undefined };

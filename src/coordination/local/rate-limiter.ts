@@ -1,12 +1,14 @@
-import type { Clock } from './clock';
+import type { Clock } from '../../lib/clock';
+import type { RateLimiter } from '../coordination';
 
 /**
- * A token bucket per key: `perSecond` tokens a second, holding at most twice that, so short bursts
- * pass. `perSecond = 0` turns it off. At most `maxKeys` buckets are kept: the least recently used
- * go first (a forgotten bucket is a full one, so forgetting never makes a limit stricter).
+ * In memory, one process (RateLimiter in ../coordination.ts). A token bucket per key: `perSecond`
+ * tokens a second, holding at most twice that, so short bursts pass. `perSecond = 0` turns it off.
+ * At most `maxKeys` buckets are kept: the least recently used go first (a forgotten bucket is a
+ * full one, so forgetting never makes a limit stricter).
  * @example const limit = rateLimiter(100, systemClock); const wait = limit('app-1'); // 0 = go
  */
-export function rateLimiter(perSecond: number, clock: Clock, maxKeys = 10_000): (key: string) => number {
+export function rateLimiter(perSecond: number, clock: Clock, maxKeys = 10_000): RateLimiter {
   if (perSecond <= 0) return () => 0;
   const capacity = perSecond * 2;
   const buckets = new Map<string, { tokens: number; at: number }>();

@@ -1,25 +1,15 @@
-import type { Clock } from './clock';
-
-export interface ThrottleOptions {
-  /** Failures allowed before any wait (typos happen). */
-  freeFailures?: number;
-  /** The first wait; each further failure doubles it. */
-  baseLockMs?: number;
-  maxLockMs?: number;
-  /** Failures older than this are forgotten. */
-  windowMs?: number;
-  /** Addresses remembered at most; the least recently failing are forgotten first. */
-  maxTracked?: number;
-}
+import type { Clock } from '../../lib/clock';
+import type { FailureThrottle, ThrottleOptions } from '../coordination';
 
 /**
- * Slows down guessing a secret (the admin token, an App Secret): after a few failures from one
- * client address, each further attempt must wait, twice as long every time. Keyed by address, so
- * one address failing never delays another; a success clears the address's record. Memory stays
- * bounded under address churn: at most `maxTracked` addresses, the stalest dropped first.
+ * In memory, one process (FailureThrottle in ../coordination.ts). Slows down guessing a secret (the
+ * admin token, an App Secret): after a few failures from one client address, each further attempt
+ * must wait, twice as long every time. Keyed by address, so one address failing never delays
+ * another; a success clears the address's record. Memory stays bounded under address churn: at most
+ * `maxTracked` addresses, the stalest dropped first.
  * @example const t = failureThrottle(clock); const wait = t.wait(ip); if (!ok) t.fail(ip);
  */
-export function failureThrottle(clock: Clock, options: ThrottleOptions = {}) {
+export function failureThrottle(clock: Clock, options: ThrottleOptions = {}): FailureThrottle {
   const { freeFailures = 5, baseLockMs = 1000, maxLockMs = 15 * 60_000, windowMs = 60 * 60_000, maxTracked = 10_000 } = options;
   // A Map keeps insertion order: re-inserting on each failure makes the first entry the stalest.
   const records = new Map<string, { failures: number; lastAt: number; lockedUntil: number }>();
@@ -63,5 +53,3 @@ export function failureThrottle(clock: Clock, options: ThrottleOptions = {}) {
     },
   };
 }
-
-export type FailureThrottle = ReturnType<typeof failureThrottle>;

@@ -1,0 +1,187 @@
+import type { Clock } from '../lib/clock';
+
+/**
+ * State that is correct only while one process serves a database, behind one interface per
+ * concern. `local.ts` is today's in-process implementation; a multi-instance one (several servers
+ * on one PostgreSQL) is a sibling chosen in `choose.ts`. Each interface says in its first JSDoc
+ * line what that implementation must guarantee; `coordination.contract.ts` holds the behaviour
+ * every implementation must pass.
+ *
+ * Sessions, rate limits, throttles and endpoint health answer synchronously: their callers are
+ * synchronous hooks and the delivery worker's per-send check. A shared implementation keeps a local
+ * copy it refreshes, or these answers become Promises once those callers await (the contract
+ * already awaits every answer).
+ *
+ * Not here, because no process state is involved:
+ * - Webhook deliveries need no wake-up: the scheduler's `webhooks` job (leader only) finds them
+ *   by polling the database every second.
+ * - "Read in this write transaction, so it is the latest" is a property of the store's write
+ *   (the guarantee "latest read in a write" at the end of this file), not of any in-memory state.
+ */
+export interface Coordination {
+  instance: InstanceOwnership;
+  wakeUps: WakeUps;
+  leadership: Leadership;
+  /** Per-key locks of one use; `name` keeps the keys of different uses apart in a shared store. */
+  keyedLocks(name: string): KeyedLocks;
+  /** The store of console sessions of one application. */
+  sessions(): SessionStore;
+  /** The state of provider endpoint health of one context (modules/delivery/channel-health.ts). */
+  endpointHealth<R>(): EndpointHealthState<R>;
+  /** A token-bucket rate limit per key; `name` tells limits apart in a shared store. */
+  rateLimiter(name: string, perSecond: number, clock: Clock): RateLimiter;
+  /** Failures per client address that make guessing a secret slow; `name` tells throttles apart. */
+  failureThrottle(name: string, clock: Clock, options?: ThrottleOptions): FailureThrottle;
+}
+
+/**
+ * Multi-instance: every live instance holds a lease that ends when it dies, and recovery puts back
+ * only work claimed under an ended lease (never a live instance's), also for instances that die
+ * later (the repositories of such a database scope their resets to those claims).
+ */
+export interface InstanceOwnership {
+  /**
+   * Takes this process's right to serve, held until `release` (or the process's end, however it
+   * ends). Undefined when it may not serve now. Local: the exclusive lock on `<database>.lock`, so
+   * a second server on the same file is refused.
+   */
+  acquire(): InstanceLease | undefined;
+  /**
+   * Start-up recovery: runs `reset` (a repository's "put back what was in flight": deliveries and
+   * webhook deliveries being sent, deliveries held for a down endpoint, running Idempotency-Keys)
+   * and returns what it returned (how many it put back). Local: at once, since the owner of the
+   * file knows every row in flight was left by a stopped process. `what` names the work.
+   */
+  recover<T>(what: RecoveredWork, reset: () => T): T;
+}
+
+export type RecoveredWork = 'deliveries' | 'endpoint holds' | 'webhook deliveries' | 'idempotency keys';
+
+export interface InstanceLease {
+  release(): void;
+}
+
+/** What a wake-up is about. */
+export type WakeUpTopic =
+  /** Deliveries were queued or released: the delivery worker claims at once instead of at its next poll. */
+  | 'deliveries-queued'
+  /** Deliveries were queued, released or answered: the console's live pages reload. */
+  | 'deliveries-changed';
+
+/**
+ * Multi-instance: a notify reaches the listeners of every instance once the transaction it was
+ * sent in commits (PostgreSQL: NOTIFY); a lost one only delays work until the next poll.
+ */
+export interface WakeUps {
+  /** Tells the topic's listeners; called inside the writing transaction. */
+  notify(topic: WakeUpTopic): void;
+  /** Calls `listener` at each notify of the topic; it must only schedule work. Returns the unsubscribe. */
+  on(topic: WakeUpTopic, listener: () => void): () => void;
+}
+
+/**
+ * Multi-instance: at most one instance is leader at a time (PostgreSQL: a session advisory lock,
+ * given up with the session) and another takes over when it dies; jobs stay safe to run twice.
+ */
+export interface Leadership {
+  /** Whether this instance runs the scheduler's jobs now (asked before each round). Local: always. */
+  isLeader(): Promise<boolean>;
+}
+
+/**
+ * Multi-instance: jobs of one key never overlap across instances (PostgreSQL: an advisory lock on
+ * the key's hash, held for the job).
+ */
+export interface KeyedLocks {
+  /**
+   * Runs `job` once the jobs of `key` called before it have settled, and answers its result. A
+   * failed job does not stop the next one.
+   */
+  run<T>(key: string, job: () => Promise<T>): Promise<T>;
+}
+
+export interface StoredSession {
+  csrfToken: string;
+  expiresAt: number;
+  /** The admin token's hash at sign-in: a reset token ends the session. */
+  tokenHash: string;
+}
+
+/**
+ * Multi-instance: a session made or signed out on one instance is seen at once by every other
+ * (PostgreSQL: a table keyed by the hash of the session id, never the id itself).
+ */
+export interface SessionStore {
+  /** Keeps a session under the hash of its id; may drop expired ones (and, locally, the oldest beyond a cap). */
+  set(idHash: string, session: StoredSession, now: number): void;
+  get(idHash: string): StoredSession | undefined;
+  delete(idHash: string): void;
+}
+
+/** A map of state that a shared implementation keeps for every instance. */
+export interface StateMap<K, V> {
+  get(key: K): V | undefined;
+  set(key: K, value: V): unknown;
+  delete(key: K): boolean;
+  has(key: K): boolean;
+  readonly size: number;
+  entries(): IterableIterator<[K, V]>;
+  values(): IterableIterator<V>;
+}
+
+/**
+ * Multi-instance: one record per endpoint seen by every instance, written back after each change
+ * (ChannelHealth calls `set` after it changes a record), and taking a down endpoint's probe is
+ * atomic, so one probe goes at a time across instances.
+ */
+export interface EndpointHealthState<R> {
+  /** Endpoint records by endpoint id (`app|provider|origin`). */
+  endpoints: StateMap<string, R>;
+  /** Endpoints forgotten (credentials changed) and not sent to since. */
+  forgotten: StateMap<string, true>;
+  /** Per device token: until when it backs off (a 429 about that token). */
+  tokenBackoffs: StateMap<string, number>;
+}
+
+/**
+ * Multi-instance: the rate holds for the whole installation (counted in one shared place per key),
+ * not once per instance. Returns the seconds to wait; 0 = go (and the request is counted).
+ */
+export type RateLimiter = (key: string) => number;
+
+export interface ThrottleOptions {
+  /** Failures allowed before any wait (typos happen). */
+  freeFailures?: number;
+  /** The first wait; each further failure doubles it. */
+  baseLockMs?: number;
+  maxLockMs?: number;
+  /** Failures older than this are forgotten. */
+  windowMs?: number;
+  /** Addresses remembered at most; the least recently failing are forgotten first. */
+  maxTracked?: number;
+}
+
+/**
+ * Multi-instance: failures count on every instance, so a guesser spreading attempts over instances
+ * waits as long as one hitting a single instance.
+ */
+export interface FailureThrottle {
+  /** Seconds the address must wait before its next attempt; 0 = it may try now. */
+  wait(address: string): number;
+  fail(address: string): void;
+  /** A success clears the address's record. */
+  succeed(address: string): void;
+  /** Addresses currently remembered (the memory bound). */
+  readonly size: number;
+}
+
+// Guarantee "latest read in a write" (read in this write transaction, so it is the latest): code
+// that reads a row inside a write and writes a value computed from it. SQLite has one writer (group
+// commit's IMMEDIATE transaction), so such a read is the latest; PostgreSQL must read those rows with
+// `SELECT … FOR UPDATE` (a row lock) in the same transaction. Relied on by:
+// - live-activities.service.ts `updateNow`: the activity's `lastTimestamp`, from which the APNs
+//   timestamp of the update is computed (strictly increasing per activity) and written back;
+// - live-activities.service.ts `endNow` and `reportPushToken`: the activity's state, checked and then
+//   changed in the same write (activity-streams' `put` reads its stream before the write: the key's
+//   lock, KeyedLocks, keeps that read current).
+// (`nextTimestamp` in live-activities.repository.ts is one UPDATE … RETURNING: atomic on both.)

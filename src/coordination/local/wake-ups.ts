@@ -1,0 +1,20 @@
+import type { WakeUps, WakeUpTopic } from '../coordination';
+
+/**
+ * Wake-ups inside one process: `notify` calls this process's listeners synchronously (inside the
+ * writer's transaction; listeners only schedule work, which runs after it commits).
+ * @example const w = localWakeUps(); const off = w.on('deliveries-queued', wake); w.notify('deliveries-queued'); off();
+ */
+export function localWakeUps(): WakeUps {
+  const listeners = new Map<WakeUpTopic, Set<() => void>>();
+  return {
+    notify(topic) {
+      listeners.get(topic)?.forEach((listener) => listener());
+    },
+    on(topic, listener) {
+      const set = listeners.get(topic) ?? new Set();
+      listeners.set(topic, set.add(listener));
+      return () => void set.delete(listener);
+    },
+  };
+}
