@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../src/test-support/postgres';
 import { spawnServer } from '../src/test-support/spawn-server';
 
 const root = join(import.meta.dir, '..');
@@ -19,6 +20,7 @@ beforeAll(() => {
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
 describe('compiled binary', () => {
   test('prints its version and the commit it was built from', () => {
@@ -73,5 +75,11 @@ describe('compiled binary', () => {
       proc.kill('SIGTERM');
       expect(await proc.exited).toBe(0);
     }
-  });
+  }, 30_000);
+
+  test('carries the PostgreSQL migrations: check-config counts them against a PostgreSQL', async () => {
+    const { url } = await testDatabase();
+    const res = Bun.spawnSync([binary, 'check-config'], { cwd: dir, env: { ...process.env, ISLET_CONFIG: '', ISLET_DATABASE_URL: url } });
+    expect({ code: res.exitCode, err: res.stderr.toString() }).toEqual({ code: 0, err: expect.stringContaining('connected; 0 of 1 migrations applied') });
+  }, 30_000);
 });

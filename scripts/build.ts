@@ -1,8 +1,8 @@
 #!/usr/bin/env bun
 /**
  * Builds dist/islet: one executable with the migrations, the console and Swagger UI inside.
- * Migrations are embedded as files under /$bunfs/root/drizzle (kept as a folder by --root and
- * --asset-naming) so that drizzle's migrator reads them from inside the binary.
+ * Migrations are embedded as files under /$bunfs/root/drizzle and /$bunfs/root/drizzle-pg (kept
+ * as folders by --root and --asset-naming) so that drizzle's migrators read them from inside the binary.
  *
  *   bun scripts/build.ts [--outfile dist/islet] [--target bun-linux-x64-baseline]
  */
@@ -19,8 +19,8 @@ function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-// Only what the migrator reads: the SQL files and the journal.
-const migrations = listFiles(join(root, 'drizzle')).filter((f) => f.endsWith('.sql') || f.endsWith('_journal.json'));
+// Only what the migrators read: the SQL files and the journals, of SQLite and of PostgreSQL.
+const migrations = ['drizzle', 'drizzle-pg'].flatMap((folder) => listFiles(join(root, folder)).filter((f) => f.endsWith('.sql') || f.endsWith('_journal.json')));
 const distDir = join(root, 'dist');
 mkdirSync(distDir, { recursive: true });
 const entry = join(distDir, 'entry.ts');

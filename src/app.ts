@@ -95,7 +95,7 @@ export function createApp(ctx: AppContext) {
         durationMs: Math.round(seconds * 100_000) / 100,
       });
     })
-    .use(docsRoutes(() => routes()))
+    .use(docsRoutes(() => routes(), services))
     .use(healthRoutes(services))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))

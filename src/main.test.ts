@@ -20,7 +20,7 @@ describe('command line', () => {
     const res = run(['version']);
     expect(res.exitCode).toBe(0);
     expect(res.stdout.toString()).toMatch(/^islet \d+\.\d+\.\d+ \(\w+\)\n$/);
-  });
+  }, 30_000);
 
   test('check-config reports a bad key with its position and exits 1', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
@@ -28,7 +28,7 @@ describe('command line', () => {
     const res = run(['check-config', '--config', 'bad.toml']);
     expect(res.exitCode).toBe(1);
     expect(res.stderr.toString()).toContain('bad.toml:2:1: server.port must be an integer');
-  });
+  }, 30_000);
 
   test('check-config refuses what serve refuses: a short master key, a missing key file, the example as it ships', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
@@ -48,7 +48,7 @@ describe('command line', () => {
       expect(check.stderr.toString()).toContain(message);
       expect(serve.stderr.toString()).toContain(message);
     }
-  });
+  }, 30_000);
 
   test('check-config prints the configuration with secrets redacted', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
@@ -65,7 +65,7 @@ describe('command line', () => {
     const again = run(['migrate'], { ISLET_DATABASE_PATH: 'db/x.db' });
     expect(again.exitCode).toBe(0);
     expect(again.stdout.toString()).toContain('db/x.db is up to date');
-  });
+  }, 30_000);
 
   test('demo creates the demo app beside a running server, which delivers it, and leaves its Idempotency-Keys in flight alone; a second run exits 1', async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
@@ -99,7 +99,7 @@ describe('command line', () => {
       db.close();
       await server.stop();
     }
-  });
+  }, 30_000);
 
   test('an unknown command exits 2 with the usage', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
@@ -124,7 +124,7 @@ describe('command line', () => {
     second.proc.kill('SIGTERM');
     await second.proc.exited;
     expect(await second.stderr).not.toContain('Admin token');
-  });
+  }, 30_000);
 
   test('SIGTERM lets a request in flight finish, then exits 0', async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
@@ -148,5 +148,5 @@ describe('command line', () => {
     const res = await pending;
     expect(res.status).toBe(201);
     expect(await proc.exited).toBe(0);
-  });
+  }, 30_000);
 });

@@ -6,6 +6,9 @@ import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
 import { openSqliteStore } from './db/sqlite/store';
 import { coordinationFor } from './coordination/choose';
+import { postgresSettings } from './db/postgres/connection';
+import { diagnosePostgres } from './db/postgres/diagnose';
+import { DATABASE_COMMANDS, refuseUntilPostgresServes } from './db/postgres/not-served';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
@@ -21,7 +24,8 @@ const USAGE = `Usage: islet <command> [--config FILE]
 Commands:
   serve          migrate the database, then serve the API, console and docs (default)
   migrate        apply database migrations and exit
-  check-config   validate the configuration as serve does and print it with secrets redacted
+  check-config   validate the configuration as serve does and print it with secrets redacted;
+                 with [database] url, connect to PostgreSQL and say what is wrong
   version        print the version and the commit it was built from
   healthcheck    exit 0 when the local server answers /readyz (for container health checks)
   backup FILE    write a consistent copy of the database to FILE, also while the server runs
@@ -155,6 +159,7 @@ async function demo(config: Config): Promise<number> {
 
 async function main(argv: string[]): Promise<number> {
   const { command, args, configFlag } = parseArgs(argv);
+  if (DATABASE_COMMANDS.has(command)) refuseUntilPostgresServes(readConfig(configFlag));
   switch (command) {
     case 'serve':
       await serve(readConfig(configFlag));
@@ -172,6 +177,8 @@ async function main(argv: string[]): Promise<number> {
       const config = readConfig(configFlag);
       checkConfigForServe(config);
       console.log(JSON.stringify(redactConfig(config), null, 2));
+      const postgres = postgresSettings(config);
+      if (postgres) console.error(await diagnosePostgres(postgres));
       return 0;
     }
     case 'backup':

@@ -354,10 +354,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Error 503 */
       503: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -381,10 +381,10 @@ export interface operations {
           "text/plain": string;
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -455,10 +455,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -468,10 +468,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -481,20 +481,10 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict */
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
-          "application/json": {
-            title: string;
-            status: number;
-            detail: string;
-          };
-        };
-      };
-      /** @description Error body */
-      413: {
-        content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -504,20 +494,62 @@ export interface operations {
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
-      422: {
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -556,10 +588,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -569,10 +614,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -582,30 +627,75 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict */
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
       422: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -624,8 +714,8 @@ export interface operations {
   "getApiAppsByAppIdLive-activities": {
     parameters: {
       query?: {
-        limit?: string | number;
-        offset?: string | number;
+        limit?: number;
+        offset?: number;
         state?: "Active" | "Ended";
         endUserId?: string;
         templateSlug?: string;
@@ -670,10 +760,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -683,10 +773,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -696,10 +786,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -797,10 +887,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -810,10 +900,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -823,10 +913,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Error 403 */
       403: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -836,20 +926,10 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict */
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
-          "application/json": {
-            title: string;
-            status: number;
-            detail: string;
-          };
-        };
-      };
-      /** @description Error body */
-      413: {
-        content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -859,20 +939,62 @@ export interface operations {
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
-      422: {
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -927,10 +1049,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -940,10 +1062,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -953,10 +1075,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1013,10 +1135,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1026,10 +1148,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1039,10 +1161,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1052,10 +1174,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1065,10 +1187,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
       413: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1078,20 +1200,49 @@ export interface operations {
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
-      422: {
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1158,10 +1309,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1171,10 +1322,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1184,10 +1335,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1197,10 +1348,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1210,10 +1361,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
       413: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1223,20 +1374,49 @@ export interface operations {
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
-      422: {
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1285,10 +1465,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1298,10 +1478,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1311,10 +1491,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1324,20 +1504,10 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict */
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
-          "application/json": {
-            title: string;
-            status: number;
-            detail: string;
-          };
-        };
-      };
-      /** @description Error body */
-      413: {
-        content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1347,20 +1517,62 @@ export interface operations {
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
-      422: {
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1439,10 +1651,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1452,10 +1664,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1465,10 +1677,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1478,10 +1690,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1558,10 +1770,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1571,10 +1783,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1584,10 +1796,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Error 403 */
       403: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1597,20 +1809,10 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict */
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
-          "application/json": {
-            title: string;
-            status: number;
-            detail: string;
-          };
-        };
-      };
-      /** @description Error body */
-      413: {
-        content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1620,20 +1822,62 @@ export interface operations {
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
-      422: {
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1672,10 +1916,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1685,10 +1929,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1698,10 +1942,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1711,30 +1955,75 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict */
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Idempotency-Key already used with a different request */
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
       422: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1756,16 +2045,29 @@ export interface operations {
             plans: ({
                 name: string;
                 liveActivities: boolean;
-                minutes: (string | number) | null;
+                minutes: number | null;
                 overage: boolean;
               })[];
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1815,10 +2117,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1884,10 +2199,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1897,10 +2212,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1910,10 +2225,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1967,10 +2334,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -1980,10 +2347,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2013,10 +2393,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2026,10 +2406,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2091,10 +2523,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2104,10 +2536,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2117,10 +2549,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2150,10 +2634,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2163,10 +2647,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2201,10 +2698,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2214,10 +2711,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2227,10 +2724,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2306,10 +2855,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2319,10 +2868,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2332,10 +2881,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2389,10 +2990,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2402,10 +3003,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2474,10 +3127,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2487,10 +3140,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2500,10 +3153,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2557,10 +3262,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2570,10 +3275,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2604,19 +3361,19 @@ export interface operations {
             appSecret: string;
             signingSecret: string;
             endUsers: string[];
-            devices: string | number;
-            releaseVersion: string | number;
+            devices: number;
+            releaseVersion: number;
             /** @description The Live Activity the demo started for demo-user. */
             activityId?: string;
             /** @description Welcome notifications queued. */
-            notifications: string | number;
+            notifications: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2626,10 +3383,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2639,10 +3396,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity */
       422: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2658,8 +3467,8 @@ export interface operations {
   "getApiAdminAppsByAppIdEnd-users": {
     parameters: {
       query?: {
-        limit?: string | number;
-        offset?: string | number;
+        limit?: number;
+        offset?: number;
       };
       path: {
         /** @example demo */
@@ -2671,24 +3480,24 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            endUsers: ({
+            endUsers: {
                 id: string;
                 tester: boolean;
                 /** @description Valid devices. */
-                devices: string | number;
+                devices: number;
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
                 lastSeenAt: string;
-              })[];
-            total: string | number;
+              }[];
+            total: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2698,10 +3507,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2711,10 +3520,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2753,10 +3575,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2766,10 +3588,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2779,10 +3601,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2814,20 +3688,20 @@ export interface operations {
         content: {
           "application/json": {
             /** @description End users with at least one valid device. */
-            endUsers: string | number;
+            endUsers: number;
             /** @description Valid devices: what a send to everyone goes to. */
-            devices: string | number;
-            ios: string | number;
-            android: string | number;
+            devices: number;
+            ios: number;
+            android: number;
             /** @description iPhones with a push-to-start token: a Live Activity start reaches these and every Android device. */
-            iosStartable: string | number;
+            iosStartable: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2837,10 +3711,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2850,10 +3724,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2869,8 +3756,8 @@ export interface operations {
   getApiAdminAppsByAppIdDevices: {
     parameters: {
       query?: {
-        limit?: string | number;
-        offset?: string | number;
+        limit?: number;
+        offset?: number;
         endUserId?: string;
       };
       path: {
@@ -2902,14 +3789,14 @@ export interface operations {
                 /** Format: date-time */
                 updatedAt: string;
               })[];
-            total: string | number;
+            total: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2919,10 +3806,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2932,10 +3819,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -2999,10 +3899,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3012,10 +3912,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3025,10 +3925,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3063,10 +4015,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3076,10 +4028,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3107,8 +4111,8 @@ export interface operations {
         reason?: string;
         since?: string;
         until?: string;
-        limit?: string | number;
-        offset?: string | number;
+        limit?: number;
+        offset?: number;
       };
       path: {
         /** @example demo */
@@ -3121,7 +4125,7 @@ export interface operations {
         content: {
           "application/json": {
             deliveries: ({
-                id: string | number;
+                id: number;
                 /** @enum {string} */
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
@@ -3130,14 +4134,15 @@ export interface operations {
                 endUserId: string | null;
                 /** @description The template of the notification or Live Activity. */
                 templateSlug: string | null;
-                tokenId: (string | number) | null;
+                /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
+                tokenId: number | null;
                 /** @enum {string|null} */
                 platform: "ios" | "android";
                 /** @description apns, fcm or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
                 status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
-                attempts: string | number;
+                attempts: number;
                 /** @description apns-id, FCM message name, or the simulator id. */
                 providerId: string | null;
                 /** @description Why it waits, was retried, dropped or failed. */
@@ -3151,14 +4156,14 @@ export interface operations {
                 /** Format: date-time */
                 nextAttemptAt: string;
               })[];
-            total: string | number;
+            total: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3168,10 +4173,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3181,10 +4186,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3206,7 +4224,7 @@ export interface operations {
         /** @example demo */
         appId: string;
         /** @example 1 */
-        id: string | number;
+        id: number;
       };
     };
     responses: {
@@ -3214,7 +4232,7 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            id: string | number;
+            id: number;
             /** @enum {string} */
             kind: "notification" | "la_start" | "la_update" | "la_end";
             activityId: string | null;
@@ -3223,14 +4241,15 @@ export interface operations {
             endUserId: string | null;
             /** @description The template of the notification or Live Activity. */
             templateSlug: string | null;
-            tokenId: (string | number) | null;
+            /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
+            tokenId: number | null;
             /** @enum {string|null} */
             platform: "ios" | "android";
             /** @description apns, fcm or simulator, once an attempt was made. */
             provider: string | null;
             /** @enum {string} */
             status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
-            attempts: string | number;
+            attempts: number;
             /** @description apns-id, FCM message name, or the simulator id. */
             providerId: string | null;
             /** @description Why it waits, was retried, dropped or failed. */
@@ -3247,7 +4266,7 @@ export interface operations {
             content: unknown;
             /** @description Attempts answered with a retry, oldest first. The last attempt is the delivery itself (status, reason, sentPayload). */
             earlierAttempts: ({
-                attempt: string | number;
+                attempt: number;
                 /** Format: date-time */
                 at: string;
                 provider: string | null;
@@ -3256,7 +4275,7 @@ export interface operations {
               })[];
             /** @description The token ledger entry the delivery went to (its value is never shown). */
             token: ({
-              id: string | number;
+              id: number;
               /** @description apns_device, apns_push_to_start, apns_activity or fcm_registration. */
               kind: string;
               /** @enum {string} */
@@ -3274,10 +4293,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3287,10 +4306,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3300,10 +4319,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3322,8 +4354,8 @@ export interface operations {
   "getApiAdminAppsByAppIdLive-activitiesByIdDeliveries": {
     parameters: {
       query?: {
-        limit?: string | number;
-        offset?: string | number;
+        limit?: number;
+        offset?: number;
       };
       path: {
         /** @example demo */
@@ -3338,7 +4370,7 @@ export interface operations {
         content: {
           "application/json": {
             deliveries: ({
-                id: string | number;
+                id: number;
                 /** @enum {string} */
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
@@ -3347,14 +4379,15 @@ export interface operations {
                 endUserId: string | null;
                 /** @description The template of the notification or Live Activity. */
                 templateSlug: string | null;
-                tokenId: (string | number) | null;
+                /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
+                tokenId: number | null;
                 /** @enum {string|null} */
                 platform: "ios" | "android";
                 /** @description apns, fcm or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
                 status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
-                attempts: string | number;
+                attempts: number;
                 /** @description apns-id, FCM message name, or the simulator id. */
                 providerId: string | null;
                 /** @description Why it waits, was retried, dropped or failed. */
@@ -3368,14 +4401,14 @@ export interface operations {
                 /** Format: date-time */
                 nextAttemptAt: string;
               })[];
-            total: string | number;
+            total: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3385,10 +4418,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3398,10 +4431,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3454,15 +4500,15 @@ export interface operations {
                  */
                 slowUntil: string | null;
                 /** @description Deliveries held because the channel is down (no attempt spent). */
-                held: string | number;
+                held: number;
               })[];
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3472,10 +4518,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3528,10 +4587,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3541,10 +4600,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3554,10 +4613,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3567,20 +4626,23 @@ export interface operations {
           };
         };
       };
-      /** @description Conflict */
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
             title: string;
+            /** @description HTTP status code. */
             status: number;
+            /** @description What was wrong, naming the field where there is one. */
             detail: string;
           };
         };
       };
-      /** @description Error body */
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
       413: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3590,10 +4652,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity */
       422: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3603,10 +4678,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3653,10 +4741,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3666,10 +4754,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3733,10 +4834,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3746,10 +4847,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3759,10 +4860,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3772,10 +4873,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3794,7 +4947,7 @@ export interface operations {
         /** @example demo */
         appId: string;
         /** @example 1 */
-        version: string | number;
+        version: number;
       };
     };
     responses: {
@@ -3819,10 +4972,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3832,10 +4985,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3845,10 +4998,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3870,7 +5036,7 @@ export interface operations {
         /** @example demo */
         appId: string;
         /** @example 2 */
-        version: string | number;
+        version: number;
       };
     };
     requestBody: {
@@ -3902,10 +5068,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3915,10 +5081,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3928,10 +5094,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3941,10 +5107,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -3966,7 +5184,7 @@ export interface operations {
         /** @example demo */
         appId: string;
         /** @example 2 */
-        version: string | number;
+        version: number;
         /** @example order-shipped */
         slug: string;
       };
@@ -4006,10 +5224,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4019,10 +5237,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4032,10 +5250,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4045,10 +5263,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4070,7 +5340,7 @@ export interface operations {
         /** @example demo */
         appId: string;
         /** @example 2 */
-        version: string | number;
+        version: number;
         /** @example order-shipped */
         slug: string;
       };
@@ -4085,10 +5355,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4098,10 +5368,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4111,10 +5381,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4124,10 +5394,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4212,10 +5534,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4225,10 +5547,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4269,7 +5604,7 @@ export interface operations {
             overage: boolean;
             /** @description Minutes used beyond the quota (plans with overage). */
             overageMinutes: number;
-            activeActivities: string | number;
+            activeActivities: number;
             daily: {
                 /** @description YYYY-MM-DD (UTC) */
                 date: string;
@@ -4278,10 +5613,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4291,10 +5626,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4313,8 +5661,8 @@ export interface operations {
   getApiAdminAudit: {
     parameters: {
       query?: {
-        limit?: string | number;
-        offset?: string | number;
+        limit?: number;
+        offset?: number;
         appId?: string;
         action?: string;
         actor?: string;
@@ -4328,7 +5676,7 @@ export interface operations {
         content: {
           "application/json": {
             entries: ({
-                id: string | number;
+                id: number;
                 /** Format: date-time */
                 at: string;
                 /** @description `admin-token:<8 hex>` (start of the SHA-256 of the token used), `console:<8 hex>` (of the session), or `cli`. */
@@ -4345,14 +5693,14 @@ export interface operations {
                   [key: string]: unknown;
                 };
               })[];
-            total: string | number;
+            total: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4362,10 +5710,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4411,10 +5772,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4424,10 +5785,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4486,10 +5860,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4499,10 +5873,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4512,10 +5886,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4525,10 +5899,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4577,10 +6003,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4590,10 +6016,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4628,10 +6067,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4641,10 +6080,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4705,10 +6196,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4718,10 +6209,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4731,10 +6222,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4774,10 +6317,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4787,10 +6330,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4825,10 +6420,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4838,10 +6433,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4851,10 +6446,62 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Conflict */
       409: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4873,8 +6520,8 @@ export interface operations {
   getApiAdminAppsByAppIdWebhooksByIdAttempts: {
     parameters: {
       query?: {
-        limit?: string | number;
-        offset?: string | number;
+        limit?: number;
+        offset?: number;
       };
       path: {
         /** @example demo */
@@ -4890,27 +6537,27 @@ export interface operations {
           "application/json": {
             /** @description Newest first. */
             attempts: ({
-                id: string | number;
+                id: number;
                 /** @description The `webhook-id` header: the same on every retry of the event. */
                 eventId: string;
                 eventType: string;
                 /** @description 1 for the first post of the event to this endpoint. */
-                attempt: string | number;
+                attempt: number;
                 /** Format: date-time */
                 at: string;
                 ok: boolean;
-                responseStatus: (string | number) | null;
+                responseStatus: number | null;
                 error: string | null;
-                durationMs: string | number;
+                durationMs: number;
               })[];
-            total: string | number;
+            total: number;
           };
         };
       };
-      /** @description Error body */
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
       400: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4920,10 +6567,10 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Unauthorized: credentials missing or wrong */
       401: {
         content: {
-          "application/json": {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */
@@ -4933,10 +6580,23 @@ export interface operations {
           };
         };
       };
-      /** @description Error body */
+      /** @description Not Found */
       404: {
         content: {
-          "application/json": {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
             /** @description Standard reason phrase of the status. */
             title: string;
             /** @description HTTP status code. */

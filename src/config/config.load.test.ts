@@ -98,6 +98,7 @@ describe('configuration', () => {
       ...Object.keys(APNS_FIELDS).map((k) => ['apps.apns', k]),
       ...Object.keys(FCM_FIELDS).map((k) => ['apps.fcm', k]),
     ];
-    for (const [, key] of keys) expect(text).toMatch(new RegExp(`^${key} = `, 'm'));
+    // A key whose mere presence changes what Islet does (database.url) is shown commented out.
+    for (const [, key] of keys) expect(text).toMatch(new RegExp(`^(# )?${key} = `, 'm'));
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { parse, TomlError } from 'smol-toml';
 import { parseCidr } from '../lib/trusted-proxies';
 import { locateKey, type KeyPath } from './config.locate';
+import { databaseUrlProblem } from './database-url';
 import {
   APNS_FIELDS,
   APP_FIELDS,
@@ -147,6 +148,9 @@ export function parseConfig(text: string, source: string, env: Record<string, st
   for (const entry of server.trusted_proxies ?? []) {
     if (!parseCidr(entry)) report(['server', 'trusted_proxies'], `has "${entry}", which is not an address or CIDR range`);
   }
+  const url = (config.database as Config['database']).url;
+  const urlProblem = url === undefined ? undefined : databaseUrlProblem(url);
+  if (urlProblem) report(['database', 'url'], urlProblem);
   if (problems.length > 0) throw new ConfigError(problems);
   return config as unknown as Config;
 }

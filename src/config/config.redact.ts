@@ -4,14 +4,34 @@ const HIDDEN = '[redacted]';
 
 /** The configuration with every secret replaced, safe for logs and the console. */
 export function redactConfig(config: Config): unknown {
+  const hideValue = (field: FieldSpec | undefined, v: unknown) => {
+    if (!field || !('secret' in field) || !field.secret || v === undefined) return v;
+    return field.secret === 'url-password' ? redactUrlPassword(String(v)) : HIDDEN;
+  };
   const hide = (spec: Record<string, FieldSpec>, table: Record<string, unknown>) =>
-    Object.fromEntries(
-      Object.entries(table).map(([k, v]) => [k, spec[k] && 'secret' in spec[k] && spec[k].secret && v !== undefined ? HIDDEN : v]),
-    );
+    Object.fromEntries(Object.entries(table).map(([k, v]) => [k, hideValue(spec[k], v)]));
   const out: Record<string, unknown> = { source: config.source, plans: config.plans };
   for (const [name, spec] of Object.entries(SECTIONS)) {
     out[name] = hide(spec as Record<string, FieldSpec>, config[name as keyof typeof SECTIONS] as Record<string, unknown>);
   }
   out.apps = config.apps.map((app) => hide(APP_FIELDS as Record<string, FieldSpec>, app as unknown as Record<string, unknown>));
   return out;
+}
+
+/**
+ * A connection URL with its password (user info or `password=` parameter) replaced: the rest
+ * (user, host, port, database, sslmode) is what an operator needs to see. A URL that does not
+ * parse is hidden whole, since where its password is cannot be told.
+ */
+export function redactUrlPassword(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return HIDDEN;
+  }
+  const mark = 'islet0redacted0password';
+  if (u.password) u.password = mark;
+  if (u.searchParams.has('password')) u.searchParams.set('password', mark);
+  return u.toString().replaceAll(mark, HIDDEN);
 }

@@ -5,7 +5,7 @@
  */
 
 export type FieldSpec =
-  | { kind: 'string'; doc: string; default?: string; secret?: boolean; oneOf?: readonly string[] }
+  | { kind: 'string'; doc: string; default?: string; secret?: boolean | 'url-password'; oneOf?: readonly string[] }
   | { kind: 'integer'; doc: string; default?: number; min?: number; max?: number }
   | { kind: 'boolean'; doc: string; default?: boolean }
   | { kind: 'list'; doc: string; default?: readonly string[] };
@@ -50,6 +50,16 @@ export const SECTIONS = {
       kind: 'boolean',
       default: true,
       doc: 'Claim and record deliveries on a worker thread with its own connection (started by the first delivery), so the thread that sends and answers the API does less. false: all on one thread (less CPU in all; for a single core).',
+    },
+    url: {
+      kind: 'string',
+      secret: 'url-password',
+      doc: 'PostgreSQL instead of the SQLite file: postgres://USER:PASSWORD@HOST:5432/DATABASE, TLS by sslmode in the URL (disable, allow, prefer, require, verify-ca, verify-full). check-config connects and says what is wrong; this build does not serve from it yet. Absent: the SQLite file at path.',
+    },
+    pool_size: { kind: 'integer', default: 10, min: 1, max: 1000, doc: 'Most connections to PostgreSQL this instance opens ([database] url).' },
+    ca_file: {
+      kind: 'string',
+      doc: 'CA certificate (PEM) the PostgreSQL server’s certificate must chain to; raises an sslmode below verify-ca to verify-full.',
     },
   },
   admin: {

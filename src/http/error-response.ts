@@ -21,9 +21,7 @@ export function errorResponse(
   const known = code === 'PARSE' && error instanceof Error && error.cause instanceof HttpError ? error.cause : error;
   if (known instanceof HttpError) return problemResponse(known.status, known.detail, known.headers);
   if (error instanceof ValidationError) {
-    // A schema's own `error` message wins: it is how a field whose name Elysia loses is named.
-    const detail = typeof error.customError === 'string' ? error.customError : validationDetail(error.all as never, error.type);
-    return problemResponse(400, detail);
+    return problemResponse(400, validationDetail(error.all as never, error.type));
   }
   if (code === 'NOT_FOUND') {
     const allowed = allowedMethods(request);

@@ -116,9 +116,42 @@ describe('query validation', () => {
       ['offset=-1', 'offset must be an integer from 0 to 1000000'],
       ['offset=1000001', 'offset must be an integer from 0 to 1000000'],
       ['offset=9223372036854775808', 'offset must be an integer from 0 to 1000000'],
+      // Decimal digits only: no exponent, fraction, hex or sign of zero.
+      ['limit=1e1', 'limit must be an integer from 1 to 100'],
+      ['limit=10.0', 'limit must be an integer from 1 to 100'],
+      ['limit=0x10', 'limit must be an integer from 1 to 100'],
+      ['limit=', 'limit must be an integer from 1 to 100'],
+      ['offset=-0', 'offset must be an integer from 0 to 1000000'],
     ]) {
       const res = await h.admin('GET', `/api/admin/apps/a1/devices?${query}`);
-      expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 400, detail });
+      expect({ query, status: res.status, detail: res.body.detail }).toEqual({ query, status: 400, detail });
     }
+    expect((await h.admin('GET', '/api/admin/apps/a1/devices?limit=10&offset=0')).status).toBe(200);
+  });
+
+  test('integers in paths are decimal digits too', async () => {
+    h = await createHarness();
+    await h.createApp({ id: 'a1' });
+    for (const id of ['1e3', '1.0', '0x1', '0', '-1']) {
+      const res = await h.admin('GET', `/api/admin/apps/a1/deliveries/${id}`);
+      expect({ id, status: res.status, detail: res.body.detail }).toEqual({ id, status: 400, detail: 'id must be a delivery id (a positive integer)' });
+    }
+    expect((await h.admin('GET', '/api/admin/apps/a1/deliveries/1000')).status).toBe(404);
+  });
+
+  test('a malformed percent-escape in a path is a 400 saying so, not a missing parameter', async () => {
+    h = await createHarness();
+    await h.createApp({ id: 'a1' });
+    for (const path of ['/api/admin/apps/a1/live-activities/%zz', '/api/admin/apps/a1/live-activities/la_%E0%A4%A', '/api/admin/apps/%ff']) {
+      const res = await h.admin('GET', path);
+      expect({ path, status: res.status, type: res.headers.get('content-type'), body: res.body }).toEqual({
+        path,
+        status: 400,
+        type: 'application/problem+json',
+        body: { title: 'Bad Request', status: 400, detail: 'the path has a malformed percent-escape (%XX of UTF-8 bytes)' },
+      });
+    }
+    // A well-formed escape still reaches the route.
+    expect((await h.admin('GET', '/api/admin/apps/a1/live-activities/la_%41')).body.detail).toBe('live activity not found');
   });
 });

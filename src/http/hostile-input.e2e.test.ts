@@ -28,11 +28,11 @@ beforeAll(async () => {
     undefined,
     { env: { ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS: 'false' } },
   );
-});
+}, 30_000);
 afterAll(async () => {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 describe('1. parsing limits before work, and the server layer', () => {
   test('a deeply nested body on the unauthenticated sign-in is refused before it is parsed', async () => {
@@ -109,8 +109,8 @@ describe('1. parsing limits before work, and the server layer', () => {
     });
   });
 
-  test('query numbers are bounded and prototype keys are just unknown names', async () => {
-    for (const offset of ['1000001', '9223372036854775808']) {
+  test('query numbers are bounded decimal integers, prototype keys are just unknown names, a bad percent-escape is named', async () => {
+    for (const offset of ['1000001', '9223372036854775808', '1e3', '1.0']) {
       const res = await fetch(`${server.url}/api/apps/a1/live-activities?offset=${offset}`, { headers: { 'x-service-key': KEY } });
       expect(await json(res)).toMatchObject({ status: 400, body: { detail: 'offset must be an integer from 0 to 1000000' } });
     }
@@ -118,6 +118,11 @@ describe('1. parsing limits before work, and the server layer', () => {
       const res = await fetch(`${server.url}${path}`, { headers: admin });
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
     }
+    const escape = await raw(`GET /api/apps/a1/live-activities/%zz HTTP/1.1\r\nHost: ${host()}\r\nX-Service-Key: ${KEY}\r\n\r\n`);
+    expect({ status: escape.status, body: JSON.parse(escape.body) }).toEqual({
+      status: 400,
+      body: { title: 'Bad Request', status: 400, detail: 'the path has a malformed percent-escape (%XX of UTF-8 bytes)' },
+    });
     const plan = await fetch(`${server.url}/api/admin/apps/a1`, { method: 'PATCH', headers: admin, body: '{"plan":"constructor"}' });
     expect(plan.status).toBe(400);
   });
@@ -155,7 +160,7 @@ describe('2. outbound policy', () => {
       await open.stop();
       rmSync(other, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 
   test('the FCM endpoint and the service account token_uri are checked the same way', async () => {
     const { privateKey } = await crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign']) as CryptoKeyPair;
@@ -168,7 +173,7 @@ describe('2. outbound policy', () => {
     expect((await json(await put({ serviceAccount: { ...account, token_uri: 'https://[::1]/token' } }))).body.detail).toStartWith(
       'serviceAccount.token_uri must not be a loopback address',
     );
-  });
+  }, 30_000);
 });
 
 describe('3. identifiers at the door', () => {
@@ -256,7 +261,7 @@ describe('5. headers', () => {
         hsts: res.headers.get('strict-transport-security'),
       }).toEqual({ path, nosniff: 'nosniff', referrer: 'no-referrer', hsts: 'max-age=31536000' });
     }
-  });
+  }, 30_000);
 
   test('the console and Swagger UI send their CSP as a header with frame-ancestors none; Swagger UI persists no token', async () => {
     for (const path of ['/console', '/console/apps/a1', '/swagger']) {
@@ -293,5 +298,5 @@ describe('6. files and start-up', () => {
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
-  });
+  }, 30_000);
 });

@@ -1,4 +1,5 @@
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
+import { INVALID_DETAIL } from './schemas';
 
 /**
  * Turns the first TypeBox error of a request into a sentence that names the field, e.g.
@@ -8,7 +9,8 @@ export function validationDetail(errors: ValueError[], part: string): string {
   const first = pickError(errors);
   if (!first) return `${partName(part)} is invalid`;
   const field = first.path === '' ? partName(part) : first.path.slice(1).split('/').map(unescapePointer).join('.');
-  const s = first.schema as Record<string, unknown>;
+  const s = first.schema as unknown as Record<string | symbol, unknown>;
+  if (typeof s[INVALID_DETAIL] === 'string') return s[INVALID_DETAIL];
   switch (first.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return `${field} is required`;
@@ -57,7 +59,7 @@ function pickError(errors: ValueError[]): ValueError | undefined {
   return errors.find((e) => e.type === ValueErrorType.ObjectRequiredProperty) ?? errors[0];
 }
 
-function literalOptions(schema: Record<string, unknown>): string[] | undefined {
+function literalOptions(schema: Record<string | symbol, unknown>): string[] | undefined {
   if ('const' in schema) return [String(schema.const)];
   const anyOf = schema.anyOf as Record<string, unknown>[] | undefined;
   if (anyOf?.every((o) => 'const' in o)) return anyOf.map((o) => String(o.const));

@@ -31,7 +31,7 @@ describe('FCM stand-in', () => {
     const { token } = await serviceAccountClient(account).getAccessToken();
     expect(token).toStartWith('ya29.');
     expect(fcm.tokenExchanges).toBe(1);
-  });
+  }, 30_000);
 
   test('refuses assertions signed by another key, for another audience, or without the FCM scope', async () => {
     fcm = await startFcmStandin();

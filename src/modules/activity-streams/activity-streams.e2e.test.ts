@@ -23,12 +23,12 @@ beforeAll(async () => {
       `[[apps]]\nid = "${APP}"\napp_secret = "${SECRET}"\n[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
   );
   islet = createIsletClient({ baseUrl: server.url, serviceKey: SECRET });
-});
+}, 30_000);
 afterAll(async () => {
   await server?.stop();
   await fcm?.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 /** FCM messages received so far, as `event activityId`, once `count` have arrived (or 10 s passed). */
 async function received(count: number): Promise<string[]> {

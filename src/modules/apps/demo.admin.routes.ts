@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { errors } from '../../http/schemas';
+import { Int, errors } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { createDemo } from './demo.service';
@@ -9,10 +9,10 @@ const DemoAnswer = t.Object({
   appSecret: t.String({ description: 'The App Secret, shown once (also in the console under Credentials).' }),
   signingSecret: t.String(),
   endUsers: t.Array(t.String(), { examples: [['demo-user', 'demo-friend']] }),
-  devices: t.Integer(),
-  releaseVersion: t.Integer(),
+  devices: Int(),
+  releaseVersion: Int(),
   activityId: t.Optional(t.String({ description: 'The Live Activity the demo started for demo-user.' })),
-  notifications: t.Integer({ description: 'Welcome notifications queued.' }),
+  notifications: Int({ description: 'Welcome notifications queued.' }),
 });
 
 /** The console's "Create the demo app" button and `islet demo`, through the same service. */

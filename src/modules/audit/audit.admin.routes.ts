@@ -1,11 +1,11 @@
 import { t } from 'elysia';
-import { errors, PageQuery } from '../../http/schemas';
+import { errors, Int, PageQuery, withDetail } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { AUDIT_ACTIONS } from './audit.actions';
 
 const AuditEntry = t.Object({
-  id: t.Integer(),
+  id: Int(),
   at: t.String({ format: 'date-time' }),
   actor: t.String({ description: '`admin-token:<8 hex>` (start of the SHA-256 of the token used), `console:<8 hex>` (of the session), or `cli`.' }),
   address: t.String({ description: "The client's address; `local` for the command line." }),
@@ -34,10 +34,10 @@ export function auditAdminRoutes(services: Services) {
         appId: t.Optional(t.String({ description: 'Only changes of this app.' })),
         action: t.Optional(t.String({ description: 'Only this action, e.g. `secret.rotate`.' })),
         actor: t.Optional(t.String({ description: 'Only this actor, e.g. `console:1a2b3c4d`.' })),
-        since: t.Optional(t.String({ format: 'date-time', description: 'From this time (inclusive).', error: 'since must be an ISO 8601 date-time' })),
-        until: t.Optional(t.String({ format: 'date-time', description: 'Before this time (exclusive).', error: 'until must be an ISO 8601 date-time' })),
+        since: t.Optional(withDetail(t.String({ format: 'date-time', description: 'From this time (inclusive).' }), 'since must be an ISO 8601 date-time')),
+        until: t.Optional(withDetail(t.String({ format: 'date-time', description: 'Before this time (exclusive).' }), 'until must be an ISO 8601 date-time')),
       }),
-      response: { 200: t.Object({ entries: t.Array(AuditEntry), total: t.Integer() }), ...errors(400, 401) },
+      response: { 200: t.Object({ entries: t.Array(AuditEntry), total: Int() }), ...errors(400, 401) },
       detail: {
         summary: 'List the audit log',
         description:

@@ -38,7 +38,7 @@ describe('console live events (a real server process)', () => {
   afterAll(async () => {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, 30_000);
 
   test('needs a console session', async () => {
     const res = await fetch(`${server.url}/console/api/events`);

@@ -15,11 +15,11 @@ const get = (path: string, headers: Record<string, string> = {}) => fetch(`${ser
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'islet-console-page-'));
   server = await spawnServer(dir, `[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "console-page-admin"\n[database]\npath = "data/islet.db"\n`);
-});
+}, 30_000);
 afterAll(async () => {
   await server.stop();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 describe('console files', () => {
   test('the page names its scripts and styles under /console/_assets/, served compressed with an ETag and immutable caching', async () => {

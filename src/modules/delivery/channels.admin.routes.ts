@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { errors } from '../../http/schemas';
+import { Int, errors } from '../../http/schemas';
 import { isoTime } from '../../lib/clock';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
@@ -15,7 +15,7 @@ export const ChannelHealthRecord = t.Object({
   since: t.String({ format: 'date-time', description: 'When it entered this state.' }),
   nextProbeAt: Nullable(t.String({ format: 'date-time', description: 'Down: when the next single probe request goes.' })),
   slowUntil: Nullable(t.String({ format: 'date-time', description: 'The provider asked the channel to wait (Retry-After) until then.' })),
-  held: t.Integer({ description: 'Deliveries held because the channel is down (no attempt spent).' }),
+  held: Int({ description: 'Deliveries held because the channel is down (no attempt spent).' }),
 });
 
 /**

@@ -159,6 +159,10 @@ describe('admin API: deliveries', () => {
     expect((await kinds('status=failed&endUserId=ada')).total).toBe(1);
     expect((await kinds('since=2026-01-15T12:00:30Z')).total).toBe(2);
     expect((await kinds('until=2026-01-15T12:00:30Z')).total).toBe(4);
+    // Unix seconds too; 0 is 1970-01-01, before every delivery.
+    expect((await kinds(`since=${Date.parse('2026-01-15T12:00:30Z') / 1000}`)).total).toBe(2);
+    expect((await kinds('until=0')).total).toBe(0);
+    expect((await kinds('since=0')).total).toBe(6);
     expect((await kinds('endUserId=nobody')).total).toBe(0);
     const bad = await h.admin('GET', '/api/admin/apps/demo/deliveries?since=yesterday');
     expect(bad.status).toBe(400);

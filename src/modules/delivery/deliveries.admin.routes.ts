@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { errors, PageQuery } from '../../http/schemas';
+import { errors, Int, IntegerParam, PageQuery } from '../../http/schemas';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
@@ -23,17 +23,17 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t
 const Time = t.String({ format: 'date-time' });
 
 export const DeliveryRecord = t.Object({
-  id: t.Integer(),
+  id: Int(),
   kind: Kind,
   activityId: Nullable(t.String()),
   deviceId: t.String(),
   endUserId: Nullable(t.String({ description: "The device's end user; null once the device was deleted." })),
   templateSlug: Nullable(t.String({ description: 'The template of the notification or Live Activity.' })),
-  tokenId: Nullable(t.Integer({ description: 'The token ledger entry the delivery goes to; null while unknown (held for an activity token).' })),
+  tokenId: Nullable(Int({ description: 'The token ledger entry the delivery goes to; null while unknown (held for an activity token).' })),
   platform: Nullable(t.Union([t.Literal('ios'), t.Literal('android')])),
   provider: Nullable(t.String({ description: 'apns, fcm or simulator, once an attempt was made.' })),
   status: Status,
-  attempts: t.Integer(),
+  attempts: Int(),
   providerId: Nullable(t.String({ description: 'apns-id, FCM message name, or the simulator id.' })),
   reason: Nullable(t.String({ description: 'Why it waits, was retried, dropped or failed.' })),
   sentPayload: t.Optional(t.Unknown({ description: 'The last request sent (method, url, headers, body), or what the simulator would have sent.' })),
@@ -42,20 +42,20 @@ export const DeliveryRecord = t.Object({
   nextAttemptAt: Time,
 });
 
-const DeliveryList = t.Object({ deliveries: t.Array(DeliveryRecord), total: t.Integer() });
+const DeliveryList = t.Object({ deliveries: t.Array(DeliveryRecord), total: Int() });
 
 const DeliveryDetail = t.Composite([
   DeliveryRecord,
   t.Object({
     content: t.Unknown({ description: 'What was queued, before it was shaped for a provider: the rendered notification or the activity event.' }),
     earlierAttempts: t.Array(
-      t.Object({ attempt: t.Integer(), at: Time, provider: Nullable(t.String()), providerId: Nullable(t.String()), reason: Nullable(t.String()) }),
+      t.Object({ attempt: Int(), at: Time, provider: Nullable(t.String()), providerId: Nullable(t.String()), reason: Nullable(t.String()) }),
       { description: 'Attempts answered with a retry, oldest first. The last attempt is the delivery itself (status, reason, sentPayload).' },
     ),
     token: Nullable(
       t.Object(
         {
-          id: t.Integer(),
+          id: Int(),
           kind: t.String({ description: 'apns_device, apns_push_to_start, apns_activity or fcm_registration.' }),
           state: t.Union([t.Literal('active'), t.Literal('invalid')]),
           environment: Nullable(t.String()),
@@ -79,8 +79,8 @@ const ListQuery = t.Object({
   activityId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries of this Live Activity.' })),
   templateSlug: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries of this template (notification or Live Activity).' })),
   reason: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries whose reason contains this text (case-insensitive).' })),
-  since: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued at or after this ISO 8601 date-time.', examples: ['2026-11-23T00:00:00Z'] })),
-  until: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued before this ISO 8601 date-time.' })),
+  since: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued at or after this ISO 8601 date-time or Unix time in seconds.', examples: ['2026-11-23T00:00:00Z'] })),
+  until: t.Optional(t.String({ maxLength: 64, description: 'Only deliveries queued before this ISO 8601 date-time or Unix time in seconds.' })),
   ...PageQuery,
 });
 
@@ -103,12 +103,15 @@ const ledgerView = (l: LedgerRow) => ({
   createdAt: isoTime(l.createdAt),
 });
 
+/** A query's date: ISO 8601, or Unix seconds in digits (`0` is 1970-01-01T00:00:00Z). */
+const queryDate = (value: string, name: string) => parseDate(/^[0-9]{1,12}$/.test(value) ? Number(value) : value, name);
+
 /** The query's filters, dates as ms (400 naming the parameter when not a date). */
 function filterOf(query: typeof ListQuery.static): DeliveryFilter {
   const { limit: _limit, offset: _offset, since, until, ...rest } = query;
   const filter: DeliveryFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== ''));
-  if (since) filter.since = parseDate(since, 'since');
-  if (until) filter.until = parseDate(until, 'until');
+  if (since !== undefined && since !== '') filter.since = queryDate(since, 'since');
+  if (until !== undefined && until !== '') filter.until = queryDate(until, 'until');
   return filter;
 }
 
@@ -150,7 +153,7 @@ export function deliveriesAdminRoutes(services: Services) {
         };
       },
       {
-        params: t.Object({ appId: t.String({ examples: ['demo'] }), id: t.Integer({ minimum: 1, error: 'id must be a delivery id (a positive integer)', examples: [1] }) }),
+        params: t.Object({ appId: t.String({ examples: ['demo'] }), id: IntegerParam({ minimum: 1, examples: [1] }, 'id must be a delivery id (a positive integer)') }),
         response: { 200: DeliveryDetail, ...errors(400, 401, 404) },
         detail: { summary: 'Get one delivery', description: 'The exact request sent, each attempt, what was queued, and the token ledger entry it went to.' },
       },

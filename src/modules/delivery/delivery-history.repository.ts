@@ -130,6 +130,7 @@ function deliveryHistoryStatements(db: Db) {
   const content = client.query<{ content: string }, [number]>(
     `SELECT m.content FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.id = ?`,
   );
+  const first = client.query<{ id: number }, [string]>(`SELECT min(id) AS id FROM deliveries WHERE app_id = ?`);
   return {
     /** Newest first; `total` counts every match, not the page. Statements are cached per filter shape by bun:sqlite. */
     search(appId: string, filter: DeliveryFilter, limit: number, offset: number): { rows: DeliveryRow[]; total: number } {
@@ -148,6 +149,8 @@ function deliveryHistoryStatements(db: Db) {
     ledgerEntry: (tokenId: number) => ledger.get(tokenId),
     /** The provider-neutral content queued (what the request was rendered from). */
     content: (id: number) => content.get(id)?.content,
+    /** The app's oldest delivery id, if it has any (ids count across apps). */
+    firstId: (appId: string): number | undefined => first.get(appId)?.id ?? undefined,
   };
 }
 

@@ -47,5 +47,5 @@ describe('the delivery worker on a full disk', () => {
     await until(() => deliveryRows(h.ctx, `status = 'delivered'`).length === 300);
     expect(h.logs.some((l) => l.includes('database writes work again'))).toBe(true);
     expect((await h.request('GET', '/readyz')).status).toBe(200);
-  });
+  }, 30_000);
 });

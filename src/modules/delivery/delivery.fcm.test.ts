@@ -48,7 +48,7 @@ describe('FCM going away and failing', () => {
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['delivered', 1]));
     expect(new Set(fcm.requests.map((r) => r.body.message.token)).size).toBe(10);
-  });
+  }, 30_000);
 
   test('with 30% injected 500, 503 and per-device 429 answers everything arrives and only the 429s spend attempts', async () => {
     h = await createHarness();
@@ -128,7 +128,7 @@ describe('delivery to FCM', () => {
     expect(rows.map((r) => [r.status, r.provider])).toEqual(Array(5).fill(['delivered', 'fcm']));
     expect(rows[0]!.provider_id).toMatch(/^projects\/demo-project\/messages\/.+/);
     expect(JSON.parse(rows[4]!.sent_payload!).url).toBe(`${fcm.url}/v1/projects/demo-project/messages:send`);
-  });
+  }, 30_000);
 
   test('UNREGISTERED and SENDER_ID_MISMATCH invalidate the token', async () => {
     await setup();
@@ -230,5 +230,5 @@ describe('delivery to FCM', () => {
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(fcm.requests).toHaveLength(2);
-  });
+  }, 30_000);
 });

@@ -20,12 +20,12 @@ beforeAll(async () => {
     `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
       `[[apps]]\nid = "sup"\napp_secret = "${SECRET}"\n[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
   );
-});
+}, 30_000);
 afterAll(async () => {
   await server?.stop();
   await fcm?.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 const { call, admin } = serverClient(() => server.url, SECRET, 't');
 

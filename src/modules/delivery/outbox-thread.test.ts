@@ -91,5 +91,5 @@ describe('the outbox thread', () => {
     engine = createDeliveryEngine(h.ctx, { store });
     expect(await engine.drain()).toBe(200);
     expect(deliveryRows(h.ctx, `status = 'delivered'`)).toHaveLength(200);
-  });
+  }, 30_000);
 });

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { AppParams, errors, PageQuery, Success } from '../../http/schemas';
+import { AppParams, Int, PageQuery, Success, errors } from '../../http/schemas';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
@@ -49,11 +49,11 @@ export function devicesAdminRoutes(services: Services) {
         query: t.Object({ testersOnly: t.Optional(t.Boolean({ description: 'Count only the devices of end users marked as testers (a test send).' })) }),
         response: {
           200: t.Object({
-            endUsers: t.Integer({ description: 'End users with at least one valid device.' }),
-            devices: t.Integer({ description: 'Valid devices: what a send to everyone goes to.' }),
-            ios: t.Integer(),
-            android: t.Integer(),
-            iosStartable: t.Integer({ description: 'iPhones with a push-to-start token: a Live Activity start reaches these and every Android device.' }),
+            endUsers: Int({ description: 'End users with at least one valid device.' }),
+            devices: Int({ description: 'Valid devices: what a send to everyone goes to.' }),
+            ios: Int(),
+            android: Int(),
+            iosStartable: Int({ description: 'iPhones with a push-to-start token: a Live Activity start reaches these and every Android device.' }),
           }),
           ...errors(400, 401, 404),
         },
@@ -70,7 +70,7 @@ export function devicesAdminRoutes(services: Services) {
       {
         params: AppParams,
         query: t.Object({ ...PageQuery, endUserId: t.Optional(t.String()) }),
-        response: { 200: t.Object({ devices: t.Array(DeviceRecord), total: t.Integer() }), ...errors(400, 401, 404) },
+        response: { 200: t.Object({ devices: t.Array(DeviceRecord), total: Int() }), ...errors(400, 401, 404) },
         detail: { summary: 'List devices' },
       },
     )

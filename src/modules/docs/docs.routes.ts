@@ -3,7 +3,10 @@ import { Elysia } from 'elysia';
 import { SWAGGER_CSP } from '../../http/security-headers';
 import { HttpError } from '../../lib/errors';
 import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../auth/service-auth';
+import type { Services } from '../../services';
 import { VERSION } from '../../version';
+import { DEMO } from '../apps/demo.service';
+import { instanceParamOverrides } from './operation-docs';
 import { polishDocument, type DocumentedRoute } from './polish-document';
 import { SWAGGER_ASSETS } from './swagger-assets';
 import { swaggerPage } from './swagger-page';
@@ -32,10 +35,12 @@ const TAGS = [
  * files served from the binary: no request leaves the server. The page is ours, not the plugin's,
  * so that its start-up script is a file (a CSP without inline scripts) and tokens are not persisted.
  */
-export function docsRoutes(routes: () => DocumentedRoute[]) {
+export function docsRoutes(routes: () => DocumentedRoute[], services: Services) {
+  const history = services.ctx.db.repos.deliveryHistory;
   return new Elysia()
-    .onAfterHandle({ as: 'global' }, ({ path, responseValue }) => {
-      if (path === '/swagger/json' && responseValue && typeof responseValue === 'object') return polishDocument(structuredClone(responseValue), routes());
+    .onAfterHandle({ as: 'global' }, async ({ path, responseValue }) => {
+      if (path === '/swagger/json' && responseValue && typeof responseValue === 'object')
+        return polishDocument(structuredClone(responseValue), routes(), instanceParamOverrides(await history.firstId(DEMO.appId)));
     })
     .get(
       `${ASSET_PREFIX}/:file`,
@@ -81,6 +86,7 @@ export function docsRoutes(routes: () => DocumentedRoute[]) {
                 description: 'hex(HMAC-SHA256(Signing Secret, endUserId)), sent by the device itself.',
               },
               adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token.' },
+              metricsToken: { type: 'http', scheme: 'bearer', description: 'The `[metrics] token`, when one is set.' },
             },
           },
         },

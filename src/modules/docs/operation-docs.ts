@@ -1,4 +1,5 @@
 import { t, type TSchema } from 'elysia';
+import { Int } from '../../http/schemas';
 import { DEMO } from '../apps/demo.service';
 
 /**
@@ -81,6 +82,15 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
 };
 
 /**
+ * Parameter values that depend on the instance, looked up when the document is served: delivery
+ * ids count across apps, so on an instance that delivered before `islet demo` the demo's first
+ * delivery is not 1.
+ */
+export function instanceParamOverrides(firstDemoDeliveryId: number | undefined): Record<string, Record<string, unknown>> {
+  return firstDemoDeliveryId === undefined ? {} : { 'GET /api/admin/apps/{appId}/deliveries/{id}': { id: firstDemoDeliveryId } };
+}
+
+/**
  * Operations whose "Try it out" cannot work on a bare demo instance as shipped, and why. Their
  * examples are still checked against the request schema; everything else is sent to a demo
  * instance by the docs tests.
@@ -118,8 +128,8 @@ const AppRecord = t.Object({
   updatedAt: Time,
   channels: t.Object({ apns: Channel, fcm: Channel }),
 });
-const Plan = t.Object({ name: t.String(), liveActivities: t.Boolean(), minutes: Nullable(t.Integer()), overage: t.Boolean() });
-const EndUser = t.Object({ id: t.String(), tester: t.Boolean(), devices: t.Integer({ description: 'Valid devices.' }), createdAt: Time, lastSeenAt: Time });
+const Plan = t.Object({ name: t.String(), liveActivities: t.Boolean(), minutes: Nullable(Int()), overage: t.Boolean() });
+const EndUser = t.Object({ id: t.String(), tester: t.Boolean(), devices: Int({ description: 'Valid devices.' }), createdAt: Time, lastSeenAt: Time });
 
 /** Success answers of operations whose route declares none. */
 export const SUCCESS_RESPONSES: Record<string, { status: number; description: string; schema?: TSchema; text?: string }> = {
@@ -145,7 +155,7 @@ export const SUCCESS_RESPONSES: Record<string, { status: number; description: st
   'GET /api/admin/apps/{appId}/end-users': {
     status: 200,
     description: 'End users, most recently seen first.',
-    schema: t.Object({ endUsers: t.Array(EndUser), total: t.Integer() }),
+    schema: t.Object({ endUsers: t.Array(EndUser), total: Int() }),
   },
   'PATCH /api/admin/apps/{appId}/end-users/{endUserId}': { status: 200, description: 'The end user as changed.', schema: t.Object({ id: t.String(), tester: t.Boolean() }) },
 };

@@ -1,3 +1,4 @@
+import { documentAnswers, documentOpenOperation, idempotencyAnswers } from './document-answers';
 import { BODY_EXAMPLES, NOT_TRYABLE_ON_THE_DEMO, PARAM_EXAMPLES, PARAM_OVERRIDES, SUCCESS_RESPONSES } from './operation-docs';
 
 type Json = Record<string, any>;
@@ -24,17 +25,25 @@ export interface DocumentedRoute {
  * - a string map (TypeBox's `patternProperties` of `^(.*)$`) is `additionalProperties`, which
  *   client generators understand (openapi-typescript turns the other into a map of `never`);
  * - what the routes do not say (operation-docs.ts): body examples, path parameter examples (the
- *   demo app's ids, so "Try it out" works as shipped on a demo instance) and admin success answers.
+ *   demo app's ids, so "Try it out" works as shipped on a demo instance) and admin success answers;
+ * - errors in the media type they are sent with, the answers every operation of its kind can get,
+ *   and `security: []` where none is asked (document-answers.ts);
+ * - OpenAPI 3.1.0 (what contract runners accept; the generator says 3.1.2, which adds nothing used
+ *   here) and this server as the one server, relative so that "Try it out" works from any address.
  */
-export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
+export function polishDocument(doc: Json, routes: DocumentedRoute[], instanceParams: Record<string, Record<string, unknown>> = {}): Json {
+  doc.openapi = '3.1.0';
+  doc.servers = [{ url: '/', description: 'This server' }];
   const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
   for (const [path, operations] of Object.entries<Json>(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(operations)) {
       if (typeof operation !== 'object' || operation === null) continue;
       const key = `${method.toUpperCase()} ${path}`;
       if (path.startsWith('/api/apps/') && MUTATING.has(method)) idempotencyKey(operation);
-      documentParameters(operation, key);
+      documentParameters(operation, key, instanceParams[key]);
       documentSuccess(operation, key);
+      documentAnswers(path, method, operation);
+      documentOpenOperation(path, operation);
       const notTryable = NOT_TRYABLE_ON_THE_DEMO[key];
       if (notTryable) operation.description = `${operation.description ? `${operation.description} ` : ''}On the demo app, "Try it out" ${notTryable}.`;
       if (!operation.requestBody) continue;
@@ -71,10 +80,10 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[]): Json {
 }
 
 /** Each path parameter gets the demo's value as its example, which Swagger UI puts in the field. */
-function documentParameters(operation: Json, key: string): void {
+function documentParameters(operation: Json, key: string, instance: Record<string, unknown> = {}): void {
   for (const parameter of operation.parameters ?? []) {
-    if (parameter?.in !== 'path' || parameter.example !== undefined) continue;
-    const value = PARAM_OVERRIDES[key]?.[parameter.name] ?? PARAM_EXAMPLES[parameter.name];
+    if (parameter?.in !== 'path') continue;
+    const value = instance[parameter.name] ?? parameter.example ?? PARAM_OVERRIDES[key]?.[parameter.name] ?? PARAM_EXAMPLES[parameter.name];
     if (value !== undefined) parameter.example = value;
   }
 }
@@ -104,12 +113,6 @@ function numberEnums(schema: unknown): void {
 
 const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
 
-const PROBLEM_SCHEMA = {
-  type: 'object',
-  required: ['title', 'status', 'detail'],
-  properties: { title: { type: 'string' }, status: { type: 'integer' }, detail: { type: 'string' } },
-};
-
 /** The Idempotency-Key header and the two answers only it causes. */
 function idempotencyKey(operation: Json): void {
   operation.parameters = [
@@ -124,10 +127,7 @@ function idempotencyKey(operation: Json): void {
         'Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters.',
     },
   ];
-  const problem = (description: string) => ({ description, content: { 'application/json': { schema: PROBLEM_SCHEMA } } });
-  operation.responses ??= {};
-  operation.responses['409'] ??= problem('Conflict');
-  operation.responses['422'] ??= problem('Idempotency-Key already used with a different request');
+  idempotencyAnswers(operation);
   const detail = 'With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.';
   operation.description = operation.description ? `${operation.description} ${detail}` : detail;
 }

@@ -26,7 +26,7 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 describe('Swagger UI', () => {
   test('shows the operations, authorizes with a service key, and "Try it out" lists activities with 200, offline', async () => {

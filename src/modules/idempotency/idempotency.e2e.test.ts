@@ -18,11 +18,11 @@ beforeAll(async () => {
       `[[apps]]\nid = "idem"\napp_secret = "${SECRET}"\n`,
   );
   islet = createIsletClient({ baseUrl: server.url, serviceKey: SECRET });
-});
+}, 30_000);
 afterAll(async () => {
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 describe('Idempotency-Key through a real server process', () => {
   test('a replayed start creates one activity and answers the same body with Idempotent-Replayed: true; a changed body is 422', async () => {

@@ -53,7 +53,7 @@ afterAll(async () => {
   await sandbox?.close();
   await fcm?.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 const { call, admin } = serverClient(() => server.url, SECRET, ADMIN);
 const la = (suffix = '') => `/api/apps/${APP}/live-activities${suffix}`;

@@ -186,7 +186,7 @@ describe('listing live activities', () => {
     expect(page.body.total).toBe(55);
     const beyond = await h.service('a1', 'GET', `${PATH}?offset=100`);
     expect(beyond.body).toEqual({ activities: [], total: 55 });
-  });
+  }, 30_000);
 
   test('activities started together are ordered by id, descending', async () => {
     await setup();
@@ -231,7 +231,7 @@ describe('listing live activities', () => {
     const byTemplate = await h.service('a1', 'GET', `${PATH}?templateSlug=image-banner`);
     expect(byTemplate.body).toMatchObject({ total: 1, activities: [{ id: banner }] });
     expect((await h.service('a1', 'GET', `${PATH}?templateSlug=progress-bar&state=Active`)).body.total).toBe(2);
-  });
+  }, 30_000);
 });
 
 describe('authentication and isolation between apps', () => {

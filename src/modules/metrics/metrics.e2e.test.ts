@@ -20,7 +20,7 @@ function samples(text: string, name: string): Record<string, string>[] {
 }
 
 describe('GET /metrics through a real server process', () => {
-  test('after real traffic every family is there with bounded labels; [metrics] token makes it 401 without the token', async () => {
+  test('after real traffic every family is there with bounded labels and promtool accepts the scrape; [metrics] token makes it 401 without the token', async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-metrics-'));
     server = await spawnServer(
       dir,
@@ -79,8 +79,12 @@ describe('GET /metrics through a real server process', () => {
     expect(samples(text, 'islet_channel_state')).toContainEqual({ app: 'shop', provider: 'fcm', state: 'simulator' });
     expect(text).toContain('islet_live_activities_active{app="shop",platform="android"} 2');
     expect(samples(text, 'islet_scheduler_job_duration_seconds_count').map((s) => s.job)).toContain('ios-expiry');
-    for (const family of ['islet_process_resident_memory_bytes', 'islet_nodejs_eventloop_lag_p99_seconds', 'islet_process_open_fds', 'islet_nodejs_active_handles_total'])
+    for (const family of ['islet_process_resident_memory_bytes', 'islet_nodejs_eventloop_lag_p99_seconds', 'islet_process_open_fds', 'islet_nodejs_handles_active'])
       expect(text).toContain(`\n${family} `);
+    // Prometheus' own checker (Debian's prometheus package): names, types, suffixes, format.
+    const promtool = Bun.spawn(['promtool', 'check', 'metrics'], { stdin: new TextEncoder().encode(text), stdout: 'pipe', stderr: 'pipe' });
+    const [checkOut, checkErr, checkCode] = await Promise.all([new Response(promtool.stdout).text(), new Response(promtool.stderr).text(), promtool.exited]);
+    expect({ code: checkCode, output: `${checkOut}${checkErr}` }).toEqual({ code: 0, output: '' });
 
     // No label names a device, an end user or an activity: not as a label, not as a value.
     const labelNames = new Set([...text.matchAll(/[{,](\w+)="/g)].map((m) => m[1]!));

@@ -57,6 +57,7 @@ function createMetrics(ctx: AppContext): IsletMetrics {
   collectDefaultMetrics({ register: registry, prefix: 'islet_' });
   const repo = ctx.db.repos.metrics;
   const r = [registry];
+  activeCounts(registry);
 
   const httpRequests = new Counter({
     name: 'islet_http_requests_total',
@@ -165,3 +166,28 @@ function createMetrics(ctx: AppContext): IsletMetrics {
 }
 
 const HEALTH_STATES = ['healthy', 'degraded', 'down'] as const;
+
+/**
+ * prom-client names three gauges `…_total`, which Prometheus keeps for counters (`promtool check
+ * metrics` fails on them): they are replaced by the same counts under gauge names.
+ */
+function activeCounts(registry: Registry): void {
+  const counts: [string, string, () => number][] = [
+    ['handles', 'libuv handles', () => (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().length],
+    ['requests', 'libuv requests', () => (process as unknown as { _getActiveRequests(): unknown[] })._getActiveRequests().length],
+    ['resources', 'resources keeping the event loop alive', () => process.getActiveResourcesInfo().length],
+  ];
+  for (const [what, help, count] of counts) {
+    const old = `islet_nodejs_active_${what}_total`;
+    if (!registry.getSingleMetric(old)) continue;
+    registry.removeSingleMetric(old);
+    new Gauge({
+      name: `islet_nodejs_${what}_active`,
+      help: `Number of active ${help} (was ${old}).`,
+      registers: [registry],
+      collect() {
+        this.set(count());
+      },
+    });
+  }
+}

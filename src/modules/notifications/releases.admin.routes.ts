@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { AppParams, errors, Success } from '../../http/schemas';
-import { HttpError } from '../../lib/errors';
+import { AppParams, errors, IntegerParam, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 
@@ -27,17 +26,9 @@ const ReleaseRecord = t.Object({
   templates: t.Array(TemplateRecord),
 });
 
-const Version = t.Integer({ minimum: 1, maximum: MAX_VERSION, description: 'The release version.' });
+const Version = IntegerParam({ minimum: 1, maximum: MAX_VERSION, description: 'The release version.' }, 'version must be a positive integer');
 const VersionParams = t.Object({ appId: t.String(), version: Version });
 const TemplateParams = t.Object({ appId: t.String(), version: Version, slug: Slug });
-
-/** Runs before validation: a bad version in the path gets a sentence instead of the decoder's terse error. */
-function checkVersionParam({ params }: { params: Record<string, string | undefined> }): void {
-  const raw = params.version;
-  if (raw === undefined) return;
-  const n = /^[0-9]{1,10}$/.test(raw) ? Number(raw) : 0;
-  if (n < 1 || n > MAX_VERSION) throw new HttpError(400, 'version must be a positive integer');
-}
 
 const statusRules =
   'Draft → Testing, Live or Archived; Testing → Draft, Live or Archived; Live → Archived; Archived → Live (roll back). ' +
@@ -47,7 +38,6 @@ const statusRules =
 export function releasesAdminRoutes(services: Services) {
   const { releases } = services;
   return adminGroup(services, 'Admin: releases')
-    .onTransform(checkVersionParam)
     .get('/apps/:appId/releases', async ({ params }) => ({ releases: await releases.list(params.appId) }), {
       params: AppParams,
       response: { 200: t.Object({ releases: t.Array(ReleaseRecord) }), ...errors(401, 404) },

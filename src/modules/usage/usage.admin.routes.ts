@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { AppParams, errors } from '../../http/schemas';
+import { AppParams, Int, errors } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { usageReport } from './usage.service';
@@ -12,7 +12,7 @@ const Usage = t.Object({
   quota: t.Union([t.Number(), t.Null()], { description: "The plan's minutes; null = unlimited." }),
   overage: t.Boolean({ description: 'Whether the plan allows going over the quota.' }),
   overageMinutes: t.Number({ description: 'Minutes used beyond the quota (plans with overage).' }),
-  activeActivities: t.Integer(),
+  activeActivities: Int(),
   daily: t.Array(t.Object({ date: t.String({ description: 'YYYY-MM-DD (UTC)' }), minutes: t.Number() })),
 });
 

@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { AppParams, errors, PageQuery, Success } from '../../http/schemas';
+import { AppParams, Int, PageQuery, Success, errors } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS } from './webhooks.events';
@@ -26,15 +26,15 @@ const Endpoint = t.Object({
 });
 const Secret = t.String({ description: 'The signing secret, `whsec_` + base64: verify `webhook-signature` with it (Standard Webhooks libraries).' });
 const Attempt = t.Object({
-  id: t.Integer(),
+  id: Int(),
   eventId: t.String({ description: 'The `webhook-id` header: the same on every retry of the event.' }),
   eventType: t.String(),
-  attempt: t.Integer({ description: '1 for the first post of the event to this endpoint.' }),
+  attempt: Int({ description: '1 for the first post of the event to this endpoint.' }),
   at: t.String({ format: 'date-time' }),
   ok: t.Boolean(),
-  responseStatus: Nullable(t.Integer()),
+  responseStatus: Nullable(Int()),
   error: Nullable(t.String()),
-  durationMs: t.Integer(),
+  durationMs: Int(),
 });
 const WebhookParams = t.Object({ appId: t.String({ description: 'The app identifier.' }), id: t.String({ description: 'The webhook endpoint identifier.' }) });
 
@@ -130,7 +130,7 @@ export function webhooksAdminRoutes(services: Services) {
       {
         params: WebhookParams,
         query: t.Object(PageQuery, { additionalProperties: true }),
-        response: { 200: t.Object({ attempts: t.Array(Attempt, { description: 'Newest first.' }), total: t.Integer() }), ...errors(400, 401, 404) },
+        response: { 200: t.Object({ attempts: t.Array(Attempt, { description: 'Newest first.' }), total: Int() }), ...errors(400, 401, 404) },
         detail: { summary: 'List the attempts of a webhook endpoint', description: 'Every post, newest first: the event, the attempt number, the receiver’s status or the error.' },
       },
     );

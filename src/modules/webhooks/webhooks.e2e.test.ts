@@ -25,12 +25,12 @@ beforeAll(async () => {
   );
   islet = createIsletClient({ baseUrl: server.url, serviceKey: SECRET });
   admin = createIsletClient({ baseUrl: server.url, adminToken: ADMIN });
-});
+}, 30_000);
 afterAll(async () => {
   await server?.stop();
   await receiver?.close();
   rmSync(dir, { recursive: true, force: true });
-});
+}, 30_000);
 
 async function until(what: () => boolean, ms: number): Promise<void> {
   const start = Date.now();
