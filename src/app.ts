@@ -66,8 +66,9 @@ export function createApp(ctx: AppContext) {
     .onParse({ as: 'global' }, ({ request }) => {
       if (isJsonMediaType(request.headers.get('content-type'))) return readJsonBody(request, maxBodyBytes);
     })
-    // Idempotency-Key: after authentication and validation, and on every answer before it is sent.
-    .onBeforeHandle({ as: 'global' }, ({ request, params, body }) => services.idempotency.begin(request, (params as { appId?: string })?.appId, body))
+    // Idempotency-Key: after authentication (only a request authenticated for its app takes a key)
+    // and validation, and on every answer before it is sent.
+    .onBeforeHandle({ as: 'global' }, ({ request, body }) => services.idempotency.begin(request, services.auth.authenticatedApp(request)?.id, body))
     .mapResponse({ as: 'global' }, ({ request, responseValue, set }) => services.idempotency.finish(request, responseValue, set.status))
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);

@@ -2,9 +2,10 @@
  * Chaos on the API side: SIGTERM while clients keep writing, and a disk that fills up.
  */
 import { Database } from 'bun:sqlite';
-import { copyFileSync, existsSync, mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SpawnedServer } from '../../src/test-support/spawn-server';
+import { fillTmpfs, onTmpfs, tmpfsAvailable } from '../../src/test-support/tmpfs';
 import { APP, createFleet, fanoutResult, now, seconds, send, SERVICE_KEY, type ScenarioResult } from './fleet';
 
 /**
@@ -53,11 +54,6 @@ export async function sigtermScenario(options: { devices: number; clients: numbe
 }
 
 /** Whether this machine lets an unprivileged process mount a tmpfs in its own user and mount namespace. */
-export async function tmpfsAvailable(): Promise<boolean> {
-  const proc = Bun.spawn(['unshare', '-Urm', 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs /mnt'], { stdout: 'ignore', stderr: 'ignore' });
-  return (await proc.exited) === 0;
-}
-
 /**
  * Devices are registered through the API until writes answer 507; /readyz must then answer 503.
  * Space returns and /readyz must come back to 200 without a restart, writes succeed again, every
@@ -78,14 +74,9 @@ export async function diskFullScenario(): Promise<ScenarioResult> {
       mkdirSync(mount, { recursive: true });
       // The seeded database moves onto the tmpfs once it is mounted, then the server starts there.
       const seeded = join(dir, 'islet.db');
-      const wrapper = `mount -t tmpfs -o size=16m tmpfs "${mount}" && cp "${seeded}" "${join(dir, 'islet.key')}" "${mount}/" && exec "$0" "$@"`;
-      server = await fleet.spawn(dir, config, ['unshare', '-Urm', 'sh', '-c', wrapper, process.execPath, join(import.meta.dir, '../../src/main.ts')]);
-      // The tmpfs is seen through the server's own root; leave about 1 MB free.
-      const inside = join(`/proc/${server.proc.pid}/root`, mount);
-      const free = statfsSync(inside);
-      const filler = join(inside, 'filler');
-      writeFileSync(filler, Buffer.alloc(Math.max(0, Number(free.bavail) * Number(free.bsize) - 1024 * 1024)));
-      makeRoom = () => rmSync(filler);
+      server = await fleet.spawn(dir, config, onTmpfs(mount, 16, join(import.meta.dir, '../../src/main.ts'), [seeded, join(dir, 'islet.key')]));
+      // Leave about 1 MB free.
+      makeRoom = fillTmpfs(server.proc.pid, mount, 1024 * 1024);
     } else {
       server = await fleet.spawn(dir, config.replace('[database]\n', '[database]\nmax_size_mb = 4\n'));
       const side = new Database(dbPath);

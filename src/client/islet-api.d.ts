@@ -57,7 +57,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdLive-activitiesById"];
     /**
      * End a Live Activity
-     * @description The activity becomes `Ended` and its end goes to every device it runs on. No body is needed; an optional JSON body gives a final `contentState` and `dismissalDate` (absent: the system’s default, up to 4 hours on iOS; a past date: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description The activity becomes `Ended` and is removed from every device it runs on. No body is needed; an optional JSON body gives a final `contentState` and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     delete: operations["deleteApiAppsByAppIdLive-activitiesById"];
     /**
@@ -1092,7 +1092,7 @@ export interface operations {
   };
   /**
    * End a Live Activity
-   * @description The activity becomes `Ended` and its end goes to every device it runs on. No body is needed; an optional JSON body gives a final `contentState` and `dismissalDate` (absent: the system’s default, up to 4 hours on iOS; a past date: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description The activity becomes `Ended` and is removed from every device it runs on. No body is needed; an optional JSON body gives a final `contentState` and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "deleteApiAppsByAppIdLive-activitiesById": {
     parameters: {
@@ -1107,7 +1107,7 @@ export interface operations {
         id: string;
       };
     };
-    /** @description Optional: without a body the activity ends with its current content and the system’s default dismissal. */
+    /** @description Optional: without a body the activity ends with its current content and is removed from the device at once. */
     requestBody?: {
       content: {
         "application/json": {
@@ -1120,7 +1120,7 @@ export interface operations {
            * @enum {integer}
            */
           priority?: 5 | 10;
-          /** @description When the device removes the ended activity; a past date removes it at once. Absent: the system’s default (iOS: up to 4 hours). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
+          /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           dismissalDate?: string | number;
         };
       };
@@ -5531,6 +5531,8 @@ export interface operations {
                   at: string;
                 }) | null;
               })[];
+            /** @description Without instances: why no device shows the activity (e.g. `device has no push-to-start token`); such an activity uses no live activity minutes. Null when it has an instance. */
+            noInstanceReason: string | null;
           };
         };
       };

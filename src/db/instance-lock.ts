@@ -1,5 +1,5 @@
 import { Database } from 'bun:sqlite';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 
 export interface InstanceLock {
@@ -18,7 +18,10 @@ export interface InstanceLock {
 export function tryInstanceLock(databasePath: string): InstanceLock | undefined {
   if (databasePath === ':memory:') return { release() {} };
   const path = `${databasePath}.lock`;
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // Made 0600 before SQLite opens it: SQLite gives its -journal the file's permissions.
+  closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
   const db = new Database(path, { create: true });
   try {
     db.exec('PRAGMA busy_timeout = 0');

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHarness, type Harness } from '../test-support/harness';
+import { STATUS_CODES } from 'node:http';
+import { problem } from '../lib/errors';
 import { silentLogger } from '../lib/logger';
 import { errorResponse } from './error-response';
 import { createApp } from '../app';
@@ -30,7 +32,7 @@ describe('error shape', () => {
     const big = JSON.stringify({ endUserId: 'u', platform: 'ios', token: 'x'.repeat(70 * 1024) });
     const res = await h.request('POST', '/api/apps/a1/devices', { raw: big, headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' } });
     expect(res.status).toBe(413);
-    expect(res.body).toEqual({ title: 'Content Too Large', status: 413, detail: 'request body exceeds 64 KiB' });
+    expect(res.body).toEqual({ title: 'Payload Too Large', status: 413, detail: 'request body exceeds 64 KiB' });
   });
 
   test('a body that is not JSON is a 415 that says what to send', async () => {
@@ -80,6 +82,19 @@ describe('error shape', () => {
     h = await createHarness();
     expect((await h.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await h.request('GET', '/readyz')).body).toEqual({ status: 'ready' });
+  });
+
+  test('a write refused for lack of space turns /readyz 503 at once, even though a small write would fit (the probe waits a second)', async () => {
+    h = await createHarness();
+    const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    h.ctx.db.storage.failed(full);
+    const ready = await h.request('GET', '/readyz');
+    expect([ready.status, ready.body.title, ready.body.detail]).toEqual([503, 'Service Unavailable', expect.stringMatching(/^disk is full/)]);
+  });
+
+  test('problem titles are the platform’s reason phrases, for every status', () => {
+    for (const status of [400, 401, 404, 413, 415, 422, 429, 500, 503, 507]) expect(problem(status, 'x').title).toBe(STATUS_CODES[status]!);
+    expect(problem(507, 'disk is full').title).toBe('Insufficient Storage');
   });
 
   test('the per-app rate limit answers 429 with Retry-After, and refills with time', async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { apnsKey } from '../test-support/delivery-fixtures';
@@ -53,7 +53,7 @@ describe('1. parsing limits before work, and the server layer', () => {
     const head = `POST /console/api/session HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
     const chunked = await raw([head, chunk, chunk, '0\r\n\r\n'], { gapMs: 10 });
     expect(chunked.status).toBe(413);
-    expect(JSON.parse(chunked.body)).toEqual({ title: 'Content Too Large', status: 413, detail: 'request body exceeds 64 KiB' });
+    expect(JSON.parse(chunked.body)).toEqual({ title: 'Payload Too Large', status: 413, detail: 'request body exceeds 64 KiB' });
     const declared = await raw(`POST /console/api/session HTTP/1.1\r\nHost: ${host()}\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{`);
     expect(declared.status).toBe(413);
     expect(JSON.parse(declared.body).detail).toBe('request body exceeds 64 KiB');
@@ -276,14 +276,13 @@ describe('5. headers', () => {
 });
 
 describe('6. files and start-up', () => {
-  test('database, WAL, shared memory and key files are 0600 in a 0700 folder', () => {
+  test('database, WAL, shared memory, instance lock (and its journal) and key files are 0600 in a 0700 folder', () => {
     const mode = (p: string) => (statSync(join(dir, p)).mode & 0o777).toString(8);
-    expect({ folder: mode('data'), db: mode('data/islet.db'), wal: mode('data/islet.db-wal'), shm: mode('data/islet.db-shm'), key: mode('data/islet.key') }).toEqual({
+    const files = readdirSync(join(dir, 'data')).sort();
+    expect(files).toEqual(['islet.db', 'islet.db-shm', 'islet.db-wal', 'islet.db.lock', 'islet.db.lock-journal', 'islet.key']);
+    expect({ folder: mode('data'), ...Object.fromEntries(files.map((f) => [f, mode(`data/${f}`)])) }).toEqual({
       folder: '700',
-      db: '600',
-      wal: '600',
-      shm: '600',
-      key: '600',
+      ...Object.fromEntries(files.map((f) => [f, '600'])),
     });
   });
 

@@ -1,18 +1,4 @@
-/** Standard reason phrases, used as the `title` of every error body. */
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Entity',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
+import { STATUS_CODES } from 'node:http';
 
 export interface Problem {
   title: string;
@@ -40,8 +26,9 @@ export class HttpError extends Error {
   }
 }
 
+/** The `title` is the status's standard reason phrase, from the platform's table (507: "Insufficient Storage"). */
 export function problem(status: number, detail: string): Problem {
-  return { title: TITLES[status] ?? 'Error', status, detail };
+  return { title: STATUS_CODES[status] ?? `Status ${status}`, status, detail };
 }
 
 export function problemResponse(status: number, detail: string, headers: Record<string, string> = {}): Response {

@@ -12,7 +12,8 @@ import { apnsToken, type StandinAnswer } from './apns-standin';
  * - An update or end reaches an activity only through that update token, and is ignored unless its
  *   `timestamp` is newer than the last one the activity applied.
  * - An ended activity stays on the Lock Screen until its `dismissal-date` (absent: the system's
- *   default, modelled as 4 hours; in the past: removed at once).
+ *   default, modelled as 4 hours; now or in the past: removed at once). Once removed, its update
+ *   token is gone: APNs answers 410 with the dismissal time.
  * - Every token belongs to one environment: sent to the other environment's host it is refused with
  *   400 BadDeviceToken. A token the phone retired answers 410 Unregistered with the `timestamp`
  *   (ms) it was retired at.
@@ -142,7 +143,10 @@ export class ModelPhone {
     if (token === this.pushToStartToken) return this.start(aps);
     const activityId = [...this.updateTokens].find(([, t]) => t === token)?.[0];
     const activity = activityId && this.activities.get(activityId);
-    if (activity) this.apply(activity, aps);
+    if (!activity) return undefined;
+    if (activity.ended && activity.dismissalDate !== undefined && activity.dismissalDate <= this.clock.now() / 1000)
+      return { status: 410, reason: 'Unregistered', timestamp: activity.dismissalDate * 1000 };
+    this.apply(activity, aps);
     return undefined;
   }
 

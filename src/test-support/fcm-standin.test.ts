@@ -59,7 +59,19 @@ describe('FCM stand-in', () => {
     expect((await send('p1', body.access_token!, { token: 't', data: { a: 'b' } })).status).toBe(200);
     expect((await send('p1', 'ya29.forged', { token: 't' })).body.error.status).toBe('UNAUTHENTICATED');
     expect((await send('p2', body.access_token!, { token: 't' })).body.error.status).toBe('PERMISSION_DENIED');
-    expect((await send('p1', body.access_token!, { token: 't', data: { n: 1 } })).body.error.status).toBe('INVALID_ARGUMENT');
+    // As Google answers it: the FcmError code and a google.rpc.BadRequest naming the field.
+    expect((await send('p1', body.access_token!, { token: 't', data: { a: 'b', n: 1 } })).body.error).toEqual({
+      code: 400,
+      message: "Invalid value at 'message.data[1].value' (TYPE_STRING), 1",
+      status: 'INVALID_ARGUMENT',
+      details: [
+        { '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'INVALID_ARGUMENT' },
+        {
+          '@type': 'type.googleapis.com/google.rpc.BadRequest',
+          fieldViolations: [{ field: 'message.data[1].value', description: "Invalid value at 'message.data[1].value' (TYPE_STRING), 1" }],
+        },
+      ],
+    });
   });
 
   test('a topic message reaches the devices subscribed to the topic, and only those', async () => {

@@ -19,7 +19,14 @@ export interface FcmAnswer {
   rpcStatus?: string;
   /** FcmError errorCode, e.g. UNREGISTERED. */
   errorCode?: string;
+  /** google.rpc.BadRequest field violations: what was wrong with the message. */
+  violations?: FieldViolation[];
   headers?: Record<string, string>;
+}
+
+export interface FieldViolation {
+  field: string;
+  description: string;
 }
 
 export interface FcmStandin {
@@ -57,17 +64,22 @@ export interface FcmStandin {
 
 const STATUS_TEXT: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
 
-/** An FCM HTTP v1 error body, as Google shapes it. */
-export function fcmError(status: number, rpcStatus = STATUS_TEXT[status] ?? 'UNKNOWN', errorCode?: string, message = rpcStatus): object {
-  return {
-    error: {
-      code: status,
-      message,
-      status: rpcStatus,
-      ...(errorCode ? { details: [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }] } : {}),
-    },
-  };
+/**
+ * An FCM HTTP v1 error body, as Google shapes it: `details` carries an FcmError with the error code
+ * and, for a bad request, a google.rpc.BadRequest with the violated fields.
+ * @example fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', undefined, [{ field: 'message.data[0].value', description: "Invalid value at 'message.data[0].value' (TYPE_STRING), 1" }])
+ */
+export function fcmError(status: number, rpcStatus = STATUS_TEXT[status] ?? 'UNKNOWN', errorCode?: string, message = rpcStatus, violations: FieldViolation[] = []): object {
+  const details = [
+    ...(errorCode ? [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode }] : []),
+    ...(violations.length > 0 ? [{ '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: violations }] : []),
+  ];
+  return { error: { code: status, message, status: rpcStatus, ...(details.length > 0 ? { details } : {}) } };
 }
+
+/** Google's answer to a message it cannot take: 400 INVALID_ARGUMENT naming the field. */
+const badRequest = (field: string, description: string) =>
+  fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', description, [{ field, description }]);
 
 /**
  * An HTTP server that speaks FCM HTTP v1 `messages:send` and the OAuth2 JWT-bearer token exchange:
@@ -136,16 +148,19 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
     const topic = message.topic as unknown;
     // Firebase's topic names: [a-zA-Z0-9-_.~%]{1,900}, without the "/topics/" prefix in HTTP v1.
     if (topic !== undefined && !(typeof topic === 'string' && /^[a-zA-Z0-9\-_.~%]{1,900}$/.test(topic)))
-      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, `Invalid value at 'message.topic'`));
+      return json(400, badRequest('message.topic', `Invalid value at 'message.topic'`));
     if (topic === undefined && (typeof message.token !== 'string' || message.token === ''))
       return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'message.token is required'));
-    if (message.data !== undefined && !Object.values(message.data).every((v) => typeof v === 'string'))
-      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'data values must be strings'));
+    const nonString = Object.values(message.data ?? {}).findIndex((v) => typeof v !== 'string');
+    if (nonString >= 0) {
+      const field = `message.data[${nonString}].value`;
+      return json(400, badRequest(field, `Invalid value at '${field}' (TYPE_STRING), ${JSON.stringify(Object.values(message.data)[nonString])}`));
+    }
     const ttl = message.android?.ttl;
     if (ttl !== undefined && !(typeof ttl === 'string' && /^\d+(\.\d{1,9})?s$/.test(ttl)))
-      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, `Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), "${ttl}"`));
+      return json(400, badRequest('message.android.ttl', `Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), "${ttl}"`));
     if (malformed.has(message.token))
-      return json(400, fcmError(400, 'INVALID_ARGUMENT', undefined, 'The registration token is not a valid FCM registration token'));
+      return json(400, fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'The registration token is not a valid FCM registration token', [{ field: 'message.token', description: 'Invalid registration token' }]));
     if (unregistered.has(message.token)) return json(404, fcmError(404, 'NOT_FOUND', 'UNREGISTERED'));
     const fault = faults.draw();
     if (fault === 'internal') return json(500, fcmError(500, 'INTERNAL'));
@@ -153,7 +168,8 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
       return json(429, fcmError(429, 'RESOURCE_EXHAUSTED', 'QUOTA_EXCEEDED', 'Device message rate exceeded.'), { 'retry-after': String(faults.retryAfterS) });
     if (fault) return json(503, fcmError(503, 'UNAVAILABLE'));
     const answer = responder ? await responder(received) : undefined;
-    if (answer && answer.status !== 200) return json(answer.status, fcmError(answer.status, answer.rpcStatus, answer.errorCode), answer.headers);
+    if (answer && answer.status !== 200)
+      return json(answer.status, fcmError(answer.status, answer.rpcStatus, answer.errorCode, undefined, answer.violations), answer.headers);
     if (typeof topic === 'string') for (const token of topics.get(topic) ?? []) receive(token, 'topic', message);
     else receive(message.token, 'token', message);
     return json(200, { name: `projects/${project}/messages/${randomUUID()}` });

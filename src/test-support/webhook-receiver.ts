@@ -15,6 +15,12 @@ export interface WebhookReceiver {
   rejected: string[];
   /** Every request's answer from now on (503: the receiver is failing). */
   answer(status: number): void;
+  /** Requests from now on get no answer (a receiver that hangs) until `release`. */
+  hold(): void;
+  /** Answers the requests held, and those to come, as `answer` says. */
+  release(): void;
+  /** Requests read and not answered yet (held). */
+  open: number;
   /** Stops listening (connections are refused) until `up`. */
   down(): Promise<void>;
   /** Listens again on the same port. */
@@ -31,12 +37,20 @@ export interface WebhookReceiver {
  */
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
   let status = 204;
+  let held: (() => void)[] | undefined;
   const receiver: WebhookReceiver = {
     url: '',
     events: [],
     rejected: [],
     secret: '',
+    open: 0,
     answer: (s) => void (status = s),
+    hold: () => void (held ??= []),
+    release() {
+      const waiting = held ?? [];
+      held = undefined;
+      for (const go of waiting) go();
+    },
     async down() {
       await server?.stop(true);
       server = undefined;
@@ -55,6 +69,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       async fetch(request) {
         const body = await request.text();
         const headers = Object.fromEntries(request.headers);
+        if (held) {
+          receiver.open++;
+          await new Promise<void>((go) => held!.push(go));
+          receiver.open--;
+        }
         try {
           new Webhook(receiver.secret).verify(body, headers);
         } catch (e) {

@@ -22,8 +22,9 @@ const TOKEN_TONES = { active: 'green', waiting: 'amber', invalid: 'red' } as con
  * updates go to (an iPhone's own activity token; an Android device's registration token) and the
  * last delivery. Reasons are written out, not hidden in tooltips: they say what to fix.
  */
-export function ActivityInstances(props: { instances: ActivityInstance[] }) {
-  if (props.instances.length === 0) return html`<p class="muted">The start reached no device (see the delivery timeline).</p>`;
+export function ActivityInstances(props: { instances: ActivityInstance[]; noInstanceReason?: string | null }) {
+  if (props.instances.length === 0)
+    return html`<p class="muted no-instance">No device shows this activity: ${props.noInstanceReason ?? 'the start reached no device'}. Its minutes are not counted (see the delivery timeline).</p>`;
   return html`<div class="table-wrap"><table class="table">
     <thead><tr><th scope="col">Device</th><th scope="col">State</th><th scope="col">Update token</th><th scope="col">Last delivery</th></tr></thead>
     <tbody>

@@ -79,6 +79,7 @@ interface ActivityDetail extends Activity {
   contentState: Strings;
   hasPushToken: boolean;
   instances: ActivityInstance[];
+  noInstanceReason: string | null;
 }
 
 const END_REASONS = {
@@ -134,7 +135,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
           ${a.endReason ? html`<p class="muted small end-reason">${END_REASONS[a.endReason]}.</p>` : ''}
         <//>
         <${Card} title="Devices" description="One instance per device the activity was started on; updates and the end go to each at its own token.">
-          <${ActivityInstances} instances=${a.instances} />
+          <${ActivityInstances} instances=${a.instances} noInstanceReason=${a.noInstanceReason} />
         <//>
         ${waitingForToken ? html`<${HeldNotice} />` : ''}
         ${a.state === 'Active' && state

@@ -51,6 +51,9 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
       await serviceAuthApi.app(request, params.appId ?? '');
     },
 
+    /** The app a request was authenticated for, or undefined before (or without) authentication. */
+    authenticatedApp: (request: Request): AppRow | undefined => authenticated.get(request),
+
     /** The app a request was authenticated for (by `app`, `appOrEndUser` or `requireKey`). */
     appOf(request: Request): AppRow {
       const row = authenticated.get(request);

@@ -151,14 +151,15 @@ describe('delivery to FCM', () => {
     const malformed = addDevice(h.ctx, 'demo', { platform: 'android' });
     const fine = addDevice(h.ctx, 'demo', { platform: 'android' });
     fcm.malform(malformed.token);
-    fcm.respond((req) => (req.body.message.notification?.title === 'bad' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : undefined));
+    const violations = [{ field: 'message.notification.title', description: "Invalid value at 'message.notification.title'" }];
+    fcm.respond((req) => (req.body.message.notification?.title === 'bad' ? { status: 400, errorCode: 'INVALID_ARGUMENT', violations } : undefined));
     await queue(h.ctx, 'demo', notificationContent(), [malformed.id, fine.id]);
     await queue(h.ctx, 'demo', notificationContent('bad'), [fine.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'INVALID_ARGUMENT: invalid registration token'],
       ['delivered', null],
-      ['failed', 'INVALID_ARGUMENT'],
+      ['failed', "INVALID_ARGUMENT: message.notification.title: Invalid value at 'message.notification.title'"],
     ]);
     const devices = (await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices;
     expect(Object.fromEntries(devices.map((d: { id: string; valid: boolean }) => [d.id, d.valid]))).toEqual({ [malformed.id]: false, [fine.id]: true });

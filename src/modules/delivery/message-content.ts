@@ -38,7 +38,7 @@ export interface LiveActivityContent {
    * `nextTimestamp`); absent in contents queued before it existed: then the seconds of `timestamp`.
    */
   apnsTimestamp?: number;
-  /** End only: when the system should remove the activity from the Lock Screen, ms; absent: the system's default. */
+  /** End only: when the device removes the activity, ms (every end since issue 27 has one; absent only in ends queued before: the system's default). */
   dismissalAt?: number;
   /** Start (always: the template's alert unless given) and update (only when given). */
   alert?: ActivityAlert;

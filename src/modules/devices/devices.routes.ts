@@ -64,13 +64,16 @@ export function devicesRoutes(services: Services) {
     )
     .delete(
       '/api/apps/:appId/devices/:deviceId',
-      async ({ params, request }) => {
-        const device = await devices.find(params.appId, params.deviceId);
-        await auth.appOrEndUser(request, params.appId, device?.endUserId);
-        if (!device || !(await devices.remove(params.appId, params.deviceId))) throw new HttpError(404, 'device not found');
+      async ({ params }) => {
+        if (!(await devices.remove(params.appId, params.deviceId))) throw new HttpError(404, 'device not found');
         return { success: true as const };
       },
       {
+        // Before the Idempotency-Key is looked at (a global beforeHandle): a refused request takes no key.
+        transform: async ({ params, request }) => {
+          const appId = params.appId ?? '';
+          await auth.appOrEndUser(request, appId, (await devices.find(appId, params.deviceId ?? ''))?.endUserId);
+        },
         params: t.Object({ appId: t.String(), deviceId: t.String() }),
         response: { 200: Success, ...errors(401, 404, 429) },
         detail: { summary: 'Remove a device', description: signedBy, security: [{ serviceKey: [] }, { endUserSignature: [] }] },

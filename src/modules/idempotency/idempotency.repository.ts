@@ -28,6 +28,7 @@ function idempotencyStatements(db: Db) {
   const release = client.query(`DELETE FROM idempotency_keys WHERE app_id = ? AND key = ? AND state = 'running'`);
   const releaseAll = client.query(`DELETE FROM idempotency_keys WHERE state = 'running'`);
   const prune = client.query(`DELETE FROM idempotency_keys WHERE created_at < ?`);
+  const all = client.query<{ appId: string; key: string; status: number | null }, []>(`SELECT app_id AS appId, key, status FROM idempotency_keys ORDER BY created_at`);
 
   return {
     find: (appId: string, key: string) => find.get(appId, key) ?? undefined,
@@ -52,6 +53,9 @@ function idempotencyStatements(db: Db) {
     releaseAllRunning(): number {
       return releaseAll.run().changes;
     },
+
+    /** Every key held, oldest first (what tests and an operator's check look at). */
+    all: () => all.all(),
 
     /** Deletes keys created before `before` (the retention job). */
     prune(before: number): number {

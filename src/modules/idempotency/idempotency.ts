@@ -19,7 +19,9 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 
 /**
  * Idempotency-Key on the public mutating routes. `begin` runs after authentication and body
- * validation (a global beforeHandle): it takes the key, or answers the stored response
+ * validation (a global beforeHandle) and is given the app the request was authenticated for:
+ * without one (refused, or a route that authenticates later) the key is not looked at, so a 401
+ * is never kept nor replayed and an unknown app id stores nothing. It takes the key, or answers the stored response
  * (`Idempotent-Replayed: true`), 409 while the first request runs, 422 for another request under
  * the key. `finish` runs on every answer (a global mapResponse) and stores it before it is sent,
  * so a client never sees an answer that a repeat would not replay.

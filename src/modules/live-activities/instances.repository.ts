@@ -61,6 +61,7 @@ function instancesStatements(db: Db) {
   const endOne = client.query<never, [number, string, string]>(
     `UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND device_id = ? AND ended_at IS NULL`,
   );
+  const any = client.query<{ yes: number }, [string]>(`SELECT 1 AS yes FROM activity_instances WHERE activity_id = ? LIMIT 1`);
   const dueIos = client.query<{ activityId: string; deviceId: string }, [number]>(
     `SELECT i.activity_id AS activityId, i.device_id AS deviceId FROM activity_instances i
       WHERE i.ended_at IS NULL AND i.platform = 'ios' AND i.started_at <= ? ORDER BY i.activity_id`,
@@ -99,6 +100,11 @@ function instancesStatements(db: Db) {
     end(activityId: string, at: number, deviceIds?: readonly string[]): void {
       if (!deviceIds) endAll.run(at, activityId);
       else for (const deviceId of deviceIds) endOne.run(at, activityId, deviceId);
+    },
+
+    /** Whether the activity was started on any device (live or ended): only then are its minutes billed. */
+    any(activityId: string): boolean {
+      return any.get(activityId) !== null;
     },
 
     /** Live iOS instances started at or before `cutoff`. */

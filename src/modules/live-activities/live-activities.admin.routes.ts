@@ -46,6 +46,10 @@ export function liveActivitiesAdminRoutes(services: Services) {
             contentState: StringMap,
             hasPushToken: t.Boolean({ description: 'iOS: whether an iOS device reported its update token for the activity.' }),
             instances: t.Array(Instance, { description: 'One per device the activity was started on (or that reported a token for it), oldest first.' }),
+            noInstanceReason: t.Union([t.String(), t.Null()], {
+              description:
+                'Without instances: why no device shows the activity (e.g. `device has no push-to-start token`); such an activity uses no live activity minutes. Null when it has an instance.',
+            }),
           }),
         ]),
         ...errors(401, 404),

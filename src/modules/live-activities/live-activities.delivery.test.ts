@@ -109,9 +109,8 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     const end = queuedFor(h, id).at(-1)!;
     expect(end.kind).toBe('la_end');
-    // Without a dismissalDate the end leaves the dismissal to the system (up to 4 hours on iOS).
-    expect(end.content).toMatchObject({ event: 'end', contentState: { progress: '30' } });
-    expect(end.content.dismissalAt).toBeUndefined();
+    // Without a dismissalDate the end removes it from the device at once: its dismissal date is the end's own time.
+    expect(end.content).toMatchObject({ event: 'end', contentState: { progress: '30' }, dismissalAt: h.clock.now() });
     expect(end.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
   });
 

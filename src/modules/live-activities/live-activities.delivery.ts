@@ -51,8 +51,8 @@ export interface EndOptions {
   /** api: DELETE by the app; quota: minutes used up; expired: no live instance left after the iOS 8-hour limit. */
   reason: NonNullable<ActivityRow['endReason']>;
   endedAt: PerActivity;
-  /** When the device removes the activity from the Lock Screen; absent: the system's default (up to 4 h). */
-  dismissalAt?: PerActivity;
+  /** When the device removes the activity (the end's own time: at once); never absent, which iOS reads as "up to 4 h". */
+  dismissalAt: PerActivity;
   /** When this happens: the time of the queued pushes. */
   now: number;
   /** API end: a final contentState (already validated) and the end's priority. */
@@ -75,7 +75,7 @@ export async function endActivities(store: Store, tx: Tx, rows: readonly Activit
     const finalState = options.contentState ? JSON.stringify(options.contentState) : null;
     if (!(await tx.liveActivities.markEnded(row.id, endedAt, options.reason, finalState))) continue;
     const activity = { ...parsed(row), ...(options.contentState ? { contentState: options.contentState } : {}) };
-    const dismissalAt = options.dismissalAt === undefined ? undefined : at(options.dismissalAt, row);
+    const dismissalAt = at(options.dismissalAt, row);
     const content = activityContent('end', activity, {
       now: options.now,
       apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),

@@ -45,7 +45,7 @@ export const ContentOptions = {
 export const EndOptions = {
   priority: t.Optional(PriorityField),
   dismissalDate: t.Optional(
-    DateField('When the device removes the ended activity; a past date removes it at once. Absent: the system’s default (iOS: up to 4 hours).'),
+    DateField('Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time).'),
   ),
 };
 

@@ -119,10 +119,12 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     const byProgress = ['10', '30', '40', '50', '60'].map((p) => sent.find((r) => r.body.aps['content-state'].progress === p)!.body.aps.timestamp);
     expect(byProgress.every((ts, i) => i === 0 || ts > byProgress[i - 1]!)).toBe(true);
 
-    // End without a body (and without a content type): the phone keeps showing the final state until the system dismisses it.
+    // End without a body (and without a content type): the activity is removed from the phone at once.
     const ended = await fetch(`${server.url}${la(`/${id}`)}`, { method: 'DELETE', headers: { 'x-service-key': SECRET } });
     expect(ended.status).toBe(200);
-    await eventually(() => expect(phone.shows(id)).toMatchObject({ ended: true, contentState: { progress: '60' } }));
+    await eventually(() => expect(phone.activities.get(id)).toMatchObject({ ended: true, contentState: { progress: '60' } }));
+    expect(phone.shows(id)).toBeUndefined();
+    expect(phone.activities.get(id)!.dismissalDate).toBeLessThanOrEqual(Date.now() / 1000);
   }, 30_000);
 
   test('the phone model applies only newer timestamps, refuses the other host, and answers 410 with the retirement time', () => {
@@ -138,6 +140,15 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     phone.receive(token, headers, update(101, 'newer'), 'production');
     expect(phone.shows('m')!.contentState).toEqual({ progress: 'newer' });
     expect(phone.receive(token, headers, update(102, 'x'), 'sandbox')).toEqual({ status: 400, reason: 'BadDeviceToken' });
+    // An end with a dismissal date now removes it at once; its token is gone from then on.
+    const dismissedAt = Math.floor(Date.now() / 1000);
+    phone.receive(token, headers, { aps: { event: 'end', timestamp: 102, 'dismissal-date': dismissedAt } }, 'production');
+    expect([phone.shows('m'), phone.activities.get('m')?.ended]).toEqual([undefined, true]);
+    expect(phone.receive(token, headers, update(103, 'late'), 'production')).toEqual({ status: 410, reason: 'Unregistered', timestamp: dismissedAt * 1000 });
+    // Without a dismissal date iOS keeps an ended activity (up to 4 hours).
+    phone.receive(phone.pushToStartToken, headers, { aps: { ...start.aps, attributes: { activityId: 'kept' } } }, 'production');
+    phone.receive(phone.updateTokens.get('kept')!, headers, { aps: { event: 'end', timestamp: 101 } }, 'production');
+    expect(phone.shows('kept')).toMatchObject({ ended: true });
     const before = Date.now();
     phone.dismiss('m');
     const gone = phone.receive(token, headers, update(103, 'y'), 'production');
@@ -286,6 +297,25 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     const detail = (await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`)).body;
     expect(detail.instances.map((i: any) => i.platform).sort()).toEqual(['android', 'ios']);
     expect(detail.instances.find((i: any) => i.deviceId === iphoneId).tokenState).toBe('active');
+
+    // An end with a later dismissalDate keeps the final state on both phones until then.
+    const endOnPixel = (activityId: string) =>
+      eventually(() => {
+        const found = toPixel().find((m) => m.data.activityId === activityId && m.data.event === 'end');
+        if (!found) throw new Error('no end on Android yet');
+        return found;
+      });
+    const later = Math.floor(Date.now() / 1000) + 600;
+    expect((await call('DELETE', la(`/${id}`), { contentState: { progress: '100', detail: 'done' }, dismissalDate: later })).status).toBe(200);
+    await eventually(() => expect(phone.shows(id)).toMatchObject({ ended: true, contentState: { progress: '100', detail: 'done' }, dismissalDate: later }));
+    expect((await endOnPixel(id)).data.dismissalAt).toBe(String(later * 1000));
+    // Without one, the end removes the activity from both at once.
+    const next = await startFor('two-platforms');
+    expect((await reportToken(phone, next)).status).toBe(200);
+    expect((await call('DELETE', la(`/${next}`))).status).toBe(200);
+    await eventually(() => expect(phone.activities.get(next)?.ended).toBe(true));
+    expect(phone.shows(next)).toBeUndefined();
+    expect(Number((await endOnPixel(next)).data.dismissalAt)).toBeLessThanOrEqual(Date.now());
   }, 30_000);
 
   test('options are validated with errors naming the field', async () => {
@@ -311,5 +341,25 @@ describe('Live Activities on modelled iPhones (real server, production and sandb
     const text = await fetch(`${server.url}${la(`/${id}`)}`, { method: 'DELETE', headers: { 'x-service-key': SECRET, 'content-type': 'text/plain' }, body: 'now' });
     expect(text.status).toBe(415);
     expect((await call('GET', la(`/${id}`))).body.state).toBe('Active');
+  }, 30_000);
+
+  test('an FCM INVALID_ARGUMENT about the message is recorded with the field Google names', async () => {
+    const pixel = `fcm-${crypto.randomUUID()}`;
+    expect((await call('POST', `/api/apps/${APP}/devices`, { endUserId: 'bad-message', platform: 'android', token: pixel })).status).toBe(200);
+    const description = "Invalid value at 'message.data[0].value' (TYPE_STRING), <b>1</b>";
+    fcm.respond((req) =>
+      req.body.message.token === pixel ? { status: 400, errorCode: 'INVALID_ARGUMENT', violations: [{ field: 'message.data[0].value', description }] } : undefined,
+    );
+    try {
+      await startFor('bad-message');
+      const failed = await eventually(async () => {
+        const found = (await admin('GET', `/api/admin/apps/${APP}/deliveries?endUserId=bad-message&status=failed`)).body.deliveries;
+        if (found.length === 0) throw new Error('not failed yet');
+        return found[0];
+      });
+      expect(failed.reason).toBe("INVALID_ARGUMENT: message.data[0].value: Invalid value at 'message.data[0].value' (TYPE_STRING), ?b?1?/b?");
+    } finally {
+      fcm.respond(undefined);
+    }
   }, 30_000);
 });

@@ -64,7 +64,7 @@ const EndBody = t.Optional(
     {
       additionalProperties: false,
       [OPTIONAL_BODY]: true,
-      description: 'Optional: without a body the activity ends with its current content and the system’s default dismissal.',
+      description: 'Optional: without a body the activity ends with its current content and is removed from the device at once.',
       examples: [{ contentState: { progress: '100', detail: 'Done' }, dismissalDate: '2026-11-23T12:15:00Z' }, { dismissalDate: 0 }],
     },
   ),
@@ -185,8 +185,8 @@ export function liveActivitiesRoutes(services: Services) {
         detail: {
           summary: 'End a Live Activity',
           description:
-            'The activity becomes `Ended` and its end goes to every device it runs on. No body is needed; an optional JSON body gives a final `contentState` ' +
-            'and `dismissalDate` (absent: the system’s default, up to 4 hours on iOS; a past date: removed at once). ' +
+            'The activity becomes `Ended` and is removed from every device it runs on. No body is needed; an optional JSON body gives a final `contentState` ' +
+            'and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). ' +
             'Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field.',
           tags,
           security,

@@ -55,6 +55,13 @@ export function liveActivitiesService(ctx: AppContext) {
   const { clock, config } = ctx;
   const store = ctx.db;
 
+  /** Why no device shows the activity: what its start's deliveries were refused with (an iPhone without a push-to-start token). */
+  const noInstanceReason = async (appId: string, id: string): Promise<string> => {
+    const starts = (await store.repos.deliveryHistory.search(appId, { activityId: id, kind: 'la_start' }, 20, 0)).rows;
+    const reasons = new Set(starts.filter((d) => d.status === 'failed' || d.status === 'dropped').map((d) => d.reason ?? d.status));
+    return reasons.size > 0 ? [...reasons].join('; ') : 'the start reached no device';
+  };
+
   const requireActivity = async (r: Repositories, appId: string, id: string): Promise<ActivityRow> => {
     const row = await r.liveActivities.find(appId, id);
     if (!row) throw notFound();
@@ -161,7 +168,8 @@ export function liveActivitiesService(ctx: AppContext) {
       requireDeliverable(content);
     }
     const now = clock.now();
-    await endActivities(store, tx, [row], { reason: 'api', endedAt: now, now, ...input });
+    // Without a dismissal date iOS would keep an ended activity up to 4 hours: the end's own time removes it at once.
+    await endActivities(store, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
   };
 
   return {
@@ -191,9 +199,9 @@ export function liveActivitiesService(ctx: AppContext) {
     updateNow,
 
     /**
-     * Ends an Active activity now and queues its end to each live instance: with `dismissalAt`
-     * the system removes it then (a past date: at once), without it after its default (up to 4 h
-     * on iOS). A final `contentState` is validated like an update's and shown until dismissal.
+     * Ends an Active activity now and queues its end to each live instance, which removes it from
+     * the device at once (spec: "removed from the device"), or at `dismissalAt` when given (the
+     * final state stays visible until then). A final `contentState` is validated like an update's.
      */
     end(appId: string, id: string, input: EndInput = {}): Promise<void> {
       return store.write((tx) => endNow(tx, appId, id, input));
@@ -219,7 +227,8 @@ export function liveActivitiesService(ctx: AppContext) {
 
     /**
      * The admin view of an activity: the record plus its data, why it ended, and its instances
-     * (one per device it was started on: token state and the last delivery's status).
+     * (one per device it was started on: token state and the last delivery's status); without any,
+     * why no device shows it (such an activity uses no minutes).
      */
     async detail(appId: string, id: string) {
       const row = await requireActivity(store.repos, appId, id);
@@ -231,6 +240,8 @@ export function liveActivitiesService(ctx: AppContext) {
         contentState: JSON.parse(row.contentState) as Record<string, string>,
         hasPushToken: list.some((i) => i.platform === 'ios' && i.tokenState === 'active'),
         instances: list.map(instanceView),
+        // Not billed: its minutes do not count (live-activities.usage.ts).
+        noInstanceReason: list.length === 0 ? await noInstanceReason(appId, id) : null,
       };
     },
 

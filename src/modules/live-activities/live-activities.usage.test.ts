@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../lib/clock';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { activitiesPath, connect, progress, start } from '../../test-support/live-activity-fixtures';
+import { enforceQuotas } from '../scheduler/jobs/quota.job';
 import { usedMinutes } from './live-activities.usage';
 
 let h: Harness;
@@ -90,6 +91,29 @@ describe('the minutes quota of the billing period', () => {
     expect((await tryStart()).body).toEqual(LIMIT);
     // January is closed: its usage stays what it was.
     expect(await usedMinutes(h.ctx.db.repos, 'a1', Date.parse('2026-01-31T23:59:59.999Z'))).toBeCloseTo(5, 3);
+  });
+
+  test('an activity no phone can show (an iPhone without a push-to-start token) uses no minutes; the admin detail says why it has no instance', async () => {
+    await setup('small');
+    await connect(h, 'a1', 'no-start', { platform: 'ios' });
+    const unshown = (await start(h, 'a1', { ...progress, targetUsers: ['no-start'] })).body.activities[0];
+    expect(unshown.state).toBe('Active');
+    h.clock.advance(20 * MINUTE);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(0);
+    const usage = (await h.admin('GET', '/api/admin/apps/a1/usage')).body;
+    expect([usage.minutesUsed, usage.daily.map((d: { minutes: number }) => d.minutes).filter((m: number) => m > 0)]).toEqual([0, []]);
+    // Not over the 10 minutes: the quota ends nothing and starts are allowed.
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(0);
+    const detail = (await h.admin('GET', `/api/admin/apps/a1/live-activities/${unshown.id}`)).body;
+    expect([detail.state, detail.instances, detail.noInstanceReason]).toEqual(['Active', [], 'device has no push-to-start token']);
+    // An activity a phone shows is billed as before, and its detail has no such reason.
+    const shown = (await start(h, 'a1', { ...progress, targetUsers: ['u1'] })).body.activities[0].id;
+    h.clock.advance(4 * MINUTE);
+    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(4);
+    expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${shown}`)).body.noInstanceReason).toBeNull();
+    h.clock.advance(7 * MINUTE);
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(2);
+    expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${shown}`)).body).toMatchObject({ endReason: 'quota', endedAt: new Date(h.clock.now() - MINUTE).toISOString() });
   });
 
   test('activities of other apps do not count', async () => {

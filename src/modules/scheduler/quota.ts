@@ -7,7 +7,7 @@ const MINUTE_MS = 60_000;
 /**
  * When, inside the period [start, until], the app's usage reached the plan's minutes given that
  * the activities in `active` are still running: undefined when it has not (or the plan has no
- * limit). Usage grows by one minute per minute for every running activity, so the moment is found
+ * limit). Usage grows by one minute per minute for every running billed activity, so the moment is found
  * by walking the start times in order: the pieces of a piecewise-linear function.
  */
 export async function quotaReachedAt(
@@ -22,10 +22,9 @@ export async function quotaReachedAt(
   const quotaMs = plan.minutes * MINUTE_MS;
   // What activities that are no longer Active contributed inside the period.
   const endedMs = await r.activityUsage.endedMs(appId, period);
-  const starts = active
-    .filter((a) => a.startedAt < period.end)
-    .map((a) => Math.max(a.startedAt, period.start))
-    .sort((a, b) => a - b);
+  const billed: ActivityRow[] = [];
+  for (const a of active) if (a.startedAt < period.end && (await r.instances.any(a.id))) billed.push(a);
+  const starts = billed.map((a) => Math.max(a.startedAt, period.start)).sort((a, b) => a - b);
   const end = Math.min(until, period.end);
   if (endedMs >= quotaMs) return period.start;
   // Walk the segments between consecutive start times; in segment k, k activities run.

@@ -8,6 +8,8 @@ export interface Job {
   name: string;
   intervalMs: number;
   run(now: number): void | Promise<void>;
+  /** Told when the scheduler stops: a run that goes on by itself (the webhook posts) takes nothing new. */
+  stop?(): void;
 }
 
 /**
@@ -66,6 +68,7 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    for (const job of this.jobs) job.stop?.();
     await Promise.all(this.running.values());
   }
 

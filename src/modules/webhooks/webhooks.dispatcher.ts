@@ -12,8 +12,12 @@ const HOUR = 60 * MINUTE;
 export const RETRY_DELAYS_MS = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR];
 /** An endpoint whose every attempt failed for this long is disabled (and marked so). */
 export const DISABLE_AFTER_MS = 5 * 24 * HOUR;
-/** Deliveries taken per run; they are posted at once, side by side. */
-const BATCH = 20;
+/**
+ * Posts in flight to one endpoint, and in all: a receiver that hangs (up to the 15 s timeout)
+ * holds only its own slots, so the other endpoints' events go on within the second.
+ */
+export const POSTS_PER_ENDPOINT = 4;
+export const MAX_POSTS_IN_FLIGHT = 64;
 /** How often the dispatcher looks for due deliveries. */
 export const DISPATCH_INTERVAL_MS = SECOND;
 
@@ -27,6 +31,9 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
  * Sends the webhook outbox: a scheduler job that posts due deliveries, signed, and records each
  * attempt. A failure is retried on the Standard Webhooks schedule by the clock; after the last
  * retry the delivery is failed. Deliveries a stopped process was sending are due again at start.
+ * Posts go side by side, at most POSTS_PER_ENDPOINT per endpoint and MAX_POSTS_IN_FLIGHT in all;
+ * a run lasts while posts are in flight and takes due deliveries again whenever one finishes (and
+ * at least every second), so a slow endpoint delays nobody else's events.
  * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
@@ -71,17 +78,46 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     if (disable) ctx.logger.warn('webhook endpoint disabled', { endpointId: d.endpointId, failingSince: isoTime(failingSince) });
   };
 
+  /** This process's own posts in flight per endpoint (its sockets; only the scheduler's leader runs this job). */
+  const busy = new Map<string, number>();
+  let inFlight = 0;
+  let stopping = false;
+  let wake: (() => void) | undefined;
+
+  const post = (d: DueDelivery) => {
+    busy.set(d.endpointId, (busy.get(d.endpointId) ?? 0) + 1);
+    inFlight++;
+    deliver(d)
+      .catch((e) => ctx.logger.error('webhook attempt not recorded', { endpointId: d.endpointId, error: e instanceof Error ? e.message : String(e) }))
+      .finally(() => {
+        const left = busy.get(d.endpointId)! - 1;
+        if (left === 0) busy.delete(d.endpointId);
+        else busy.set(d.endpointId, left);
+        inFlight--;
+        wake?.();
+      });
+  };
+
   return {
     name: 'webhooks',
     intervalMs: DISPATCH_INTERVAL_MS,
     async run() {
       await recovered;
       for (;;) {
-        const due = await repo.claim(ctx.clock.now(), BATCH);
-        if (due.length === 0) return;
-        await Promise.all(due.map(deliver));
-        if (due.length < BATCH) return;
+        if (!stopping && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
+        if (inFlight === 0) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, DISPATCH_INTERVAL_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
       }
+    },
+    stop() {
+      stopping = true;
     },
   };
 }

@@ -61,10 +61,17 @@ function webhooksStatements(db: Db) {
        FROM webhook_attempts WHERE endpoint_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,
   );
   const attemptCount = client.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM webhook_attempts WHERE endpoint_id = ?`);
-  const claimIds = client.query<{ id: number }, [number, number]>(
+  // The oldest due deliveries, at most ?4 per endpoint counting those it has in flight (?3: a JSON
+  // object of endpoint id to posts in flight), so one endpoint's backlog cannot take every slot.
+  const claimIds = client.query<{ id: number }, [number, number, string, number]>(
     `UPDATE webhook_deliveries SET status = 'sending', updated_at = ?1
-      WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled = 1
-                    WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 ORDER BY d.next_attempt_at LIMIT ?2)
+      WHERE id IN (SELECT id FROM (
+                     SELECT d.id, d.next_attempt_at AS due,
+                            row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) + coalesce(busy.value, 0) AS slot
+                       FROM webhook_deliveries d JOIN webhook_endpoints w ON w.id = d.endpoint_id AND w.enabled = 1
+                       LEFT JOIN json_each(?3) busy ON busy.key = d.endpoint_id
+                      WHERE d.status = 'pending' AND d.next_attempt_at <= ?1)
+                    WHERE slot <= ?4 ORDER BY due, id LIMIT ?2)
       RETURNING id`,
   );
   const claimed = client.query<DueDelivery, [string]>(
@@ -119,10 +126,13 @@ function webhooksStatements(db: Db) {
       return { rows: attempts.all(endpointId, limit, offset), total: attemptCount.get(endpointId)!.n };
     },
 
-    /** Takes up to `limit` due deliveries (marking them `sending`). */
-    claim(now: number, limit: number): DueDelivery[] {
+    /**
+     * Takes up to `limit` due deliveries (marking them `sending`), oldest first, and at most
+     * `perEndpoint` for each endpoint together with the posts it has in flight (`busy`).
+     */
+    claim(now: number, limit: number, perEndpoint = limit, busy: ReadonlyMap<string, number> = new Map()): DueDelivery[] {
       return client.transaction(() => {
-        const ids = claimIds.all(now, limit);
+        const ids = claimIds.all(now, limit, JSON.stringify(Object.fromEntries(busy)), perEndpoint);
         return ids.length === 0 ? [] : claimed.all(JSON.stringify(ids.map((r) => r.id)));
       }).immediate();
     },

@@ -2,7 +2,11 @@ import { describe, expect, test } from 'bun:test';
 import { fcmError } from '../../../test-support/fcm-standin';
 import { fcmOutcome, type FcmResponse } from './fcm.outcome';
 
-const err = (status: number, rpc?: string, code?: string, message?: string) => ({ status, body: fcmError(status, rpc, code, message) });
+const err = (status: number, rpc?: string, code?: string, message?: string, violations?: { field: string; description: string }[]) => ({
+  status,
+  body: fcmError(status, rpc, code, message, violations),
+});
+const dataViolation = { field: 'message.data[0].value', description: "Invalid value at 'message.data[0].value' (TYPE_STRING), 1" };
 
 const cases: [string, FcmResponse, ReturnType<typeof fcmOutcome>][] = [
   ['200 with the message name', { status: 200, body: { name: 'projects/p/messages/1' } }, { kind: 'delivered', providerId: 'projects/p/messages/1' }],
@@ -19,6 +23,16 @@ const cases: [string, FcmResponse, ReturnType<typeof fcmOutcome>][] = [
   ['401 UNAUTHENTICATED', err(401, 'UNAUTHENTICATED'), { kind: 'pause-channel', reason: 'UNAUTHENTICATED' }],
   ['403 PERMISSION_DENIED', err(403, 'PERMISSION_DENIED'), { kind: 'pause-channel', reason: 'PERMISSION_DENIED' }],
   ['400 INVALID_ARGUMENT is not retried', err(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT'), { kind: 'failed', reason: 'INVALID_ARGUMENT' }],
+  [
+    '400 INVALID_ARGUMENT about the message keeps the field and its description',
+    err(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [dataViolation]),
+    { kind: 'failed', reason: "INVALID_ARGUMENT: message.data[0].value: Invalid value at 'message.data[0].value' (TYPE_STRING), 1" },
+  ],
+  [
+    '400 INVALID_ARGUMENT naming message.token drops the token',
+    err(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [{ field: 'message.token', description: 'Invalid registration token' }]),
+    { kind: 'drop-token', reason: 'INVALID_ARGUMENT: invalid registration token' },
+  ],
 ];
 
 describe('FCM outcomes', () => {
@@ -34,5 +48,15 @@ describe('FCM reasons keep codes only', () => {
     const body = { error: { status: 'INVALID_ARGUMENT', message: 'secret internal page <html>…', details: [{ errorCode: '<script>' }] } };
     expect(fcmOutcome({ status: 400, body })).toEqual({ kind: 'failed', reason: 'INVALID_ARGUMENT' });
     expect(fcmOutcome({ status: 400, body: { error: { status: 'x'.repeat(500) } } })).toEqual({ kind: 'failed', reason: 'HTTP 400' });
+  });
+
+  test('a field violation is kept bounded and in safe characters; a field that is not a field path is not kept', () => {
+    const violation = (field: string, description: string) =>
+      fcmOutcome(err(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', undefined, [{ field, description }])) as { reason: string };
+    const markup = violation('message.android.ttl', `Invalid value "<script>alert(1)</script>" ${'x'.repeat(300)}`);
+    expect(markup.reason).toStartWith("INVALID_ARGUMENT: message.android.ttl: Invalid value ??script?alert(1)?/script?? xxx");
+    expect(markup.reason.length).toBe('INVALID_ARGUMENT: message.android.ttl: '.length + 100);
+    expect(violation('message.data[0].value<img>', 'x').reason).toBe('INVALID_ARGUMENT');
+    expect(violation(`message.${'a'.repeat(120)}`, 'x').reason).toBe('INVALID_ARGUMENT');
   });
 });

@@ -1,4 +1,4 @@
-import { reasonCode } from '../provider-reason';
+import { fieldPath, reasonCode, violationText } from '../provider-reason';
 import type { Outcome } from '../transport';
 
 /** What FCM answered to one messages:send. */
@@ -22,7 +22,7 @@ const PAUSE_CHANNEL = new Set(['THIRD_PARTY_AUTH_ERROR', 'UNAUTHENTICATED', 'PER
  * @example fcmOutcome({ status: 404, body: { error: { status: 'NOT_FOUND', details: [{ errorCode: 'UNREGISTERED' }] } } }).kind // 'drop-token'
  */
 export function fcmOutcome(res: FcmResponse): Outcome {
-  const body = res.body as { name?: unknown; error?: { status?: unknown; message?: unknown; details?: { errorCode?: unknown }[] } } | undefined;
+  const body = res.body as { name?: unknown; error?: { status?: unknown; message?: unknown; details?: FcmErrorDetail[] } } | undefined;
   if (res.status === 200) return { kind: 'delivered', providerId: typeof body?.name === 'string' ? body.name.slice(0, 200) : undefined };
   const details = Array.isArray(body?.error?.details) ? body.error.details : [];
   const errorCode = details.map((d) => reasonCode(d?.errorCode)).find((c) => c !== undefined);
@@ -31,9 +31,11 @@ export function fcmOutcome(res: FcmResponse): Outcome {
   // Codes only: the error's message is the provider's free text and is never kept (provider-reason.ts).
   const reason = errorCode && rpcStatus && rpcStatus !== errorCode ? `${errorCode}: ${rpcStatus}` : code;
   if (DROP_TOKEN.has(code)) return { kind: 'drop-token', reason };
+  const violation = fieldViolation(details);
   // INVALID_ARGUMENT is either a malformed registration token (dead: prune it) or a bad message
-  // (fails without retry); only the message tells which.
-  if (code === 'INVALID_ARGUMENT' && /registration token/i.test(String(body?.error?.message ?? ''))) return { kind: 'drop-token', reason: `${reason}: invalid registration token` };
+  // (fails without retry); the violated field or else the message tells which.
+  if (code === 'INVALID_ARGUMENT' && (violation?.field === 'message.token' || /registration token/i.test(String(body?.error?.message ?? ''))))
+    return { kind: 'drop-token', reason: `${reason}: invalid registration token` };
   if (code === 'QUOTA_EXCEEDED' || res.status === 429) {
     // The same code covers the project's per-minute quota (the whole channel waits) and one
     // device's message rate (only that token waits); only the message tells them apart.
@@ -43,5 +45,25 @@ export function fcmOutcome(res: FcmResponse): Outcome {
   if (PAUSE_CHANNEL.has(code) || res.status === 401 || res.status === 403) return { kind: 'pause-channel', reason };
   // FCM failing or overloaded: about the provider, not the message.
   if (code === 'UNAVAILABLE' || code === 'INTERNAL' || res.status >= 500) return { kind: 'retry', reason, afterMs: res.retryAfterMs, scope: 'channel' };
-  return { kind: 'failed', reason };
+  // A bad message: the field Google names (and its description, bounded and safe) lets an operator act on it.
+  return { kind: 'failed', reason: violation ? [reason, violation.field, violation.description].filter(Boolean).join(': ') : reason };
+}
+
+/** An entry of an FCM error's `details`: an FcmError (`errorCode`) or a google.rpc.BadRequest (`fieldViolations`). */
+interface FcmErrorDetail {
+  '@type'?: unknown;
+  errorCode?: unknown;
+  fieldViolations?: { field?: unknown; description?: unknown }[];
+}
+
+/** The first field violation of a google.rpc.BadRequest detail whose field is a field path. */
+function fieldViolation(details: FcmErrorDetail[]): { field: string; description?: string } | undefined {
+  for (const detail of details) {
+    if (detail?.['@type'] !== 'type.googleapis.com/google.rpc.BadRequest' || !Array.isArray(detail.fieldViolations)) continue;
+    for (const v of detail.fieldViolations) {
+      const field = fieldPath(v?.field);
+      if (field) return { field, description: violationText(v?.description) };
+    }
+  }
+  return undefined;
 }

@@ -35,6 +35,8 @@ describe('minutes quota', () => {
       const detail = await activity(id);
       expect(detail).toMatchObject({ state: 'Ended', endReason: 'quota', endedAt: new Date(startedAt + 30 * MIN).toISOString() });
       expect(queuedFor(h, id).map((m) => m.kind)).toEqual(['la_start', 'la_end']);
+      // Removed from the device at once, not left to iOS's default (up to 4 hours).
+      expect(queuedFor(h, id)[1]!.content.dismissalAt).toBe(h.clock.now());
     }
     const usage = (await h.admin('GET', '/api/admin/apps/a1/usage')).body;
     expect(usage).toMatchObject({ minutesUsed: 60, quota: 60, overageMinutes: 0, activeActivities: 0 });
