@@ -49,4 +49,17 @@ describe('SQLite store', () => {
     store.sqlite.$client.run('DELETE FROM __drizzle_migrations WHERE rowid = (SELECT max(rowid) FROM __drizzle_migrations)');
     expect(await store.ready()).toBe(false);
   });
+
+  test('every method of every repository answers a Promise (called without arguments: most are refused, as rejected Promises)', async () => {
+    const answers: string[] = [];
+    for (const [name, repository] of Object.entries(store.repos)) {
+      for (const [method, fn] of Object.entries(repository as Record<string, (...args: unknown[]) => unknown>)) {
+        const answer = fn();
+        answers.push(`${name}.${method}: ${answer instanceof Promise ? 'Promise' : typeof answer}`);
+        if (answer instanceof Promise) await answer.catch(() => {});
+      }
+    }
+    expect(answers.length).toBeGreaterThan(80);
+    expect(answers.filter((a) => !a.endsWith(': Promise'))).toEqual([]);
+  });
 });
