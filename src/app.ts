@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
 import type { AppContext } from './context';
-import { storageHealth } from './db/storage-health';
 import { checkRequestBody, isJsonMediaType, readJsonBody } from './http/body';
 import { errorResponse, methodLookup } from './http/error-response';
 import { refuseRequest } from './http/methods';
@@ -27,10 +26,6 @@ import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes';
 import { buildServices, type Services } from './services';
 
-export interface CreateAppOptions {
-  migrationsFolder?: string;
-}
-
 interface RequestInfo {
   id: string;
   start: number;
@@ -45,7 +40,7 @@ const HTTP_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', '
  * environment; tests call `app.handle(new Request(…))`, `serve` hands `app.fetch` to Bun.serve.
  * @example const app = createApp(ctx); const res = await app.handle(new Request('http://x/healthz'));
  */
-export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
+export function createApp(ctx: AppContext) {
   const services: Services = buildServices(ctx);
   const info = new WeakMap<Request, RequestInfo>();
   let allowedMethods: (request: Request) => string[] = () => [];
@@ -78,7 +73,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
     .onError({ as: 'global' }, ({ code, error, request }) => {
       const meta = info.get(request);
       const id = meta?.id ?? 'unknown';
-      storageHealth(ctx.db.$client, ctx.logger).failed(error);
+      ctx.db.storage.failed(error);
       const response = errorResponse(code, error, request, id, allowedMethods, ctx.logger);
       response.headers.set('x-request-id', id);
       if (meta) meta.errorStatus = response.status;
@@ -102,7 +97,7 @@ export function createApp(ctx: AppContext, options: CreateAppOptions = {}) {
       });
     })
     .use(docsRoutes(() => routes(), services))
-    .use(healthRoutes(services, options.migrationsFolder))
+    .use(healthRoutes(services))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))

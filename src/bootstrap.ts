@@ -1,17 +1,16 @@
-import { eq } from 'drizzle-orm';
 import { ConfigError } from './config/config.load';
 import type { Config } from './config/config.schema';
 import { readMasterKey, resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
+import { openSqliteStore, type SqliteStore } from './db/sqlite/store';
 import { coordinationFor } from './coordination/choose';
 import type { Coordination } from './coordination/coordination';
-import { migrateDatabase, openDatabase } from './db/database';
-import { meta } from './db/schema';
 import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
 import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { resolveAdminToken } from './modules/auth/admin-auth';
+import type { MetaRepository } from './modules/auth/meta.repository';
 import { bindWakeUps } from './modules/delivery/outbox';
 
 export interface BootstrapOptions {
@@ -38,26 +37,27 @@ export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
  * the configured apps: everything that must be true before the server listens.
  * Returns the generated admin token when one was made on this start (to print once).
  */
-export function bootstrap(config: Config, options: BootstrapOptions = {}): { ctx: AppContext; generatedAdminToken?: string } {
+export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: SqliteStore }; generatedAdminToken?: string }> {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
-  const db = openDatabase(config.database.path, {
+  const db = openSqliteStore(config.database.path, {
+    logger,
     maxSizeMb: config.database.max_size_mb,
     checkpointPages: config.database.outbox_thread ? API_CONNECTION_CHECKPOINT_PAGES : undefined,
   });
   try {
-    migrateDatabase(db, options.migrationsFolder);
+    db.migrate(options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
     const box = new SecretBox(key);
-    checkMasterKey(db, box);
-    const admin = resolveAdminToken(db, config.admin.token);
+    await checkMasterKey(db.repos.meta, box);
+    const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
     const coordination = options.coordination ?? coordinationFor(config);
     bindWakeUps(db, coordination.wakeUps);
-    const ctx: AppContext = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
-    seedAppsFromConfig(ctx);
+    const ctx: AppContext & { db: SqliteStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
+    await seedAppsFromConfig(ctx);
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {
-    db.$client.close();
+    await db.close();
     throw e;
   }
 }
@@ -76,14 +76,14 @@ export function checkConfigForServe(config: Config): void {
 export const CANARY_KEY = 'master_key_canary';
 
 /** Refuses to start with a master key other than the one the database's secrets were sealed with. */
-function checkMasterKey(db: AppContext['db'], box: SecretBox): void {
-  const row = db.select().from(meta).where(eq(meta.key, CANARY_KEY)).get();
-  if (!row) {
-    db.insert(meta).values({ key: CANARY_KEY, value: box.seal('islet', CANARY_KEY) }).run();
+async function checkMasterKey(meta: MetaRepository, box: SecretBox): Promise<void> {
+  const canary = await meta.get(CANARY_KEY);
+  if (canary === undefined) {
+    await meta.put(CANARY_KEY, box.seal('islet', CANARY_KEY));
     return;
   }
   try {
-    box.open(row.value, CANARY_KEY);
+    box.open(canary, CANARY_KEY);
   } catch {
     throw new ConfigError(['the master key does not match this database: restore the islet.key file (or security.master_key) it was created with']);
   }

@@ -1,6 +1,6 @@
 import type { Config } from './config/config.schema';
+import type { Store } from './db/store';
 import type { Coordination } from './coordination/coordination';
-import type { Db } from './db/database';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import type { SecretBox } from './lib/secrets';
@@ -8,13 +8,14 @@ import type { SecretBox } from './lib/secrets';
 /** Everything a module needs, built once by createApp's caller and passed down; no globals. */
 export interface AppContext {
   config: Config;
-  db: Db;
+  /** The data seam: units of work and repositories (src/db/store.ts). */
+  db: Store;
   clock: Clock;
   logger: Logger;
   /** Seals and opens secrets stored in the database. */
   box: SecretBox;
   /** SHA-256 of the admin token (from config, or generated and kept in the database; read at each call). */
-  adminTokenHash: () => string;
+  adminTokenHash: () => Promise<string>;
   /** State that is correct only while one process serves the database (src/coordination). */
   coordination: Coordination;
 }

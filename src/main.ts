@@ -4,8 +4,8 @@ import { bootstrap, checkConfigForServe } from './bootstrap';
 import { ConfigError, loadConfig, resolveConfigPath } from './config/config.load';
 import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
+import { openSqliteStore } from './db/sqlite/store';
 import { coordinationFor } from './coordination/choose';
-import { migrateDatabase, openDatabase } from './db/database';
 import { postgresSettings } from './db/postgres/connection';
 import { diagnosePostgres } from './db/postgres/diagnose';
 import { DATABASE_COMMANDS, refuseUntilPostgresServes } from './db/postgres/not-served';
@@ -14,7 +14,7 @@ import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
 import { auditService } from './modules/audit/audit.service';
 import { createDemo } from './modules/apps/demo.service';
-import { backupDatabase, restoreDatabase } from './modules/backup/backup';
+import { backupDatabase, restoreDatabase } from './db/sqlite/backup';
 import { buildServices } from './services';
 import { startServer } from './server';
 import { COMMIT, VERSION } from './version';
@@ -70,8 +70,8 @@ async function serve(config: Config): Promise<void> {
   const coordination = coordinationFor(config);
   const lock = coordination.instance.acquire();
   if (!lock) throw new ConfigError([`another Islet server is running on ${config.database.path}`]);
-  const { ctx, generatedAdminToken } = bootstrap(config, { coordination });
-  const server = startServer(ctx);
+  const { ctx, generatedAdminToken } = await bootstrap(config, { coordination });
+  const server = await startServer(ctx);
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;
@@ -135,10 +135,10 @@ async function healthcheck(config: Config): Promise<number> {
 
 /** `islet demo`: the console's "Create the demo app", from the command line (works beside a running server). */
 async function demo(config: Config): Promise<number> {
-  const { ctx, generatedAdminToken } = bootstrap(config, { logger: silentLogger });
+  const { ctx, generatedAdminToken } = await bootstrap(config, { logger: silentLogger });
   try {
     const summary = await createDemo(buildServices(ctx));
-    auditService(ctx).record({ actor: 'cli', address: 'local', action: 'demo.create', appId: summary.appId, target: `apps/${summary.appId}` });
+    await auditService(ctx).record({ actor: 'cli', address: 'local', action: 'demo.create', appId: summary.appId, target: `apps/${summary.appId}` });
     console.log(
       [
         `Demo app "${summary.appId}" created, delivering to the simulator:`,
@@ -153,7 +153,7 @@ async function demo(config: Config): Promise<number> {
     );
     return 0;
   } finally {
-    ctx.db.$client.close();
+    await ctx.db.close();
   }
 }
 
@@ -166,9 +166,9 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     case 'migrate': {
       const config = readConfig(configFlag);
-      const db = openDatabase(config.database.path);
-      migrateDatabase(db);
-      db.$client.close();
+      const store = openSqliteStore(config.database.path, { logger: silentLogger });
+      store.migrate();
+      await store.close();
       console.log(`database ${config.database.path} is up to date`);
       return 0;
     }
@@ -190,15 +190,15 @@ async function main(argv: string[]): Promise<number> {
     case 'admin-token': {
       if (args[0] !== 'reset') throw new ConfigError([`unknown admin-token action "${args[0]}"; use: islet admin-token reset`]);
       const config = readConfig(configFlag);
-      const db = openDatabase(config.database.path);
+      const db = openSqliteStore(config.database.path, { logger: silentLogger });
       try {
-        migrateDatabase(db);
-        const token = resetAdminToken(db, config.admin.token);
-        auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
+        db.migrate();
+        const token = await resetAdminToken(db.repos.meta, config.admin.token);
+        await auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
         console.log(token);
         console.error('The previous admin token no longer works; console sessions signed in with it stay until they expire or sign out.');
       } finally {
-        db.$client.close();
+        await db.close();
       }
       return 0;
     }

@@ -6,7 +6,6 @@ import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
-import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
 export interface RunningServer {
@@ -27,11 +26,11 @@ export interface RunningServer {
  * Starts listening with the application built from `ctx`. Called by `serve` once it holds the
  * database's instance lock: only the process that owns the database recovers what a stopped one left.
  */
-export function startServer(ctx: AppContext, options: { migrationsFolder?: string } = {}): RunningServer {
+export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
   // in createApp: `islet demo` beside a running server builds the services too.
-  ctx.coordination.instance.recover('idempotency keys', () => idempotencyRepository(ctx.db).releaseAllRunning());
-  const app = createApp(ctx, options);
+  await ctx.coordination.instance.recover('idempotency keys', () => ctx.db.repos.idempotency.releaseAllRunning());
+  const app = createApp(ctx);
   const headers = securityHeaders(ctx.config.server.public_url);
   const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
   let origin = '';
@@ -91,7 +90,7 @@ export function startServer(ctx: AppContext, options: { migrationsFolder?: strin
         await server.stop(false);
         await scheduler.stop();
         await delivery.stop();
-        ctx.db.$client.close();
+        await ctx.db.close();
       })();
       return stopping;
     },

@@ -1,7 +1,5 @@
 import type { AppContext } from './context';
-import { groupCommit } from './db/group-commit';
 import { clientAddresses } from './http/client-address';
-import { storageHealth } from './db/storage-health';
 import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
 import { auditService } from './modules/audit/audit.service';
@@ -9,7 +7,6 @@ import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
 import { idempotency } from './modules/idempotency/idempotency';
-import { devicesRepository } from './modules/devices/devices.repository';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { releasesService } from './modules/notifications/releases.service';
@@ -18,12 +15,10 @@ import { webhooksService } from './modules/webhooks/webhooks.service';
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx);
-  const devices = devicesRepository(ctx.db);
+  const devices = ctx.db.repos.devices;
   const releases = releasesService(ctx, apps);
-  // One group commit per database: API writes of the same event-loop turn share a transaction.
-  const write = groupCommit(ctx.db.$client, storageHealth(ctx.db.$client, ctx.logger));
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
-  const liveActivities = liveActivitiesService(ctx, devices, write);
+  const liveActivities = liveActivitiesService(ctx);
   const { coordination } = ctx;
   return {
     ctx,
@@ -38,9 +33,9 @@ export function buildServices(ctx: AppContext) {
     devices,
     idempotency: idempotency(ctx),
     releases,
-    notifications: notificationsService(ctx, releases, devices),
+    notifications: notificationsService(ctx, releases),
     liveActivities,
-    streams: activityStreamsService(ctx, liveActivities, write),
+    streams: activityStreamsService(ctx, liveActivities),
     webhooks: webhooksService(ctx, apps),
   };
 }

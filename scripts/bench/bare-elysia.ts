@@ -2,13 +2,13 @@
  * The API baselines: a bare Elysia server with one PATCH route that validates a small JSON body and
  * answers `{success: true}`, the least any framework-based update endpoint does. With `--durable
  * FILE` the route first writes the body to one row of a SQLite table opened the way Islet opens its
- * database (src/db/database.ts: WAL, synchronous NORMAL, the same pragmas), one autocommitted
+ * database (src/db/sqlite/database.ts: WAL, synchronous NORMAL, the same pragmas), one autocommitted
  * UPDATE per request before the answer: the least a durable update endpoint does.
  * Usage: bun scripts/bench/bare-elysia.ts PORT [--durable FILE]
  */
 import { parseArgs } from 'node:util';
 import { Elysia, t } from 'elysia';
-import { openDatabase } from '../../src/db/database';
+import { openDatabase } from '../../src/db/sqlite/database';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { durable: { type: 'string' } } });
 const port = Number(positionals[0] ?? 19200);

@@ -28,13 +28,13 @@ const { url, ca } = standin;
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-'));
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[security]\nallow_private_endpoints = true\n`, join(dir, 'islet.toml'));
-  const { ctx } = bootstrap(config, { logger: silentLogger });
+  const { ctx } = await bootstrap(config, { logger: silentLogger });
   const apps = appsService(ctx);
   apps.create({ id: 'bench', source: 'api' });
   apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
 
   const now = ctx.clock.now();
-  const client = ctx.db.$client;
+  const client = ctx.db.sqlite.$client;
   const ids: string[] = [];
   const tokenIds = new Map<string, number>();
   client.transaction(() => {
@@ -55,7 +55,7 @@ try {
   })();
 
   const queuedAt = performance.now();
-  client.transaction(() => enqueue(ctx.db, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }))();
+  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }));
   const enqueueMs = performance.now() - queuedAt;
 
   const engine = createDeliveryEngine(ctx, { outboxThread });
@@ -73,7 +73,7 @@ try {
 
   const delivered = client.query<{ n: number }, []>(`SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'`).get()!.n;
   if (delivered !== n) throw new Error(`only ${delivered} of ${n} delivered`);
-  ctx.db.$client.close();
+  ctx.db.sqlite.$client.close();
   console.log(
     JSON.stringify({ outbox_thread: outboxThread, drain_per_s: Math.round(n / (drainMs / 1000)), cpu_us_per_delivery: Math.round((cpu.user + cpu.system) / n),
       main_thread_cpu_us_per_delivery: Math.round((threads.main ?? 0) / n),

@@ -65,7 +65,7 @@ try {
     `[security]\nallow_private_endpoints = true\n[plans.bench]\nlive_activities = true\n` +
     `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEYS.fanout}"\n[apps.apns]\n${apns}` +
     `[[apps]]\nid = "starts"\nplan = "bench"\napp_secret = "${KEYS.starts}"\n[apps.apns]\n${apns}`;
-  seed(template, config(template), { fanout: DEVICES, starts: USERS });
+  await seed(template, config(template), { fanout: DEVICES, starts: USERS });
 
   const results: Record<string, number>[] = [];
   const authorization = `bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.keyId }).setIssuer(key.teamId).setIssuedAt().sign(await importPKCS8(key.key, 'ES256'))}`;

@@ -33,7 +33,7 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function withHarness<T>(fn: (h: Harness) => Promise<T>): Promise<T> {
-  const h = createHarness({ logger: silentLogger });
+  const h = await createHarness({ logger: silentLogger });
   try {
     return await fn(h);
   } finally {
@@ -81,7 +81,7 @@ const dispatch = () =>
     for (let i = 0; i < EVENTS; i++) await h.admin('POST', `/api/admin/apps/${id}/webhooks/${endpoint}/test`);
     const job = webhookDispatcher(h.ctx);
     const ms = await timed(() => Promise.resolve(job.run(h.clock.now())));
-    const delivered = h.ctx.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'`).get()!.n;
+    const delivered = h.ctx.db.sqlite.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'delivered'`).get()!.n;
     if (delivered !== EVENTS) throw new Error(`dispatcher delivered ${delivered} of ${EVENTS}`);
     return (EVENTS / ms) * 1000;
   });

@@ -14,7 +14,7 @@ import { bootstrap } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
-import { backupDatabase } from '../../src/modules/backup/backup';
+import { backupDatabase } from '../../src/db/sqlite/backup';
 import { enqueue } from '../../src/modules/delivery/outbox';
 import { isletMetrics } from '../../src/modules/metrics/metrics';
 import { notificationContent } from '../../src/test-support/delivery-fixtures';
@@ -24,10 +24,10 @@ const dir = mkdtempSync(join(tmpdir(), 'islet-bench-ops-'));
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n`, join(dir, 'islet.toml'));
-  const { ctx } = bootstrap(config, { logger: silentLogger });
+  const { ctx } = await bootstrap(config, { logger: silentLogger });
   for (const app of ['a1', 'a2', 'a3']) appsService(ctx).create({ id: app, source: 'api' });
   const now = ctx.clock.now();
-  const client = ctx.db.$client;
+  const client = ctx.db.sqlite.$client;
   const ids: string[] = [];
   client.transaction(() => {
     const insert = client.query(
@@ -47,7 +47,7 @@ try {
   };
   const emptyScrapes: number[] = [];
   for (let i = 0; i < 7; i++) emptyScrapes.push(await scrape());
-  client.transaction(() => enqueue(ctx.db, { appId: 'a1', content: notificationContent(), targets: ids.map((deviceId) => ({ deviceId })), now }))();
+  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'a1', content: notificationContent(), targets: ids.map((deviceId) => ({ deviceId })), now }));
 
   const scrapes: number[] = [];
   for (let i = 0; i < 7; i++) scrapes.push(await scrape());
@@ -78,7 +78,7 @@ try {
   };
   console.error(`scrape with an empty queue: ${figures.scrape_empty_ms} ms, with ${n} queued: ${figures.scrape_ms} ms (medians of 7); HTTP metrics ${figures.http_metrics_us_per_request} µs/request; backup ${figures.backup_ms} ms for ${figures.backup_mb} MB`);
   console.log(JSON.stringify(figures));
-  ctx.db.$client.close();
+  ctx.db.sqlite.$client.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -9,16 +9,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { migrateDatabase, openDatabase } from '../../src/db/database';
+import { openSqliteStore } from '../../src/db/sqlite/store';
+import { silentLogger } from '../../src/lib/logger';
 import { enqueue } from '../../src/modules/delivery/outbox';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '100000' } } });
 const count = Number(values.deliveries);
 
-function once(withIndexes: boolean): number {
+async function once(withIndexes: boolean): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'islet-bench-idx-'));
-  const db = openDatabase(join(dir, 'i.db'));
-  migrateDatabase(db);
+  const store = openSqliteStore(join(dir, 'i.db'), { logger: silentLogger });
+  store.migrate();
+  const db = store.sqlite;
   if (!withIndexes) for (const index of ['deliveries_notification_token', 'deliveries_tokenless_device', 'deliveries_message', 'messages_app_template']) db.$client.run(`DROP INDEX ${index}`);
   db.$client.run(
     `INSERT INTO apps (id, name, plan, app_secret_hash, app_secret_sealed, signing_secret_sealed, source, created_at, updated_at) VALUES ('b', 'b', 'pro', 'h', 's', 's', 'api', 0, 0)`,
@@ -27,7 +29,7 @@ function once(withIndexes: boolean): number {
   const targets = Array.from({ length: count }, () => ({ deviceId: `dev_${crypto.randomUUID().replaceAll('-', '')}`, tokenId: Math.floor(Math.random() * 10_000_000) }));
   const content = { type: 'notification' as const, templateSlug: 'welcome', releaseVersion: 1, title: 'Hello', body: 'World' };
   const started = performance.now();
-  db.$client.transaction(() => enqueue(db, { appId: 'b', content, targets, now: Date.now() }))();
+  await store.write((tx) => enqueue(store, tx, { appId: 'b', content, targets, now: Date.now() }));
   const ms = performance.now() - started;
   db.$client.close();
   rmSync(dir, { recursive: true, force: true });
@@ -38,8 +40,8 @@ const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length /
 const withIdx: number[] = [];
 const without: number[] = [];
 for (let i = 0; i < 3; i++) {
-  without.push(once(false));
-  withIdx.push(once(true));
+  without.push(await once(false));
+  withIdx.push(await once(true));
 }
 const figures = { deliveries: count, enqueue_ms_with_search_indexes: Math.round(median(withIdx)), enqueue_ms_without: Math.round(median(without)) };
 console.error(`enqueue of ${count} deliveries: ${figures.enqueue_ms_with_search_indexes} ms with the search indexes, ${figures.enqueue_ms_without} ms without`);

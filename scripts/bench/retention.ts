@@ -25,15 +25,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-retention-'));
 try {
   const toml = `[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[[apps]]\nid = "bench"\napp_secret = "sk_bench_retention_0123456789"\n`;
-  const { ctx } = bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
-  const client = ctx.db.$client;
+  const { ctx } = await bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
+  const client = ctx.db.sqlite.$client;
   const now = Date.now();
   const content = { type: 'notification' as const, templateSlug: 'welcome', releaseVersion: 1, title: 'Hello', body: 'Hi' };
   // Old messages (finished, to be pruned) and recent ones (kept), interleaved as a real outbox would have them.
-  client.transaction(() => {
+  await ctx.db.write(async (tx) => {
     for (let m = 0; m < 2 * MESSAGES; m++) {
       const at = m % 2 === 0 ? now - 30 * DAY_MS : now - DAY_MS;
-      const { messageId } = enqueue(ctx.db, { appId: 'bench', content, targets: [], now: at });
+      const { messageId } = await enqueue(ctx.db, tx, { appId: 'bench', content, targets: [], now: at });
       client
         .query(
           `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
@@ -42,7 +42,7 @@ try {
         )
         .run(PER_MESSAGE, messageId, at);
     }
-  })();
+  });
   const count = (table: string) => client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
   const before = { messages: count('messages'), deliveries: count('deliveries') };
   console.error(`retention: ${before.messages} messages, ${before.deliveries} deliveries`);
@@ -55,7 +55,7 @@ try {
 
   const targets = Array.from({ length: 100_000 }, (_, i) => ({ deviceId: `dev_fanout_${i}` }));
   started = performance.now();
-  client.transaction(() => enqueue(ctx.db, { appId: 'bench', content, targets, now }))();
+  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'bench', content, targets, now }));
   const enqueueMs = performance.now() - started;
   client.close();
   console.log(

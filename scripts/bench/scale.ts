@@ -48,7 +48,7 @@ try {
         `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEY}"\n[apps.apns]\nbundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\n` +
         `key_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
       const seededAt = now();
-      seed(dir, toml, { fanout: devices, starts: 0 });
+      await seed(dir, toml, { fanout: devices, starts: 0 });
       console.error(`scale ${label(devices)}: seeded in ${Math.round(now() - seededAt)} ms`);
       Object.assign(figures, await measure(dir, toml, devices));
     } finally {

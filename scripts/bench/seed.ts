@@ -10,9 +10,9 @@ import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { apnsToken } from '../../src/test-support/apns-standin';
 
-export function seed(dir: string, toml: string, counts: { fanout: number; starts: number }): void {
-  const { ctx } = bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
-  const client = ctx.db.$client;
+export async function seed(dir: string, toml: string, counts: { fanout: number; starts: number }): Promise<void> {
+  const { ctx } = await bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
+  const client = ctx.db.sqlite.$client;
   const at = Date.now();
   const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');
   const insertDevice = client.prepare(

@@ -69,7 +69,7 @@ export async function createFleet(devices: number, options: { seed?: number; dbD
     `[plans.chaos]\nlive_activities = true\n` +
     `[[apps]]\nid = "${APP}"\nplan = "chaos"\napp_secret = "${SERVICE_KEY}"\n[apps.apns]\nbundle_id = "${BUNDLE_ID}"\nteam_id = "${key.teamId}"\n` +
     `key_id = "${key.keyId}"\nkey_file = "${join(dir, 'apns.p8')}"\nendpoint = "${standin.url}"\nca_file = "${join(dir, 'standin-ca.pem')}"\n`;
-  seed(template, config(template, join(template, 'islet.db')), devices);
+  await seed(template, config(template, join(template, 'islet.db')), devices);
   return {
     devices,
     standin,
@@ -89,9 +89,9 @@ export async function createFleet(devices: number, options: { seed?: number; dbD
 }
 
 /** Migrates, applies the config's app with a Live release, and writes the devices straight into the database. */
-function seed(dir: string, toml: string, devices: number): void {
-  const { ctx } = bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
-  const client = ctx.db.$client;
+async function seed(dir: string, toml: string, devices: number): Promise<void> {
+  const { ctx } = await bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
+  const client = ctx.db.sqlite.$client;
   const at = Date.now();
   const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');
   const device = client.prepare(

@@ -17,7 +17,7 @@ const HEADER = `/**
  * @example writeFileSync(CLIENT_TYPES_PATH, await generateClientTypes());
  */
 export async function generateClientTypes(): Promise<string> {
-  const h = createHarness();
+  const h = await createHarness();
   try {
     const res = await h.request('GET', '/swagger/json');
     if (res.status !== 200) throw new Error(`/swagger/json answered ${res.status}`);

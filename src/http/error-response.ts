@@ -1,5 +1,5 @@
 import { ValidationError } from 'elysia';
-import { isStorageFailure, storageFailureDetail } from '../db/storage-health';
+import { isStorageFailure, storageFailureDetail } from '../db/sqlite/storage-health';
 import { HttpError, problemResponse } from '../lib/errors';
 import type { Logger } from '../lib/logger';
 import { requestPath } from './request-path';

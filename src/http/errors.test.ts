@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHarness, type Harness } from '../test-support/harness';
 import { STATUS_CODES } from 'node:http';
-import { storageHealth } from '../db/storage-health';
 import { problem } from '../lib/errors';
 import { silentLogger } from '../lib/logger';
 import { errorResponse } from './error-response';
@@ -12,7 +11,7 @@ afterEach(() => h?.close());
 
 describe('error shape', () => {
   test('an unknown route is a 404 problem', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('GET', '/nope');
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -20,7 +19,7 @@ describe('error shape', () => {
   });
 
   test('a known path with the wrong method is a 405 with Allow', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('PUT', '/api/apps/a1/devices');
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
@@ -28,7 +27,7 @@ describe('error shape', () => {
   });
 
   test('a body over 64 KiB is a 413 before it is read', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const big = JSON.stringify({ endUserId: 'u', platform: 'ios', token: 'x'.repeat(70 * 1024) });
     const res = await h.request('POST', '/api/apps/a1/devices', { raw: big, headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' } });
@@ -37,7 +36,7 @@ describe('error shape', () => {
   });
 
   test('a body that is not JSON is a 415 that says what to send', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const res = await h.request('POST', '/api/apps/a1/devices', { raw: 'endUserId=u', headers: { 'x-service-key': app.appSecret, 'content-type': 'application/x-www-form-urlencoded' } });
     expect(res.status).toBe(415);
@@ -45,7 +44,7 @@ describe('error shape', () => {
   });
 
   test('malformed JSON is a 400 that says so', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const res = await h.request('POST', '/api/apps/a1/devices', { raw: '{"endUserId": ', headers: { 'x-service-key': app.appSecret, 'content-type': 'application/json' } });
     expect(res.status).toBe(400);
@@ -64,7 +63,7 @@ describe('error shape', () => {
   });
 
   test('request logs carry id, method, path, status and duration, and never a secret', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     await h.request('POST', '/api/apps/a1/devices', { body: { endUserId: 'u', platform: 'android', token: 't' }, headers: { 'x-service-key': app.appSecret, 'x-request-id': 'trace-42' } });
     await h.request('POST', '/api/apps/a1/devices', { body: {}, headers: { 'x-service-key': 'wrong' } });
@@ -80,15 +79,15 @@ describe('error shape', () => {
   });
 
   test('health and readiness answer without authentication', async () => {
-    h = createHarness();
+    h = await createHarness();
     expect((await h.request('GET', '/healthz')).body).toEqual({ status: 'ok' });
     expect((await h.request('GET', '/readyz')).body).toEqual({ status: 'ready' });
   });
 
   test('a write refused for lack of space turns /readyz 503 at once, even though a small write would fit (the probe waits a second)', async () => {
-    h = createHarness();
+    h = await createHarness();
     const full = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
-    storageHealth(h.ctx.db.$client, h.ctx.logger).failed(full);
+    h.ctx.db.storage.failed(full);
     const ready = await h.request('GET', '/readyz');
     expect([ready.status, ready.body.title, ready.body.detail]).toEqual([503, 'Service Unavailable', expect.stringMatching(/^disk is full/)]);
   });
@@ -99,7 +98,7 @@ describe('error shape', () => {
   });
 
   test('the per-app rate limit answers 429 with Retry-After, and refills with time', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     h.ctx.config.server.rate_limit_per_second = 2;
     const limited = createApp(h.ctx);
@@ -124,7 +123,7 @@ describe('error shape', () => {
 
 describe('query validation', () => {
   test('limit and offset out of bounds name the parameter', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     for (const [query, detail] of [
       ['limit=0', 'limit must be an integer from 1 to 100'],
@@ -146,7 +145,7 @@ describe('query validation', () => {
   });
 
   test('integers in paths are decimal digits too', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     for (const id of ['1e3', '1.0', '0x1', '0', '-1']) {
       const res = await h.admin('GET', `/api/admin/apps/a1/deliveries/${id}`);
@@ -156,7 +155,7 @@ describe('query validation', () => {
   });
 
   test('a malformed percent-escape in a path is a 400 saying so, not a missing parameter', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     for (const path of ['/api/admin/apps/a1/live-activities/%zz', '/api/admin/apps/a1/live-activities/la_%E0%A4%A', '/api/admin/apps/%ff']) {
       const res = await h.admin('GET', path);

@@ -1,12 +1,21 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import type { AppContext } from '../context';
+import type { TestContext } from './harness';
 import { activities } from '../db/schema';
 import { newId } from '../lib/ids';
-import { devicesRepository, type DeviceInput } from '../modules/devices/devices.repository';
+import type { DeviceInput } from '../modules/devices/devices.repository';
 import type { LiveActivityContent, LiveActivityEvent, MessageContent, NotificationContent } from '../modules/delivery/message-content';
 import { enqueue, type DeliveryTarget } from '../modules/delivery/outbox';
-import { tokensRepository } from '../modules/tokens/tokens.repository';
 import { apnsToken } from './apns-standin';
+
+/**
+ * The value of a repository call that has settled: the SQLite repositories do their work when
+ * called, so the fixtures below stay synchronous. Throws if it had not settled.
+ */
+export function settled<T>(promise: Promise<T>): T {
+  const value = Bun.peek(promise);
+  if (value instanceof Promise) throw new Error('the repository call has not settled');
+  return value as T;
+}
 
 /** A fresh APNs auth key: the .p8 PEM Islet stores and the public half a stand-in verifies with. */
 export function apnsKey(keyId = `K${randomBytes(5).toString('hex').toUpperCase().slice(0, 9)}`, teamId = 'TEAM123456') {
@@ -20,19 +29,19 @@ export function apnsKey(keyId = `K${randomBytes(5).toString('hex').toUpperCase()
 }
 
 /** Registers a device the way the devices API does; iOS devices get APNs-shaped tokens. */
-export function addDevice(ctx: AppContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
+export function addDevice(ctx: TestContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
   const token = input.token ?? (input.platform === 'ios' ? apnsToken() : `fcm-${randomBytes(12).toString('hex')}`);
-  return devicesRepository(ctx.db).upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now()).device;
+  return settled(ctx.db.repos.devices.upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now())).device;
 }
 
 /** An Active activity row, as the Live Activities module writes it; `activityToken`: an iPhone's update token for it. */
 export function addActivity(
-  ctx: AppContext,
+  ctx: TestContext,
   appId: string,
   input: { platform: 'ios' | 'android'; activityToken?: { deviceId: string; token: string }; endUserId?: string },
 ) {
   const id = newId('la', ctx.clock.now());
-  ctx.db
+  ctx.db.sqlite
     .insert(activities)
     .values({
       id,
@@ -47,8 +56,8 @@ export function addActivity(
     })
     .run();
   const t = input.activityToken;
-  const environment = t && (devicesRepository(ctx.db).find(appId, t.deviceId)?.environment ?? null);
-  if (t) tokensRepository(ctx.db).reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now());
+  const environment = t && (settled(ctx.db.repos.devices.find(appId, t.deviceId))?.environment ?? null);
+  if (t) settled(ctx.db.repos.tokens.reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now()));
   return id;
 }
 
@@ -57,7 +66,7 @@ export function notificationContent(title = 'Hello', body = 'World'): Notificati
 }
 
 export function activityContent(
-  ctx: AppContext,
+  ctx: TestContext,
   activityId: string,
   event: LiveActivityEvent,
   contentState: Record<string, string> = { progress: '50' },
@@ -82,24 +91,24 @@ export function activityContent(
  * activity token for an update or end (none yet: left for the worker to hold), else the device's
  * registration token.
  */
-export function queue(ctx: AppContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
-  const tokens = tokensRepository(ctx.db);
+export function queue(ctx: TestContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
+  const tokens = ctx.db.repos.tokens;
   const tokenFor = (deviceId: string): number | undefined => {
     // Invalid ones too: a delivery queued before its token was refused still names it.
-    const own = tokens.ofDevice(deviceId);
+    const own = settled(tokens.ofDevice(deviceId));
     if (content.type === 'live_activity' && own.some((t) => t.kind === 'apns_device')) {
       if (content.event === 'start') return own.find((t) => t.kind === 'apns_push_to_start')?.id;
-      return tokens.activityToken(content.activityId, deviceId)?.id;
+      return settled(tokens.activityToken(content.activityId, deviceId))?.id;
     }
     return own.find((t) => t.kind === 'apns_device' || t.kind === 'fcm_registration')?.id;
   };
   const list = targets.map((t) => (typeof t === 'string' ? { deviceId: t, tokenId: tokenFor(t) } : t));
-  return ctx.db.$client.transaction(() => enqueue(ctx.db, { appId, content, targets: list, now: ctx.clock.now() }))();
+  return ctx.db.write((tx) => enqueue(ctx.db, tx, { appId, content, targets: list, now: ctx.clock.now() }));
 }
 
 /** Deliveries as stored, oldest first. */
-export function deliveryRows(ctx: AppContext, where = '1 = 1') {
-  return ctx.db.$client
+export function deliveryRows(ctx: TestContext, where = '1 = 1') {
+  return ctx.db.sqlite.$client
     .query<
       { id: number; status: string; attempts: number; provider: string | null; provider_id: string | null; reason: string | null; sent_payload: string | null; next_attempt_at: number; device_id: string },
       []

@@ -5,6 +5,7 @@ import { createApp } from '../app';
 import { bootstrap } from '../bootstrap';
 import { parseConfig } from '../config/config.load';
 import type { AppContext } from '../context';
+import type { SqliteStore } from '../db/sqlite/store';
 import { FakeClock } from '../lib/clock';
 import { createLogger, type Logger } from '../lib/logger';
 
@@ -16,10 +17,13 @@ export interface TestResponse<T = any> {
   headers: Headers;
 }
 
+/** A context on the SQLite store, whose connection tests may read directly. */
+export type TestContext = AppContext & { db: SqliteStore };
+
 export interface Harness {
   dir: string;
   dbPath: string;
-  ctx: AppContext;
+  ctx: TestContext;
   app: ReturnType<typeof createApp>;
   clock: FakeClock;
   logs: string[];
@@ -36,9 +40,9 @@ export interface Harness {
 /**
  * A real application on a real SQLite file in a fresh temporary folder, with a fake clock and
  * captured logs. Extra TOML is appended to a minimal configuration.
- * @example const h = createHarness(); const { id } = await h.createApp();
+ * @example const h = await createHarness(); const { id } = await h.createApp();
  */
-export function createHarness(options: { toml?: string; clock?: FakeClock; logger?: Logger } = {}): Harness {
+export async function createHarness(options: { toml?: string; clock?: FakeClock; logger?: Logger } = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'islet-test-'));
   const dbPath = join(dir, 'islet.db');
   const clock = options.clock ?? new FakeClock();
@@ -49,7 +53,7 @@ export function createHarness(options: { toml?: string; clock?: FakeClock; logge
     `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[security]\nallow_private_endpoints = true\n[server]\nrate_limit_per_second = 0\n${options.toml ?? ''}`,
     join(dir, 'islet.toml'),
   );
-  const { ctx } = bootstrap(config, { clock, logger: options.logger ?? createLogger('debug', (l) => logs.push(l)) });
+  const { ctx } = await bootstrap(config, { clock, logger: options.logger ?? createLogger('debug', (l) => logs.push(l)) });
   const app = createApp(ctx);
   const keys = new Map<string, string>();
 
@@ -90,7 +94,7 @@ export function createHarness(options: { toml?: string; clock?: FakeClock; logge
       return { id: res.body.app.id, appSecret: res.body.appSecret, signingSecret: res.body.signingSecret };
     },
     close() {
-      ctx.db.$client.close();
+      ctx.db.sqlite.$client.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { SQL } from 'bun';
 import { ConfigError } from '../../config/config.load';
-import { shippedMigrationCount } from '../database';
+import { shippedMigrationCount } from '../sqlite/database';
 import { clientOptions, describeTarget, type PostgresSettings } from './connection';
 import { appliedPostgresMigrations, defaultPgMigrationsFolder } from './migrate';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { SQL } from 'bun';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
-import { migrateDatabase, openDatabase } from '../database';
+import { migrateDatabase, openDatabase } from '../sqlite/database';
 import * as sqliteSchema from '../schema';
 import { migratePostgres } from './migrate';
 import * as pgSchema from './schema';

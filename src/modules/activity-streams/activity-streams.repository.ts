@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 
 export interface StreamRow {
   appId: string;
@@ -20,7 +21,7 @@ const COLUMNS = `app_id AS appId, key, template_slug AS templateSlug, attributes
   activity_ids AS activityIds, started_at AS startedAt, updated_at AS updatedAt`;
 
 /** The statements on `activity_streams`. */
-export function activityStreamsRepository(db: Db) {
+function activityStreamsStatements(db: Db) {
   const client = db.$client;
   const find = client.query<StreamRow, [string, string]>(`SELECT ${COLUMNS} FROM activity_streams WHERE app_id = ? AND key = ?`);
   const save = client.query(
@@ -40,3 +41,8 @@ export function activityStreamsRepository(db: Db) {
     },
   };
 }
+
+/** The repository over activityStreamsStatements: every method returns a Promise. */
+export const activityStreamsRepository = (db: Db) => promised(activityStreamsStatements(db));
+
+export type ActivityStreamsRepository = ReturnType<typeof activityStreamsRepository>;

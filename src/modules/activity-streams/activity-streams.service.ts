@@ -1,14 +1,13 @@
 import type { AppContext } from '../../context';
-import type { Write } from '../../db/group-commit';
+import type { Repositories } from '../../db/store';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { AppRow } from '../apps/apps.repository';
-import { instancesRepository } from '../live-activities/instances.repository';
 import { contentOptions } from '../live-activities/live-activities.options';
 import type { ActivityRow } from '../live-activities/live-activities.repository';
 import type { LiveActivitiesService, StartInput } from '../live-activities/live-activities.service';
 import { activityView } from '../live-activities/live-activities.view';
-import { activityStreamsRepository, type StreamRow } from './activity-streams.repository';
+import type { StreamRow } from './activity-streams.repository';
 
 export type StreamStatus = 'started' | 'updated' | 'noop' | 'rotated';
 
@@ -29,9 +28,8 @@ const targetsOf = (input: StartInput) => (input.targetUsers ? JSON.stringify([..
  * validation are those of start and update; each PUT is one transaction, and PUTs of one key run
  * one after another.
  */
-export function activityStreamsService(ctx: AppContext, liveActivities: LiveActivitiesService, write: Write) {
-  const repo = activityStreamsRepository(ctx.db);
-  const instances = instancesRepository(ctx.db);
+export function activityStreamsService(ctx: AppContext, liveActivities: LiveActivitiesService) {
+  const store = ctx.db;
   const rotateAfterMs = ctx.config.streams.rotate_after_minutes * 60_000;
   const locks = ctx.coordination.keyedLocks('activity-streams');
 
@@ -43,23 +41,31 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
   };
 
   /** The stream's activities that are still Active. */
-  const liveOf = (stream: StreamRow): ActivityRow[] =>
-    (JSON.parse(stream.activityIds) as string[]).map((id) => liveActivities.repo.find(stream.appId, id)).filter((a): a is ActivityRow => a?.state === 'Active');
+  const liveOf = async (r: Repositories, stream: StreamRow): Promise<ActivityRow[]> => {
+    const live: ActivityRow[] = [];
+    for (const id of JSON.parse(stream.activityIds) as string[]) {
+      const a = await r.liveActivities.find(stream.appId, id);
+      if (a?.state === 'Active') live.push(a);
+    }
+    return live;
+  };
 
-  const nearLimit = (live: ActivityRow[], now: number) =>
-    live.some((a) => {
-      const since = instances.oldestLiveIos(a.id);
-      return since !== null && now - since >= rotateAfterMs;
-    });
+  const nearLimit = async (live: ActivityRow[], now: number) => {
+    for (const a of live) {
+      const since = await store.repos.instances.oldestLiveIos(a.id);
+      if (since !== null && now - since >= rotateAfterMs) return true;
+    }
+    return false;
+  };
 
-  const decide = (stream: StreamRow | undefined, live: ActivityRow[], input: StartInput, now: number): StreamStatus => {
+  const decide = async (stream: StreamRow | undefined, live: ActivityRow[], input: StartInput, now: number): Promise<StreamStatus> => {
     const same =
       stream !== undefined &&
       stream.templateSlug === input.templateSlug &&
       stream.attributes === canonical(input.attributes ?? {}) &&
       stream.targetUsers === targetsOf(input);
     if (!same || live.length === 0) return 'started';
-    if (nearLimit(live, now)) return 'rotated';
+    if (await nearLimit(live, now)) return 'rotated';
     return stream.contentState === canonical(input.contentState) ? 'noop' : 'updated';
   };
 
@@ -67,25 +73,25 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
     put(app: AppRow, key: string, input: StartInput): Promise<{ status: StreamStatus; activityIds: string[] }> {
       requireKey(key);
       return serial(app.id, key, async () => {
-        const stream = repo.find(app.id, key);
-        const live = stream ? liveOf(stream) : [];
+        const stream = await store.repos.activityStreams.find(app.id, key);
+        const live = stream ? await liveOf(store.repos, stream) : [];
         const now = ctx.clock.now();
-        const status = decide(stream, live, input, now);
+        const status = await decide(stream, live, input, now);
         if (status === 'noop') return { status, activityIds: live.map((a) => a.id) };
         if (status === 'updated') {
-          return write(() => {
-            for (const a of live) liveActivities.updateNow(app.id, a.id, input.contentState, contentOptions(input));
-            repo.save({ ...stream!, contentState: canonical(input.contentState), updatedAt: now });
+          return store.write(async (tx) => {
+            for (const a of live) await liveActivities.updateNow(tx, app.id, a.id, input.contentState, contentOptions(input));
+            await tx.activityStreams.save({ ...stream!, contentState: canonical(input.contentState), updatedAt: now });
             return { status, activityIds: live.map((a) => a.id) };
           });
         }
         // started or rotated: the start's checks (plan, quota, data) come before anything ends.
-        const start = liveActivities.prepareStart(app, input);
-        return write(() => {
-          for (const a of live) liveActivities.endNow(app.id, a.id);
-          const { activities } = start();
+        const start = await liveActivities.prepareStart(app, input);
+        return store.write(async (tx) => {
+          for (const a of live) await liveActivities.endNow(tx, app.id, a.id);
+          const { activities } = await start(tx);
           const activityIds = activities.map((a) => a.id);
-          repo.save({
+          await tx.activityStreams.save({
             appId: app.id,
             key,
             templateSlug: input.templateSlug,
@@ -101,12 +107,12 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
       });
     },
 
-    get(appId: string, key: string) {
+    async get(appId: string, key: string) {
       requireKey(key);
-      const stream = repo.find(appId, key);
+      const stream = await store.repos.activityStreams.find(appId, key);
       if (!stream) throw notFound();
       const ids = JSON.parse(stream.activityIds) as string[];
-      const activities = ids.map((id) => liveActivities.repo.find(appId, id)).filter((a): a is ActivityRow => a !== undefined);
+      const activities = await liveActivities.findMany(appId, ids);
       return {
         key,
         state: activities.some((a) => a.state === 'Active') ? ('Active' as const) : ('Ended' as const),
@@ -125,12 +131,12 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
     remove(appId: string, key: string): Promise<{ activityIds: string[] }> {
       requireKey(key);
       return serial(appId, key, () =>
-        write(() => {
-          const stream = repo.find(appId, key);
+        store.write(async (tx) => {
+          const stream = await tx.activityStreams.find(appId, key);
           if (!stream) throw notFound();
-          const live = liveOf(stream);
-          for (const a of live) liveActivities.endNow(appId, a.id);
-          repo.remove(appId, key);
+          const live = await liveOf(tx, stream);
+          for (const a of live) await liveActivities.endNow(tx, appId, a.id);
+          await tx.activityStreams.remove(appId, key);
           return { activityIds: live.map((a) => a.id) };
         }),
       );

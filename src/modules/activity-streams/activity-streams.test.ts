@@ -4,7 +4,7 @@ import { apnsKey } from '../../test-support/delivery-fixtures';
 import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery/delivery.engine';
-import { connect, progress } from '../live-activities/live-activities.fixtures';
+import { connect, progress } from '../../test-support/live-activity-fixtures';
 
 const BUNDLE = 'com.example.streams';
 const HOUR = 60 * 60_000;
@@ -15,7 +15,7 @@ let engine: DeliveryEngine;
 let appId: string;
 
 beforeEach(async () => {
-  h = createHarness({ toml: `[streams]\nrotate_after_minutes = 420\n[plans.tiny]\nlive_activities = true\nminutes = 1\n` });
+  h = await createHarness({ toml: `[streams]\nrotate_after_minutes = 420\n[plans.tiny]\nlive_activities = true\nminutes = 1\n` });
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], bundleIds: [BUNDLE], clock: h.clock });
   fcm = await startFcmStandin();
@@ -76,12 +76,12 @@ describe('live activity streams', () => {
     expect(sent()).toEqual({ apns: [`update ${activityToken.slice(0, 8)}`], fcm: [`update ${androidActivity}`] });
 
     // Same state, keys in another order: nothing is queued, nothing is sent.
-    const deliveriesBefore = h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM deliveries').get()!.n;
+    const deliveriesBefore = h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM deliveries').get()!.n;
     const noop = await put('order:42', { detail: '5 of 10', progress: '50' }, { targetUsers: ['android-user', 'ios-user'] });
     expect(noop.body).toEqual({ status: 'noop', activityIds: started.body.activityIds });
     await engine.drain();
     expect(sent()).toEqual({ apns: [], fcm: [] });
-    expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM deliveries').get()!.n).toBe(deliveriesBefore);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM deliveries').get()!.n).toBe(deliveriesBefore);
 
     // Just before the threshold an update is still an update; past it, the stream starts over.
     h.clock.advance(7 * HOUR - 1);
@@ -139,7 +139,7 @@ describe('live activity streams', () => {
 
     const both = await Promise.all([put('race', { progress: '1', detail: 'a' }), put('race', { progress: '1', detail: 'a' })]);
     expect(both.map((r) => r.body.status).sort()).toEqual(['noop', 'started']);
-    expect(h.ctx.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM activities WHERE state = 'Active'`).get()!.n).toBe(1);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM activities WHERE state = 'Active'`).get()!.n).toBe(1);
 
     const free = await h.createApp({ id: 'free', plan: 'free' });
     const refused = await h.request('PUT', `/api/apps/free/live-activity-streams/k`, { body: progress, headers: { 'x-service-key': free.appSecret } });

@@ -11,16 +11,16 @@ import { requireAdmin } from '../auth/admin-auth';
 export function adminGroup(services: Services, tag: string) {
   const { audit } = services;
   return new Elysia({ prefix: '/api/admin', detail: { tags: [tag], security: [{ adminToken: [] }] } })
-    .onTransform(({ request }) => {
-      const actor = requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions, {
+    .onTransform(async ({ request }) => {
+      const actor = await requireAdmin(services.ctx.adminTokenHash, request, services.consoleSessions, {
         throttle: services.adminThrottle,
         address: services.clients.of(request),
       });
       audit.admit(request, actor);
     })
-    .onAfterHandle(({ request, route, params, body, responseValue, path }) => {
+    .onAfterHandle(async ({ request, route, params, body, responseValue, path }) => {
       if (request.method === 'GET' || request.method === 'HEAD') return;
-      audit.recordRequest(request, {
+      await audit.recordRequest(request, {
         method: request.method,
         route,
         path,

@@ -10,7 +10,7 @@ const p8 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).private
 
 describe('admin API: apps', () => {
   test('refuses requests without the admin token, or with a wrong one', async () => {
-    h = createHarness();
+    h = await createHarness();
     const missing = await h.request('GET', '/api/admin/apps');
     expect(missing.status).toBe(401);
     expect(missing.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'Authorization header with a Bearer admin token is required' });
@@ -19,7 +19,7 @@ describe('admin API: apps', () => {
   });
 
   test('creating an app returns two distinct strong secrets once, and the app is listed without them', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.admin('POST', '/api/admin/apps', { id: 'shop', name: 'Shop' });
     expect(res.status).toBe(201);
     expect(res.body.appSecret).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
@@ -32,14 +32,14 @@ describe('admin API: apps', () => {
   });
 
   test('an unknown plan or a bad id is a 400 naming the field', async () => {
-    h = createHarness();
+    h = await createHarness();
     expect((await h.admin('POST', '/api/admin/apps', { plan: 'gold' })).body.detail).toBe('plan must be one of free, pro');
     expect((await h.admin('POST', '/api/admin/apps', { id: 'has space' })).body.detail).toBe('id has an invalid format');
     expect((await h.admin('POST', '/api/admin/apps', { nmae: 'typo' })).body.detail).toBe('nmae is not a known field');
   });
 
   test('update, rotate a secret, and delete', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const patched = await h.admin('PATCH', '/api/admin/apps/a1', { name: 'Renamed', plan: 'free' });
     expect(patched.body).toMatchObject({ name: 'Renamed', plan: 'free' });
@@ -57,7 +57,7 @@ describe('admin API: apps', () => {
   });
 
   test('APNs and FCM credentials are checked, stored, shown without keys, and removable', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     const bad = await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key: 'not a key' });
     expect(bad.status).toBe(400);
@@ -77,7 +77,7 @@ describe('admin API: apps', () => {
   });
 
   test('APNs identifiers of the wrong shape are refused, naming the field', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     const ids = { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key: p8() };
     for (const [patch, detail] of [
@@ -92,11 +92,11 @@ describe('admin API: apps', () => {
   });
 
   test('no secret is stored in plain text in the database file', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const key = p8();
     await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key });
-    h.ctx.db.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    h.ctx.db.sqlite.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     const file = readFileSync(h.dbPath).toString('latin1');
     expect(file).toContain('a1');
     expect(file).not.toContain(app.appSecret);
@@ -105,13 +105,13 @@ describe('admin API: apps', () => {
   });
 
   test('plans come from the configuration', async () => {
-    h = createHarness({ toml: '[plans.gold]\nlive_activities = true\noverage = true\n' });
+    h = await createHarness({ toml: '[plans.gold]\nlive_activities = true\noverage = true\n' });
     const res = await h.admin('GET', '/api/admin/plans');
     expect(res.body.plans).toContainEqual({ name: 'gold', liveActivities: true, minutes: null, overage: true });
   });
 
   test('apps declared in the configuration are upserted with their given secrets', async () => {
-    h = createHarness({ toml: '[[apps]]\nid = "cfg"\nname = "From file"\napp_secret = "sk_given_secret"\n' });
+    h = await createHarness({ toml: '[[apps]]\nid = "cfg"\nname = "From file"\napp_secret = "sk_given_secret"\n' });
     const res = await h.admin('GET', '/api/admin/apps/cfg');
     expect(res.body).toMatchObject({ id: 'cfg', name: 'From file', source: 'config' });
     const reg = await h.request('POST', '/api/apps/cfg/devices', {
@@ -124,7 +124,7 @@ describe('admin API: apps', () => {
 
 describe('admin API: authentication comes first', () => {
   test('a bad body without the admin token is a 401, not a validation error', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('POST', '/api/admin/apps', { body: { id: 'has space', bogus: 1 } });
     expect(res.status).toBe(401);
   });

@@ -22,14 +22,14 @@ export function appsAdminRoutes(services: Services) {
         overage: p.overage,
       })),
     }), { response: errors(401), detail: { summary: 'List plans (from the configuration)' } })
-    .get('/apps', () => ({ apps: apps.list().map((row) => apps.view(row)) }), {
+    .get('/apps', async () => ({ apps: (await apps.list()).map((row) => apps.view(row)) }), {
       response: errors(401),
       detail: { summary: 'List apps' },
     })
     .post(
       '/apps',
-      ({ body, set }) => {
-        const created = apps.create({ ...body, source: 'api' });
+      async ({ body, set }) => {
+        const created = await apps.create({ ...body, source: 'api' });
         set.status = 201;
         return { app: apps.view(created.row), appSecret: created.appSecret, signingSecret: created.signingSecret };
       },
@@ -46,12 +46,12 @@ export function appsAdminRoutes(services: Services) {
         detail: { summary: 'Create an app', description: 'Answers 201 with both secrets, generated from a CSPRNG.' },
       },
     )
-    .get('/apps/:appId', ({ params }) => apps.view(apps.get(params.appId)), {
+    .get('/apps/:appId', async ({ params }) => apps.view(await apps.get(params.appId)), {
       params: AppParams,
       response: { ...errors(401, 404) },
       detail: { summary: 'Get an app' },
     })
-    .patch('/apps/:appId', ({ params, body }) => apps.view(apps.update(params.appId, body)), {
+    .patch('/apps/:appId', async ({ params, body }) => apps.view(await apps.update(params.appId, body)), {
       params: AppParams,
       body: t.Object({ name: t.Optional(Name), plan: t.Optional(t.String()) }, { additionalProperties: false }),
       response: { ...errors(400, 401, 404) },
@@ -59,22 +59,22 @@ export function appsAdminRoutes(services: Services) {
     })
     .delete(
       '/apps/:appId',
-      ({ params }) => {
-        apps.remove(params.appId);
+      async ({ params }) => {
+        await apps.remove(params.appId);
         return { success: true as const };
       },
       { params: AppParams, response: { 200: Success, ...errors(401, 404) }, detail: { summary: 'Delete an app and all its data' } },
     )
-    .get('/apps/:appId/secrets', ({ params }) => apps.secrets(apps.get(params.appId)), {
+    .get('/apps/:appId/secrets', async ({ params }) => apps.secrets(await apps.get(params.appId)), {
       params: AppParams,
       response: { 200: SecretsBody, ...errors(401, 404) },
       detail: { summary: "Show the app's App Secret and Signing Secret" },
     })
     .post(
       '/apps/:appId/secrets/:kind',
-      ({ params }) => {
+      async ({ params }) => {
         const kind = SECRET_KINDS[params.kind]!;
-        return { [kind]: apps.setSecret(params.appId, kind) };
+        return { [kind]: await apps.setSecret(params.appId, kind) };
       },
       {
         params: t.Object({ appId: t.String(), kind: t.Union([t.Literal('app-secret'), t.Literal('signing-secret')]) }),
@@ -89,8 +89,8 @@ export function appsAdminRoutes(services: Services) {
         checkApnsKey(body.key);
         await checkEndpoint(body.endpoint, 'endpoint', outbound);
         await checkEndpoint(body.sandboxEndpoint, 'sandboxEndpoint', outbound);
-        apps.setApns(params.appId, { ...body, environment: body.environment ?? 'production' });
-        return apps.view(apps.get(params.appId));
+        await apps.setApns(params.appId, { ...body, environment: body.environment ?? 'production' });
+        return apps.view(await apps.get(params.appId));
       },
       {
         params: AppParams,
@@ -115,9 +115,9 @@ export function appsAdminRoutes(services: Services) {
     )
     .delete(
       '/apps/:appId/apns',
-      ({ params }) => {
-        apps.setApns(params.appId, undefined);
-        return apps.view(apps.get(params.appId));
+      async ({ params }) => {
+        await apps.setApns(params.appId, undefined);
+        return apps.view(await apps.get(params.appId));
       },
       { params: AppParams, response: { ...errors(401, 404) }, detail: { summary: 'Remove APNs credentials (iOS falls back to the simulator)' } },
     )
@@ -127,8 +127,8 @@ export function appsAdminRoutes(services: Services) {
         const serviceAccount = checkServiceAccount(body.serviceAccount);
         await checkEndpoint(body.endpoint, 'endpoint', outbound);
         await checkEndpoint(serviceAccount.token_uri, 'serviceAccount.token_uri', outbound);
-        apps.setFcm(params.appId, { serviceAccount, ...(body.endpoint ? { endpoint: body.endpoint } : {}) });
-        return apps.view(apps.get(params.appId));
+        await apps.setFcm(params.appId, { serviceAccount, ...(body.endpoint ? { endpoint: body.endpoint } : {}) });
+        return apps.view(await apps.get(params.appId));
       },
       {
         params: AppParams,
@@ -145,9 +145,9 @@ export function appsAdminRoutes(services: Services) {
     )
     .delete(
       '/apps/:appId/fcm',
-      ({ params }) => {
-        apps.setFcm(params.appId, undefined);
-        return apps.view(apps.get(params.appId));
+      async ({ params }) => {
+        await apps.setFcm(params.appId, undefined);
+        return apps.view(await apps.get(params.appId));
       },
       { params: AppParams, response: { ...errors(401, 404) }, detail: { summary: 'Remove FCM credentials (Android falls back to the simulator)' } },
     );

@@ -13,31 +13,31 @@ import type { OutboundPolicy } from '../../lib/outbound-policy';
  * what the file says (name, plan, given secrets, credentials). Secrets the file leaves out are
  * generated once and kept. Files named in the config are read relative to the config file.
  */
-export function seedAppsFromConfig(ctx: AppContext): void {
+export async function seedAppsFromConfig(ctx: AppContext): Promise<void> {
   const service = appsService(ctx);
   const credentials = readConfiguredCredentials(ctx.config);
   const problems: string[] = [];
 
-  ctx.config.apps.forEach((app, i) => {
+  for (const [i, app] of ctx.config.apps.entries()) {
     try {
       const { apns, fcm } = credentials[i]!;
-      const existing = service.find(app.id);
+      const existing = await service.find(app.id);
       if (!existing) {
-        service.create({ id: app.id, name: app.name, plan: app.plan, appSecret: app.app_secret, signingSecret: app.signing_secret, source: 'config' });
+        await service.create({ id: app.id, name: app.name, plan: app.plan, appSecret: app.app_secret, signingSecret: app.signing_secret, source: 'config' });
       } else {
-        service.update(app.id, { name: app.name ?? existing.name, plan: app.plan });
+        await service.update(app.id, { name: app.name ?? existing.name, plan: app.plan });
         const current = service.secrets(existing);
-        if (app.app_secret && app.app_secret !== current.appSecret) service.setSecret(app.id, 'appSecret', app.app_secret);
+        if (app.app_secret && app.app_secret !== current.appSecret) await service.setSecret(app.id, 'appSecret', app.app_secret);
         if (app.signing_secret && app.signing_secret !== current.signingSecret)
-          service.setSecret(app.id, 'signingSecret', app.signing_secret);
+          await service.setSecret(app.id, 'signingSecret', app.signing_secret);
       }
-      const row = service.get(app.id);
-      if (apns && JSON.stringify(service.apns(row)) !== JSON.stringify(apns)) service.setApns(app.id, apns);
-      if (fcm && JSON.stringify(service.fcm(row)) !== JSON.stringify(fcm)) service.setFcm(app.id, fcm);
+      const row = await service.get(app.id);
+      if (apns && JSON.stringify(service.apns(row)) !== JSON.stringify(apns)) await service.setApns(app.id, apns);
+      if (fcm && JSON.stringify(service.fcm(row)) !== JSON.stringify(fcm)) await service.setFcm(app.id, fcm);
     } catch (e) {
       problems.push(`${ctx.config.source}: apps[${i}] (${app.id}): ${problemText(e)}`);
     }
-  });
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 }
 

@@ -4,7 +4,7 @@ import { newId } from '../../lib/ids';
 import { generateSecret, sha256Hex } from '../../lib/secrets';
 import type { AppContext } from '../../context';
 import { channelCredentialsChanged } from '../delivery/channel-reset';
-import { appsRepository, type AppRow } from './apps.repository';
+import type { AppRow } from './apps.repository';
 import type { ApnsCredentials, FcmCredentials } from './credentials';
 
 export type SecretKind = 'appSecret' | 'signingSecret';
@@ -16,7 +16,7 @@ export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
 /** Use cases of apps: creation with fresh secrets, rotation, credentials, and their safe views. */
 export function appsService(ctx: AppContext) {
-  const repo = appsRepository(ctx.db);
+  const repo = ctx.db.repos.apps;
   const { box, clock } = ctx;
 
   const requirePlan = (plan: string) => {
@@ -25,8 +25,8 @@ export function appsService(ctx: AppContext) {
     }
   };
 
-  const get = (id: string): AppRow => {
-    const row = repo.find(id);
+  const get = async (id: string): Promise<AppRow> => {
+    const row = await repo.find(id);
     if (!row) throw new HttpError(404, 'app not found');
     return row;
   };
@@ -43,11 +43,11 @@ export function appsService(ctx: AppContext) {
     find: repo.find,
     list: repo.list,
 
-    create(input: { id?: string; name?: string; plan?: string; appSecret?: string; signingSecret?: string; source: AppRow['source'] }) {
+    async create(input: { id?: string; name?: string; plan?: string; appSecret?: string; signingSecret?: string; source: AppRow['source'] }) {
       const id = input.id ?? newId('app', clock.now());
       const plan = input.plan ?? 'pro';
       requirePlan(plan);
-      if (repo.find(id)) throw new HttpError(409, `app ${id} already exists`);
+      if (await repo.find(id)) throw new HttpError(409, `app ${id} already exists`);
       const appSecret = input.appSecret ?? generateSecret('sk');
       const signingSecret = input.signingSecret ?? generateSecret('ss');
       const now = clock.now();
@@ -64,27 +64,27 @@ export function appsService(ctx: AppContext) {
         createdAt: now,
         updatedAt: now,
       };
-      repo.insert(row);
+      await repo.insert(row);
       return { row, appSecret, signingSecret };
     },
 
-    update(id: string, patch: { name?: string; plan?: string }) {
-      get(id);
+    async update(id: string, patch: { name?: string; plan?: string }) {
+      await get(id);
       if (patch.plan !== undefined) requirePlan(patch.plan);
-      repo.update(id, { ...patch, updatedAt: clock.now() });
+      await repo.update(id, { ...patch, updatedAt: clock.now() });
       return get(id);
     },
 
-    remove(id: string) {
-      if (!repo.remove(id)) throw new HttpError(404, 'app not found');
+    async remove(id: string) {
+      if (!(await repo.remove(id))) throw new HttpError(404, 'app not found');
     },
 
     /** Replaces one secret with a fresh one (or the given one) and returns it. */
-    setSecret(id: string, kind: SecretKind, value: string = generateSecret(kind === 'appSecret' ? 'sk' : 'ss')) {
-      const row = get(id);
+    async setSecret(id: string, kind: SecretKind, value: string = generateSecret(kind === 'appSecret' ? 'sk' : 'ss')) {
+      const row = await get(id);
       const secrets = this.secrets(row);
       secrets[kind] = value;
-      repo.update(id, { ...secretColumns(id, secrets.appSecret, secrets.signingSecret), updatedAt: clock.now() });
+      await repo.update(id, { ...secretColumns(id, secrets.appSecret, secrets.signingSecret), updatedAt: clock.now() });
       return value;
     },
 
@@ -99,28 +99,22 @@ export function appsService(ctx: AppContext) {
      * Stores APNs credentials (or removes them with undefined); new credentials resume a paused
      * channel, and release what was held for its down endpoints (channel-reset.ts).
      */
-    setApns(id: string, creds: ApnsCredentials | undefined) {
-      get(id);
-      ctx.db.$client.transaction(() => {
-        repo.update(id, {
-          apnsSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null,
-          apnsPausedReason: null,
-          updatedAt: clock.now(),
-        });
-        channelCredentialsChanged(ctx, id, 'apns');
-      }).immediate();
+    async setApns(id: string, creds: ApnsCredentials | undefined) {
+      await get(id);
+      const apnsSealed = creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null;
+      await ctx.db.write(async (tx) => {
+        await tx.apps.update(id, { apnsSealed, apnsPausedReason: null, updatedAt: clock.now() });
+        await channelCredentialsChanged(ctx, tx, id, 'apns');
+      });
     },
 
-    setFcm(id: string, creds: FcmCredentials | undefined) {
-      get(id);
-      ctx.db.$client.transaction(() => {
-        repo.update(id, {
-          fcmSealed: creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null,
-          fcmPausedReason: null,
-          updatedAt: clock.now(),
-        });
-        channelCredentialsChanged(ctx, id, 'fcm');
-      }).immediate();
+    async setFcm(id: string, creds: FcmCredentials | undefined) {
+      await get(id);
+      const fcmSealed = creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null;
+      await ctx.db.write(async (tx) => {
+        await tx.apps.update(id, { fcmSealed, fcmPausedReason: null, updatedAt: clock.now() });
+        await channelCredentialsChanged(ctx, tx, id, 'fcm');
+      });
     },
 
     apns(row: AppRow): ApnsCredentials | undefined {

@@ -6,7 +6,7 @@ afterEach(() => h?.close());
 
 describe('admin API: the demo app', () => {
   test('creates app demo with its end users, devices (fixed ids), a Live and a Draft release, a running activity, an activity stream and a welcome notification; once', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.admin('POST', '/api/admin/demo');
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ app: { id: 'demo', name: 'Demo app' }, endUsers: ['demo-user', 'demo-friend'], devices: 3, releaseVersion: 1, notifications: 3 });

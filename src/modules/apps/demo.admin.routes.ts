@@ -22,7 +22,7 @@ export function demoAdminRoutes(services: Services) {
     async ({ set }) => {
       const { appId, ...summary } = await createDemo(services);
       set.status = 201;
-      return { app: services.apps.view(services.apps.get(appId)), ...summary };
+      return { app: services.apps.view(await services.apps.get(appId)), ...summary };
     },
     {
       response: { 201: DemoAnswer, ...errors(401, 409, 422) },

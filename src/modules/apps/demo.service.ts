@@ -43,25 +43,25 @@ export interface DemoSummary {
  */
 export async function createDemo(services: Services): Promise<DemoSummary> {
   const { apps, devices, releases, notifications, liveActivities, streams, ctx } = services;
-  if (apps.find(DEMO.appId)) throw new HttpError(409, `app ${DEMO.appId} already exists: open it in the console, or delete it to make a fresh demo`);
+  if (await apps.find(DEMO.appId)) throw new HttpError(409, `app ${DEMO.appId} already exists: open it in the console, or delete it to make a fresh demo`);
   const plan = Object.entries(ctx.config.plans).find(([name, p]) => name === 'pro' && p.live_activities)?.[0] ?? Object.entries(ctx.config.plans).find(([, p]) => p.live_activities)?.[0];
   if (!plan) throw new HttpError(422, 'no plan of the configuration allows live activities; add one to [plans] for the demo');
-  const created = apps.create({ id: DEMO.appId, name: 'Demo app', plan, source: 'api' });
+  const created = await apps.create({ id: DEMO.appId, name: 'Demo app', plan, source: 'api' });
   const now = ctx.clock.now();
   // Fixed ids, so that the documented examples name devices and an activity that exist.
-  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'ios', token: apnsToken('iphone'), pushToStartToken: apnsToken('iphone-push-to-start') }, now, DEMO.iphoneId);
-  devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'android', token: 'demo-android-pixel' }, now, DEMO.pixelId);
-  devices.upsert(DEMO.appId, { endUserId: DEMO.friendId, platform: 'android', token: 'demo-android-friend' }, now, DEMO.friendDeviceId);
-  devices.setTester(DEMO.appId, DEMO.endUserId, true);
-  releases.create(DEMO.appId, {
+  await devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'ios', token: apnsToken('iphone'), pushToStartToken: apnsToken('iphone-push-to-start') }, now, DEMO.iphoneId);
+  await devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'android', token: 'demo-android-pixel' }, now, DEMO.pixelId);
+  await devices.upsert(DEMO.appId, { endUserId: DEMO.friendId, platform: 'android', token: 'demo-android-friend' }, now, DEMO.friendDeviceId);
+  await devices.setTester(DEMO.appId, DEMO.endUserId, true);
+  await releases.create(DEMO.appId, {
     version: DEMO.releaseVersion,
     templates: [
       { slug: 'welcome', title: 'Welcome, {{name}}!', body: 'Thanks for trying {{app}}.' },
       { slug: DEMO.notificationSlug, title: 'Your order {{order}} has shipped', body: 'It arrives {{eta}}.' },
     ],
   });
-  releases.setStatus(DEMO.appId, DEMO.releaseVersion, 'Live');
-  releases.create(DEMO.appId, {
+  await releases.setStatus(DEMO.appId, DEMO.releaseVersion, 'Live');
+  await releases.create(DEMO.appId, {
     version: DEMO.draftVersion,
     templates: [
       { slug: 'welcome', title: 'Welcome aboard, {{name}}!', body: 'Thanks for trying {{app}}.' },
@@ -80,7 +80,7 @@ export async function createDemo(services: Services): Promise<DemoSummary> {
     contentState: { currentStep: '2', status: 'On its way' },
     targetUsers: [DEMO.endUserId],
   });
-  const sent = notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } });
+  const sent = await notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } });
   return {
     appId: DEMO.appId,
     appSecret: created.appSecret,

@@ -9,7 +9,7 @@ afterEach(() => h?.close());
 
 describe('audit log', () => {
   test('every change through the admin API is recorded with time, actor, address, target and a summary without secrets', async () => {
-    h = createHarness();
+    h = await createHarness();
     const { secrets } = await makeEveryKindOfChange((method, path, body) => h.admin(method, path, body));
     // Reads and refused changes are not changes.
     await h.admin('GET', '/api/admin/apps');
@@ -40,7 +40,7 @@ describe('audit log', () => {
   });
 
   test('filters by app, action, actor and time, with limit and offset; bad filters are 400', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     h.clock.advance(60_000);
     await h.createApp({ id: 'a2' });
@@ -60,7 +60,7 @@ describe('audit log', () => {
   });
 
   test('a console session is recorded as console:<hash prefix> at sign-in and on its changes', async () => {
-    h = createHarness();
+    h = await createHarness();
     const signIn = await h.request('POST', '/console/api/session', { body: { token: ADMIN_TOKEN } });
     const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
     const sessionId = cookie.split('=')[1]!;
@@ -75,8 +75,8 @@ describe('audit log', () => {
     expect(JSON.stringify(entries)).not.toContain(sessionId);
   });
 
-  test('every mutating admin route has an audit action', () => {
-    h = createHarness();
+  test('every mutating admin route has an audit action', async () => {
+    h = await createHarness();
     const mutating = h.app.routes
       .filter((r) => r.path.startsWith('/api/admin') && ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method))
       .map((r) => `${r.method} ${r.path}`)

@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 import { auditLog } from '../../db/schema';
 
 export type AuditRow = typeof auditLog.$inferSelect;
@@ -16,7 +17,7 @@ export interface AuditFilter {
 }
 
 /** The audit log table: append and list, newest first. */
-export function auditRepository(db: Db) {
+function auditStatements(db: Db) {
   return {
     insert(row: NewAuditRow): void {
       db.insert(auditLog).values(row).run();
@@ -37,3 +38,8 @@ export function auditRepository(db: Db) {
     },
   };
 }
+
+/** The repository over auditStatements: every method returns a Promise. */
+export const auditRepository = (db: Db) => promised(auditStatements(db));
+
+export type AuditRepository = ReturnType<typeof auditRepository>;

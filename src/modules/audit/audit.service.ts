@@ -28,16 +28,16 @@ export interface HandledRequest {
  * records every successful mutating request; the console sign-in and the command line record
  * their own events. Writes follow the change they describe (a crash in between loses the entry,
  * never the change).
- * @example audit.record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
+ * @example await audit.record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
  */
 export function auditService(ctx: Pick<AppContext, 'db' | 'clock' | 'logger'>) {
-  const repo = auditRepository(ctx.db);
+  const repo = ctx.db.repos.audit;
   /** The actor each admitted admin request was authenticated as (set by the guard). */
   const actors = new WeakMap<Request, string>();
 
-  const record = (event: AuditEvent): void => {
+  const record = async (event: AuditEvent): Promise<void> => {
     const summary = JSON.stringify(Object.fromEntries(Object.entries(event.summary ?? {}).filter(([, v]) => v !== undefined)));
-    repo.insert({ at: ctx.clock.now(), actor: event.actor, address: event.address, action: event.action, appId: event.appId ?? null, target: event.target, summary });
+    await repo.insert({ at: ctx.clock.now(), actor: event.actor, address: event.address, action: event.action, appId: event.appId ?? null, target: event.target, summary });
   };
 
   return {
@@ -49,7 +49,7 @@ export function auditService(ctx: Pick<AppContext, 'db' | 'clock' | 'logger'>) {
     },
 
     /** Records a successful admin request when its route is a mutating one (see audit.actions.ts). */
-    recordRequest(request: Request, handled: HandledRequest): void {
+    async recordRequest(request: Request, handled: HandledRequest): Promise<void> {
       const audited = auditedRoute(handled.method, handled.route);
       if (!audited) return;
       const body = handled.body && typeof handled.body === 'object' ? (handled.body as Record<string, unknown>) : undefined;
@@ -58,7 +58,7 @@ export function auditService(ctx: Pick<AppContext, 'db' | 'clock' | 'logger'>) {
       const appId = handled.params.appId ?? createdId ?? null;
       const path = handled.path.replace(/^\/api\/admin\//, '');
       try {
-        record({
+        await record({
           actor: actors.get(request) ?? 'unknown',
           address: handled.address,
           action: audited.action,
@@ -72,8 +72,8 @@ export function auditService(ctx: Pick<AppContext, 'db' | 'clock' | 'logger'>) {
       }
     },
 
-    list(filter: AuditFilter, limit: number, offset: number) {
-      const { rows, total } = repo.list(filter, limit, offset);
+    async list(filter: AuditFilter, limit: number, offset: number) {
+      const { rows, total } = await repo.list(filter, limit, offset);
       return { entries: rows.map(auditView), total };
     },
   };

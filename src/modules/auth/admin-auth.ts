@@ -1,11 +1,9 @@
-import { eq } from 'drizzle-orm';
 import { ConfigError } from '../../config/config.load';
-import type { Db } from '../../db/database';
-import { meta } from '../../db/schema';
 import { HttpError } from '../../lib/errors';
 import { generateSecret, safeEqual, sha256Hex } from '../../lib/secrets';
 import { admitConsoleSession, type ConsoleSessions } from '../console/console-sessions';
 import type { AuthThrottle } from './auth-throttle';
+import type { MetaRepository } from './meta.repository';
 
 const ADMIN_TOKEN_KEY = 'admin_token_sha256';
 
@@ -15,29 +13,28 @@ const ADMIN_TOKEN_KEY = 'admin_token_sha256';
  * `current()` reads the stored hash at each call (one primary-key lookup per admin request), so
  * `islet admin-token reset` run beside a server takes effect at once.
  */
-export function resolveAdminToken(db: Db, configured: string | undefined): { current: () => string; generated?: string } {
+export async function resolveAdminToken(meta: MetaRepository, configured: string | undefined): Promise<{ current: () => Promise<string>; generated?: string }> {
   if (configured) {
     const hash = sha256Hex(configured);
-    return { current: () => hash };
+    return { current: async () => hash };
   }
   let generated: string | undefined;
-  if (!db.select().from(meta).where(eq(meta.key, ADMIN_TOKEN_KEY)).get()) {
+  if ((await meta.get(ADMIN_TOKEN_KEY)) === undefined) {
     generated = generateSecret('adm');
-    db.insert(meta).values({ key: ADMIN_TOKEN_KEY, value: sha256Hex(generated) }).run();
+    await meta.put(ADMIN_TOKEN_KEY, sha256Hex(generated));
   }
-  const stored = db.select({ value: meta.value }).from(meta).where(eq(meta.key, ADMIN_TOKEN_KEY)).prepare();
   // Never empty: a hash no token has, should the row vanish.
-  return { current: () => stored.get()?.value ?? 'none', generated };
+  return { current: async () => (await meta.get(ADMIN_TOKEN_KEY)) ?? 'none', generated };
 }
 
 /**
  * `islet admin-token reset`: a new generated admin token replaces the stored one (the old one stops
  * working, also on a running server). Refused when `[admin] token` is set: the configuration wins.
  */
-export function resetAdminToken(db: Db, configured: string | undefined): string {
+export async function resetAdminToken(meta: MetaRepository, configured: string | undefined): Promise<string> {
   if (configured) throw new ConfigError(['the admin token is set by [admin] token (or ISLET_ADMIN_TOKEN): change it there']);
   const token = generateSecret('adm');
-  db.insert(meta).values({ key: ADMIN_TOKEN_KEY, value: sha256Hex(token) }).onConflictDoUpdate({ target: meta.key, set: { value: sha256Hex(token) } }).run();
+  await meta.put(ADMIN_TOKEN_KEY, sha256Hex(token));
   return token;
 }
 
@@ -53,20 +50,20 @@ export function isAdminToken(tokenHash: string, token: string): boolean {
  * Returns who the request is, for the audit log: `admin-token:<8 hex>` or `console:<8 hex>`,
  * the start of a SHA-256 (of the token, of the session id), never the secret itself.
  */
-export function requireAdmin(
-  currentHash: () => string,
+export async function requireAdmin(
+  currentHash: () => Promise<string>,
   request: Request,
   sessions?: ConsoleSessions,
   guard?: { throttle: AuthThrottle; address: string },
-): string {
+): Promise<string> {
   const header = request.headers.get('authorization');
   if (!header && sessions) {
-    const session = admitConsoleSession(sessions, request, currentHash());
+    const session = admitConsoleSession(sessions, request, await currentHash());
     if (session) return consoleActor(session);
   }
   const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
   if (!match) throw new HttpError(401, 'Authorization header with a Bearer admin token is required');
-  const tokenHash = currentHash();
+  const tokenHash = await currentHash();
   guard?.throttle.check(guard.address);
   if (!isAdminToken(tokenHash, match[1]!.trim())) {
     guard?.throttle.fail(guard.address);

@@ -32,9 +32,9 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
     throw new HttpError(401, detail);
   };
 
-  const byKey = (request: Request, appId: string, key: string): AppRow => {
+  const byKey = async (request: Request, appId: string, key: string): Promise<AppRow> => {
     throttle.check(clients.of(request));
-    const row = apps.find(appId);
+    const row = await apps.find(appId);
     // Compare against a hash even when the app is unknown, so both paths take the same time.
     const ok = safeEqual(sha256Hex(key), row?.appSecretHash ?? sha256Hex(''));
     if (!row || !ok) return refuse(request, 'invalid service key');
@@ -47,8 +47,8 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
      * transform phase), so an unauthenticated caller gets 401 whatever it sent.
      * @example .post('/api/apps/:appId/x', ({ request }) => auth.appOf(request), { transform: auth.requireKey })
      */
-    requireKey: ({ request, params }: { request: Request; params: Record<string, string | undefined> }) => {
-      serviceAuthApi.app(request, params.appId ?? '');
+    requireKey: async ({ request, params }: { request: Request; params: Record<string, string | undefined> }): Promise<void> => {
+      await serviceAuthApi.app(request, params.appId ?? '');
     },
 
     /** The app a request was authenticated for, or undefined before (or without) authentication. */
@@ -62,18 +62,18 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
     },
 
     /** The app whose App Secret is in `X-Service-Key`, or 401. */
-    app(request: Request, appId: string): AppRow {
+    async app(request: Request, appId: string): Promise<AppRow> {
       const key = request.headers.get(SERVICE_KEY_HEADER);
       if (!key) throw new HttpError(401, `${SERVICE_KEY_HEADER} header is required`);
-      return admit(request, byKey(request, appId, key));
+      return admit(request, await byKey(request, appId, key));
     },
 
     /** Like `app`, or a valid `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). */
-    appOrEndUser(request: Request, appId: string, endUserId: string | undefined): AppRow {
+    async appOrEndUser(request: Request, appId: string, endUserId: string | undefined): Promise<AppRow> {
       const signature = request.headers.get(END_USER_SIGNATURE_HEADER);
       if (request.headers.get(SERVICE_KEY_HEADER) || !signature) return serviceAuthApi.app(request, appId);
       throttle.check(clients.of(request));
-      const row = apps.find(appId);
+      const row = await apps.find(appId);
       const expected = row && endUserId !== undefined ? hmacSha256Hex(apps.secrets(row).signingSecret, endUserId) : '';
       if (!row || endUserId === undefined || !safeEqual(signature.toLowerCase(), expected)) return refuse(request, 'invalid end user signature');
       return admit(request, row);

@@ -73,7 +73,7 @@ describe('eventStream', () => {
     const wakeUps = localWakeUps();
     let signedIn = true;
     const abort = new AbortController();
-    const res = eventStream(wakeUps, abort.signal, () => signedIn, { gapMs: 50, heartbeatMs: 100 });
+    const res = eventStream(wakeUps, abort.signal, async () => signedIn, { gapMs: 50, heartbeatMs: 100 });
     const body = res.body!;
     expect(await readEvents(body, (n) => n.length === 1)).toEqual(['ready']);
     for (let i = 0; i < 1000; i++) wakeUps.notify('deliveries-changed');

@@ -13,7 +13,7 @@ const open = new WeakMap<WakeUps, Set<() => void>>();
  * `signed-out` (then the end) when `stillSignedIn` says no. The page reloads what it shows on
  * `change`; the events carry no data, so they leak nothing across apps.
  */
-export function eventStream(wakeUps: WakeUps, signal: AbortSignal, stillSignedIn: () => boolean, timing = { gapMs: MIN_EVENT_GAP_MS, heartbeatMs: HEARTBEAT_MS }): Response {
+export function eventStream(wakeUps: WakeUps, signal: AbortSignal, stillSignedIn: () => Promise<boolean>, timing = { gapMs: MIN_EVENT_GAP_MS, heartbeatMs: HEARTBEAT_MS }): Response {
   const encoder = new TextEncoder();
   let close = () => {};
   const body = new ReadableStream<Uint8Array>({
@@ -38,8 +38,8 @@ export function eventStream(wakeUps: WakeUps, signal: AbortSignal, stillSignedIn
         if (pending !== undefined) return;
         pending = setTimeout(send, Math.max(0, lastSent + timing.gapMs - Date.now()));
       });
-      const heartbeat = setInterval(() => {
-        if (stillSignedIn()) return write(`: ${Date.now()}\n\n`);
+      const heartbeat = setInterval(async () => {
+        if (await stillSignedIn().catch(() => true)) return write(`: ${Date.now()}\n\n`);
         write(`event: signed-out\ndata: {}\n\n`);
         close();
       }, timing.heartbeatMs);

@@ -16,7 +16,7 @@ const withSession = (cookie: string, csrf?: string) => ({ cookie, ...(csrf ? { '
 
 describe('console sign-in', () => {
   test('the admin token opens a session: HttpOnly, SameSite=Strict cookie and a CSRF token', async () => {
-    h = createHarness();
+    h = await createHarness();
     const { res, csrf } = await signIn(h);
     const setCookie = res.headers.get('set-cookie')!;
     expect(setCookie).toMatch(/^islet_session=[\w-]{40,};/);
@@ -31,13 +31,13 @@ describe('console sign-in', () => {
   });
 
   test('the cookie is Secure when the public address is https', async () => {
-    h = createHarness({ toml: 'public_url = "https://islet.example.com"\n' });
+    h = await createHarness({ toml: 'public_url = "https://islet.example.com"\n' });
     const { res } = await signIn(h);
     expect(res.headers.get('set-cookie')).toContain('; Secure');
   });
 
   test('a wrong token is refused with a problem body and sets no cookie', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('POST', '/console/api/session', { body: { token: 'nope' } });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'invalid admin token' });
@@ -45,7 +45,7 @@ describe('console sign-in', () => {
   });
 
   test('repeated wrong tokens make the address wait, even for the right token, until time passes', async () => {
-    h = createHarness();
+    h = await createHarness();
     for (let i = 0; i < 5; i++) expect((await h.request('POST', '/console/api/session', { body: { token: `guess-${i}` } })).status).toBe(401);
     expect((await h.request('POST', '/console/api/session', { body: { token: 'guess-5' } })).status).toBe(401);
     const locked = await h.request('POST', '/console/api/session', { body: { token: ADMIN_TOKEN } });
@@ -60,7 +60,7 @@ describe('console sign-in', () => {
   });
 
   test('GET session answers the CSRF token to a signed-in page and 401 otherwise', async () => {
-    h = createHarness();
+    h = await createHarness();
     expect((await h.request('GET', '/console/api/session')).status).toBe(401);
     const { cookie, csrf } = await signIn(h);
     const res = await h.request('GET', '/console/api/session', { headers: withSession(cookie) });
@@ -71,7 +71,7 @@ describe('console sign-in', () => {
 
 describe('admin API with a console session', () => {
   test('reads need only the cookie', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     const { cookie } = await signIn(h);
     const res = await h.request('GET', '/api/admin/apps', { headers: withSession(cookie) });
@@ -80,7 +80,7 @@ describe('admin API with a console session', () => {
   });
 
   test('mutations need the CSRF token as well', async () => {
-    h = createHarness();
+    h = await createHarness();
     const { cookie, csrf } = await signIn(h);
     const missing = await h.request('POST', '/api/admin/apps', { body: { id: 'x' }, headers: withSession(cookie) });
     expect(missing.status).toBe(403);
@@ -92,7 +92,7 @@ describe('admin API with a console session', () => {
   });
 
   test('the Bearer header wins over a cookie, so a wrong token is refused whatever the cookie', async () => {
-    h = createHarness();
+    h = await createHarness();
     const { cookie } = await signIn(h);
     const res = await h.request('GET', '/api/admin/apps', { headers: { ...withSession(cookie), authorization: 'Bearer wrong' } });
     expect(res.status).toBe(401);
@@ -101,7 +101,7 @@ describe('admin API with a console session', () => {
   });
 
   test('after sign-out the cookie no longer works', async () => {
-    h = createHarness();
+    h = await createHarness();
     const { cookie, csrf } = await signIn(h);
     expect((await h.request('DELETE', '/console/api/session', { headers: withSession(cookie) })).status).toBe(403);
     const out = await h.request('DELETE', '/console/api/session', { headers: withSession(cookie, csrf) });
@@ -114,7 +114,7 @@ describe('admin API with a console session', () => {
   });
 
   test('sessions expire after twelve hours', async () => {
-    h = createHarness();
+    h = await createHarness();
     const { cookie } = await signIn(h);
     h.clock.advance(12 * 3600_000 - 1);
     expect((await h.request('GET', '/api/admin/apps', { headers: withSession(cookie) })).status).toBe(200);
@@ -124,7 +124,7 @@ describe('admin API with a console session', () => {
   });
 
   test('an invented session id is refused', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('GET', '/api/admin/apps', { headers: withSession('islet_session=made-up') });
     expect(res.status).toBe(401);
   });

@@ -24,38 +24,39 @@ export function consoleRoutes(services: Services) {
     })
     .post(
       '/session',
-      ({ body, set, request }) => {
+      async ({ body, set, request }) => {
         const address = clients.of(request);
         throttle.check(address);
-        if (!isAdminToken(ctx.adminTokenHash(), body.token.trim())) {
+        const tokenHash = await ctx.adminTokenHash();
+        if (!isAdminToken(tokenHash, body.token.trim())) {
           throttle.fail(address);
           ctx.logger.warn('console sign-in refused', { address });
           throw new HttpError(401, 'invalid admin token');
         }
         throttle.succeed(address);
-        const { id, session } = sessions.create(ctx.adminTokenHash());
-        services.audit.record({ actor: consoleActor(id), address, action: 'console.sign-in', target: 'console' });
+        const { id, session } = sessions.create(tokenHash);
+        await services.audit.record({ actor: consoleActor(id), address, action: 'console.sign-in', target: 'console' });
         set.headers['set-cookie'] = cookie(id, Math.floor(sessions.lifetimeMs / 1000));
         return view(session);
       },
       { body: t.Object({ token: t.String({ minLength: 1, maxLength: 512 }) }, { additionalProperties: false }) },
     )
-    .get('/events', ({ request, server }) => {
+    .get('/events', async ({ request, server }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      if (!id || !sessions.find(id, ctx.adminTokenHash())) throw new HttpError(401, 'not signed in');
+      if (!id || !sessions.find(id, await ctx.adminTokenHash())) throw new HttpError(401, 'not signed in');
       // A live stream is never idle in Bun's sense: it ends when the page goes or the session does.
       server?.timeout(request, 0);
-      return eventStream(ctx.coordination.wakeUps, request.signal, () => sessions.find(id, ctx.adminTokenHash()) !== undefined);
+      return eventStream(ctx.coordination.wakeUps, request.signal, async () => sessions.find(id, await ctx.adminTokenHash()) !== undefined);
     })
-    .get('/session', ({ request }) => {
+    .get('/session', async ({ request }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id, ctx.adminTokenHash()) : undefined;
+      const session = id ? sessions.find(id, await ctx.adminTokenHash()) : undefined;
       if (!session) throw new HttpError(401, 'not signed in');
       return view(session);
     })
-    .delete('/session', ({ request, set }) => {
+    .delete('/session', async ({ request, set }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id, ctx.adminTokenHash()) : undefined;
+      const session = id ? sessions.find(id, await ctx.adminTokenHash()) : undefined;
       if (id && session) {
         // A live session needs its CSRF token to be ended, so another site cannot sign people out.
         if (!sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) throw new HttpError(403, 'missing or invalid CSRF token');

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context';
 import { channelDown, channelRecovered } from '../webhooks/webhooks.causes';
 import { channelDownReason, channelHealth, channelOf, type ChannelHealth, type ChannelHealthOptions, type ChannelKey } from './channel-health';
-import { channelHoldsRepository } from './channel-holds.repository';
 import type { DeliveryResult } from './delivery.repository';
 import type { ClaimedDelivery, Route } from './delivery.routing';
 import type { Outcome } from './transport';
@@ -35,6 +34,8 @@ export class ChannelGuard {
   private readonly recovered: { key: ChannelKey; since: number }[] = [];
   /** Set while the worker stops: connections cut by our own shutdown say nothing about the provider. */
   stopping = false;
+  /** channel.down events being written (the outcome path does not wait for them; the next write of outcomes does). */
+  private events: Promise<void>[] = [];
 
   constructor(
     private readonly ctx: AppContext,
@@ -43,29 +44,29 @@ export class ChannelGuard {
   ) {
     this.health = channelHealth(ctx);
     this.health.configure(options);
-    this.holds = channelHoldsRepository(ctx.db);
+    this.holds = ctx.db.repos.channelHolds;
     // Webhooks: channel.down when a channel goes down (channel.recovered: releaseRecovered).
     // Called from the worker's outcome path, which must not throw: a write that fails here (a full
     // disk) loses the event, never the delivery's outcome nor the process.
     this.health.onDown = (key, reason) => {
-      try {
-        channelDown(ctx.db, key, reason, ctx.clock.now());
-      } catch (e) {
+      const now = ctx.clock.now();
+      const written = ctx.db.write((tx) => channelDown(tx, key, reason, now)).catch((e) => {
         ctx.logger.error('channel.down webhook event not written', { appId: key.appId, provider: key.provider, error: e instanceof Error ? e.message : String(e) });
-      }
+      });
+      this.events.push(written);
     };
   }
 
   /** At start: deliveries a previous process held for a down channel go again (health is not kept across restarts). */
-  recover(now: number): number {
+  recover(now: number): Promise<number> {
     return this.holds.recover(now);
   }
 
   /** Releases one held delivery for each down channel whose probe is due. Returns how many. */
-  releaseProbes(now: number): number {
+  async releaseProbes(now: number): Promise<number> {
     if (!this.health.anyDown()) return 0;
     let released = 0;
-    for (const key of this.health.probesDue(now)) if (this.holds.releaseProbe(key.appId, channelDownReason(key), now)) released++;
+    for (const key of this.health.probesDue(now)) if (await this.holds.releaseProbe(key.appId, channelDownReason(key), now)) released++;
     return released;
   }
 
@@ -109,16 +110,27 @@ export class ChannelGuard {
     this.health.tokenBackoff(tokenKey(row, route), until);
   }
 
+  /** Waits for the channel.down events asked for so far (they never reject). */
+  async eventsWritten(): Promise<void> {
+    const events = this.events;
+    this.events = [];
+    await Promise.all(events);
+  }
+
   /** After outcomes are written: everything held for channels that answered again is due now. */
-  releaseRecovered(): void {
+  async releaseRecovered(): Promise<void> {
     if (this.recovered.length === 0) return;
     const now = this.ctx.clock.now();
     while (this.recovered.length > 0) {
       const { key, since } = this.recovered[0]!;
-      const waited = this.holds.release(key.appId, channelDownReason(key), now);
+      // The release and its channel.recovered event in one transaction.
+      const waited = await this.ctx.db.write(async (tx) => {
+        const released = await tx.channelHolds.release(key.appId, channelDownReason(key), now);
+        await channelRecovered(tx, key, { downSince: since, released }, now);
+        return released;
+      });
       this.recovered.shift();
       this.ctx.logger.info('delivery channel recovered', { ...key, downSeconds: Math.round((now - since) / 100) / 10, waited });
-      channelRecovered(this.ctx.db, key, { downSince: since, released: waited }, now);
     }
   }
 }

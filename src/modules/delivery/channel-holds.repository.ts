@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 import { CHANNEL_DOWN_PATTERN } from './channel-health';
 
 /**
@@ -6,7 +7,7 @@ import { CHANNEL_DOWN_PATTERN } from './channel-health';
  * channel in their `reason` (channelDownReason), so a recovery releases exactly those, and one of
  * them at a time can be released to serve as the probe.
  */
-export function channelHoldsRepository(db: Db) {
+function channelHoldsStatements(db: Db) {
   const client = db.$client;
   const releaseAll = client.query(
     `UPDATE deliveries SET status = 'pending', reason = NULL, next_attempt_at = ?1, updated_at = ?1
@@ -50,5 +51,8 @@ export function channelHoldsRepository(db: Db) {
     },
   };
 }
+
+/** The repository over channelHoldsStatements: every method returns a Promise. */
+export const channelHoldsRepository = (db: Db) => promised(channelHoldsStatements(db));
 
 export type ChannelHoldsRepository = ReturnType<typeof channelHoldsRepository>;

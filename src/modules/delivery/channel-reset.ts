@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
+import type { Tx } from '../../db/store';
 import { channelHealth } from './channel-health';
-import { channelHoldsRepository } from './channel-holds.repository';
 import { notifyQueued } from './outbox';
 
 /**
@@ -9,10 +9,10 @@ import { notifyQueued } from './outbox';
  * credentials, and those channels' health is forgotten; the old endpoint may never answer again,
  * and the new one is judged by its own answers. Runs in the process that changes the credentials,
  * which is the one whose delivery worker keeps channel health (serve); in any other the release alone
- * is what counts. Returns how many deliveries were released.
+ * is what counts. Runs in the transaction `tx` that changes them. Returns how many deliveries were released.
  */
-export function channelCredentialsChanged(ctx: AppContext, appId: string, provider: 'apns' | 'fcm'): number {
-  const released = channelHoldsRepository(ctx.db).releaseProvider(appId, provider, ctx.clock.now());
+export async function channelCredentialsChanged(ctx: AppContext, tx: Tx, appId: string, provider: 'apns' | 'fcm'): Promise<number> {
+  const released = await tx.channelHolds.releaseProvider(appId, provider, ctx.clock.now());
   channelHealth(ctx).forget(appId, provider);
   if (released > 0) notifyQueued(ctx.db);
   return released;

@@ -4,7 +4,6 @@ import { isoTime } from '../../lib/clock';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { channelDownReason, channelHealth } from './channel-health';
-import { channelHoldsRepository } from './channel-holds.repository';
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 
@@ -25,12 +24,12 @@ export const ChannelHealthRecord = t.Object({
  */
 export function channelsAdminRoutes(services: Services) {
   const { apps, ctx } = services;
-  const holds = channelHoldsRepository(ctx.db);
+  const holds = ctx.db.repos.channelHolds;
   return adminGroup(services, 'Admin: deliveries').get(
     '/apps/:appId/channels',
-    ({ params }) => {
-      apps.get(params.appId);
-      const held = holds.heldByReason(params.appId);
+    async ({ params }) => {
+      await apps.get(params.appId);
+      const held = await holds.heldByReason(params.appId);
       const channels = channelHealth(ctx)
         .list(params.appId)
         .map(({ appId, since, nextProbeAt, slowUntil, ...c }) => ({

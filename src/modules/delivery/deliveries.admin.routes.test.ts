@@ -2,7 +2,6 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
-import { deliveryRepository } from './delivery.repository';
 
 let h: Harness;
 let engine: DeliveryEngine;
@@ -12,16 +11,16 @@ afterEach(async () => {
 });
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'demo' });
   await h.createApp({ id: 'other' });
   engine = createDeliveryEngine(h.ctx);
   const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
   const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
   const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
-  queue(h.ctx, 'demo', notificationContent(), [iphone.id, pixel.id]);
-  queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [pixel.id]);
-  queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [{ deviceId: pixel.id, status: 'held' }]);
+  await queue(h.ctx, 'demo', notificationContent(), [iphone.id, pixel.id]);
+  await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [pixel.id]);
+  await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [{ deviceId: pixel.id, status: 'held' }]);
   return { iphone, pixel, activity };
 }
 
@@ -54,19 +53,19 @@ describe('admin API: deliveries', () => {
   });
 
   test('a fan-out stores its body once: on the message, left out of later deliveries that sent the same; the API shows each whole', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     engine = createDeliveryEngine(h.ctx);
     const iphones = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
-    const { messageId } = queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [...iphones.map((d) => d.id), pixel.id]);
+    const { messageId } = await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [...iphones.map((d) => d.id), pixel.id]);
     await engine.drain();
 
     const stored = deliveryRows(h.ctx).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: unknown });
     // The first iPhone's record is whole and gave the message its body; the other iPhones sent the
     // same body and leave it out; the Pixel sent another (FCM) and keeps its own.
     expect(stored.map((p) => 'body' in p)).toEqual([true, false, false, true]);
-    const message = h.ctx.db.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
+    const message = h.ctx.db.sqlite.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
     expect(JSON.parse(message.sent_body)).toEqual(stored[0]!.body);
 
     const res = await h.admin('GET', '/api/admin/apps/demo/deliveries');
@@ -77,19 +76,19 @@ describe('admin API: deliveries', () => {
   });
 
   test('a mixed send whose first delivery goes to Android keeps no FCM token on the message; the iPhones after the first leave the body out', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     engine = createDeliveryEngine(h.ctx);
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
     const iphones = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     // Claimed in id order: the Pixel's delivery goes first.
-    const { messageId } = queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id, ...iphones.map((d) => d.id)]);
+    const { messageId } = await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id, ...iphones.map((d) => d.id)]);
     await engine.drain();
 
     const stored = deliveryRows(h.ctx).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: { message?: { token?: string } } });
     expect(stored[0]!.body?.message?.token).toBe(pixel.token);
     expect(stored.map((p) => 'body' in p)).toEqual([true, true, false, false]);
-    const message = h.ctx.db.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
+    const message = h.ctx.db.sqlite.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
     expect(message.sent_body).not.toContain(pixel.token);
     expect(JSON.parse(message.sent_body)).toEqual(stored[1]!.body);
     const shown = ((await h.admin('GET', '/api/admin/apps/demo/deliveries')).body.deliveries as { sentPayload: { body: unknown } }[]).reverse();
@@ -98,7 +97,7 @@ describe('admin API: deliveries', () => {
 
   test('filters by the superseded status: an update replaced by a newer one before it went', async () => {
     const { pixel, activity } = await setup();
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
     const res = await h.admin('GET', '/api/admin/apps/demo/deliveries?status=superseded');
     expect(res.status).toBe(200);
     expect(res.body.deliveries).toMatchObject([{ kind: 'la_update', status: 'superseded', reason: 'superseded by a newer event', deviceId: pixel.id }]);
@@ -119,7 +118,7 @@ describe('admin API: deliveries', () => {
 
   test("a device's filter finds the Live Activity deliveries of activities that ran on it, also after it moved to another end user", async () => {
     const { pixel, activity } = await setup();
-    h.ctx.db.$client.run(`INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES (?, ?, 'android', ?)`, [activity, pixel.id, h.clock.now()]);
+    h.ctx.db.sqlite.$client.run(`INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES (?, ?, 'android', ?)`, [activity, pixel.id, h.clock.now()]);
     await engine.drain();
     const kinds = async (q: string) => (await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`)).body.deliveries.map((d: { kind: string }) => d.kind);
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
@@ -127,7 +126,7 @@ describe('admin API: deliveries', () => {
     addDevice(h.ctx, 'demo', { platform: 'android', token: pixel.token, endUserId: 'user-2' });
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
     expect(await kinds('endUserId=user-2')).toEqual(['la_update', 'la_start', 'notification']);
-    h.ctx.db.$client.run('DELETE FROM activity_instances');
+    h.ctx.db.sqlite.$client.run('DELETE FROM activity_instances');
     // Without the instance only the tokenless update is found for the device (the activity is another user's).
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'notification']);
   });
@@ -136,7 +135,7 @@ describe('admin API: deliveries', () => {
     const { iphone, pixel, activity } = await setup();
     const ada = addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'ada' });
     h.clock.advance(60_000);
-    queue(h.ctx, 'demo', notificationContent('Later'), [ada.id]);
+    await queue(h.ctx, 'demo', notificationContent('Later'), [ada.id]);
     await engine.drain();
     const kinds = async (q: string) => {
       const res = await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`);
@@ -153,7 +152,7 @@ describe('admin API: deliveries', () => {
     expect((await kinds('status=held')).rows).toEqual([`la_update@${pixel.id}`]);
     expect((await kinds('status=delivered&kind=la_start')).total).toBe(1);
     // The reason text, case-insensitive, with % and _ taken literally.
-    queue(h.ctx, 'demo', notificationContent('Refused'), [{ deviceId: ada.id, status: 'failed', reason: 'Token refused: BadDeviceToken' }]);
+    await queue(h.ctx, 'demo', notificationContent('Refused'), [{ deviceId: ada.id, status: 'failed', reason: 'Token refused: BadDeviceToken' }]);
     expect((await kinds('reason=baddevice')).rows).toEqual([`notification@${ada.id}`]);
     expect((await kinds('reason=%25')).total).toBe(0);
     expect((await kinds('reason=_')).total).toBe(0);
@@ -172,10 +171,10 @@ describe('admin API: deliveries', () => {
 
   test('one delivery: what was queued, the request sent, earlier attempts and its token ledger entry', async () => {
     const { pixel } = await setup();
-    const repo = deliveryRepository(h.ctx.db);
-    const [first] = repo.claim(h.clock.now(), 1);
+    const repo = h.ctx.db.repos.deliveries;
+    const [first] = await repo.claim(h.clock.now(), 1);
     // An attempt answered with a retry (as the worker writes it), then the delivery goes through.
-    repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', sentPayload: null }], h.clock.now());
+    await repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', sentPayload: null }], h.clock.now());
     h.clock.advance(2000);
     await engine.drain();
     const res = await h.admin('GET', `/api/admin/apps/demo/deliveries/${first!.id}`);
@@ -232,8 +231,8 @@ describe('GET /metrics', () => {
     const metrics = async () => (await h.request('GET', '/metrics')).body as string;
     expect(await metrics()).not.toContain('outcome="superseded"');
     // The update held in setup and a pending one are replaced by the newest.
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '80' }), [pixel.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '80' }), [pixel.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
     expect(await metrics()).toContain('islet_deliveries_total{app="demo",provider="none",kind="la_update",outcome="superseded"} 2');
   });
 });

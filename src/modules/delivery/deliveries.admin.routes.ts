@@ -5,7 +5,7 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { parseDate } from '../live-activities/live-activities.options';
-import { deliveryHistoryRepository, type AttemptRow, type DeliveryFilter, type DeliveryRow, type LedgerRow } from './delivery-history.repository';
+import type { AttemptRow, DeliveryFilter, DeliveryRow, LedgerRow } from './delivery-history.repository';
 import { withSentBody } from './delivery.routing';
 
 // Written out: a mapped union loses its literal types, and t.UnionEnum in a query gets its first value as a default.
@@ -118,14 +118,13 @@ function filterOf(query: typeof ListQuery.static): DeliveryFilter {
 /** Admin visibility of the outbox: an app's deliveries (searchable), one delivery in full, and those of one live activity. */
 export function deliveriesAdminRoutes(services: Services) {
   const { apps, ctx } = services;
-  const history = deliveryHistoryRepository(ctx.db);
-  const activityExists = ctx.db.$client.query<{ id: string }, [string, string]>(`SELECT id FROM activities WHERE app_id = ? AND id = ?`);
+  const { deliveryHistory: history, liveActivities } = ctx.db.repos;
   return adminGroup(services, 'Admin: deliveries')
     .get(
       '/apps/:appId/deliveries',
-      ({ params, query }) => {
-        apps.get(params.appId);
-        const { rows, total } = history.search(params.appId, filterOf(query), query.limit ?? 50, query.offset ?? 0);
+      async ({ params, query }) => {
+        await apps.get(params.appId);
+        const { rows, total } = await history.search(params.appId, filterOf(query), query.limit ?? 50, query.offset ?? 0);
         return { deliveries: rows.map(deliveryView), total };
       },
       {
@@ -140,16 +139,16 @@ export function deliveriesAdminRoutes(services: Services) {
     )
     .get(
       '/apps/:appId/deliveries/:id',
-      ({ params }) => {
-        apps.get(params.appId);
-        const row = history.get(params.appId, params.id);
+      async ({ params }) => {
+        await apps.get(params.appId);
+        const row = await history.get(params.appId, params.id);
         if (!row) throw new HttpError(404, 'delivery not found');
-        const ledger = row.tokenId === null ? undefined : history.ledgerEntry(row.tokenId);
-        const content = history.content(row.id);
+        const ledger = row.tokenId === null ? undefined : await history.ledgerEntry(row.tokenId);
+        const content = await history.content(row.id);
         return {
           ...deliveryView(row),
           content: content ? (JSON.parse(content) as unknown) : null,
-          earlierAttempts: history.attempts(row.id).map(attemptView),
+          earlierAttempts: (await history.attempts(row.id)).map(attemptView),
           token: ledger ? ledgerView(ledger) : null,
         };
       },
@@ -161,10 +160,10 @@ export function deliveriesAdminRoutes(services: Services) {
     )
     .get(
       '/apps/:appId/live-activities/:id/deliveries',
-      ({ params, query }) => {
-        apps.get(params.appId);
-        if (activityExists.get(params.appId, params.id) === null) throw new HttpError(404, 'live activity not found');
-        const { rows, total } = history.search(params.appId, { activityId: params.id }, query.limit ?? 50, query.offset ?? 0);
+      async ({ params, query }) => {
+        await apps.get(params.appId);
+        if (!(await liveActivities.find(params.appId, params.id))) throw new HttpError(404, 'live activity not found');
+        const { rows, total } = await history.search(params.appId, { activityId: params.id }, query.limit ?? 50, query.offset ?? 0);
         return { deliveries: rows.map(deliveryView), total };
       },
       {

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 
 export const DELIVERY_STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] as const;
 export const MESSAGE_KINDS = ['notification', 'la_start', 'la_update', 'la_end'] as const;
@@ -116,7 +117,7 @@ function where(appId: string, f: DeliveryFilter): { sql: string; params: (string
 }
 
 /** The console's and admin API's view of the outbox: search, one delivery, its attempts and token. */
-export function deliveryHistoryRepository(db: Db) {
+function deliveryHistoryStatements(db: Db) {
   const client = db.$client;
   const one = client.query<DeliveryRow, [string, number]>(`SELECT ${COLUMNS} WHERE d.app_id = ? AND d.id = ?`);
   const attempts = client.query<AttemptRow, [number]>(
@@ -152,3 +153,8 @@ export function deliveryHistoryRepository(db: Db) {
     firstId: (appId: string): number | undefined => first.get(appId)?.id ?? undefined,
   };
 }
+
+/** The repository over deliveryHistoryStatements: every method returns a Promise. */
+export const deliveryHistoryRepository = (db: Db) => promised(deliveryHistoryStatements(db));
+
+export type DeliveryHistoryRepository = ReturnType<typeof deliveryHistoryRepository>;

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { activityContent, addActivity, addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
-import { tokensRepository } from '../tokens/tokens.repository';
 import { createHarness, type Harness } from '../../test-support/harness';
 import type { ApnsClient } from './apns/apns.client';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './delivery.engine';
@@ -21,7 +20,7 @@ const MINUTE = 60_000;
 
 /** A harness, an APNs stand-in that knows the app's key, and the app's credentials pointing at it. */
 async function setup(engineOptions: DeliveryEngineOptions = {}) {
-  h = createHarness();
+  h = await createHarness();
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], bundleIds: [BUNDLE], clock: h.clock });
   await h.createApp({ id: 'demo' });
@@ -46,12 +45,12 @@ describe('delivery to APNs', () => {
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
     const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: activityToken } });
     const startedAt = h.clock.now();
-    queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '40' }), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '40' }), [iphone.id]);
     expect(await engine.drain()).toBe(3);
     // Queued after the update went (queued together, the end would supersede it).
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: startedAt + 12 * 60 * MINUTE }), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: startedAt + 12 * 60 * MINUTE }), [iphone.id]);
     expect(await engine.drain()).toBe(1);
 
     // Sends run concurrently: find each by what it is, not by arrival order.
@@ -95,16 +94,16 @@ describe('delivery to APNs', () => {
     await setup();
     const [one, two] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
     const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
-    tokensRepository(h.ctx.db).reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
+    await h.ctx.db.repos.tokens.reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
     await apns.goAway();
     for (let i = 1; i <= 60; i++) {
       // Device two gets only every tenth update: superseding is per device.
-      queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: String(i) }), i % 10 === 0 ? [one.id, two.id] : [one.id]);
+      await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: String(i) }), i % 10 === 0 ? [one.id, two.id] : [one.id]);
       await engine.drain();
       h.clock.advance(1000);
     }
     await apns.comeBack();
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [one.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [one.id]);
     h.clock.advance(60_000);
     await engine.drain();
     const sent = apns.requests.map((r) => [r.body.aps.event, r.body.aps['content-state'].progress]);
@@ -122,10 +121,10 @@ describe('delivery to APNs', () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
     const activity = addActivity(h.ctx, 'demo', { platform: 'ios' });
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [iphone.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [{ deviceId: iphone.id, status: 'held' }]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [{ deviceId: iphone.id, status: 'held' }]);
     // Queued as pending by mistake: the worker holds it too rather than send it nowhere.
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '30' }), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '30' }), [iphone.id]);
     await engine.drain();
     expect(apns.requests.map((r) => r.body.aps.event)).toEqual(['start']);
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
@@ -134,10 +133,10 @@ describe('delivery to APNs', () => {
       ['held', 'waiting for the activity push token'],
     ]);
 
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
     const token = apnsToken();
-    const tokenId = tokensRepository(h.ctx.db).reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
-    expect(releaseHeld(h.ctx.db, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now())).toBe(1);
+    const tokenId = await h.ctx.db.repos.tokens.reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
+    expect(await h.ctx.db.write((tx) => releaseHeld(h.ctx.db, tx, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now()))).toBe(1);
     await engine.drain();
     expect(apns.requests.slice(1).map((r) => [r.token, r.body.aps['content-state'].progress])).toEqual([[token, '70']]);
   });
@@ -147,9 +146,9 @@ describe('delivery to APNs', () => {
     const gone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const fine = addDevice(h.ctx, 'demo', { platform: 'ios' });
     apns.unregister(gone.token);
-    queue(h.ctx, 'demo', notificationContent(), [gone.id, fine.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [gone.id, fine.id]);
     await engine.drain();
-    queue(h.ctx, 'demo', notificationContent('again'), [gone.id, fine.id]);
+    await queue(h.ctx, 'demo', notificationContent('again'), [gone.id, fine.id]);
     await engine.drain();
 
     expect(apns.requests.map((r) => r.token).sort()).toEqual([gone.token, fine.token, fine.token].sort());
@@ -169,13 +168,13 @@ describe('delivery to APNs', () => {
     const dead = apnsToken();
     const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: dead } });
     apns.unregister(dead);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
     await engine.drain();
-    const states = Object.fromEntries(tokensRepository(h.ctx.db).ofDevice(iphone.id).map((t) => [t.kind, [t.state, t.invalidReason]]));
+    const states = Object.fromEntries((await h.ctx.db.repos.tokens.ofDevice(iphone.id)).map((t) => [t.kind, [t.state, t.invalidReason]]));
     expect(states).toEqual({ apns_device: ['active', null], apns_push_to_start: ['active', null], apns_activity: ['invalid', 'Unregistered'] });
     const next = addActivity(h.ctx, 'demo', { platform: 'ios' });
-    queue(h.ctx, 'demo', activityContent(h.ctx, next, 'start'), [iphone.id]);
-    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, next, 'start'), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['dropped', 'delivered', 'delivered']);
   });
@@ -185,14 +184,14 @@ describe('delivery to APNs', () => {
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const reportedAt = h.clock.now();
     apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt - 60_000 }));
-    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     // APNs decided before the device reported the token again: the report is newer, the token stays.
-    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'active' });
+    expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'active' });
     apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt + 1 }));
-    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
-    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
+    expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'Unregistered'],
       ['dropped', 'Unregistered'],
@@ -209,7 +208,7 @@ describe('delivery to APNs', () => {
       });
       const undeclared = addDevice(h.ctx, 'demo', { platform: 'ios' });
       const declared = addDevice(h.ctx, 'demo', { platform: 'ios', environment: 'production' });
-      queue(h.ctx, 'demo', notificationContent(), [undeclared.id, declared.id]);
+      await queue(h.ctx, 'demo', notificationContent(), [undeclared.id, declared.id]);
       await engine.drain();
       expect(apns.requests.map((r) => r.token)).toEqual([undeclared.token]);
       expect(production.requests.map((r) => r.token)).toEqual([declared.token]);
@@ -222,13 +221,13 @@ describe('delivery to APNs', () => {
     await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     apns.respond(() => ({ status: 400, reason: 'BadDeviceToken' }));
-    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     const [row] = deliveryRows(h.ctx);
     expect(row!.reason).toBe(
       'BadDeviceToken from the production host: probably a sandbox token (a development build run from Xcode); register the device with environment "sandbox"',
     );
-    expect(tokensRepository(h.ctx.db).ofDevice(iphone.id)[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
+    expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
   });
 
   test('503 is about APNs: retried soon without spending an attempt; 429 TooManyRequests spends one and honours Retry-After', async () => {
@@ -236,7 +235,7 @@ describe('delivery to APNs', () => {
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const answers = [{ status: 503, reason: 'ServiceUnavailable' }, { status: 503, reason: 'ServiceUnavailable' }, { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '120' } }];
     apns.respond(() => answers.shift());
-    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     const t0 = h.clock.now();
 
     await engine.drain();
@@ -270,9 +269,9 @@ describe('delivery to APNs', () => {
       first = false;
       return { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '30' } };
     });
-    queue(h.ctx, 'demo', notificationContent('one'), [busy.id]);
+    await queue(h.ctx, 'demo', notificationContent('one'), [busy.id]);
     await engine.drain();
-    queue(h.ctx, 'demo', notificationContent('two'), [busy.id, other.id]);
+    await queue(h.ctx, 'demo', notificationContent('two'), [busy.id, other.id]);
     await engine.drain();
     // The second message to the busy token was not sent: it waits out the same 30 s, no attempt spent.
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - h.clock.now()])).toEqual([
@@ -290,8 +289,8 @@ describe('delivery to APNs', () => {
     await setup({ random: () => 0, backoff: { baseMs: 1000, capMs: 60_000, maxAttempts: 3 } });
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     apns.respond((req) => (req.body.aps.alert.title === 'big' ? { status: 413, reason: 'PayloadTooLarge' } : { status: 429, reason: 'TooManyRequests' }));
-    queue(h.ctx, 'demo', notificationContent('flaky'), [iphone.id]);
-    queue(h.ctx, 'demo', notificationContent('big'), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent('flaky'), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent('big'), [iphone.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.reason])).toEqual([
       ['failed', 3, 'gave up after 3 attempts: TooManyRequests'],
@@ -304,9 +303,9 @@ describe('delivery to APNs', () => {
     apns.respond(() => ({ status: 403, reason: 'InvalidProviderToken' }));
     const devices = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
-    queue(h.ctx, 'demo', notificationContent(), [devices[0]!.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [devices[0]!.id]);
     await engine.drain();
-    queue(h.ctx, 'demo', notificationContent('more'), [...devices.map((d) => d.id), pixel.id]);
+    await queue(h.ctx, 'demo', notificationContent('more'), [...devices.map((d) => d.id), pixel.id]);
     await engine.drain();
 
     expect(apns.requests).toHaveLength(1);
@@ -337,7 +336,7 @@ describe('delivery to APNs', () => {
     const key = await setup();
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const send = async (n: number) => {
-      queue(h.ctx, 'demo', notificationContent(), Array(n).fill(iphone.id));
+      await queue(h.ctx, 'demo', notificationContent(), Array(n).fill(iphone.id));
       await engine.drain();
     };
     await send(50);
@@ -357,7 +356,7 @@ describe('delivery to APNs', () => {
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     let refuse = 1;
     apns.respond(() => (refuse-- > 0 ? { status: 403, reason: 'ExpiredProviderToken' } : undefined));
-    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx)[0]!.status).toBe('pending');
     h.clock.advance(2000);
@@ -368,7 +367,7 @@ describe('delivery to APNs', () => {
 
     refuse = 1;
     h.clock.advance(25 * MINUTE);
-    queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     h.clock.advance(2000);
     await engine.drain();

@@ -16,12 +16,12 @@ async function until(condition: () => boolean): Promise<void> {
 
 describe('the delivery worker on a full disk', () => {
   test('keeps its outcomes, claims nothing more and does not spin while writes fail; delivers everything once space returns', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     const devices = Array.from({ length: 300 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     // Full: the file may not grow, and a filler takes every free page.
-    const client = h.ctx.db.$client;
+    const client = h.ctx.db.sqlite.$client;
     client.exec('CREATE TABLE filler (b BLOB)');
     client.exec(`PRAGMA max_page_count = ${client.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count}`);
     try {

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context';
 import { ApnsClient } from './apns/apns.client';
 import { isletMetrics } from '../metrics/metrics';
-import { deliveryRepository } from './delivery.repository';
 import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
 import { inlineStore } from './outbox-store';
 import { OutboxThread } from './outbox-thread';
@@ -42,7 +41,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
   const { transports: overrides, stopTimeoutMs = 10_000, outboxThread = false, ...workerOptions } = options;
   const { path, max_size_mb: maxSizeMb } = ctx.config.database;
   if (outboxThread && path !== ':memory:')
-    workerOptions.store ??= new OutboxThread(inlineStore(deliveryRepository(ctx.db)), { path, maxSizeMb }, ctx.logger);
+    workerOptions.store ??= new OutboxThread(inlineStore(ctx.db.repos.deliveries), { path, maxSizeMb }, ctx.logger);
   const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
   const transports: Transports = {
     apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger, outbound }),

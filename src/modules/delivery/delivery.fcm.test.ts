@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   fcm = await startFcmStandin();
   await h.createApp({ id: 'demo' });
   await setCredentials('demo-project');
@@ -28,14 +28,14 @@ async function setCredentials(project: string) {
 
 describe('FCM going away and failing', () => {
   test('an FCM outage takes the channel down without spending attempts; the first answer after it releases everything', async () => {
-    h = createHarness();
+    h = await createHarness();
     fcm = await startFcmStandin();
     await h.createApp({ id: 'demo' });
     await setCredentials('demo-project');
     engine = createDeliveryEngine(h.ctx, { random: () => 0.5, health: { downAfterMs: 0 } });
     const devices = Array.from({ length: 10 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
     await fcm.goAway();
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     h.clock.advance(1000);
     await engine.drain();
@@ -51,14 +51,14 @@ describe('FCM going away and failing', () => {
   }, 30_000);
 
   test('with 30% injected 500, 503 and per-device 429 answers everything arrives and only the 429s spend attempts', async () => {
-    h = createHarness();
+    h = await createHarness();
     fcm = await startFcmStandin({ seed: 3 });
     await h.createApp({ id: 'demo' });
     await setCredentials('demo-project');
     engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
     const devices = Array.from({ length: 50 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
     fcm.faults.set({ rate: 0.3, kinds: ['internal', 'unavailable', 'too-many'], retryAfterS: 1 });
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     for (let i = 0; i < 30 && deliveryRows(h.ctx, `status = 'delivered'`).length < 50; i++) {
       await engine.drain();
       h.clock.advance(61_000);
@@ -86,7 +86,7 @@ describe('delivery to FCM', () => {
       activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 1000 }),
       { ...notificationContent('Sale', 'Today'), ttlSeconds: 86_400 },
     ]) {
-      queue(h.ctx, 'demo', content, [pixel.id]);
+      await queue(h.ctx, 'demo', content, [pixel.id]);
       await engine.drain();
     }
 
@@ -136,7 +136,7 @@ describe('delivery to FCM', () => {
     const foreign = addDevice(h.ctx, 'demo', { platform: 'android' });
     fcm.unregister(gone.token);
     fcm.respond((req) => (req.body.message.token === foreign.token ? { status: 403, errorCode: 'SENDER_ID_MISMATCH' } : undefined));
-    queue(h.ctx, 'demo', notificationContent(), [gone.id, foreign.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [gone.id, foreign.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'UNREGISTERED: NOT_FOUND'],
@@ -153,8 +153,8 @@ describe('delivery to FCM', () => {
     fcm.malform(malformed.token);
     const violations = [{ field: 'message.notification.title', description: "Invalid value at 'message.notification.title'" }];
     fcm.respond((req) => (req.body.message.notification?.title === 'bad' ? { status: 400, errorCode: 'INVALID_ARGUMENT', violations } : undefined));
-    queue(h.ctx, 'demo', notificationContent(), [malformed.id, fine.id]);
-    queue(h.ctx, 'demo', notificationContent('bad'), [fine.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [malformed.id, fine.id]);
+    await queue(h.ctx, 'demo', notificationContent('bad'), [fine.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'INVALID_ARGUMENT: invalid registration token'],
@@ -179,12 +179,12 @@ describe('delivery to FCM', () => {
       return undefined;
     });
     const now = h.clock.now();
-    queue(h.ctx, 'demo', notificationContent(), [a.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [a.id]);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([['pending', 0, 500]]);
-    queue(h.ctx, 'demo', notificationContent(), [b.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [b.id]);
     await engine.drain();
-    queue(h.ctx, 'demo', notificationContent(), [c.id, d.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [c.id, d.id]);
     h.clock.advance(500);
     await engine.drain();
     // The project's quota: that delivery and everything after it on the channel wait 60 s, unsent.
@@ -213,8 +213,8 @@ describe('delivery to FCM', () => {
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     fcm.refuseTokens(true);
-    queue(h.ctx, 'demo', notificationContent(), [pixel.id, iphone.id]);
-    queue(h.ctx, 'demo', notificationContent('second'), [pixel.id]);
+    await queue(h.ctx, 'demo', notificationContent(), [pixel.id, iphone.id]);
+    await queue(h.ctx, 'demo', notificationContent('second'), [pixel.id]);
     await engine.drain();
     const app = (await h.admin('GET', '/api/admin/apps/demo')).body;
     expect(app.channels.fcm.status).toBe('paused');

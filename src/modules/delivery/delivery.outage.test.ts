@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], clock: h.clock });
   await h.createApp({ id: 'demo' });
@@ -34,10 +34,10 @@ describe('delivery through an outage (channel health in the worker)', () => {
     await setup();
     const hook = await h.admin('POST', '/api/admin/apps/demo/webhooks', { url: 'http://127.0.0.1:9/hook' });
     expect(hook.status).toBe(201);
-    h.ctx.db.$client.run(`CREATE TRIGGER fail_webhook_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END`);
+    h.ctx.db.sqlite.$client.run(`CREATE TRIGGER fail_webhook_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END`);
     const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     await apns.goAway();
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     expect(statuses()).toEqual({ pending: 2, held: 3 });
     expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ state: 'down' }]);
@@ -48,7 +48,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     await setup();
     const devices = Array.from({ length: 40 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     await apns.goAway();
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     const reason = `apns channel down: ${apns.url}`;
     // The first two failures only made it degraded: due again within a second. The third took it down.
@@ -84,7 +84,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
 
     // New deliveries for the down channel wait with the others.
     const late = addDevice(h.ctx, 'demo', { platform: 'ios' });
-    queue(h.ctx, 'demo', notificationContent('late'), [late.id]);
+    await queue(h.ctx, 'demo', notificationContent('late'), [late.id]);
     await engine.drain();
     expect(statuses()).toEqual({ held: 41 });
 
@@ -105,7 +105,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     await setup();
     const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     await apns.goAway();
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     expect(statuses()).toEqual({ pending: 2, held: 3 });
   }
@@ -150,7 +150,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     await setup();
     const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
     await apns.goAway();
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     expect(statuses()).toEqual({ held: 3, pending: 2 });
     await engine.stop();

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import type { AppContext } from '../../context';
-import { openDatabase } from '../../db/database';
+import { openSqliteStore } from '../../db/sqlite/store';
 import { startServer } from '../../server';
 import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
@@ -23,7 +23,7 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 async function setupApns() {
-  h = createHarness();
+  h = await createHarness();
   const key = apnsKey();
   apns = await startApnsStandin({ keys: [key], clock: h.clock });
   await h.createApp({ id: 'demo' });
@@ -37,17 +37,17 @@ describe('durability of the outbox', () => {
   test('a process killed mid-batch delivers everything after restart', async () => {
     const apns = await setupApns();
     const devices = Array.from({ length: 300 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
 
     // Process A: its own database connection; APNs never answers it before it dies.
-    const ctxA: AppContext = { ...h.ctx, db: openDatabase(h.dbPath) };
+    const ctxA: AppContext = { ...h.ctx, db: openSqliteStore(h.dbPath, { logger: h.ctx.logger }) };
     const a = createDeliveryEngine(ctxA, { batchSize: 100, maxInFlight: 100 });
     apns.respond(() => new Promise(() => {}));
     const drainA = a.drain().catch(() => 0);
     await until(() => apns.requests.length === 100);
     expect([count('sending'), count('pending')]).toEqual([100, 200]);
     // Killed: nothing more reaches the database from A.
-    ctxA.db.$client.close();
+    await ctxA.db.close();
     apns.respond(undefined);
 
     // Process B starts on the same file.
@@ -69,7 +69,7 @@ describe('durability of the outbox', () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
     apns.respond((req) => (req.token === devices[0]!.token ? new Promise(() => {}) : gate.then(() => undefined)));
-    queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     const engine = createDeliveryEngine(h.ctx, { stopTimeoutMs: 300 });
     engine.start();
     await until(() => apns.requests.length === 20);
@@ -87,15 +87,15 @@ describe('durability of the outbox', () => {
   });
 
   test('the server starts the engine after migrations, resends what a previous process left, and stops it before closing the database', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
-    queue(h.ctx, 'demo', notificationContent('queued before start'), [pixel.id]);
-    queue(h.ctx, 'demo', notificationContent('claimed by a process that died'), [pixel.id]);
-    h.ctx.db.$client.query(`UPDATE deliveries SET status = 'sending' WHERE id = (SELECT max(id) FROM deliveries)`).run();
+    await queue(h.ctx, 'demo', notificationContent('queued before start'), [pixel.id]);
+    await queue(h.ctx, 'demo', notificationContent('claimed by a process that died'), [pixel.id]);
+    h.ctx.db.sqlite.$client.query(`UPDATE deliveries SET status = 'sending' WHERE id = (SELECT max(id) FROM deliveries)`).run();
     h.ctx.config.server.host = '127.0.0.1';
     h.ctx.config.server.port = 0;
-    const server = startServer(h.ctx);
+    const server = await startServer(h.ctx);
     try {
       await until(() => count('delivered') === 2);
       const metrics = await (await fetch(`${server.url}/metrics`)).text();
@@ -103,6 +103,6 @@ describe('durability of the outbox', () => {
     } finally {
       await server.stop();
     }
-    expect(() => h.ctx.db.$client.query('SELECT 1').get()).toThrow();
+    expect(() => h.ctx.db.sqlite.$client.query('SELECT 1').get()).toThrow();
   });
 });

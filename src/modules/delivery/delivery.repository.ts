@@ -1,6 +1,7 @@
-import type { Db } from '../../db/database';
-import { tokensRepository } from '../tokens/tokens.repository';
-import { deliveryOutcomes } from '../webhooks/webhooks.causes';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
+import { tokensStatements } from '../tokens/tokens.repository';
+import { webhookEventStatements } from '../webhooks/webhook-events.repository';
 import { parkedReason, type ClaimedDelivery } from './delivery.routing';
 
 /** What the worker decided for one claimed delivery, written back in a batch. */
@@ -50,7 +51,7 @@ const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.d
  * The worker's statements on the outbox, prepared once. Claiming is one UPDATE … RETURNING, so
  * two claims can never take the same row; outcomes are written many per transaction.
  */
-export function deliveryRepository(db: Db) {
+function deliveryStatements(db: Db) {
   const client = db.$client;
   // Ordered by next_attempt_at (then rowid, inside the index) so the claim walks the
   // deliveries_due index instead of sorting every due row of a large fan-out.
@@ -100,7 +101,8 @@ export function deliveryRepository(db: Db) {
       RETURNING app_id AS appId, provider`,
   );
   const setMessageBody = client.query<never, [string, number]>(`UPDATE messages SET sent_body = ? WHERE id = ? AND sent_body IS NULL`);
-  const tokens = tokensRepository(db);
+  const tokens = tokensStatements(db);
+  const webhookEvents = webhookEventStatements(db);
   const pause = {
     apns: client.query(`UPDATE apps SET apns_paused_reason = ?, updated_at = ? WHERE id = ? AND apns_sealed IS ? AND apns_paused_reason IS NULL`),
     fcm: client.query(`UPDATE apps SET fcm_paused_reason = ?, updated_at = ? WHERE id = ? AND fcm_sealed IS ? AND fcm_paused_reason IS NULL`),
@@ -155,7 +157,7 @@ export function deliveryRepository(db: Db) {
           if (p && pause[p.provider].run(p.reason, now, p.appId, p.sealed).changes > 0) paused.push(p);
         }
         // Webhooks (delivery.failed, device.token_invalidated), committed with the outcomes.
-        deliveryOutcomes(db, results, invalidated, now);
+        webhookEvents.deliveryOutcomes(results, invalidated, now);
         return { paused, superseded };
       }).immediate();
     },
@@ -180,5 +182,8 @@ export function deliveryRepository(db: Db) {
     },
   };
 }
+
+/** The repository over deliveryStatements: every method returns a Promise. */
+export const deliveryRepository = (db: Db) => promised(deliveryStatements(db));
 
 export type DeliveryRepository = ReturnType<typeof deliveryRepository>;

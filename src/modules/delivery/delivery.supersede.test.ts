@@ -2,10 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { activityContent, addActivity, addDevice, deliveryRows, queue } from '../../test-support/delivery-fixtures';
 import { startFcmStandin, type FcmAnswer, type FcmStandin } from '../../test-support/fcm-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
-import { activitiesPath, connect, start } from '../live-activities/live-activities.fixtures';
+import { activitiesPath, connect, start } from '../../test-support/live-activity-fixtures';
 import { channelDownReason } from './channel-health';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
-import { deliveryRepository } from './delivery.repository';
 
 let h: Harness;
 let fcm: FcmStandin;
@@ -22,7 +21,7 @@ const until = async (check: () => boolean) => {
 
 /** Statuses and reasons of an activity's deliveries, by event and the progress they carry. */
 function outbox(activityId: string) {
-  return h.ctx.db.$client
+  return h.ctx.db.sqlite.$client
     .query<{ kind: string; content: string; status: string; reason: string | null }, [string]>(
       `SELECT m.kind, m.content, d.status, d.reason FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE d.activity_id = ? ORDER BY d.id`,
     )
@@ -32,7 +31,7 @@ function outbox(activityId: string) {
 
 describe('latest wins for updates that were in flight', () => {
   test('an update in flight that comes back as a retry after a newer update was queued is superseded, not sent after it (real router, FCM stand-in)', async () => {
-    h = createHarness();
+    h = await createHarness();
     fcm = await startFcmStandin();
     const { id: appId } = await h.createApp({ id: 'demo' });
     expect((await h.admin('PUT', '/api/admin/apps/demo/fcm', { serviceAccount: fcm.serviceAccount('demo-project'), endpoint: fcm.url })).status).toBe(200);
@@ -63,21 +62,21 @@ describe('latest wins for updates that were in flight', () => {
   });
 
   test('an update claimed before a newer end and held back for a down channel is superseded; a start or end in the same place waits', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const repo = deliveryRepository(h.ctx.db);
+    const repo = h.ctx.db.repos.deliveries;
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
     const other = addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'user-2' });
     const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '10' }), [pixel.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [pixel.id, other.id]);
-    const claimed = repo.claim(h.clock.now(), 10);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '10' }), [pixel.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [pixel.id, other.id]);
+    const claimed = await repo.claim(h.clock.now(), 10);
     expect(claimed.map((r) => r.kind)).toEqual(['la_start', 'la_update', 'la_update']);
     // Queued while those three are in flight: an end for the first device only.
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [pixel.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [pixel.id]);
     const held = channelDownReason({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
     const back = (id: number, status: 'pending' | 'held') => ({ id, status, attempts: 0, nextAttemptAt: h.clock.now(), provider: null, providerId: null, reason: held, sentPayload: null });
-    const { superseded } = repo.record([back(claimed[0]!.id, 'pending'), back(claimed[1]!.id, 'held'), back(claimed[2]!.id, 'held')], h.clock.now());
+    const { superseded } = await repo.record([back(claimed[0]!.id, 'pending'), back(claimed[1]!.id, 'held'), back(claimed[2]!.id, 'held')], h.clock.now());
 
     expect(superseded).toEqual([{ appId: 'demo', provider: null }]);
     expect(deliveryRows(h.ctx).map((r) => [r.device_id, r.status])).toEqual([
@@ -88,8 +87,8 @@ describe('latest wins for updates that were in flight', () => {
       [pixel.id, 'pending'],
     ]);
     // The end itself, back to wait, stays: ends are never superseded.
-    const [end] = repo.claim(h.clock.now(), 10).filter((r) => r.kind === 'la_end');
-    repo.record([back(end!.id, 'pending')], h.clock.now());
+    const [end] = (await repo.claim(h.clock.now(), 10)).filter((r) => r.kind === 'la_end');
+    await repo.record([back(end!.id, 'pending')], h.clock.now());
     expect(deliveryRows(h.ctx).at(-1)!.status).toBe('pending');
   });
 });

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context';
-import { storageHealth, type StorageHealth } from '../../db/storage-health';
-import { appsRepository } from '../apps/apps.repository';
+import type { StorageStatus } from '../../db/store';
 import { appsService } from '../apps/apps.service';
 import type { DeliveryOutcomeLabel, IsletMetrics } from '../metrics/metrics';
 import { refusalReason } from '../tokens/tokens.service';
@@ -8,7 +7,7 @@ import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { ChannelGuard, type Gate, type HeldBack } from './channel-guard';
 import type { ChannelHealthOptions } from './channel-health';
 import { Semaphore } from './concurrency';
-import { deliveryRepository, type DeliveryResult } from './delivery.repository';
+import type { DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
 import { inlineStore, type OutboxStore } from './outbox-store';
 import type { Outcome, Transports } from './transport';
@@ -73,7 +72,7 @@ export class DeliveryWorker {
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
   private readonly guard: ChannelGuard;
-  private readonly storage: StorageHealth;
+  private readonly storage: StorageStatus;
   /** Writes of outcomes that failed in a row: no claiming meanwhile, and each retry waits longer. */
   private flushFailures = 0;
   private flushRetryAt = 0;
@@ -84,8 +83,8 @@ export class DeliveryWorker {
     private readonly metrics: IsletMetrics,
     options: WorkerOptions = {},
   ) {
-    this.repo = deliveryRepository(ctx.db);
-    this.apps = { repo: appsRepository(ctx.db), service: appsService(ctx) };
+    this.repo = ctx.db.repos.deliveries;
+    this.apps = { repo: ctx.db.repos.apps, service: appsService(ctx) };
     const { store, ...rest } = options;
     this.store = store ?? inlineStore(this.repo);
     this.options = {
@@ -102,20 +101,20 @@ export class DeliveryWorker {
       ...rest,
     };
     this.guard = new ChannelGuard(ctx, this.options.random, this.options.health);
-    this.storage = storageHealth(ctx.db.$client, ctx.logger);
+    this.storage = ctx.db.storage;
   }
 
   /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
   start(): void {
     if (this.loop) return;
     const { instance, wakeUps } = this.ctx.coordination;
-    const recovered = instance.recover('deliveries', () => this.repo.recoverSending(this.ctx.clock.now()));
-    if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
-    const unheld = instance.recover('endpoint holds', () => this.guard.recover(this.ctx.clock.now()));
-    if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
     // New work starts at once; the poll only covers retries coming due.
     this.unsubscribe = wakeUps.on('deliveries-queued', () => this.wake());
     this.loop = (async () => {
+      const recovered = await instance.recover('deliveries', () => this.repo.recoverSending(this.ctx.clock.now()));
+      if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
+      const unheld = await instance.recover('endpoint holds', () => this.guard.recover(this.ctx.clock.now()));
+      if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
       while (!this.stopping) {
         let storageFailed = false;
         try {
@@ -156,7 +155,7 @@ export class DeliveryWorker {
     this.flushRetryAt = 0;
     await this.flushAll();
     const left = [...this.claimed];
-    if (left.length > 0) this.repo.release(left, this.ctx.clock.now());
+    if (left.length > 0) await this.repo.release(left, this.ctx.clock.now());
     this.claimed.clear();
     await this.store.close();
   }
@@ -178,8 +177,8 @@ export class DeliveryWorker {
   private async drainAll(): Promise<number> {
     let claimedTotal = 0;
     const batch = Math.max(1, Math.min(this.options.batchSize, this.options.maxInFlight));
-    if (this.parked) this.releaseResumed();
-    this.guard.releaseProbes(this.ctx.clock.now());
+    if (this.parked) await this.releaseResumed();
+    await this.guard.releaseProbes(this.ctx.clock.now());
     for (;;) {
       // Claim a whole batch or nothing while sends are in flight: a claim per finished send would
       // turn one statement per batch into one per delivery.
@@ -190,7 +189,7 @@ export class DeliveryWorker {
       const rows = mayClaim ? await this.store.claim(this.ctx.clock.now(), batch) : [];
       claimedTotal += rows.length;
       if (rows.length > 0) {
-        this.dispatch(rows);
+        await this.dispatch(rows);
         // Requests waiting on the event loop go first: with a transport that answers at once (the
         // simulator) a backlog would otherwise be worked off in one block, stalling the API.
         await new Promise((resolve) => setImmediate(resolve));
@@ -209,15 +208,12 @@ export class DeliveryWorker {
     return claimedTotal;
   }
 
-  private dispatch(rows: ClaimedDelivery[]): void {
+  private async dispatch(rows: ClaimedDelivery[]): Promise<void> {
     const channels = new Map<string, AppChannels | null>();
+    for (const row of rows) this.claimed.add(row.id);
+    for (const row of rows) if (!channels.has(row.appId)) channels.set(row.appId, await this.channels(row.appId));
     for (const row of rows) {
-      this.claimed.add(row.id);
-      let app = channels.get(row.appId);
-      if (app === undefined) {
-        app = this.channels(row.appId);
-        channels.set(row.appId, app);
-      }
+      const app = channels.get(row.appId)!;
       const route: Route = app ? this.router.route(row, app) : { action: 'drop', reason: 'app removed' };
       if (route.action === 'send') this.send(row, route, app!);
       else this.settle(row, route);
@@ -406,7 +402,8 @@ export class DeliveryWorker {
     this.flushFailures = 0;
     this.storage.succeeded();
     for (const r of batch) this.claimed.delete(r.id);
-    this.releaseRecovered();
+    await this.releaseRecovered();
+    await this.guard.eventsWritten();
     try {
       this.ctx.coordination.wakeUps.notify('deliveries-changed');
     } catch (e) {
@@ -415,23 +412,23 @@ export class DeliveryWorker {
     return batch.length;
   }
 
-  private releaseRecovered(): void {
+  private async releaseRecovered(): Promise<void> {
     try {
-      this.guard.releaseRecovered();
+      await this.guard.releaseRecovered();
     } catch (e) {
       this.ctx.logger.error('releasing deliveries of a recovered channel failed', { error: e instanceof Error ? e.message : String(e) });
     }
   }
 
-  private releaseResumed(): void {
-    const released = this.repo.releaseResumed(this.ctx.clock.now());
+  private async releaseResumed(): Promise<void> {
+    const released = await this.repo.releaseResumed(this.ctx.clock.now());
     if (released > 0) this.ctx.logger.info('delivery channel resumed', { released });
-    this.parked = this.repo.hasParked();
+    this.parked = await this.repo.hasParked();
   }
 
   /** The app's credentials, decrypted once per distinct sealed value. */
-  private channels(appId: string): AppChannels | null {
-    const row = this.apps.repo.find(appId);
+  private async channels(appId: string): Promise<AppChannels | null> {
+    const row = await this.apps.repo.find(appId);
     if (!row) return null;
     const open = <T>(sealed: string | null, read: () => T | undefined): T | undefined => {
       if (!sealed) return undefined;

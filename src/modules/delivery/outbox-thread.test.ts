@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
-import { deliveryRepository } from './delivery.repository';
 import { inlineStore } from './outbox-store';
 import { OutboxThread } from './outbox-thread';
 
@@ -22,13 +21,13 @@ async function until(condition: () => boolean): Promise<void> {
 
 /** An app on the simulator with `n` Android devices, each queued one notification. */
 async function queued(n: number) {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'demo' });
   const devices = Array.from({ length: n }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
-  queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+  await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
 }
 
-const thread = (database: { path: string; maxSizeMb?: number }) => new OutboxThread(inlineStore(deliveryRepository(h.ctx.db)), database, h.ctx.logger);
+const thread = (database: { path: string; maxSizeMb?: number }) => new OutboxThread(inlineStore(h.ctx.db.repos.deliveries), database, h.ctx.logger);
 
 describe('the outbox thread', () => {
   test('claims and records on its own connection: every delivery goes once, with one attempt, as inline', async () => {
@@ -55,7 +54,7 @@ describe('the outbox thread', () => {
 
   test("a full disk seen by the thread's connection is a storage failure: outcomes are kept, nothing is claimed meanwhile, all go once space returns", async () => {
     await queued(300);
-    const client = h.ctx.db.$client;
+    const client = h.ctx.db.sqlite.$client;
     client.exec('CREATE TABLE filler (b BLOB)');
     // Room for a filler of 200 pages (800 KB), which then takes every free page.
     client.exec(`PRAGMA max_page_count = ${client.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count + 200}`);

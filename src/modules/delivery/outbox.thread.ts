@@ -3,7 +3,7 @@
  * worker's claim and record statements in the order they arrive. A second entry point of the
  * compiled binary (scripts/build.ts).
  */
-import { openDatabase } from '../../db/database';
+import { openDatabase } from '../../db/sqlite/database';
 import { deliveryRepository, type DeliveryRepository } from './delivery.repository';
 import type { ClaimedDelivery } from './delivery.routing';
 import type { ThreadReply, ThreadRequest } from './outbox-thread';
@@ -13,7 +13,7 @@ declare const self: Worker;
 let repo: DeliveryRepository | undefined;
 let close: (() => void) | undefined;
 
-self.onmessage = (event: MessageEvent<ThreadRequest>) => {
+self.onmessage = async (event: MessageEvent<ThreadRequest>) => {
   const request = event.data;
   const reply = (message: ThreadReply) => self.postMessage(message);
   try {
@@ -25,9 +25,9 @@ self.onmessage = (event: MessageEvent<ThreadRequest>) => {
         return reply({ id: request.id, value: null });
       }
       case 'claim':
-        return reply({ id: request.id, value: packClaimed(repo!.claim(request.now, request.limit)) });
+        return reply({ id: request.id, value: packClaimed(await repo!.claim(request.now, request.limit)) });
       case 'record':
-        return reply({ id: request.id, value: repo!.record(JSON.parse(request.results), request.now) });
+        return reply({ id: request.id, value: await repo!.record(JSON.parse(request.results), request.now) });
       case 'close':
         close?.();
         return reply({ id: request.id, value: null });

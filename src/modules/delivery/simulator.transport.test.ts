@@ -13,16 +13,16 @@ afterEach(async () => {
 
 describe('simulator transport (apps without APNs or FCM credentials)', () => {
   test('records the exact request each kind of push would have been, and counts it delivered', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: 'a'.repeat(64), environment: 'sandbox' });
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
     const iosActivity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: 'b'.repeat(64) } });
     const androidActivity = addActivity(h.ctx, 'demo', { platform: 'android' });
-    queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [iphone.id, pixel.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'start'), [iphone.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'update', { progress: '60' }), [iphone.id]);
-    queue(h.ctx, 'demo', activityContent(h.ctx, androidActivity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 60_000 }), [pixel.id]);
+    await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [iphone.id, pixel.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'start'), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'update', { progress: '60' }), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, androidActivity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 60_000 }), [pixel.id]);
 
     engine = createDeliveryEngine(h.ctx);
     expect(await engine.drain()).toBe(5);
@@ -53,11 +53,11 @@ describe('simulator transport (apps without APNs or FCM credentials)', () => {
   });
 
   test('an iOS update before the activity token is known still shows what would be sent', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
     const activity = addActivity(h.ctx, 'demo', { platform: 'ios' });
-    queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
+    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
     engine = createDeliveryEngine(h.ctx);
     await engine.drain();
     const [row] = deliveryRows(h.ctx);
@@ -68,14 +68,14 @@ describe('simulator transport (apps without APNs or FCM credentials)', () => {
 
 describe('a running engine', () => {
   test('starts on queued work at once instead of waiting for its next poll', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'demo' });
     const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
     // A poll an hour away: only the wake-up on enqueue can get this delivered.
     engine = createDeliveryEngine(h.ctx, { pollMs: 3_600_000 });
     engine.start();
     await Bun.sleep(50); // the first (empty) drain has run and the worker sleeps
-    queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id]);
+    await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id]);
     for (let i = 0; i < 200 && deliveryRows(h.ctx)[0]?.status !== 'delivered'; i++) await Bun.sleep(25);
     expect(deliveryRows(h.ctx)[0]?.status).toBe('delivered');
   });

@@ -14,9 +14,9 @@ export function devicesAdminRoutes(services: Services) {
   return adminGroup(services, 'Admin: end users and devices')
     .get(
       '/apps/:appId/end-users',
-      ({ params, query }) => {
-        apps.get(params.appId);
-        const { rows, total } = devices.listEndUsers(params.appId, query.limit ?? 50, query.offset ?? 0);
+      async ({ params, query }) => {
+        await apps.get(params.appId);
+        const { rows, total } = await devices.listEndUsers(params.appId, query.limit ?? 50, query.offset ?? 0);
         return {
           endUsers: rows.map((u) => ({ id: u.id, tester: u.tester, devices: u.devices, createdAt: isoTime(u.createdAt), lastSeenAt: isoTime(u.lastSeenAt) })),
           total,
@@ -26,9 +26,9 @@ export function devicesAdminRoutes(services: Services) {
     )
     .patch(
       '/apps/:appId/end-users/:endUserId',
-      ({ params, body }) => {
-        apps.get(params.appId);
-        if (!devices.setTester(params.appId, params.endUserId, body.tester)) throw new HttpError(404, 'end user not found');
+      async ({ params, body }) => {
+        await apps.get(params.appId);
+        if (!(await devices.setTester(params.appId, params.endUserId, body.tester))) throw new HttpError(404, 'end user not found');
         return { id: params.endUserId, tester: body.tester };
       },
       {
@@ -40,8 +40,8 @@ export function devicesAdminRoutes(services: Services) {
     )
     .get(
       '/apps/:appId/audience',
-      ({ params, query }) => {
-        apps.get(params.appId);
+      async ({ params, query }) => {
+        await apps.get(params.appId);
         return devices.audience(params.appId, query.testersOnly ?? false);
       },
       {
@@ -62,9 +62,9 @@ export function devicesAdminRoutes(services: Services) {
     )
     .get(
       '/apps/:appId/devices',
-      ({ params, query }) => {
-        apps.get(params.appId);
-        const { rows, total } = devices.list(params.appId, { endUserId: query.endUserId }, query.limit ?? 50, query.offset ?? 0);
+      async ({ params, query }) => {
+        await apps.get(params.appId);
+        const { rows, total } = await devices.list(params.appId, { endUserId: query.endUserId }, query.limit ?? 50, query.offset ?? 0);
         return { devices: rows.map(deviceView), total };
       },
       {
@@ -76,10 +76,10 @@ export function devicesAdminRoutes(services: Services) {
     )
     .post(
       '/apps/:appId/devices',
-      ({ params, body }) => {
-        apps.get(params.appId);
+      async ({ params, body }) => {
+        await apps.get(params.appId);
         checkDeviceTokens(body);
-        return { device: deviceView(devices.upsert(params.appId, body, clock.now()).device) };
+        return { device: deviceView((await devices.upsert(params.appId, body, clock.now())).device) };
       },
       {
         params: AppParams,
@@ -90,9 +90,9 @@ export function devicesAdminRoutes(services: Services) {
     )
     .delete(
       '/apps/:appId/devices/:deviceId',
-      ({ params }) => {
-        apps.get(params.appId);
-        if (!devices.remove(params.appId, params.deviceId)) throw new HttpError(404, 'device not found');
+      async ({ params }) => {
+        await apps.get(params.appId);
+        if (!(await devices.remove(params.appId, params.deviceId))) throw new HttpError(404, 'device not found');
         return { success: true as const };
       },
       {

@@ -1,8 +1,9 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 import { devices, endUsers } from '../../db/schema';
 import { newId } from '../../lib/ids';
-import { DEVICE_KINDS_SQL, deviceTokenKind, tokensRepository } from '../tokens/tokens.repository';
+import { DEVICE_KINDS_SQL, deviceTokenKind, tokensStatements } from '../tokens/tokens.repository';
 
 export type DeviceRow = typeof devices.$inferSelect;
 export type EndUserRow = typeof endUsers.$inferSelect;
@@ -51,8 +52,8 @@ export interface DeviceWithTokens extends DeviceRow {
   hasPushToStartToken: boolean;
 }
 
-export function devicesRepository(db: Db) {
-  const tokens = tokensRepository(db);
+function devicesStatements(db: Db) {
+  const tokens = tokensStatements(db);
   // A device is valid while its registration token is active in the ledger.
   const targetColumns = `SELECT d.id, d.end_user_id AS endUserId, d.platform, d.created_at AS createdAt, t.id AS tokenId,
        (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS pushToStartTokenId
@@ -205,5 +206,8 @@ export function devicesRepository(db: Db) {
     },
   };
 }
+
+/** The repository over devicesStatements: every method returns a Promise. */
+export const devicesRepository = (db: Db) => promised(devicesStatements(db));
 
 export type DevicesRepository = ReturnType<typeof devicesRepository>;

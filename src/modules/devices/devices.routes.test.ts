@@ -11,7 +11,7 @@ const device = { endUserId: 'user-1', platform: 'ios', token: apnsToken('a1b2c3'
 
 describe('device registration', () => {
   test('the app backend registers a device with its service key', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const res = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
     expect(res.status).toBe(200);
@@ -23,7 +23,7 @@ describe('device registration', () => {
   });
 
   test('the device itself registers with an end-user signature', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const res = await h.request('POST', '/api/apps/a1/devices', {
       body: { ...device, platform: 'android' },
@@ -34,7 +34,7 @@ describe('device registration', () => {
   });
 
   test('a signature for another end user, or made with the wrong secret, is refused', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     for (const signature of [sign(app.signingSecret, 'user-2'), sign(app.appSecret, 'user-1'), 'zz']) {
       const res = await h.request('POST', '/api/apps/a1/devices', { body: device, headers: { 'x-end-user-signature': signature } });
@@ -46,7 +46,7 @@ describe('device registration', () => {
   });
 
   test('without credentials the answer names the header; another app key is invalid', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     const other = await h.createApp({ id: 'a2' });
     const missing = await h.request('POST', '/api/apps/a1/devices', { body: device });
@@ -58,7 +58,7 @@ describe('device registration', () => {
   });
 
   test('registering the same token again updates the device instead of adding one', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const first = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
     h.clock.advance(1000);
@@ -72,7 +72,7 @@ describe('device registration', () => {
   });
 
   test('a device is removed by its id, then is gone', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const { body } = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
     const bySignature = await h.request('DELETE', `/api/apps/a1/devices/${body.device.id}`, {
@@ -85,7 +85,7 @@ describe('device registration', () => {
   });
 
   test('bad fields are named', async () => {
-    h = createHarness();
+    h = await createHarness();
     const app = await h.createApp({ id: 'a1' });
     const cases: [unknown, string][] = [
       [{ platform: 'ios', token: 't' }, 'endUserId is required'],
@@ -104,7 +104,7 @@ describe('device registration', () => {
 
 describe('admin API: audience', () => {
   test('counts the end users and valid devices a send to everyone (or every tester) reaches', async () => {
-    h = createHarness();
+    h = await createHarness();
     await h.createApp({ id: 'a1' });
     await h.service('a1', 'POST', '/api/apps/a1/devices', device);
     await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-1', platform: 'ios', token: apnsToken('second') });

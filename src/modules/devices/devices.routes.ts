@@ -41,16 +41,16 @@ export function devicesRoutes(services: Services) {
   return new Elysia({ detail: { tags: ['Devices'] } })
     .post(
       '/api/apps/:appId/devices',
-      ({ params, body }) => {
+      async ({ params, body }) => {
         checkDeviceTokens(body);
-        const { device } = devices.upsert(params.appId, body, clock.now());
+        const { device } = await devices.upsert(params.appId, body, clock.now());
         return { device: deviceView(device) };
       },
       {
         // Authentication runs before validation, so an unauthenticated caller learns nothing.
-        transform: ({ params, body, request }) => {
+        transform: async ({ params, body, request }) => {
           const endUserId = (body as { endUserId?: unknown } | undefined)?.endUserId;
-          auth.appOrEndUser(request, params.appId, typeof endUserId === 'string' ? endUserId : undefined);
+          await auth.appOrEndUser(request, params.appId, typeof endUserId === 'string' ? endUserId : undefined);
         },
         params: AppParams,
         body: DeviceBody,
@@ -64,15 +64,15 @@ export function devicesRoutes(services: Services) {
     )
     .delete(
       '/api/apps/:appId/devices/:deviceId',
-      ({ params }) => {
-        if (!devices.remove(params.appId, params.deviceId)) throw new HttpError(404, 'device not found');
+      async ({ params }) => {
+        if (!(await devices.remove(params.appId, params.deviceId))) throw new HttpError(404, 'device not found');
         return { success: true as const };
       },
       {
         // Before the Idempotency-Key is looked at (a global beforeHandle): a refused request takes no key.
-        transform: ({ params, request }) => {
+        transform: async ({ params, request }) => {
           const appId = params.appId ?? '';
-          auth.appOrEndUser(request, appId, devices.find(appId, params.deviceId ?? '')?.endUserId);
+          await auth.appOrEndUser(request, appId, (await devices.find(appId, params.deviceId ?? ''))?.endUserId);
         },
         params: t.Object({ appId: t.String(), deviceId: t.String() }),
         response: { 200: Success, ...errors(401, 404, 429) },

@@ -30,7 +30,7 @@ function operationsOf(doc: any): Operation[] {
 
 /** The names of the tests come from the document of a fresh instance. */
 const listed = await (async () => {
-  const h = createHarness();
+  const h = await createHarness();
   try {
     return operationsOf((await h.request('GET', '/swagger/json')).body);
   } finally {
@@ -40,7 +40,7 @@ const listed = await (async () => {
 
 /** An instance on which another app started a Live Activity (a delivery) before the demo was made. */
 async function instanceThatDeliveredBefore(withDemo: boolean): Promise<{ h: Harness; appSecret: string }> {
-  const h = createHarness();
+  const h = await createHarness();
   await h.createApp({ id: 'earlier' });
   expect((await h.service('earlier', 'POST', '/api/apps/earlier/devices', { endUserId: 'u1', platform: 'android', token: 't1' })).status).toBe(200);
   const start = { templateSlug: 'progress-bar', attributes: { label: 'x' }, contentState: { progress: '1' } };

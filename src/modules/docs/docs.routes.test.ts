@@ -9,7 +9,7 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 describe('API documentation', () => {
   test('the OpenAPI document is valid', async () => {
-    h = createHarness();
+    h = await createHarness();
     const res = await h.request('GET', '/swagger/json');
     expect(res.status).toBe(200);
     const validated = await SwaggerParser.validate(structuredClone(res.body));
@@ -17,7 +17,7 @@ describe('API documentation', () => {
   });
 
   test('it lists exactly the routes the server answers', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
       .flatMap(([path, ops]) => Object.keys(ops).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`))
@@ -30,7 +30,7 @@ describe('API documentation', () => {
   });
 
   test('every mutating operation of the public API documents the Idempotency-Key header, and no other does', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const withKey: string[] = [];
     const mutating: string[] = [];
@@ -49,7 +49,7 @@ describe('API documentation', () => {
   });
 
   test('every operation documents its errors with the problem body and declares its security', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
@@ -76,7 +76,7 @@ describe('API documentation', () => {
   });
 
   test('the start body offers one named example per template, and one with options, for the demo end user', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const json = doc.paths['/api/apps/{appId}/live-activities'].post.requestBody.content['application/json'];
     expect(Object.keys(json.examples)).toEqual(['status-tracker', 'metric-live', 'countdown', 'progress-bar', 'two-column', 'key-value-list', 'image-banner', 'mini-table', 'progress-bar-2']);
@@ -90,7 +90,7 @@ describe('API documentation', () => {
   });
 
   test('every operation documents a success answer and its errors; every request body has an example; every path parameter has the demo value', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const missing: string[] = [];
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
@@ -109,7 +109,7 @@ describe('API documentation', () => {
   });
 
   test('options are documented: the end body is optional, priority is an integer 5 or 10, and the examples of update and end are accepted', async () => {
-    h = createHarness();
+    h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const item = doc.paths['/api/apps/{appId}/live-activities/{id}'];
     expect(item.delete.requestBody.required).toBe(false);
@@ -126,7 +126,7 @@ describe('API documentation', () => {
   });
 
   test('Swagger UI loads its files from this server only', async () => {
-    h = createHarness();
+    h = await createHarness();
     const page = await h.request('GET', '/swagger');
     expect(page.status).toBe(200);
     const sources = [...String(page.body).matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);

@@ -5,7 +5,7 @@ import { HttpError } from '../../lib/errors';
 import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../auth/service-auth';
 import type { Services } from '../../services';
 import { VERSION } from '../../version';
-import { deliveryHistoryRepository } from '../delivery/delivery-history.repository';
+import { DEMO } from '../apps/demo.service';
 import { instanceParamOverrides } from './operation-docs';
 import { polishDocument, type DocumentedRoute } from './polish-document';
 import { SWAGGER_ASSETS } from './swagger-assets';
@@ -36,11 +36,11 @@ const TAGS = [
  * so that its start-up script is a file (a CSP without inline scripts) and tokens are not persisted.
  */
 export function docsRoutes(routes: () => DocumentedRoute[], services: Services) {
-  const history = deliveryHistoryRepository(services.ctx.db);
+  const history = services.ctx.db.repos.deliveryHistory;
   return new Elysia()
-    .onAfterHandle({ as: 'global' }, ({ path, responseValue }) => {
+    .onAfterHandle({ as: 'global' }, async ({ path, responseValue }) => {
       if (path === '/swagger/json' && responseValue && typeof responseValue === 'object')
-        return polishDocument(structuredClone(responseValue), routes(), instanceParamOverrides(history.firstId));
+        return polishDocument(structuredClone(responseValue), routes(), instanceParamOverrides(await history.firstId(DEMO.appId)));
     })
     .get(
       `${ASSET_PREFIX}/:file`,

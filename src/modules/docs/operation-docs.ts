@@ -86,9 +86,8 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
  * ids count across apps, so on an instance that delivered before `islet demo` the demo's first
  * delivery is not 1.
  */
-export function instanceParamOverrides(firstDeliveryId: (appId: string) => number | undefined): Record<string, Record<string, unknown>> {
-  const id = firstDeliveryId(DEMO.appId);
-  return id === undefined ? {} : { 'GET /api/admin/apps/{appId}/deliveries/{id}': { id } };
+export function instanceParamOverrides(firstDemoDeliveryId: number | undefined): Record<string, Record<string, unknown>> {
+  return firstDemoDeliveryId === undefined ? {} : { 'GET /api/admin/apps/{appId}/deliveries/{id}': { id: firstDemoDeliveryId } };
 }
 
 /**

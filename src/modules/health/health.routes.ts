@@ -1,17 +1,16 @@
 import { Elysia, t } from 'elysia';
-import { isDatabaseReady } from '../../db/database';
-import { storageHealth } from '../../db/storage-health';
 import { Problem } from '../../http/schemas';
-import { problemResponse } from '../../lib/errors';
+import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 
 /** Liveness and readiness, without authentication, for load balancers and container health checks. */
-export function healthRoutes(services: Services, migrationsFolder?: string) {
-  const storage = storageHealth(services.ctx.db.$client, services.ctx.logger);
-  const ready = () => {
-    if (!isDatabaseReady(services.ctx.db, migrationsFolder)) return problemResponse(503, 'database not ready');
+export function healthRoutes(services: Services) {
+  const storage = services.ctx.db.storage;
+  const ready = async () => {
+    if (!(await services.ctx.db.ready())) throw new HttpError(503, 'database not ready');
     const failing = storage.check();
-    return failing ? problemResponse(503, failing) : { status: 'ready' as const };
+    if (failing) throw new HttpError(503, failing);
+    return { status: 'ready' as const };
   };
   return new Elysia({ detail: { tags: ['Operations'] } })
     .get('/healthz', () => ({ status: 'ok' as const }), {

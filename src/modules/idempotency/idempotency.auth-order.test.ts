@@ -2,10 +2,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../../db/database';
+import { openSqliteStore } from '../../db/sqlite/store';
+import { silentLogger } from '../../lib/logger';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../../test-support/harness';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
-import { idempotencyRepository } from './idempotency.repository';
 
 /**
  * Authentication (and finding the app) comes before the Idempotency-Key: every operation of the
@@ -80,7 +80,7 @@ describe('Idempotency-Key after authentication (app.handle)', () => {
   afterEach(() => h.close());
 
   test('every operation of the OpenAPI document, with a key and no, wrong or another app’s credentials: no 5xx, nothing stored', async () => {
-    h = createHarness({ toml: APP_TOML });
+    h = await createHarness({ toml: APP_TOML });
     const doc = (await h.request('GET', '/swagger/json')).body;
     const calls = await walk(
       doc,
@@ -89,11 +89,11 @@ describe('Idempotency-Key after authentication (app.handle)', () => {
       () => h.clock.advance(61 * 60_000),
     );
     expectRefused(calls);
-    expect(idempotencyRepository(h.ctx.db).all()).toEqual([]);
+    expect(await h.ctx.db.repos.idempotency.all()).toEqual([]);
   });
 
   test('an unauthenticated DELETE of a device with a key, then the authenticated one with the same key, deletes the device', async () => {
-    h = createHarness({ toml: APP_TOML });
+    h = await createHarness({ toml: APP_TOML });
     const key = { 'x-service-key': SECRET };
     const deviceId = (await h.request('POST', `/api/apps/${APP}/devices`, { headers: key, body: { endUserId: 'u1', platform: 'android', token: 'tok-u1' } })).body.device.id;
     const path = `/api/apps/${APP}/devices/${deviceId}`;
@@ -160,15 +160,15 @@ describe('Idempotency-Key after authentication (served process)', () => {
 
     expect(await server!.stop()).toBe(0);
     server = undefined;
-    const db = openDatabase(dbPath);
+    const db = openSqliteStore(dbPath, { logger: silentLogger });
     try {
       // Only the two authenticated DELETEs took a key.
-      expect(idempotencyRepository(db).all()).toEqual([
+      expect(await db.repos.idempotency.all()).toEqual([
         { appId: APP, key: 'k1', status: 200 },
         { appId: APP, key: 'k2', status: 404 },
       ]);
     } finally {
-      db.$client.close();
+      await db.close();
     }
   }, 60_000);
 });

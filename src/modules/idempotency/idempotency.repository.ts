@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 
 export interface IdempotencyRow {
   fingerprint: string;
@@ -10,7 +11,7 @@ export interface IdempotencyRow {
 }
 
 /** The statements on `idempotency_keys`, prepared once. */
-export function idempotencyRepository(db: Db) {
+function idempotencyStatements(db: Db) {
   const client = db.$client;
   const find = client.query<IdempotencyRow, [string, string]>(
     `SELECT fingerprint, state, status, content_type AS contentType, body, created_at AS createdAt
@@ -62,3 +63,8 @@ export function idempotencyRepository(db: Db) {
     },
   };
 }
+
+/** The repository over idempotencyStatements: every method returns a Promise. */
+export const idempotencyRepository = (db: Db) => promised(idempotencyStatements(db));
+
+export type IdempotencyRepository = ReturnType<typeof idempotencyRepository>;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { createApp } from '../../app';
 import { startServer } from '../../server';
 import { createHarness, type Harness } from '../../test-support/harness';
-import { activitiesPath, connect, count, progress } from '../live-activities/live-activities.fixtures';
+import { activitiesPath, connect, count, progress } from '../../test-support/live-activity-fixtures';
 import { retentionJob } from '../scheduler/jobs/retention.job';
 import { idempotency, requestFingerprint } from './idempotency';
 
@@ -10,7 +10,7 @@ let h: Harness;
 let appId: string;
 let secret: string;
 beforeEach(async () => {
-  h = createHarness();
+  h = await createHarness();
   ({ id: appId, appSecret: secret } = await h.createApp({ id: 'idem' }));
   await connect(h, appId, 'u1');
 });
@@ -43,7 +43,7 @@ describe('Idempotency-Key on the public API', () => {
 
   test('a repeat while the first is still running is 409', async () => {
     const fingerprint = requestFingerprint('POST', activitiesPath(appId), progress);
-    h.ctx.db.$client.query(`INSERT INTO idempotency_keys (app_id, key, fingerprint, state, created_at) VALUES (?, 'k-3', ?, 'running', ?)`).run(appId, fingerprint, h.clock.now());
+    h.ctx.db.sqlite.$client.query(`INSERT INTO idempotency_keys (app_id, key, fingerprint, state, created_at) VALUES (?, 'k-3', ?, 'running', ?)`).run(appId, fingerprint, h.clock.now());
     const res = await withKey('k-3', 'POST', activitiesPath(appId), progress);
     expect(res.status).toBe(409);
     expect(res.body.detail).toBe('a request with this Idempotency-Key is still being processed');
@@ -67,7 +67,7 @@ describe('Idempotency-Key on the public API', () => {
     await withKey('k-6', 'POST', activitiesPath(appId), progress);
     h.clock.advance(25 * 60 * 60 * 1000);
     await retentionJob(h.ctx).run(h.clock.now());
-    expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(0);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(0);
   });
 
   test('a key that is too long or not printable is 400; requests without a key are not tracked', async () => {
@@ -76,7 +76,7 @@ describe('Idempotency-Key on the public API', () => {
     expect(long.body.detail).toBe('Idempotency-Key must be 1 to 255 printable ASCII characters');
     expect((await withKey('y'.repeat(255), 'POST', activitiesPath(appId), progress)).status).toBe(200);
     await h.request('POST', activitiesPath(appId), { body: progress, headers: { 'x-service-key': secret } });
-    expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(1);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM idempotency_keys').get()!.n).toBe(1);
   });
 
   test('an unauthenticated request never takes a key', async () => {
@@ -89,21 +89,21 @@ describe('Idempotency-Key on the public API', () => {
     const idem = idempotency(h.ctx);
     for (const status of [429, 500, 503]) {
       const request = new Request(`http://islet.test${activitiesPath(appId)}`, { method: 'POST', headers: { 'idempotency-key': `r-${status}` } });
-      expect(idem.begin(request, appId, progress)).toBeUndefined();
+      expect(await idem.begin(request, appId, progress)).toBeUndefined();
       await idem.finish(request, new Response('{}', { status }), status);
-      expect(idem.repo.find(appId, `r-${status}`)).toBeUndefined();
+      expect(await h.ctx.db.repos.idempotency.find(appId, `r-${status}`)).toBeUndefined();
     }
     const running = new Request(`http://islet.test${activitiesPath(appId)}`, { method: 'POST', headers: { 'idempotency-key': 'left' } });
-    idem.begin(running, appId, progress);
-    expect(idem.repo.find(appId, 'left')?.state).toBe('running');
+    await idem.begin(running, appId, progress);
+    expect((await h.ctx.db.repos.idempotency.find(appId, 'left'))?.state).toBe('running');
     // `islet demo` beside a running server builds the services on the same database: the key stays taken.
     createApp({ ...h.ctx });
-    expect(idem.repo.find(appId, 'left')?.state).toBe('running');
+    expect((await h.ctx.db.repos.idempotency.find(appId, 'left'))?.state).toBe('running');
     h.ctx.config.server.host = '127.0.0.1';
     h.ctx.config.server.port = 0;
-    const server = startServer(h.ctx);
+    const server = await startServer(h.ctx);
     try {
-      expect(idem.repo.find(appId, 'left')).toBeUndefined();
+      expect(await h.ctx.db.repos.idempotency.find(appId, 'left')).toBeUndefined();
     } finally {
       await server.stop();
     }

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context';
 import { requestPath } from '../../http/request-path';
 import { HttpError } from '../../lib/errors';
-import { idempotencyRepository } from './idempotency.repository';
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -33,33 +32,18 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  * the next start of the server (`releaseAllRunning`, in startServer) and a retry runs the request again.
  */
 export function idempotency(ctx: AppContext) {
-  const repo = idempotencyRepository(ctx.db);
+  const repo = ctx.db.repos.idempotency;
   const taken = new WeakMap<Request, { appId: string; key: string }>();
 
   return {
-    repo,
-
-    begin(request: Request, appId: string | undefined, body: unknown): Response | undefined {
+    /** Synchronous when the request cannot take a key (most requests): no promise to wait for. */
+    begin(request: Request, appId: string | undefined, body: unknown): Promise<Response | undefined> | undefined {
       const key = request.headers.get(IDEMPOTENCY_HEADER);
       if (key === null || appId === undefined || !MUTATING.has(request.method)) return undefined;
       const path = requestPath(request);
       if (!PUBLIC_APP_PATH.test(path)) return undefined;
       if (!KEY.test(key)) throw new HttpError(400, 'Idempotency-Key must be 1 to 255 printable ASCII characters');
-      const fingerprint = requestFingerprint(request.method, path, body);
-      const now = ctx.clock.now();
-      if (repo.claim(appId, key, fingerprint, now, now - IDEMPOTENCY_TTL_MS)) {
-        taken.set(request, { appId, key });
-        return undefined;
-      }
-      const row = repo.find(appId, key)!;
-      if (row.fingerprint !== fingerprint) {
-        throw new HttpError(422, 'Idempotency-Key was already used with a different request (method, path or body)');
-      }
-      if (row.state === 'running') throw new HttpError(409, 'a request with this Idempotency-Key is still being processed');
-      return new Response(row.body, {
-        status: row.status!,
-        headers: { ...(row.contentType ? { 'content-type': row.contentType } : {}), 'idempotent-replayed': 'true' },
-      });
+      return take(request, appId, key, requestFingerprint(request.method, path, body));
     },
 
     /** Stores the answer of a request that took a key (not 429 or 5xx: those say "try again"), then lets it go out. */
@@ -72,17 +56,34 @@ export function idempotency(ctx: AppContext) {
     },
   };
 
+  async function take(request: Request, appId: string, key: string, fingerprint: string): Promise<Response | undefined> {
+    const now = ctx.clock.now();
+    if (await repo.claim(appId, key, fingerprint, now, now - IDEMPOTENCY_TTL_MS)) {
+      taken.set(request, { appId, key });
+      return undefined;
+    }
+    const row = (await repo.find(appId, key))!;
+    if (row.fingerprint !== fingerprint) {
+      throw new HttpError(422, 'Idempotency-Key was already used with a different request (method, path or body)');
+    }
+    if (row.state === 'running') throw new HttpError(409, 'a request with this Idempotency-Key is still being processed');
+    return new Response(row.body, {
+      status: row.status!,
+      headers: { ...(row.contentType ? { 'content-type': row.contentType } : {}), 'idempotent-replayed': 'true' },
+    });
+  }
+
   async function store(held: { appId: string; key: string }, value: unknown, status: unknown): Promise<Response> {
     const response =
       value instanceof Response
         ? value
         : new Response(JSON.stringify(value), { status: typeof status === 'number' ? status : 200, headers: { 'content-type': 'application/json' } });
     if (response.status === 429 || response.status >= 500) {
-      repo.release(held.appId, held.key);
+      await repo.release(held.appId, held.key);
       return response;
     }
     const body = await response.clone().text();
-    repo.complete(held.appId, held.key, { status: response.status, contentType: response.headers.get('content-type'), body });
+    await repo.complete(held.appId, held.key, { status: response.status, contentType: response.headers.get('content-type'), body });
     return response;
   }
 }

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 import { DEVICE_KINDS_SQL } from '../tokens/tokens.repository';
 
 export type Platform = 'ios' | 'android';
@@ -38,7 +39,7 @@ export interface InstanceDetail {
 const INSERT_BATCH = 100;
 
 /** Storage of activity instances: one per device an activity was started on. */
-export function instancesRepository(db: Db) {
+function instancesStatements(db: Db) {
   const client = db.$client;
   const insertSql = (rows: number) =>
     `INSERT OR IGNORE INTO activity_instances (activity_id, device_id, platform, started_at) VALUES ${Array(rows).fill('(?, ?, ?, ?)').join(', ')}`;
@@ -116,5 +117,8 @@ export function instancesRepository(db: Db) {
     },
   };
 }
+
+/** The repository over instancesStatements: every method returns a Promise. */
+export const instancesRepository = (db: Db) => promised(instancesStatements(db));
 
 export type InstancesRepository = ReturnType<typeof instancesRepository>;

@@ -29,8 +29,8 @@ const Instance = t.Object(
 export function liveActivitiesAdminRoutes(services: Services) {
   return adminGroup(services, 'Admin: live activities').get(
     '/apps/:appId/live-activities/:id',
-    ({ params }) => {
-      services.apps.get(params.appId);
+    async ({ params }) => {
+      await services.apps.get(params.appId);
       return services.liveActivities.detail(params.appId, params.id);
     },
     {

@@ -3,9 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { apnsToken } from '../../test-support/apns-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
-import { activitiesPath, connect, count, progress, queuedFor, sign, start } from './live-activities.fixtures';
-import { tokensRepository } from '../tokens/tokens.repository';
-import { liveActivitiesRepository } from './live-activities.repository';
+import { activitiesPath, connect, count, progress, queuedFor, sign, start } from '../../test-support/live-activity-fixtures';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -15,7 +13,7 @@ const HOUR = 3_600_000;
 let signingSecret = '';
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   signingSecret = (await h.createApp({ id: 'a1' })).signingSecret;
 }
 
@@ -40,7 +38,7 @@ const reportToken = (id: string, headers: Record<string, string>, body: unknown 
 
 /** Makes inserts into a table fail (all, or those for one device), as a crash or a full disk would midway. */
 const breakTable = (table: 'deliveries' | 'activities', deviceId?: string) =>
-  h.ctx.db.$client.run(
+  h.ctx.db.sqlite.$client.run(
     `CREATE TRIGGER ${table}_down BEFORE INSERT ON ${table} ${deviceId ? `WHEN NEW.device_id = '${deviceId}'` : ''}
      BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`,
   );
@@ -106,7 +104,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     expect(res.body).toEqual({ success: true });
     [, , second] = queuedFor(h, id);
     expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
-    expect(tokensRepository(h.ctx.db).activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
+    expect(await h.ctx.db.repos.tokens.activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
 
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
     const end = queuedFor(h, id).at(-1)!;
@@ -212,7 +210,7 @@ describe('one transaction: nothing accepted without its queued deliveries', () =
     breakTable('deliveries');
     expect((await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '99' } })).status).toBe(500);
     expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(500);
-    const row = liveActivitiesRepository(h.ctx.db).find('a1', id)!;
+    const row = (await h.ctx.db.repos.liveActivities.find('a1', id))!;
     expect({ state: row.state, contentState: JSON.parse(row.contentState) }).toEqual({ state: 'Active', contentState: progress.contentState });
     expect(queuedFor(h, id).map((m) => m.kind)).toEqual(['la_start']);
   });
@@ -224,21 +222,22 @@ describe('endActivities, shared with the scheduler', () => {
     const { id } = await iosActivity();
     const startedAt = h.clock.now();
     h.clock.advance(9 * HOUR);
-    const repo = liveActivitiesRepository(h.ctx.db);
+    const repo = h.ctx.db.repos.liveActivities;
     const options = {
       reason: 'expired' as const,
       endedAt: (a: { startedAt: number }) => a.startedAt + 8 * HOUR,
       dismissalAt: (a: { startedAt: number }) => a.startedAt + 12 * HOUR,
       now: h.clock.now(),
     };
-    const ended = endActivities(h.ctx.db, [repo.find('a1', id)!], options);
+    const row = (await repo.find('a1', id))!;
+    const ended = await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [row], options));
     expect(ended.map((a) => [a.id, a.state, a.endReason, a.endedAt])).toEqual([[id, 'Ended', 'expired', startedAt + 8 * HOUR]]);
     const record = await h.service('a1', 'GET', `${PATH}/${id}`);
     expect(record.body).toMatchObject({ state: 'Ended', endedAt: new Date(startedAt + 8 * HOUR).toISOString() });
     expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ event: 'end', dismissalAt: startedAt + 12 * HOUR, timestamp: h.clock.now() });
 
     // The stale row (still Active in memory) is skipped: no second end message.
-    expect(endActivities(h.ctx.db, [{ ...repo.find('a1', id)!, state: 'Active' }], options)).toEqual([]);
+    expect(await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [{ ...row, state: 'Active' }], options))).toEqual([]);
     expect(queuedFor(h, id).filter((m) => m.kind === 'la_end')).toHaveLength(1);
   });
 });

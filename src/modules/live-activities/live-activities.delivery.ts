@@ -1,10 +1,10 @@
 import { activitiesEnded } from '../webhooks/webhooks.causes';
-import type { Db } from '../../db/database';
+import type { Store, Tx } from '../../db/store';
 import { enqueue, type DeliveryTarget } from '../delivery/outbox';
 import type { TargetDevice } from '../devices/devices.repository';
-import { instancesRepository, type InstanceTarget, type NewInstance } from './instances.repository';
+import type { InstanceTarget, NewInstance } from './instances.repository';
 import { activityContent } from './live-activities.content';
-import { liveActivitiesRepository, type ActivityRow } from './live-activities.repository';
+import type { ActivityRow } from './live-activities.repository';
 
 export const NO_PUSH_TO_START_TOKEN = 'device has no push-to-start token';
 
@@ -44,11 +44,6 @@ export function followUpTargets(instances: readonly InstanceTarget[], apnsConfig
   return targets;
 }
 
-/** Whether the app delivers to APNs for real (has credentials) rather than to the simulator. */
-export function hasApnsCredentials(db: Db, appId: string): boolean {
-  return db.$client.query<{ yes: number }, [string]>('SELECT apns_sealed IS NOT NULL AS yes FROM apps WHERE id = ?').get(appId)?.yes === 1;
-}
-
 /** A time given once for all activities, or per activity (e.g. startedAt + 8 h for iOS expiry). */
 export type PerActivity = number | ((row: ActivityRow) => number);
 
@@ -67,60 +62,56 @@ export interface EndOptions {
 
 /**
  * Marks Active activities Ended, queues their end pushes to every live instance and ends the
- * instances, all in one transaction (nested inside the caller's when there is one). Activities
- * that are no longer Active when the transaction runs are skipped, so an API end and the
- * scheduler never end one twice. Returns the activities it ended, as they now are.
- * @example endActivities(db, expired, { reason: 'expired', endedAt: (a) => a.startedAt + 8 * HOUR, dismissalAt: (a) => a.startedAt + 12 * HOUR, now })
+ * instances, in the caller's transaction `tx`. Activities that are no longer Active when it runs
+ * are skipped, so an API end and the scheduler never end one twice. Returns the activities it
+ * ended, as they now are.
+ * @example await ctx.db.write((tx) => endActivities(ctx.db, tx, expired, { reason: 'expired', endedAt: (a) => a.startedAt + 8 * HOUR, now }))
  */
-export function endActivities(db: Db, rows: readonly ActivityRow[], options: EndOptions): ActivityRow[] {
+export async function endActivities(store: Store, tx: Tx, rows: readonly ActivityRow[], options: EndOptions): Promise<ActivityRow[]> {
   const at = (value: PerActivity, row: ActivityRow) => (typeof value === 'function' ? value(row) : value);
-  const client = db.$client;
-  const repo = liveActivitiesRepository(db);
-  const instances = instancesRepository(db);
-  return client.transaction(() => {
-    const markEnded = client.query<never, [number, string, string | null, string]>(
-      `UPDATE activities SET state = 'Ended', ended_at = ?, end_reason = ?, content_state = coalesce(?, content_state) WHERE id = ? AND state = 'Active'`,
-    );
-    const ended: ActivityRow[] = [];
-    for (const row of rows) {
-      const endedAt = at(options.endedAt, row);
-      const finalState = options.contentState ? JSON.stringify(options.contentState) : null;
-      if (markEnded.run(endedAt, options.reason, finalState, row.id).changes !== 1) continue;
-      const activity = { ...parsed(row), ...(options.contentState ? { contentState: options.contentState } : {}) };
-      const dismissalAt = at(options.dismissalAt, row);
-      const content = activityContent('end', activity, {
-        now: options.now,
-        apnsTimestamp: repo.nextTimestamp(row.id, options.now),
-        options: { dismissalAt, priority: options.priority },
-      });
-      enqueue(db, { appId: row.appId, content, targets: followUpTargets(instances.live(row.id), hasApnsCredentials(db, row.appId)), now: options.now });
-      instances.end(row.id, endedAt);
-      ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason, contentState: finalState ?? row.contentState });
-    }
-    // Webhooks: live_activity.ended, committed with the end.
-    activitiesEnded(db, ended, options.now);
-    return ended;
-  }).immediate();
+  const ended: ActivityRow[] = [];
+  for (const row of rows) {
+    const endedAt = at(options.endedAt, row);
+    const finalState = options.contentState ? JSON.stringify(options.contentState) : null;
+    if (!(await tx.liveActivities.markEnded(row.id, endedAt, options.reason, finalState))) continue;
+    const activity = { ...parsed(row), ...(options.contentState ? { contentState: options.contentState } : {}) };
+    const dismissalAt = at(options.dismissalAt, row);
+    const content = activityContent('end', activity, {
+      now: options.now,
+      apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),
+      options: { dismissalAt, priority: options.priority },
+    });
+    const targets = followUpTargets(await tx.instances.live(row.id), await tx.apps.hasApnsCredentials(row.appId));
+    await enqueue(store, tx, { appId: row.appId, content, targets, now: options.now });
+    await tx.instances.end(row.id, endedAt);
+    ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason, contentState: finalState ?? row.contentState });
+  }
+  // Webhooks: live_activity.ended, committed with the end.
+  await activitiesEnded(tx, ended, options.now);
+  return ended;
 }
 
 /**
  * Ends some instances of an Active activity (the iOS ones past the 8-hour limit) and queues the
- * end to just those devices; the activity itself stays Active while another instance is live.
+ * end to just those devices, in `tx`; the activity itself stays Active while another instance is live.
  */
-export function endInstances(db: Db, row: ActivityRow, deviceIds: readonly string[], options: { endedAt: number; dismissalAt: number; now: number }): void {
-  const instances = instancesRepository(db);
+export async function endInstances(
+  store: Store,
+  tx: Tx,
+  row: ActivityRow,
+  deviceIds: readonly string[],
+  options: { endedAt: number; dismissalAt: number; now: number },
+): Promise<void> {
   const chosen = new Set(deviceIds);
-  const targets = followUpTargets(
-    instances.live(row.id).filter((i) => chosen.has(i.deviceId)),
-    hasApnsCredentials(db, row.appId),
-  );
+  const live = (await tx.instances.live(row.id)).filter((i) => chosen.has(i.deviceId));
+  const targets = followUpTargets(live, await tx.apps.hasApnsCredentials(row.appId));
   const content = activityContent('end', parsed(row), {
     now: options.now,
-    apnsTimestamp: liveActivitiesRepository(db).nextTimestamp(row.id, options.now),
+    apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),
     options: { dismissalAt: options.dismissalAt },
   });
-  enqueue(db, { appId: row.appId, content, targets, now: options.now });
-  instances.end(row.id, options.endedAt, deviceIds);
+  await enqueue(store, tx, { appId: row.appId, content, targets, now: options.now });
+  await tx.instances.end(row.id, options.endedAt, deviceIds);
 }
 
 /** The attributes and contentState of a stored activity, parsed. */

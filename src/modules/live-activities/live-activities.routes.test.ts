@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { createHarness, type Harness } from '../../test-support/harness';
-import { activitiesPath, connect, count, progress, start } from './live-activities.fixtures';
+import { activitiesPath, connect, count, progress, start } from '../../test-support/live-activity-fixtures';
 import { apnsToken } from '../../test-support/apns-standin';
 
 let h: Harness;
@@ -10,7 +10,7 @@ const PATH = activitiesPath('a1');
 const NOW = '2026-01-15T12:00:00.000Z';
 
 async function setup(plan?: string) {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'a1', ...(plan ? { plan } : {}) });
 }
 
@@ -28,7 +28,7 @@ describe('starting live activities', () => {
     await connect(h, 'a1', 'u2', { platform: 'android' });
     // u3's only device was refused by its provider: u3 is no longer connected.
     await connect(h, 'a1', 'u3', { platform: 'ios', token: apnsToken('dead') });
-    h.ctx.db.$client.run(`UPDATE tokens SET state = 'invalid' WHERE value = '${apnsToken('dead')}'`);
+    h.ctx.db.sqlite.$client.run(`UPDATE tokens SET state = 'invalid' WHERE value = '${apnsToken('dead')}'`);
 
     const res = await start(h, 'a1');
     expect(res.body.activityCount).toBe(2);
@@ -91,7 +91,7 @@ describe('updating a live activity', () => {
     const res = await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '60' } });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
-    const row = h.ctx.db.$client.query<{ content_state: string }, [string]>('SELECT content_state FROM activities WHERE id = ?').get(id)!;
+    const row = h.ctx.db.sqlite.$client.query<{ content_state: string }, [string]>('SELECT content_state FROM activities WHERE id = ?').get(id)!;
     expect(JSON.parse(row.content_state)).toEqual({ progress: '60' });
   });
 
@@ -144,7 +144,7 @@ describe('the state machine', () => {
     expect((await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { nope: 'x' } })).status).toBe(409);
     const again = await h.service('a1', 'DELETE', `${PATH}/${id}`);
     expect(again.body).toEqual({ title: 'Conflict', status: 409, detail: 'live activity is not active' });
-    const row = h.ctx.db.$client.query<{ end_reason: string }, [string]>('SELECT end_reason FROM activities WHERE id = ?').get(id);
+    const row = h.ctx.db.sqlite.$client.query<{ end_reason: string }, [string]>('SELECT end_reason FROM activities WHERE id = ?').get(id);
     expect(row?.end_reason).toBe('api');
   });
 

@@ -148,8 +148,8 @@ export function liveActivitiesRoutes(services: Services) {
         return { success: true as const };
       },
       {
-        transform: (context) => {
-          auth.requireKey(context);
+        transform: async (context) => {
+          await auth.requireKey(context);
           const body = context.body as Record<string, unknown> | undefined;
           if (body && typeof body === 'object' && 'attributes' in body) throw new HttpError(400, 'attributes cannot be changed');
         },
@@ -203,9 +203,9 @@ export function liveActivitiesRoutes(services: Services) {
       },
       {
         // The signature is over the activity's end user, so the activity is looked up first.
-        transform: ({ request, params }) => {
+        transform: async ({ request, params }) => {
           const appId = params.appId ?? '';
-          auth.appOrEndUser(request, appId, liveActivities.repo.find(appId, params.id ?? '')?.endUserId);
+          await auth.appOrEndUser(request, appId, await liveActivities.endUserOf(appId, params.id ?? ''));
         },
         params: ActivityParams,
         body: t.Object(

@@ -1,24 +1,21 @@
 import type { AppContext } from '../../context';
-import type { Write } from '../../db/group-commit';
+import type { Repositories, Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
-import { deliveryHistoryRepository } from '../delivery/delivery-history.repository';
 import { enqueue, releaseHeld } from '../delivery/outbox';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
-import type { DevicesRepository, TargetDevice } from '../devices/devices.repository';
-import { tokensRepository } from '../tokens/tokens.repository';
+import type { TargetDevice } from '../devices/devices.repository';
 import { isoTime } from '../../lib/clock';
-import { instancesRepository, type InstanceDetail, type NewInstance } from './instances.repository';
+import type { InstanceDetail, NewInstance } from './instances.repository';
 import { activityContent, type EventOptions } from './live-activities.content';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
-import { endActivities, followUpTargets, hasApnsCredentials, parsed, startInstances, startTargets } from './live-activities.delivery';
-import { firstTimestamp, liveActivitiesRepository, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
+import { endActivities, followUpTargets, parsed, startInstances, startTargets } from './live-activities.delivery';
+import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { emitterFor } from '../webhooks/webhooks.causes';
-import { emitWebhook } from '../webhooks/webhooks.outbox';
 import { activityDataError, contentStateError } from './template-validation';
 import { findTemplate, type TemplateDefinition } from './templates';
 
@@ -52,41 +49,38 @@ function requireDeliverable(content: LiveActivityContent): void {
 
 /**
  * Use cases of live activities: start, update, end, list, and the iOS per-activity token report.
- * Writes go through `write` (group commit): each resolves once its transaction is committed.
+ * Writes are units of work of the store (`ctx.db.write`): each resolves once its transaction is committed.
  */
-export function liveActivitiesService(ctx: AppContext, devices: DevicesRepository, write: Write) {
-  const { db, clock, config } = ctx;
-  const repo = liveActivitiesRepository(db);
-  const instances = instancesRepository(db);
-  const tokens = tokensRepository(db);
-  const history = deliveryHistoryRepository(db);
+export function liveActivitiesService(ctx: AppContext) {
+  const { clock, config } = ctx;
+  const store = ctx.db;
 
   /** Why no device shows the activity: what its start's deliveries were refused with (an iPhone without a push-to-start token). */
-  const noInstanceReason = (appId: string, id: string): string => {
-    const starts = history.search(appId, { activityId: id, kind: 'la_start' }, 20, 0).rows;
+  const noInstanceReason = async (appId: string, id: string): Promise<string> => {
+    const starts = (await store.repos.deliveryHistory.search(appId, { activityId: id, kind: 'la_start' }, 20, 0)).rows;
     const reasons = new Set(starts.filter((d) => d.status === 'failed' || d.status === 'dropped').map((d) => d.reason ?? d.status));
     return reasons.size > 0 ? [...reasons].join('; ') : 'the start reached no device';
   };
 
-  const requireActivity = (appId: string, id: string): ActivityRow => {
-    const row = repo.find(appId, id);
+  const requireActivity = async (r: Repositories, appId: string, id: string): Promise<ActivityRow> => {
+    const row = await r.liveActivities.find(appId, id);
     if (!row) throw notFound();
     return row;
   };
 
   /** The iOS device of the activity's end user that reports a token: the one named, or the only one. */
-  const reportingDevice = (appId: string, activity: ActivityRow, deviceId: string | undefined) => {
+  const reportingDevice = async (tx: Tx, appId: string, activity: ActivityRow, deviceId: string | undefined) => {
     if (deviceId !== undefined) {
-      const device = devices.find(appId, deviceId);
+      const device = await tx.devices.find(appId, deviceId);
       if (!device || device.endUserId !== activity.endUserId || device.platform !== 'ios')
         throw new HttpError(400, "deviceId is not an iOS device of the activity's end user");
       return device;
     }
-    const ios = devices.targets(appId, { endUserIds: [activity.endUserId] }).filter((d) => d.platform === 'ios');
+    const ios = (await tx.devices.targets(appId, { endUserIds: [activity.endUserId] })).filter((d) => d.platform === 'ios');
     if (ios.length > 1) throw new HttpError(400, 'deviceId is required: the end user has more than one iOS device');
     // No valid iOS device (its alert token was refused): the activity's only iOS instance, if any.
-    const onlyId = ios[0]?.id ?? instances.detail(activity.id).find((i) => i.platform === 'ios')?.deviceId;
-    const device = onlyId === undefined ? undefined : devices.find(appId, onlyId);
+    const onlyId = ios[0]?.id ?? (await tx.instances.detail(activity.id)).find((i) => i.platform === 'ios')?.deviceId;
+    const device = onlyId === undefined ? undefined : await tx.devices.find(appId, onlyId);
     if (!device) throw new HttpError(400, 'deviceId is required: the end user has no valid iOS device');
     return device;
   };
@@ -99,9 +93,9 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
 
   /**
    * A start's checks (plan, template, data, payload size, quota), run now; returns the start
-   * itself, to run inside a write transaction (alone, or with more work: activity streams).
+   * itself, to run inside a write transaction `tx` (alone, or with more work: activity streams).
    */
-  const prepareStart = (app: AppRow, input: StartInput, options: StartOptions = {}) => {
+  const prepareStart = async (app: AppRow, input: StartInput, options: StartOptions = {}) => {
     const plan = config.plans[app.plan];
     if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
     const template = requireTemplate(input.templateSlug);
@@ -116,38 +110,38 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
       { now, template, apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
     );
     requireDeliverable(base);
-    if (minutesExhausted(plan, usedMinutes(db, app.id, now))) {
+    if (minutesExhausted(plan, await usedMinutes(store.repos, app.id, now))) {
       throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
     }
     const attributesJson = JSON.stringify(attributes);
     const contentStateJson = JSON.stringify(input.contentState);
     const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
-    return () => {
+    return async (tx: Tx) => {
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
-      const emitStarted = emitterFor(db, app.id, 'live_activity.started', now);
-      for (const userDevices of byEndUser(devices.targets(app.id, { endUserIds }))) {
+      const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
+      for (const userDevices of byEndUser(await tx.devices.targets(app.id, { endUserIds }))) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
         const targets = startTargets(userDevices);
-        enqueue(db, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
+        await enqueue(store, tx, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));
-        emitStarted({ activityId: row.id, endUserId, templateSlug: template.slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
+        await emitStarted({ activityId: row.id, endUserId, templateSlug: template.slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
       }
-      repo.insert(rows);
-      instances.insert(started);
+      await tx.liveActivities.insert(rows);
+      await tx.instances.insert(started);
       return { activityCount: rows.length, activities: rows.map((row) => activityView({ ...row, state: 'Active', endedAt: null })) };
     };
   };
 
   /**
    * Replaces the whole contentState of an Active activity (validated against its template) and
-   * queues the update to each live instance. Runs inside the caller's write transaction.
+   * queues the update to each live instance, in the caller's write transaction `tx`.
    */
-  const updateNow = (appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): void => {
-    const row = requireActivity(appId, id);
+  const updateNow = async (tx: Tx, appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> => {
+    const row = await requireActivity(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
     const activity = parsed(row);
     const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
@@ -158,13 +152,14 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options });
     requireDeliverable(content);
-    repo.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
-    enqueue(db, { appId, content, targets: followUpTargets(instances.live(id), hasApnsCredentials(db, appId)), now });
+    await tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
+    const targets = followUpTargets(await tx.instances.live(id), await tx.apps.hasApnsCredentials(appId));
+    await enqueue(store, tx, { appId, content, targets, now });
   };
 
-  /** Ends an Active activity and queues its end (see `end`). Runs inside the caller's write transaction. */
-  const endNow = (appId: string, id: string, input: EndInput = {}): void => {
-    const row = requireActivity(appId, id);
+  /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
+  const endNow = async (tx: Tx, appId: string, id: string, input: EndInput = {}): Promise<void> => {
+    const row = await requireActivity(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
     if (input.contentState) {
       const problem = contentStateError(requireTemplate(row.templateSlug), input.contentState, parsed(row).attributes);
@@ -174,11 +169,10 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
     }
     const now = clock.now();
     // Without a dismissal date iOS would keep an ended activity up to 4 hours: the end's own time removes it at once.
-    endActivities(db, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
+    await endActivities(store, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
   };
 
   return {
-    repo,
 
     /**
      * Starts one activity per targeted connected end user (all of them when `targetUsers` is
@@ -188,8 +182,8 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * billing period's minutes are used up.
      * @example start(app, { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '0' } })
      */
-    start(app: AppRow, input: StartInput, options: StartOptions = {}) {
-      return write(prepareStart(app, input, options));
+    async start(app: AppRow, input: StartInput, options: StartOptions = {}) {
+      return store.write(await prepareStart(app, input, options));
     },
 
     prepareStart,
@@ -199,7 +193,7 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * queues the update to each live instance, in one transaction.
      */
     update(appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> {
-      return write(() => updateNow(appId, id, contentState, options));
+      return store.write((tx) => updateNow(tx, appId, id, contentState, options));
     },
 
     updateNow,
@@ -210,14 +204,25 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * final state stays visible until then). A final `contentState` is validated like an update's.
      */
     end(appId: string, id: string, input: EndInput = {}): Promise<void> {
-      return write(() => endNow(appId, id, input));
+      return store.write((tx) => endNow(tx, appId, id, input));
     },
 
     endNow,
 
     /** One activity of the app as the API shows it, or 404. */
-    get(appId: string, id: string) {
-      return activityView(requireActivity(appId, id));
+    async get(appId: string, id: string) {
+      return activityView(await requireActivity(store.repos, appId, id));
+    },
+
+    /** The end user of the app's activity, or undefined when there is none (authentication by end-user signature). */
+    async endUserOf(appId: string, id: string): Promise<string | undefined> {
+      return (await store.repos.liveActivities.find(appId, id))?.endUserId;
+    },
+
+    /** The app's activities with these ids that exist, in that order. */
+    async findMany(appId: string, ids: readonly string[]): Promise<ActivityRow[]> {
+      const rows = await Promise.all(ids.map((id) => store.repos.liveActivities.find(appId, id)));
+      return rows.filter((a): a is ActivityRow => a !== undefined);
     },
 
     /**
@@ -225,9 +230,9 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * (one per device it was started on: token state and the last delivery's status); without any,
      * why no device shows it (such an activity uses no minutes).
      */
-    detail(appId: string, id: string) {
-      const row = requireActivity(appId, id);
-      const list = instances.detail(id);
+    async detail(appId: string, id: string) {
+      const row = await requireActivity(store.repos, appId, id);
+      const list = await store.repos.instances.detail(id);
       return {
         ...activityView(row),
         endReason: row.endReason,
@@ -236,13 +241,13 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
         hasPushToken: list.some((i) => i.platform === 'ios' && i.tokenState === 'active'),
         instances: list.map(instanceView),
         // Not billed: its minutes do not count (live-activities.usage.ts).
-        noInstanceReason: list.length === 0 ? noInstanceReason(appId, id) : null,
+        noInstanceReason: list.length === 0 ? await noInstanceReason(appId, id) : null,
       };
     },
 
     /** A page of the app's activities, newest first, with the count of all that match. */
-    list(appId: string, filter: ActivityFilter, limit: number, offset: number) {
-      const { rows, total } = repo.list(appId, filter, limit, offset);
+    async list(appId: string, filter: ActivityFilter, limit: number, offset: number) {
+      const { rows, total } = await store.repos.liveActivities.list(appId, filter, limit, offset);
       return { activities: rows.map(activityView), total };
     },
 
@@ -254,14 +259,14 @@ export function liveActivitiesService(ctx: AppContext, devices: DevicesRepositor
      * instance now. Accepted for Ended activities too: a held end must still reach the device.
      */
     reportPushToken(appId: string, id: string, input: { token: string; deviceId?: string }): Promise<void> {
-      return write(() => {
-        const activity = requireActivity(appId, id);
-        const device = reportingDevice(appId, activity, input.deviceId);
+      return store.write(async (tx) => {
+        const activity = await requireActivity(tx, appId, id);
+        const device = await reportingDevice(tx, appId, activity, input.deviceId);
         const now = clock.now();
-        const tokenId = tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
-        instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
-        releaseHeld(db, { activityId: id, deviceId: device.id, tokenId }, now);
-        emitWebhook(db, appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
+        const tokenId = await tx.tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
+        await tx.instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
+        await releaseHeld(store, tx, { activityId: id, deviceId: device.id, tokenId }, now);
+        await tx.webhookEvents.emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
       });
     },
   };

@@ -1,32 +1,17 @@
 import type { PlanConfig } from '../../config/config.schema';
-import type { Db } from '../../db/database';
+import type { Repositories } from '../../db/store';
 import { billingPeriod } from '../scheduler/billing-period';
 
 const MINUTE_MS = 60_000;
 
 /**
- * Only activities with an instance (started on at least one device) are billed: one that no phone
- * could show (an iPhone without a push-to-start token) uses no minutes. SQL condition on `activities`.
- */
-export const BILLED_SQL = 'EXISTS (SELECT 1 FROM activity_instances i WHERE i.activity_id = activities.id)';
-
-/**
  * Live activity minutes an app used in the billing period (calendar month, UTC) holding `now`:
- * the sum over its billed activities of the time each was Active inside the period, an Active one
- * counting up to `now`. Fractional. One indexed SQL query, so it stays cheap for any number of
- * activities.
- * @example usedMinutes(db, 'demo', clock.now()) // 1234.5
+ * the sum over its billed activities (see activity-usage.repository.ts) of the time each was Active inside the period, an Active one
+ * counting up to `now`. Fractional.
+ * @example await usedMinutes(ctx.db.repos, 'demo', clock.now()) // 1234.5
  */
-export function usedMinutes(db: Db, appId: string, now: number): number {
-  const { start, end } = billingPeriod(now);
-  const row = db.$client
-    .query<{ ms: number | null }, [number, number, number, string, number, number]>(
-      `SELECT SUM(MAX(0, MIN(COALESCE(ended_at, ?1), ?2) - MAX(started_at, ?3))) AS ms
-         FROM activities
-        WHERE app_id = ?4 AND started_at < ?5 AND (ended_at IS NULL OR ended_at > ?6) AND ${BILLED_SQL}`,
-    )
-    .get(now, end, start, appId, end, start);
-  return (row?.ms ?? 0) / MINUTE_MS;
+export async function usedMinutes(r: Repositories, appId: string, now: number): Promise<number> {
+  return (await r.activityUsage.usedMs(appId, billingPeriod(now), now)) / MINUTE_MS;
 }
 
 /**

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHarness, type Harness } from '../../test-support/harness';
-import { activitiesPath, connect, count } from './live-activities.fixtures';
+import { activitiesPath, connect, count } from '../../test-support/live-activity-fixtures';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
 let h: Harness;
 beforeAll(async () => {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'a1' });
   await connect(h, 'a1', 'u1');
 });

@@ -8,7 +8,7 @@ afterEach(() => h?.close());
 
 describe('docs/grafana-dashboard.json', () => {
   test('every metric a panel queries is one /metrics exports', async () => {
-    h = createHarness();
+    h = await createHarness();
     const exported = (await h.request('GET', '/metrics')).body as string;
     const families = new Set([...exported.matchAll(/^# TYPE (\w+) (\w+)$/gm)].map((m) => m[1]!));
     const dashboard = JSON.parse(readFileSync(join(import.meta.dir, '..', '..', '..', 'docs', 'grafana-dashboard.json'), 'utf8'));

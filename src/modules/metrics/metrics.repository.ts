@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 
 export interface QueueDepthRow {
   app: string;
@@ -24,7 +25,7 @@ export interface ChannelRow {
  * make it ~5 ms but cost the outbox a write per status change (scripts/bench/operations.ts
  * times whole scrapes).
  */
-export function metricsRepository(db: Db) {
+function metricsStatements(db: Db) {
   const client = db.$client;
   const queue = client.query<QueueDepthRow, []>(
     `SELECT app_id AS app, COALESCE(provider, 'unassigned') AS provider, status AS state, count(*) AS n
@@ -46,3 +47,8 @@ export function metricsRepository(db: Db) {
     channels: (): ChannelRow[] => channels.all(),
   };
 }
+
+/** The repository over metricsStatements: every method returns a Promise. */
+export const metricsRepository = (db: Db) => promised(metricsStatements(db));
+
+export type MetricsRepository = ReturnType<typeof metricsRepository>;

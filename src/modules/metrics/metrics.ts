@@ -2,7 +2,6 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { AppContext } from '../../context';
 import { channelHealth } from '../delivery/channel-health';
 import { onSettledAtEnqueue } from '../delivery/outbox';
-import { metricsRepository } from './metrics.repository';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable' | 'superseded';
 
@@ -30,7 +29,7 @@ export interface IsletMetrics {
   jobRuns: Counter<'job' | 'outcome'>;
   jobSeconds: Histogram<'job'>;
   /** Where `islet_channel_state` reads the channels from at scrape time; replaceable. */
-  channelStates: () => ChannelState[];
+  channelStates: () => Promise<ChannelState[]>;
 }
 
 const byContext = new WeakMap<AppContext, IsletMetrics>();
@@ -56,7 +55,7 @@ function createMetrics(ctx: AppContext): IsletMetrics {
   const registry = new Registry();
   // Process memory, CPU, open file descriptors, handles, heap, and event-loop lag (p50/p90/p99).
   collectDefaultMetrics({ register: registry, prefix: 'islet_' });
-  const repo = metricsRepository(ctx.db);
+  const repo = ctx.db.repos.metrics;
   const r = [registry];
   activeCounts(registry);
 
@@ -110,8 +109,8 @@ function createMetrics(ctx: AppContext): IsletMetrics {
     providerSeconds,
     jobRuns,
     jobSeconds,
-    channelStates: () =>
-      repo.channels().flatMap((row) => [
+    channelStates: async () =>
+      (await repo.channels()).flatMap((row) => [
         { app: row.app, provider: 'apns' as const, state: row.apns ? (row.apnsPaused ? 'paused' : 'active') : 'simulator' },
         { app: row.app, provider: 'fcm' as const, state: row.fcm ? (row.fcmPaused ? 'paused' : 'active') : 'simulator' },
       ]),
@@ -122,9 +121,10 @@ function createMetrics(ctx: AppContext): IsletMetrics {
     help: 'Unfinished deliveries by app, provider and state (pending: due or waiting for a retry; held: waiting for a token or a paused channel; sending: in flight).',
     labelNames: ['app', 'provider', 'state'] as const,
     registers: r,
-    collect() {
+    async collect() {
+      const rows = await repo.queueDepth();
       this.reset();
-      for (const row of repo.queueDepth()) this.set({ app: row.app, provider: row.provider, state: row.state }, row.n);
+      for (const row of rows) this.set({ app: row.app, provider: row.provider, state: row.state }, row.n);
     },
   });
   new Gauge({
@@ -132,9 +132,10 @@ function createMetrics(ctx: AppContext): IsletMetrics {
     help: 'Live activities in state Active, by app and platform.',
     labelNames: ['app', 'platform'] as const,
     registers: r,
-    collect() {
+    async collect() {
+      const rows = await repo.activeActivities();
       this.reset();
-      for (const row of repo.activeActivities()) this.set({ app: row.app, platform: row.platform }, row.n);
+      for (const row of rows) this.set({ app: row.app, platform: row.platform }, row.n);
     },
   });
   new Gauge({
@@ -142,9 +143,9 @@ function createMetrics(ctx: AppContext): IsletMetrics {
     help: 'State of each app channel: 1 for its current state, 0 for the others (simulator: no credentials; active; paused: the provider refused the credentials).',
     labelNames: ['app', 'provider', 'state'] as const,
     registers: r,
-    collect() {
+    async collect() {
+      const channels = await metrics.channelStates();
       this.reset();
-      const channels = metrics.channelStates();
       const states = new Set<string>([...CHANNEL_STATES, ...channels.map((c) => c.state)]);
       for (const c of channels) for (const state of states) this.set({ app: c.app, provider: c.provider, state }, c.state === state ? 1 : 0);
     },

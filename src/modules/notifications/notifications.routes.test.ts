@@ -10,7 +10,7 @@ const RELEASES = '/api/admin/apps/a1/releases';
 const welcome = { slug: 'welcome', title: 'Hi {{ name }}', body: 'You have {{count}} new messages' };
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'a1' });
 }
 
@@ -27,7 +27,7 @@ const send = (body: unknown) => h.service('a1', 'POST', SEND, body);
 
 /** What was queued: every message with its content, and the device ids of its deliveries. */
 function queued() {
-  const db = h.ctx.db.$client;
+  const db = h.ctx.db.sqlite.$client;
   const messages = db.query<{ id: number; app_id: string; kind: string; content: string }, []>('SELECT id, app_id, kind, content FROM messages ORDER BY id').all();
   return messages.map((m) => ({
     appId: m.app_id,
@@ -87,7 +87,7 @@ describe('sending a notification', () => {
     const valid = await register('u1', 't1');
     const invalid = await register('u1', 't2');
     const onlyInvalid = await register('u2', 't3');
-    h.ctx.db.$client.query(`UPDATE tokens SET state = 'invalid', invalid_reason = 'Unregistered' WHERE device_id IN (?, ?)`).run(invalid, onlyInvalid);
+    h.ctx.db.sqlite.$client.query(`UPDATE tokens SET state = 'invalid', invalid_reason = 'Unregistered' WHERE device_id IN (?, ?)`).run(invalid, onlyInvalid);
     expect((await send({ templateSlug: 'welcome' })).body).toEqual({ messageCount: 1 });
     expect((await send({ templateSlug: 'welcome', targetUsers: ['u2'] })).body).toEqual({ messageCount: 0 });
     const all = queued();

@@ -3,7 +3,6 @@ import { HttpError } from '../../lib/errors';
 import { enqueue } from '../delivery/outbox';
 import type { NotificationContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
-import type { DevicesRepository } from '../devices/devices.repository';
 import { renderTemplate } from './placeholders';
 import { releaseNotFound, templateNotFound, type ReleasesService } from './releases.service';
 import type { ReleaseRow } from './releases.repository';
@@ -16,17 +15,18 @@ export interface SendInput {
 }
 
 /** Sending notifications: pick the release, render its template once, queue one delivery per device. */
-export function notificationsService(ctx: AppContext, releases: ReleasesService, devices: DevicesRepository) {
-  const { db, clock } = ctx;
+export function notificationsService(ctx: AppContext, releases: ReleasesService) {
+  const { clock } = ctx;
+  const store = ctx.db;
 
   /** The Live release, or the Testing release a test send names. */
-  const releaseFor = (appId: string, testReleaseVersion: number | undefined): ReleaseRow => {
+  const releaseFor = async (appId: string, testReleaseVersion: number | undefined): Promise<ReleaseRow> => {
     if (testReleaseVersion === undefined) {
-      const live = releases.repo.findLive(appId);
+      const live = await store.repos.releases.findLive(appId);
       if (!live) throw new HttpError(422, 'app has no live release');
       return live;
     }
-    const release = releases.repo.find(appId, testReleaseVersion);
+    const release = await store.repos.releases.find(appId, testReleaseVersion);
     if (!release) throw releaseNotFound();
     if (release.status !== 'Testing') throw new HttpError(422, 'release is not in Testing status');
     return release;
@@ -39,9 +39,9 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService,
      * all its deliveries are written in one transaction before this returns.
      * @example send('demo', { templateSlug: 'welcome', variables: { name: 'Ada' } }) // { messageCount: 3 }
      */
-    send(appId: string, input: SendInput): { messageCount: number } {
-      const release = releaseFor(appId, input.testReleaseVersion);
-      const template = releases.repo.findTemplate(appId, release.version, input.templateSlug);
+    async send(appId: string, input: SendInput): Promise<{ messageCount: number }> {
+      const release = await releaseFor(appId, input.testReleaseVersion);
+      const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
       if (!template) throw templateNotFound();
       const content: NotificationContent = {
         type: 'notification',
@@ -56,14 +56,14 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService,
         endUserIds: input.targetUsers && [...new Set(input.targetUsers)],
         testersOnly: input.testReleaseVersion !== undefined,
       };
-      return db.transaction(() => {
-        const targets = devices.sendTargets(appId, filter);
+      return store.write(async (tx) => {
+        const targets = await tx.devices.sendTargets(appId, filter);
         const first = targets.next();
         // Nothing to deliver: no message row either, it would only clutter the outbox.
         if (first.done) return { messageCount: 0 };
-        const { deliveries } = enqueue(db, { appId, content, targets: startingWith(first.value, targets), now: clock.now() });
+        const { deliveries } = await enqueue(store, tx, { appId, content, targets: startingWith(first.value, targets), now: clock.now() });
         return { messageCount: deliveries };
-      }, { behavior: 'immediate' });
+      });
     },
   };
 }

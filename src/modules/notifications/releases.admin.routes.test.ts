@@ -8,7 +8,7 @@ const welcome = { slug: 'welcome', title: 'Hi {{ name }}', body: 'You have {{cou
 const base = '/api/admin/apps/a1/releases';
 
 async function setup() {
-  h = createHarness();
+  h = await createHarness();
   await h.createApp({ id: 'a1' });
 }
 
@@ -61,7 +61,7 @@ describe('releases', () => {
     const created = await h.admin('POST', base, { version: 3, status: 'Live' });
     expect(created.status).toBe(201);
     expect(await statusOf(2)).toBe('Archived');
-    const live = h.ctx.db.$client.query(`SELECT version FROM releases WHERE app_id = 'a1' AND status = 'Live'`).all();
+    const live = h.ctx.db.sqlite.$client.query(`SELECT version FROM releases WHERE app_id = 'a1' AND status = 'Live'`).all();
     expect(live).toEqual([{ version: 3 }]);
   });
 
@@ -221,7 +221,7 @@ describe('templates of a release', () => {
     await setup();
     await h.admin('POST', base, { version: 1, templates: [welcome] });
     await h.admin('DELETE', '/api/admin/apps/a1');
-    const rows = h.ctx.db.$client.query(`SELECT (SELECT count(*) FROM releases) AS r, (SELECT count(*) FROM notification_templates) AS t`).get();
+    const rows = h.ctx.db.sqlite.$client.query(`SELECT (SELECT count(*) FROM releases) AS r, (SELECT count(*) FROM notification_templates) AS t`).get();
     expect(rows).toEqual({ r: 0, t: 0 });
   });
 });

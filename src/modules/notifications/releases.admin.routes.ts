@@ -38,15 +38,15 @@ const statusRules =
 export function releasesAdminRoutes(services: Services) {
   const { releases } = services;
   return adminGroup(services, 'Admin: releases')
-    .get('/apps/:appId/releases', ({ params }) => ({ releases: releases.list(params.appId) }), {
+    .get('/apps/:appId/releases', async ({ params }) => ({ releases: await releases.list(params.appId) }), {
       params: AppParams,
       response: { 200: t.Object({ releases: t.Array(ReleaseRecord) }), ...errors(401, 404) },
       detail: { summary: 'List releases', description: 'Every release of the app with its templates, newest version first.' },
     })
     .post(
       '/apps/:appId/releases',
-      ({ params, body, set }) => {
-        const release = releases.create(params.appId, body);
+      async ({ params, body, set }) => {
+        const release = await releases.create(params.appId, body);
         set.status = 201;
         return release;
       },
@@ -84,8 +84,8 @@ export function releasesAdminRoutes(services: Services) {
     })
     .put(
       '/apps/:appId/releases/:version/templates/:slug',
-      ({ params, body, set }) => {
-        const { created, template } = releases.putTemplate(params.appId, params.version, params.slug, body);
+      async ({ params, body, set }) => {
+        const { created, template } = await releases.putTemplate(params.appId, params.version, params.slug, body);
         set.status = created ? 201 : 200;
         return template;
       },
@@ -101,8 +101,8 @@ export function releasesAdminRoutes(services: Services) {
     )
     .delete(
       '/apps/:appId/releases/:version/templates/:slug',
-      ({ params }) => {
-        releases.deleteTemplate(params.appId, params.version, params.slug);
+      async ({ params }) => {
+        await releases.deleteTemplate(params.appId, params.version, params.slug);
         return { success: true as const };
       },
       {

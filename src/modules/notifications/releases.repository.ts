@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, inArray, ne } from 'drizzle-orm';
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 import { notificationTemplates, releases } from '../../db/schema';
 
 export type ReleaseRow = typeof releases.$inferSelect;
@@ -15,7 +16,7 @@ export interface TemplateInput {
 }
 
 /** Storage of releases and their notification templates. */
-export function releasesRepository(db: Db) {
+function releasesStatements(db: Db) {
   const templateRow = (appId: string, version: number, t: TemplateInput, now: number): TemplateRow => ({
     appId,
     version,
@@ -144,5 +145,8 @@ function touch(tx: Tx, appId: string, version: number, now: number): void {
     .where(and(eq(releases.appId, appId), eq(releases.version, version)))
     .run();
 }
+
+/** The repository over releasesStatements: every method returns a Promise. */
+export const releasesRepository = (db: Db) => promised(releasesStatements(db));
 
 export type ReleasesRepository = ReturnType<typeof releasesRepository>;

@@ -4,7 +4,7 @@ import { HttpError } from '../../lib/errors';
 import type { AppsService } from '../apps/apps.service';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { PlaceholderSyntaxError, placeholderNames, renderTemplate } from './placeholders';
-import { releasesRepository, type ReleaseRow, type ReleaseStatus, type TemplateInput, type TemplateRow } from './releases.repository';
+import type { ReleaseRow, ReleaseStatus, TemplateInput, TemplateRow } from './releases.repository';
 
 /**
  * Allowed status changes. Templates can be edited only in Draft and Testing, and a release that
@@ -40,12 +40,12 @@ export const templateNotFound = () => new HttpError(404, 'notification template 
 
 /** Use cases of releases and their notification templates (the admin API's side). */
 export function releasesService(ctx: AppContext, apps: AppsService) {
-  const repo = releasesRepository(ctx.db);
+  const repo = ctx.db.repos.releases;
   const { clock } = ctx;
 
-  const requireRelease = (appId: string, version: number): ReleaseRow => {
-    apps.get(appId);
-    const row = repo.find(appId, version);
+  const requireRelease = async (appId: string, version: number): Promise<ReleaseRow> => {
+    await apps.get(appId);
+    const row = await repo.find(appId, version);
     if (!row) throw releaseNotFound();
     return row;
   };
@@ -56,9 +56,9 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
     }
   };
 
-  const views = (appId: string, rows: ReleaseRow[]): ReleaseView[] => {
+  const views = async (appId: string, rows: ReleaseRow[]): Promise<ReleaseView[]> => {
     const byVersion = new Map<number, TemplateView[]>(rows.map((r) => [r.version, []]));
-    for (const t of repo.templates(appId, rows.map((r) => r.version))) byVersion.get(t.version)?.push(templateView(t));
+    for (const t of await repo.templates(appId, rows.map((r) => r.version))) byVersion.get(t.version)?.push(templateView(t));
     return rows.map((r) => ({
       version: r.version,
       status: r.status,
@@ -67,24 +67,22 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
       templates: byVersion.get(r.version) ?? [],
     }));
   };
-  const view = (row: ReleaseRow): ReleaseView => views(row.appId, [row])[0]!;
+  const view = async (row: ReleaseRow): Promise<ReleaseView> => (await views(row.appId, [row]))[0]!;
 
   return {
-    repo,
-
     /** Every release of an app with its templates, newest version first. */
-    list(appId: string): ReleaseView[] {
-      apps.get(appId);
-      return views(appId, repo.list(appId));
+    async list(appId: string): Promise<ReleaseView[]> {
+      await apps.get(appId);
+      return views(appId, await repo.list(appId));
     },
 
-    get(appId: string, version: number): ReleaseView {
-      return view(requireRelease(appId, version));
+    async get(appId: string, version: number): Promise<ReleaseView> {
+      return view(await requireRelease(appId, version));
     },
 
     /** Creates a release with its templates; created Live, it archives the previous Live one. */
-    create(appId: string, input: { version: number; status?: ReleaseStatus; templates?: { slug: string; title: string; body: string }[] }): ReleaseView {
-      apps.get(appId);
+    async create(appId: string, input: { version: number; status?: ReleaseStatus; templates?: { slug: string; title: string; body: string }[] }): Promise<ReleaseView> {
+      await apps.get(appId);
       const templates = (input.templates ?? []).map((t, i) => checkedTemplate(t, `templates.${i}.`));
       const seen = new Map<string, number>();
       templates.forEach((t, i) => {
@@ -92,38 +90,38 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
         if (first !== undefined) throw new HttpError(400, `templates.${i}.slug ${t.slug} is already used by templates.${first}`);
         seen.set(t.slug, i);
       });
-      if (repo.find(appId, input.version)) throw new HttpError(409, `release ${input.version} already exists`);
+      if (await repo.find(appId, input.version)) throw new HttpError(409, `release ${input.version} already exists`);
       const now = clock.now();
       const row: ReleaseRow = { appId, version: input.version, status: input.status ?? 'Draft', createdAt: now, updatedAt: now };
-      repo.insert(row, templates);
+      await repo.insert(row, templates);
       return view(row);
     },
 
     /** Moves a release to another status (see NEXT); Live archives the previous Live release. */
-    setStatus(appId: string, version: number, status: ReleaseStatus): ReleaseView {
-      const release = requireRelease(appId, version);
+    async setStatus(appId: string, version: number, status: ReleaseStatus): Promise<ReleaseView> {
+      const release = await requireRelease(appId, version);
       if (release.status !== status) {
         const allowed = NEXT[release.status];
         if (!allowed.includes(status)) {
           throw new HttpError(409, `release ${version} cannot go from ${release.status} to ${status}; it can become ${allowed.join(' or ')}`);
         }
-        repo.setStatus(appId, version, status, clock.now());
+        await repo.setStatus(appId, version, status, clock.now());
       }
-      return view(repo.find(appId, version)!);
+      return view((await repo.find(appId, version))!);
     },
 
     /** Creates or replaces a template of a Draft or Testing release. */
-    putTemplate(appId: string, version: number, slug: string, input: { title: string; body: string }): { created: boolean; template: TemplateView } {
-      requireEditable(requireRelease(appId, version));
+    async putTemplate(appId: string, version: number, slug: string, input: { title: string; body: string }): Promise<{ created: boolean; template: TemplateView }> {
+      requireEditable(await requireRelease(appId, version));
       const template = checkedTemplate({ slug, ...input }, '');
-      const created = repo.putTemplate(appId, version, template, clock.now());
+      const created = await repo.putTemplate(appId, version, template, clock.now());
       return { created, template: { slug, title: template.title, body: template.body, placeholders: template.placeholders } };
     },
 
     /** Removes a template of a Draft or Testing release. */
-    deleteTemplate(appId: string, version: number, slug: string): void {
-      requireEditable(requireRelease(appId, version));
-      if (!repo.deleteTemplate(appId, version, slug, clock.now())) throw templateNotFound();
+    async deleteTemplate(appId: string, version: number, slug: string): Promise<void> {
+      requireEditable(await requireRelease(appId, version));
+      if (!(await repo.deleteTemplate(appId, version, slug, clock.now()))) throw templateNotFound();
     },
   };
 }

@@ -1,19 +1,8 @@
 import type { PlanConfig } from '../../config/config.schema';
-import type { Db } from '../../db/database';
-import { instancesRepository } from '../live-activities/instances.repository';
-import { ACTIVITY_COLUMNS, type ActivityRow } from '../live-activities/live-activities.repository';
-import { BILLED_SQL } from '../live-activities/live-activities.usage';
+import type { Repositories } from '../../db/store';
+import type { ActivityRow } from '../live-activities/live-activities.repository';
 
 const MINUTE_MS = 60_000;
-
-/** The Active activities of an app, oldest first. */
-export function activeActivities(db: Db, appId: string): ActivityRow[] {
-  return db.$client
-    .query<ActivityRow, [string]>(
-      `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = ? AND state = 'Active' ORDER BY started_at, id`,
-    )
-    .all(appId);
-}
 
 /**
  * When, inside the period [start, until], the app's usage reached the plan's minutes given that
@@ -21,29 +10,21 @@ export function activeActivities(db: Db, appId: string): ActivityRow[] {
  * limit). Usage grows by one minute per minute for every running billed activity, so the moment is found
  * by walking the start times in order: the pieces of a piecewise-linear function.
  */
-export function quotaReachedAt(
-  db: Db,
+export async function quotaReachedAt(
+  r: Repositories,
   appId: string,
   plan: Pick<PlanConfig, 'minutes' | 'overage'>,
   period: { start: number; end: number },
   until: number,
   active: readonly ActivityRow[],
-): number | undefined {
+): Promise<number | undefined> {
   if (plan.overage || plan.minutes === undefined) return undefined;
   const quotaMs = plan.minutes * MINUTE_MS;
   // What activities that are no longer Active contributed inside the period.
-  const endedMs =
-    db.$client
-      .query<{ ms: number | null }, [number, number, string, number, number]>(
-        `SELECT SUM(MAX(0, MIN(ended_at, ?1) - MAX(started_at, ?2))) AS ms
-           FROM activities WHERE app_id = ?3 AND state = 'Ended' AND started_at < ?4 AND ended_at > ?5 AND ${BILLED_SQL}`,
-      )
-      .get(period.end, period.start, appId, period.end, period.start)?.ms ?? 0;
-  const instances = instancesRepository(db);
-  const starts = active
-    .filter((a) => a.startedAt < period.end && instances.any(a.id))
-    .map((a) => Math.max(a.startedAt, period.start))
-    .sort((a, b) => a - b);
+  const endedMs = await r.activityUsage.endedMs(appId, period);
+  const billed: ActivityRow[] = [];
+  for (const a of active) if (a.startedAt < period.end && (await r.instances.any(a.id))) billed.push(a);
+  const starts = billed.map((a) => Math.max(a.startedAt, period.start)).sort((a, b) => a - b);
   const end = Math.min(until, period.end);
   if (endedMs >= quotaMs) return period.start;
   // Walk the segments between consecutive start times; in segment k, k activities run.

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 import type { tokens } from '../../db/schema';
 
 export type TokenRow = typeof tokens.$inferSelect;
@@ -17,9 +18,10 @@ const COLUMNS = `id, app_id AS appId, kind, value, device_id AS deviceId, activi
 /**
  * The token ledger's statements. A report (re)activates a token and stamps `reported_at`; a
  * provider's refusal invalidates one token by id, never a whole device. Callers hold the
- * transaction when several statements must go together.
+ * transaction when several statements must go together. Exported synchronous for the SQLite
+ * repositories whose statements join the ledger's (deliveries, devices).
  */
-export function tokensRepository(db: Db) {
+export function tokensStatements(db: Db) {
   const client = db.$client;
   // A device token or push-to-start token is one row per app, kind and value: reporting it from
   // another device row moves it there (device_id is updated), so it never sits on two devices.
@@ -97,5 +99,8 @@ export function tokensRepository(db: Db) {
     },
   };
 }
+
+/** The repository over tokensStatements: every method returns a Promise. */
+export const tokensRepository = (db: Db) => promised(tokensStatements(db));
 
 export type TokensRepository = ReturnType<typeof tokensRepository>;

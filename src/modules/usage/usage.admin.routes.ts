@@ -20,7 +20,7 @@ const Usage = t.Object({
 export function usageAdminRoutes(services: Services) {
   return adminGroup(services, 'Admin: usage').get(
     '/apps/:appId/usage',
-    ({ params }) => usageReport(services.ctx, params.appId, services.apps.get(params.appId).plan),
+    async ({ params }) => usageReport(services.ctx, params.appId, (await services.apps.get(params.appId)).plan),
     {
       params: AppParams,
       response: { 200: Usage, ...errors(401, 404) },

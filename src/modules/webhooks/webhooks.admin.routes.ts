@@ -42,7 +42,7 @@ const WebhookParams = t.Object({ appId: t.String({ description: 'The app identif
 export function webhooksAdminRoutes(services: Services) {
   const { webhooks } = services;
   return adminGroup(services, 'Admin: webhooks')
-    .get('/apps/:appId/webhooks', ({ params }) => ({ webhooks: webhooks.list(params.appId) }), {
+    .get('/apps/:appId/webhooks', async ({ params }) => ({ webhooks: await webhooks.list(params.appId) }), {
       params: AppParams,
       response: { 200: t.Object({ webhooks: t.Array(Endpoint) }), ...errors(401, 404) },
       detail: { summary: 'List webhook endpoints' },
@@ -91,8 +91,8 @@ export function webhooksAdminRoutes(services: Services) {
     })
     .delete(
       '/apps/:appId/webhooks/:id',
-      ({ params }) => {
-        webhooks.remove(params.appId, params.id);
+      async ({ params }) => {
+        await webhooks.remove(params.appId, params.id);
         return { success: true as const };
       },
       { params: WebhookParams, response: { 200: Success, ...errors(401, 404) }, detail: { summary: 'Delete a webhook endpoint and its queue' } },
@@ -113,9 +113,10 @@ export function webhooksAdminRoutes(services: Services) {
     })
     .post(
       '/apps/:appId/webhooks/:id/test',
-      ({ params, set }) => {
+      async ({ params, set }) => {
+        const queued = await webhooks.test(params.appId, params.id);
         set.status = 202;
-        return webhooks.test(params.appId, params.id);
+        return queued;
       },
       {
         params: WebhookParams,

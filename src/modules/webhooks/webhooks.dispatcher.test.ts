@@ -77,7 +77,7 @@ describe('a hanging webhook receiver beside a healthy one', () => {
 
   test('the dispatcher posts the healthy endpoint’s events while the hanging one holds its own few slots (app.handle)', async () => {
     // The receivers check the signature's timestamp against the real time.
-    const harness = (h = createHarness({ clock: new FakeClock(Date.now()), toml: '[plans.pro]\nlive_activities = true\n' }));
+    const harness = (h = await createHarness({ clock: new FakeClock(Date.now()), toml: '[plans.pro]\nlive_activities = true\n' }));
     const secrets: Record<string, string> = {};
     for (const id of ['slow', 'fast']) secrets[id] = (await harness.createApp({ id, plan: 'pro' })).appSecret;
     const admin: Call = (method, path, body) => harness.admin(method, path, body);

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import type { Job } from '../scheduler/scheduler';
-import { webhooksRepository, type DueDelivery } from './webhooks.repository';
+import { type DueDelivery } from './webhooks.repository';
 import { webhookSender, type WebhookSender } from './webhooks.sender';
 import { signedHeaders } from './webhooks.signer';
 
@@ -37,8 +37,9 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
  * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
-  const repo = webhooksRepository(ctx.db);
-  ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()));
+  const repo = ctx.db.repos.webhooks;
+  // Awaited by the first run: nothing is claimed before it.
+  const recovered = ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()));
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
   const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
@@ -63,7 +64,7 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     const delay = RETRY_DELAYS_MS[attempt - 1];
     const failingSince = d.failingSince ?? now;
     const disable = !result.ok && now - failingSince >= DISABLE_AFTER_MS;
-    repo.record(
+    await repo.record(
       d,
       { ...result, durationMs: Math.round(performance.now() - started), at: now },
       result.ok
@@ -101,8 +102,9 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     name: 'webhooks',
     intervalMs: DISPATCH_INTERVAL_MS,
     async run() {
+      await recovered;
       for (;;) {
-        if (!stopping && inFlight < MAX_POSTS_IN_FLIGHT) repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy).forEach(post);
+        if (!stopping && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
         if (inFlight === 0) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, DISPATCH_INTERVAL_MS);

@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database';
+import type { Db } from '../../db/sqlite/database';
+import { promised } from '../../db/sqlite/promised';
 
 export interface EndpointRow {
   id: string;
@@ -51,7 +52,7 @@ const ENDPOINT_COLUMNS = `id, app_id AS appId, url, description, events, secret_
 const asEndpoint = (row: EndpointRow | null): EndpointRow | undefined => (row ? { ...row, enabled: Boolean(row.enabled) } : undefined);
 
 /** The statements on webhook endpoints, their outbox and their attempts. */
-export function webhooksRepository(db: Db) {
+function webhooksStatements(db: Db) {
   const client = db.$client;
   const byApp = client.query<EndpointRow, [string]>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE app_id = ? ORDER BY created_at, id`);
   const one = client.query<EndpointRow, [string, string]>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE app_id = ? AND id = ?`);
@@ -162,18 +163,23 @@ export function webhooksRepository(db: Db) {
       return client.query(`UPDATE webhook_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'`).run(now).changes;
     },
 
-    /** Deletes finished deliveries and attempts older than `before`, and events left without deliveries older than `eventsBefore`. */
+    /**
+     * Deletes finished deliveries and attempts older than `before`, and events left without deliveries
+     * older than `eventsBefore` (in the caller's transaction: the retention job's).
+     */
     prune(before: number, eventsBefore: number): number {
-      return client.transaction(
-        () =>
-          client.query(`DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?`).run(before).changes +
-          client.query(`DELETE FROM webhook_attempts WHERE at < ?`).run(before).changes +
-          client
-            .query(`DELETE FROM webhook_events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`)
-            .run(eventsBefore).changes,
-      ).immediate();
+      return (
+        client.query(`DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < ?`).run(before).changes +
+        client.query(`DELETE FROM webhook_attempts WHERE at < ?`).run(before).changes +
+        client
+          .query(`DELETE FROM webhook_events WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = webhook_events.id)`)
+          .run(eventsBefore).changes
+      );
     },
   };
 }
+
+/** The repository over webhooksStatements: every method returns a Promise. */
+export const webhooksRepository = (db: Db) => promised(webhooksStatements(db));
 
 export type WebhooksRepository = ReturnType<typeof webhooksRepository>;

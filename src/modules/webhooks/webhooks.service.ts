@@ -6,8 +6,7 @@ import type { AppsService } from '../apps/apps.service';
 import { checkEndpoint } from '../apps/credentials';
 import { PREVIOUS_SECRET_GRACE_MS, secretPurpose } from './webhooks.dispatcher';
 import { TEST_EVENT, WEBHOOK_EVENT_TYPES } from './webhooks.events';
-import { writeEvent } from './webhooks.outbox';
-import { webhooksRepository, type AttemptRow, type EndpointRow } from './webhooks.repository';
+import type { AttemptRow, EndpointRow } from './webhooks.repository';
 import { newWebhookSecret } from './webhooks.signer';
 
 /** Endpoints per app: enough for every consumer of a backend, few enough to fan out cheaply. */
@@ -36,30 +35,30 @@ function checkEvents(events: string[] | null | undefined): void {
 
 /** The admin use cases of webhook endpoints. */
 export function webhooksService(ctx: AppContext, apps: AppsService) {
-  const repo = webhooksRepository(ctx.db);
+  const repo = ctx.db.repos.webhooks;
   const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
 
-  const require = (appId: string, id: string): EndpointRow => {
-    apps.get(appId);
-    const row = repo.find(appId, id);
+  const require = async (appId: string, id: string): Promise<EndpointRow> => {
+    await apps.get(appId);
+    const row = await repo.find(appId, id);
     if (!row) throw notFound();
     return row;
   };
 
   return {
-    list(appId: string) {
-      apps.get(appId);
-      return repo.list(appId).map(endpointView);
+    async list(appId: string) {
+      await apps.get(appId);
+      return (await repo.list(appId)).map(endpointView);
     },
 
-    get: (appId: string, id: string) => endpointView(require(appId, id)),
+    get: async (appId: string, id: string) => endpointView(await require(appId, id)),
 
     /** A new endpoint with its `whsec_` secret, shown here and at rotation only. */
     async create(appId: string, input: Required<Pick<EndpointInput, 'url'>> & EndpointInput) {
-      apps.get(appId);
+      await apps.get(appId);
       await checkEndpoint(input.url, 'url', outbound);
       checkEvents(input.events);
-      if (repo.list(appId).length >= MAX_ENDPOINTS_PER_APP) throw new HttpError(409, `an app has at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints`);
+      if ((await repo.list(appId)).length >= MAX_ENDPOINTS_PER_APP) throw new HttpError(409, `an app has at most ${MAX_ENDPOINTS_PER_APP} webhook endpoints`);
       const now = ctx.clock.now();
       const id = newId('whk', now);
       const secret = newWebhookSecret();
@@ -78,12 +77,12 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
         createdAt: now,
         updatedAt: now,
       };
-      repo.insert(row);
+      await repo.insert(row);
       return { ...endpointView(row), secret };
     },
 
     async update(appId: string, id: string, input: EndpointInput) {
-      const row = require(appId, id);
+      const row = await require(appId, id);
       if (input.url !== undefined) await checkEndpoint(input.url, 'url', outbound);
       checkEvents(input.events);
       const next: EndpointRow = {
@@ -93,24 +92,24 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
         ...(input.events !== undefined ? { events: input.events === null ? null : JSON.stringify(input.events) } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       };
-      repo.update(next, ctx.clock.now());
-      return endpointView(require(appId, id));
+      await repo.update(next, ctx.clock.now());
+      return endpointView(await require(appId, id));
     },
 
-    remove(appId: string, id: string): void {
-      require(appId, id);
-      repo.remove(id);
+    async remove(appId: string, id: string): Promise<void> {
+      await require(appId, id);
+      await repo.remove(id);
     },
 
     /**
      * A new secret, signing from the next attempt on (retries of older events included); for 24
      * hours the previous one signs too (a second signature), so a receiver can switch in its time.
      */
-    rotateSecret(appId: string, id: string) {
-      const row = require(appId, id);
+    async rotateSecret(appId: string, id: string) {
+      const row = await require(appId, id);
       const secret = newWebhookSecret();
       const now = ctx.clock.now();
-      repo.update(
+      await repo.update(
         { ...row, secretSealed: ctx.box.seal(secret, secretPurpose(id)), previousSecretSealed: row.secretSealed, previousSecretUntil: now + PREVIOUS_SECRET_GRACE_MS },
         now,
       );
@@ -118,19 +117,19 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
     },
 
     /** Queues a `webhook.test` event to this endpoint only; the dispatcher sends it like any other. */
-    test(appId: string, id: string) {
-      const row = require(appId, id);
+    async test(appId: string, id: string) {
+      const row = await require(appId, id);
       if (!row.enabled) throw new HttpError(409, 'webhook endpoint is disabled');
       const now = ctx.clock.now();
-      const eventId = ctx.db.$client.transaction(() =>
-        writeEvent(ctx.db, appId, TEST_EVENT, { endpointId: id, message: 'a test event sent from Islet' }, [id], now),
-      ).immediate();
+      const eventId = await ctx.db.write((tx) =>
+        tx.webhookEvents.writeEvent(appId, TEST_EVENT, { endpointId: id, message: 'a test event sent from Islet' }, [id], now),
+      );
       return { eventId };
     },
 
-    attempts(appId: string, id: string, limit: number, offset: number) {
-      require(appId, id);
-      const { rows, total } = repo.attempts(id, limit, offset);
+    async attempts(appId: string, id: string, limit: number, offset: number) {
+      await require(appId, id);
+      const { rows, total } = await repo.attempts(id, limit, offset);
       return { attempts: rows.map(attemptView), total };
     },
   };

@@ -5,7 +5,7 @@ import { createHarness, type Harness } from '../../test-support/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { FakeClock } from '../../lib/clock';
 import { createDeliveryEngine } from '../delivery/delivery.engine';
-import { activitiesPath, connect, progress } from '../live-activities/live-activities.fixtures';
+import { activitiesPath, connect, progress } from '../../test-support/live-activity-fixtures';
 import { quotaJob } from '../scheduler/jobs/quota.job';
 import { retentionJob } from '../scheduler/jobs/retention.job';
 import { DISABLE_AFTER_MS, RETRY_DELAYS_MS, webhookDispatcher } from './webhooks.dispatcher';
@@ -20,7 +20,7 @@ const MINUTE = 60_000;
 
 beforeEach(async () => {
   // The clock starts at the real time, and "real time" (Date, which the receiver's timestamp check reads) follows it.
-  h = createHarness({ clock: new FakeClock(Date.now()), toml: `[plans.tiny]\nlive_activities = true\nminutes = 10\n` });
+  h = await createHarness({ clock: new FakeClock(Date.now()), toml: `[plans.tiny]\nlive_activities = true\nminutes = 10\n` });
   receiver = await startWebhookReceiver();
 });
 afterEach(async () => {
@@ -234,14 +234,14 @@ describe('webhook events from their real causes', () => {
     await h.admin('PATCH', `${hooks(appId)}/${id}`, { enabled: false });
     await h.service(appId, 'POST', activitiesPath(appId), progress);
     expect((await h.admin('POST', `${hooks(appId)}/${id}/test`)).status).toBe(409);
-    expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM webhook_events').get()!.n).toBe(2);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM webhook_events').get()!.n).toBe(2);
   });
 
   test('a start that cannot reach an iPhone (no push-to-start token) raises delivery.failed in its own transaction, before any worker runs', async () => {
     const { id: appId } = await h.createApp({ id: 'hooks' });
     await endpoint(appId, { events: ['delivery.failed'] });
     const iphone = await connect(h, appId, 'no-start', { platform: 'ios' });
-    const events = () => h.ctx.db.$client.query<{ type: string }, []>('SELECT type FROM webhook_events ORDER BY id').all();
+    const events = () => h.ctx.db.sqlite.$client.query<{ type: string }, []>('SELECT type FROM webhook_events ORDER BY id').all();
 
     const started = await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['no-start'] });
     expect(started.status).toBe(200);
@@ -254,7 +254,7 @@ describe('webhook events from their real causes', () => {
     ]);
 
     // A start that fails after queueing (writing its activity) leaves no event behind.
-    h.ctx.db.$client.run(`CREATE TRIGGER activities_down BEFORE INSERT ON activities BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    h.ctx.db.sqlite.$client.run(`CREATE TRIGGER activities_down BEFORE INSERT ON activities BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
     expect((await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['no-start'] })).status).toBe(500);
     expect(events()).toHaveLength(1);
   });
@@ -263,7 +263,7 @@ describe('webhook events from their real causes', () => {
     const { id: appId } = await h.createApp({ id: 'hooks' });
     await connect(h, appId, 'u1');
     await h.service(appId, 'POST', activitiesPath(appId), progress);
-    expect(h.ctx.db.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM webhook_events').get()!.n).toBe(0);
+    expect(h.ctx.db.sqlite.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM webhook_events').get()!.n).toBe(0);
   });
 });
 
@@ -303,7 +303,7 @@ describe('webhook retries', () => {
     const { id } = await endpoint(appId);
     receiver.answer(503);
     const dispatch = webhookDispatcher(h.ctx);
-    const status = () => h.ctx.db.$client.query<{ status: string }, []>('SELECT status FROM webhook_deliveries ORDER BY id').all().map((r) => r.status);
+    const status = () => h.ctx.db.sqlite.$client.query<{ status: string }, []>('SELECT status FROM webhook_deliveries ORDER BY id').all().map((r) => r.status);
     await h.admin('POST', `${hooks(appId)}/${id}/test`);
     await dispatch.run(h.clock.now());
     for (const delay of RETRY_DELAYS_MS) {
@@ -336,7 +336,7 @@ describe('webhook retries', () => {
     const { id } = await endpoint(appId);
     await h.admin('POST', `${hooks(appId)}/${id}/test`);
     // A process stopped while posting leaves the delivery `sending`.
-    h.ctx.db.$client.query(`UPDATE webhook_deliveries SET status = 'sending'`).run();
+    h.ctx.db.sqlite.$client.query(`UPDATE webhook_deliveries SET status = 'sending'`).run();
     await webhookDispatcher(h.ctx).run(h.clock.now());
     expect(receiver.events.map((e) => e.type)).toEqual(['webhook.test']);
   });
@@ -348,7 +348,7 @@ describe('webhook retries', () => {
     await webhookDispatcher(h.ctx).run(h.clock.now());
     advance(15 * 24 * 60 * MINUTE);
     await retentionJob(h.ctx).run(h.clock.now());
-    const n = (table: string) => h.ctx.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+    const n = (table: string) => h.ctx.db.sqlite.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
     expect([n('webhook_deliveries'), n('webhook_attempts')]).toEqual([0, 0]);
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken } from '../../../test-support/apns-standin';
 import { FakeClock } from '../../../lib/clock';
-import { connect, queuedFor, start } from '../../live-activities/live-activities.fixtures';
+import { connect, queuedFor, start } from '../../../test-support/live-activity-fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { expireIosActivities } from './ios-expiry.job';
 import { enforceQuotas } from './quota.job';
@@ -13,7 +13,7 @@ const HOUR = 60 * 60_000;
 
 describe('iOS expiry', () => {
   test('an iOS activity ends 8 hours after its start, dismissed at 12 hours; Android ones run on', async () => {
-    h = createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\n' });
+    h = await createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\n' });
     await h.createApp({ id: 'a1', plan: 'big' });
     await connect(h, 'a1', 'iphone-user', { platform: 'ios', pushToStartToken: apnsToken('p2s') });
     await connect(h, 'a1', 'android-user', { platform: 'android' });
@@ -23,9 +23,9 @@ describe('iOS expiry', () => {
     const android = started.body.activities.find((a: { platform: string }) => a.platform === 'android').id;
 
     h.clock.advance(8 * HOUR - 1);
-    expect(expireIosActivities(h.ctx, h.clock.now())).toBe(0);
+    expect(await expireIosActivities(h.ctx, h.clock.now())).toBe(0);
     h.clock.advance(3 * HOUR); // a late run still ends it at exactly 8 hours
-    expect(expireIosActivities(h.ctx, h.clock.now())).toBe(1);
+    expect(await expireIosActivities(h.ctx, h.clock.now())).toBe(1);
 
     const detail = (await h.admin('GET', `/api/admin/apps/a1/live-activities/${ios}`)).body;
     expect(detail).toMatchObject({ state: 'Ended', endReason: 'expired', endedAt: new Date(startedAt + 8 * HOUR).toISOString() });
@@ -35,7 +35,7 @@ describe('iOS expiry', () => {
   });
 
   test('the 8-hour rule is per instance: a user with an iPhone and an Android phone keeps the activity on Android; it ends when no instance is live', async () => {
-    h = createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\n' });
+    h = await createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\n' });
     await h.createApp({ id: 'a1', plan: 'big' });
     const iphone = await connect(h, 'a1', 'mixed', { platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
     h.clock.advance(1000);
@@ -48,7 +48,7 @@ describe('iOS expiry', () => {
     expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${id}`)).body.platform).toBe('ios');
 
     h.clock.advance(9 * HOUR);
-    expect(expireIosActivities(h.ctx, h.clock.now())).toBe(0);
+    expect(await expireIosActivities(h.ctx, h.clock.now())).toBe(0);
     const detail = (await h.admin('GET', `/api/admin/apps/a1/live-activities/${id}`)).body;
     expect(detail.state).toBe('Active');
     const states = Object.fromEntries(detail.instances.map((i: { deviceId: string; platform: string; state: string; endedAt?: string }) => [i.platform + (i.deviceId === iphone ? '-1' : ''), [i.state, i.endedAt]]));
@@ -68,7 +68,7 @@ describe('iOS expiry', () => {
     const soloStart = h.clock.now();
     const solo = (await start(h, 'a1', { templateSlug: 'progress-bar', attributes: { label: 'x' }, contentState: { progress: '1' }, targetUsers: ['ios-only'] })).body.activities[0].id;
     h.clock.advance(8 * HOUR);
-    expect(expireIosActivities(h.ctx, h.clock.now())).toBe(1);
+    expect(await expireIosActivities(h.ctx, h.clock.now())).toBe(1);
     expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${solo}`)).body).toMatchObject({
       state: 'Ended',
       endReason: 'expired',
@@ -80,12 +80,12 @@ describe('iOS expiry', () => {
   });
 
   test('minutes stop counting at 8 hours, even when the check runs late', async () => {
-    h = createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\nminutes = 100000\n' });
+    h = await createHarness({ clock: new FakeClock(Date.parse('2026-06-10T08:00:00Z')), toml: '[plans.big]\nlive_activities = true\nminutes = 100000\n' });
     await h.createApp({ id: 'a1', plan: 'big' });
     await connect(h, 'a1', 'iphone-user', { platform: 'ios', pushToStartToken: apnsToken('p2s') });
     await start(h, 'a1');
     h.clock.advance(11 * HOUR);
-    enforceQuotas(h.ctx, h.clock.now());
+    await enforceQuotas(h.ctx, h.clock.now());
     expect((await h.admin('GET', '/api/admin/apps/a1/usage')).body.minutesUsed).toBe(8 * 60);
   });
 });

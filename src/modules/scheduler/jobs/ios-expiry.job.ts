@@ -1,7 +1,5 @@
 import type { AppContext } from '../../../context';
-import { instancesRepository } from '../../live-activities/instances.repository';
 import { endActivities, endInstances } from '../../live-activities/live-activities.delivery';
-import { liveActivitiesRepository } from '../../live-activities/live-activities.repository';
 import type { Job } from '../scheduler';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -18,33 +16,30 @@ export const IOS_MAX_VISIBLE_MS = 12 * HOUR_MS;
  * instance lives until the API ends it, so a user with a phone of each keeps the activity Active.
  * Returns how many activities it ended.
  */
-export function expireIosActivities(ctx: AppContext, now: number): number {
+export async function expireIosActivities(ctx: AppContext, now: number): Promise<number> {
   const cutoff = now - IOS_MAX_ACTIVE_MS;
-  const instances = instancesRepository(ctx.db);
-  const repo = liveActivitiesRepository(ctx.db);
-  const client = ctx.db.$client;
   const due = new Map<string, string[]>();
-  for (const i of instances.dueIos(cutoff)) due.set(i.activityId, [...(due.get(i.activityId) ?? []), i.deviceId]);
-  const ended = client.transaction(() => {
+  for (const i of await ctx.db.repos.instances.dueIos(cutoff)) due.set(i.activityId, [...(due.get(i.activityId) ?? []), i.deviceId]);
+  const ended = await ctx.db.write(async (tx) => {
     for (const [activityId, deviceIds] of due) {
-      const row = repo.byId(activityId);
+      const row = await tx.liveActivities.byId(activityId);
       if (!row) continue;
       const endedAt = row.startedAt + IOS_MAX_ACTIVE_MS;
-      if (row.state === 'Active') endInstances(ctx.db, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
-      else instances.end(activityId, endedAt, deviceIds);
+      if (row.state === 'Active') await endInstances(ctx.db, tx, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
+      else await tx.instances.end(activityId, endedAt, deviceIds);
     }
     // Activities past 8 hours without a live instance (their iOS ones just ended, or none ever started).
-    return endActivities(ctx.db, repo.activeWithoutLiveInstance(cutoff), {
+    return endActivities(ctx.db, tx, await tx.liveActivities.activeWithoutLiveInstance(cutoff), {
       reason: 'expired',
       endedAt: (a) => a.startedAt + IOS_MAX_ACTIVE_MS,
       dismissalAt: (a) => a.startedAt + IOS_MAX_VISIBLE_MS,
       now,
     });
-  }).immediate();
+  });
   if (due.size > 0 || ended.length > 0) ctx.logger.info('ios activities expired', { instances: due.size, count: ended.length });
   return ended.length;
 }
 
 export function iosExpiryJob(ctx: AppContext): Job {
-  return { name: 'ios-expiry', intervalMs: ctx.config.scheduler.tick_seconds * 1000, run: (now) => void expireIosActivities(ctx, now) };
+  return { name: 'ios-expiry', intervalMs: ctx.config.scheduler.tick_seconds * 1000, run: async (now) => void (await expireIosActivities(ctx, now)) };
 }

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../../context';
 import { isoTime } from '../../../lib/clock';
 import { usedMinutes } from '../../live-activities/live-activities.usage';
-import { appsWithEndpoints, emitWebhook, hadEventSince } from '../../webhooks/webhooks.outbox';
 import { billingPeriod } from '../billing-period';
 
 /** The share of a plan's minutes at which `quota.warning` goes out. */
@@ -12,22 +11,21 @@ export const QUOTA_WARNING_SHARE = 0.8;
  * (all of them), each at most once a period per app, for apps with a webhook endpoint and a plan
  * with a positive `minutes`. Run by the quota job after it enforced the quotas.
  */
-export function emitQuotaEvents(ctx: AppContext, now: number): void {
+export async function emitQuotaEvents(ctx: AppContext, now: number): Promise<void> {
   const period = billingPeriod(now);
-  for (const app of appsWithEndpoints(ctx.db)) {
+  for (const app of await ctx.db.repos.webhookEvents.appsWithEndpoints()) {
     const plan = ctx.config.plans[app.plan];
     if (!plan || plan.minutes === undefined || plan.minutes <= 0) continue;
-    const used = usedMinutes(ctx.db, app.id, now);
+    const used = await usedMinutes(ctx.db.repos, app.id, now);
     const levels = [
       ['quota.warning', QUOTA_WARNING_SHARE],
       ['quota.exceeded', 1],
     ] as const;
     for (const [type, share] of levels) {
       if (used < plan.minutes * share) continue;
-      ctx.db.$client.transaction(() => {
-        if (hadEventSince(ctx.db, app.id, type, period.start)) return;
-        emitWebhook(
-          ctx.db,
+      await ctx.db.write(async (tx) => {
+        if (await tx.webhookEvents.hadEventSince(app.id, type, period.start)) return;
+        await tx.webhookEvents.emit(
           app.id,
           type,
           {
@@ -39,7 +37,7 @@ export function emitQuotaEvents(ctx: AppContext, now: number): void {
           },
           now,
         );
-      }).immediate();
+      });
     }
   }
 }

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../../lib/clock';
-import { activitiesPath, connect, queuedFor, start } from '../../live-activities/live-activities.fixtures';
+import { activitiesPath, connect, queuedFor, start } from '../../../test-support/live-activity-fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createScheduler } from '../scheduler.jobs';
 import { enforceQuotas } from './quota.job';
@@ -13,7 +13,7 @@ const HOUR = 60 * MIN;
 const PLANS = '[plans.small]\nlive_activities = true\nminutes = 60\n[plans.flex]\nlive_activities = true\nminutes = 60\noverage = true\n[plans.none]\nlive_activities = true\nminutes = 0\n';
 
 async function setup(plan: string, clockAt = '2026-06-10T10:00:00Z') {
-  h = createHarness({ clock: new FakeClock(Date.parse(clockAt)), toml: PLANS });
+  h = await createHarness({ clock: new FakeClock(Date.parse(clockAt)), toml: PLANS });
   await h.createApp({ id: 'a1', plan });
   await connect(h, 'a1', 'u1');
   await connect(h, 'a1', 'u2');
@@ -28,9 +28,9 @@ describe('minutes quota', () => {
     const startedAt = h.clock.now();
     const [a, b] = started.body.activities.map((x: { id: string }) => x.id);
     h.clock.advance(29 * MIN);
-    expect(enforceQuotas(h.ctx, h.clock.now())).toBe(0);
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(0);
     h.clock.advance(2 * MIN);
-    expect(enforceQuotas(h.ctx, h.clock.now())).toBe(2);
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(2);
     for (const id of [a, b]) {
       const detail = await activity(id);
       expect(detail).toMatchObject({ state: 'Ended', endReason: 'quota', endedAt: new Date(startedAt + 30 * MIN).toISOString() });
@@ -49,7 +49,7 @@ describe('minutes quota', () => {
     await setup('flex');
     await start(h, 'a1');
     h.clock.advance(45 * MIN);
-    expect(enforceQuotas(h.ctx, h.clock.now())).toBe(0);
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(0);
     const usage = (await h.admin('GET', '/api/admin/apps/a1/usage')).body;
     expect(usage).toMatchObject({ minutesUsed: 90, quota: 60, overage: true, overageMinutes: 30, activeActivities: 2 });
     expect((await start(h, 'a1')).status).toBe(200);
@@ -65,7 +65,7 @@ describe('minutes quota', () => {
     await setup('small', '2026-06-30T23:00:00Z');
     await start(h, 'a1'); // 2 activities × 60 min reach the quota at 23:30
     h.clock.set(Date.parse('2026-07-01T00:10:00Z'));
-    expect(enforceQuotas(h.ctx, h.clock.now())).toBe(2);
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(2);
     const june = (await h.admin('GET', '/api/admin/apps/a1/usage')).body;
     expect(june).toMatchObject({ periodStart: '2026-07-01T00:00:00.000Z', minutesUsed: 0 });
     expect((await start(h, 'a1')).status).toBe(200);

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../context';
 import { endActivities } from '../../live-activities/live-activities.delivery';
 import { billingPeriod } from '../billing-period';
-import { activeActivities, quotaReachedAt } from '../quota';
+import { quotaReachedAt } from '../quota';
 import type { Job } from '../scheduler';
 import { expireIosActivities } from './ios-expiry.job';
 import { emitQuotaEvents } from './quota-events';
@@ -12,23 +12,23 @@ import { emitQuotaEvents } from './quota-events';
  * meters accordingly). iOS expiry runs first so that expired activities stop counting at 8 hours.
  * A previous period is checked too when activities still run from it.
  */
-export function enforceQuotas(ctx: AppContext, now: number): number {
-  expireIosActivities(ctx, now);
+export async function enforceQuotas(ctx: AppContext, now: number): Promise<number> {
+  await expireIosActivities(ctx, now);
+  const repos = ctx.db.repos;
   let ended = 0;
-  const apps = ctx.db.$client.query<{ id: string; plan: string }, []>(
-    `SELECT DISTINCT a.id, a.plan FROM apps a JOIN activities x ON x.app_id = a.id AND x.state = 'Active'`,
-  ).all();
+  const apps = await repos.activityUsage.appsWithActive();
   for (const app of apps) {
     const plan = ctx.config.plans[app.plan];
     if (!plan || plan.overage || plan.minutes === undefined) continue;
     const current = billingPeriod(now);
     const periods = [billingPeriod(current.start - 1), current];
     for (const period of periods) {
-      const active = activeActivities(ctx.db, app.id);
+      const active = await repos.activityUsage.active(app.id);
       if (active.length === 0 || active[0]!.startedAt >= period.end) continue;
-      const at = quotaReachedAt(ctx.db, app.id, plan, period, Math.min(now, period.end), active);
+      const at = await quotaReachedAt(repos, app.id, plan, period, Math.min(now, period.end), active);
       if (at === undefined) continue;
-      const done = endActivities(ctx.db, active, { reason: 'quota', endedAt: (a) => Math.max(at, a.startedAt), dismissalAt: now, now });
+      const options = { reason: 'quota' as const, endedAt: (a: { startedAt: number }) => Math.max(at, a.startedAt), dismissalAt: now, now };
+      const done = await ctx.db.write((tx) => endActivities(ctx.db, tx, active, options));
       ended += done.length;
       ctx.logger.info('minutes quota reached: activities ended', { appId: app.id, count: done.length, reachedAt: new Date(at).toISOString() });
     }
@@ -40,9 +40,9 @@ export function quotaJob(ctx: AppContext): Job {
   return {
     name: 'quota',
     intervalMs: ctx.config.scheduler.tick_seconds * 1000,
-    run: (now) => {
-      enforceQuotas(ctx, now);
-      emitQuotaEvents(ctx, now);
+    run: async (now) => {
+      await enforceQuotas(ctx, now);
+      await emitQuotaEvents(ctx, now);
     },
   };
 }

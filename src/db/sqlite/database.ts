@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
-import * as schema from './schema';
+import * as schema from '../schema';
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -13,7 +13,7 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
  */
 export function defaultMigrationsFolder(): string {
   if (import.meta.path.startsWith('/$bunfs/')) return '/$bunfs/root/drizzle';
-  return join(import.meta.dir, '..', '..', 'drizzle');
+  return join(import.meta.dir, '..', '..', '..', 'drizzle');
 }
 
 /**

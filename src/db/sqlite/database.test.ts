@@ -2,8 +2,8 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { API_CONNECTION_CHECKPOINT_PAGES } from '../bootstrap';
-import { createHarness } from '../test-support/harness';
+import { API_CONNECTION_CHECKPOINT_PAGES } from '../../bootstrap';
+import { createHarness } from '../../test-support/harness';
 import { isDatabaseReady, migrateDatabase, openDatabase, type Db } from './database';
 
 let dir: string;
@@ -23,13 +23,13 @@ describe('database', () => {
     db.$client.close();
   });
 
-  test("the API's connection leaves WAL checkpoints to other connections up to its backstop; others keep SQLite's default", () => {
+  test("the API's connection leaves WAL checkpoints to other connections up to its backstop; others keep SQLite's default", async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-db-'));
-    const harness = createHarness();
+    const harness = await createHarness();
     const other = openDatabase(harness.dbPath);
     const pages = (db: Db) => db.$client.query<{ wal_autocheckpoint: number }, []>('PRAGMA wal_autocheckpoint').get()?.wal_autocheckpoint;
     try {
-      expect(pages(harness.ctx.db)).toBe(API_CONNECTION_CHECKPOINT_PAGES);
+      expect(pages(harness.ctx.db.sqlite)).toBe(API_CONNECTION_CHECKPOINT_PAGES);
       expect(pages(other)).toBe(1000);
     } finally {
       other.$client.close();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { migrateDatabase, openDatabase, type Db } from './database';
 import { groupCommit } from './group-commit';
-import { silentLogger } from '../lib/logger';
+import { silentLogger } from '../../lib/logger';
 import { StorageHealth } from './storage-health';
 
 let dir: string;
@@ -120,5 +120,42 @@ describe('group commit', () => {
     await write(put('k-after'));
     expect(storage.check()).toBeNull();
     expect(keys()).toEqual(['k-after']);
+  });
+
+  test('async jobs run one after another, each awaited inside its savepoint: a rejected one is rolled back alone, after the others wrote', async () => {
+    const write = groupCommit(db.$client);
+    const order: string[] = [];
+    const job = (key: string, fail = false) => async () => {
+      order.push(`start ${key}`);
+      await Promise.resolve(put(key)());
+      await Promise.resolve();
+      order.push(`end ${key}`);
+      if (fail) throw new Error('refused');
+      return key;
+    };
+    const outcomes = await Promise.allSettled([write(job('k1')), write(job('k2', true)), write(job('k3'))]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(order).toEqual(['start k1', 'end k1', 'start k2', 'end k2', 'start k3', 'end k3']);
+    expect(keys()).toEqual(['k1', 'k3']);
+    expect(db.$client.inTransaction).toBe(false);
+  });
+
+  test('a group still running (a job that waits longer than a turn) makes the next one wait for its end, not nest in its transaction', async () => {
+    const write = groupCommit(db.$client);
+    let release = () => {};
+    const slow = write(async () => {
+      put('k1')();
+      await new Promise<void>((resolve) => (release = resolve));
+      put('k2')();
+    });
+    await Bun.sleep(5);
+    const next = write(put('k3'));
+    await Bun.sleep(5);
+    // The first group's transaction is still open; the second has not begun one inside it.
+    expect(db.$client.inTransaction).toBe(true);
+    release();
+    await Promise.all([slow, next]);
+    expect(keys()).toEqual(['k1', 'k2', 'k3']);
+    expect(db.$client.inTransaction).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /** Helpers shared by the live activity tests: connect end users, start activities, read the outbox. */
 import { createHmac } from 'node:crypto';
-import { apnsToken } from '../../test-support/apns-standin';
-import type { Harness, TestResponse } from '../../test-support/harness';
+import { apnsToken } from './apns-standin';
+import type { Harness, TestResponse } from './harness';
 
 export const progress = { templateSlug: 'progress-bar', attributes: { label: 'Uploading' }, contentState: { progress: '10', detail: '1 of 10' } };
 
@@ -38,7 +38,7 @@ export interface QueuedMessage {
 
 /** Every queued message of an activity, oldest first, with its deliveries. */
 export function queuedFor(h: Harness, activityId: string): QueuedMessage[] {
-  const db = h.ctx.db.$client;
+  const db = h.ctx.db.sqlite.$client;
   return db
     .query<{ id: number; kind: string; content: string }, [string]>('SELECT id, kind, content FROM messages WHERE activity_id = ? ORDER BY id')
     .all(activityId)
@@ -54,4 +54,4 @@ export function queuedFor(h: Harness, activityId: string): QueuedMessage[] {
 }
 
 export const count = (h: Harness, table: 'activities' | 'messages' | 'deliveries') =>
-  h.ctx.db.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+  h.ctx.db.sqlite.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;

@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite';
 import type { StorageHealth } from './storage-health';
 
 /** Runs a write transaction and resolves with its result once it is committed. */
-export type Write = <T>(job: () => T) => Promise<T>;
+export type Write = <T>(job: () => T | Promise<T>) => Promise<T>;
 
 /**
  * Group commit: the write transactions asked for during one turn of the event loop run one after
@@ -11,13 +11,18 @@ export type Write = <T>(job: () => T) => Promise<T>;
  * requests share one. Each caller's promise settles only after that COMMIT, so an answer still
  * follows its write; a job that throws rolls back only its own savepoint; a failed COMMIT, or an
  * error after which SQLite rolled back the whole transaction (a full disk, an I/O error), fails
- * every job of the group, none of which was answered yet. `storage` learns of full disks and of
+ * every job of the group, none of which was answered yet. A job may be async: the group's jobs run
+ * one after another, each awaited inside its savepoint. It must await only statements on this
+ * connection (they settle within the turn), never network I/O: the transaction stays open while it
+ * waits, and nothing else may write on this connection meanwhile. `storage` learns of full disks and of
  * writes that reached the disk again.
  * @example const write = groupCommit(db.$client); await write(() => repo.insert(row));
  */
 export function groupCommit(client: Database, storage?: StorageHealth): Write {
   type Job = { run: () => unknown; resolve: (value: any) => void; reject: (error: unknown) => void };
   let queue: Job[] = [];
+  /** A group is between BEGIN and its end: the next one starts after it (a job that awaited longer than a turn). */
+  let running = false;
   // IMMEDIATE: the write lock is taken before the first read. The delivery worker's outbox thread
   // writes through a connection of its own; a deferred transaction that read before it committed
   // could not write afterwards (SQLITE_BUSY_SNAPSHOT, no busy wait).
@@ -59,7 +64,7 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
     }
   };
 
-  const flush = () => {
+  const flush = async () => {
     try {
       if (!began()) return void setImmediate(flush);
     } catch (error) {
@@ -71,6 +76,16 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
     }
     const jobs = queue;
     queue = [];
+    running = true;
+    try {
+      await runGroup(jobs);
+    } finally {
+      running = false;
+      if (queue.length > 0) setImmediate(flush);
+    }
+  };
+
+  const runGroup = async (jobs: Job[]) => {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     /** An error after which SQLite had rolled back the whole transaction, not just the savepoint. */
     let lost: unknown;
@@ -80,7 +95,9 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
         try {
           savepoint.run();
           opened = true;
-          const value = job.run();
+          let value = job.run();
+          // Awaited only when the job is async: a synchronous job keeps the group in one call.
+          if (value instanceof Promise) value = await value;
           release.run();
           outcomes.push({ ok: true, value });
         } catch (error) {
@@ -117,9 +134,9 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
     jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
   };
 
-  return <T>(run: () => T) =>
+  return <T>(run: () => T | Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      if (queue.push({ run, resolve, reject }) === 1) setImmediate(flush);
+      if (queue.push({ run, resolve, reject }) === 1 && !running) setImmediate(flush);
     });
 }
 

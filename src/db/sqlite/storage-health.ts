@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite';
 import { statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Logger } from '../lib/logger';
+import type { Logger } from '../../lib/logger';
 
 /** SQLite's answer when a write found no space (SQLITE_FULL) or the storage failed (SQLITE_IOERR_*). */
 export function isStorageFailure(error: unknown): error is Error & { code: string } {
@@ -94,16 +94,4 @@ function freeBytes(file: string): number {
   } catch {
     return Number.POSITIVE_INFINITY;
   }
-}
-
-const byClient = new WeakMap<Database, StorageHealth>();
-
-/** The storage health of a database connection, made on first use. */
-export function storageHealth(client: Database, logger: Logger): StorageHealth {
-  let health = byClient.get(client);
-  if (!health) {
-    health = new StorageHealth(client, logger);
-    byClient.set(client, health);
-  }
-  return health;
 }

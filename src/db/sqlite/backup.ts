@@ -5,10 +5,10 @@ import { CANARY_KEY } from '../../bootstrap';
 import { ConfigError } from '../../config/config.load';
 import type { Config } from '../../config/config.schema';
 import { findMasterKey, masterKeyFile } from '../../config/master-key';
-import { defaultMigrationsFolder, shippedMigrationCount } from '../../db/database';
-import { tryInstanceLock } from '../../db/instance-lock';
+import { defaultMigrationsFolder, shippedMigrationCount } from './database';
+import { tryInstanceLock } from '../instance-lock';
 import { SecretBox } from '../../lib/secrets';
-import { backupRepository } from './backup.repository';
+import { backupStatements } from './backup-statements';
 
 const WAL_FILES = ['-wal', '-shm'];
 
@@ -45,14 +45,14 @@ export function backupDatabase(config: Config, file: string): string[] {
   const db = new Database(source, { readwrite: true, create: false });
   try {
     db.exec('PRAGMA busy_timeout = 5000');
-    backupRepository(db).vacuumInto(partial);
+    backupStatements(db).vacuumInto(partial);
   } finally {
     db.close();
   }
   const copy = new Database(partial);
   let summary: string;
   try {
-    const repo = backupRepository(copy);
+    const repo = backupStatements(copy);
     const check = repo.integrityCheck();
     if (check[0] !== 'ok') throw new Error(`the copy failed its integrity check: ${check.slice(0, 3).join('; ')}`);
     const n = repo.counts();
@@ -90,7 +90,7 @@ export function restoreDatabase(config: Config, file: string, migrationsFolder =
     // Copied through SQLite, so a backup that is itself in WAL mode arrives whole.
     const source = new Database(file, { readwrite: true, create: false });
     try {
-      backupRepository(source).vacuumInto(staged);
+      backupStatements(source).vacuumInto(staged);
     } finally {
       source.close();
     }
@@ -116,7 +116,7 @@ export function restoreDatabase(config: Config, file: string, migrationsFolder =
 function checkRestorable(config: Config, staged: string, migrationsFolder: string): string {
   const db = new Database(staged);
   try {
-    const repo = backupRepository(db);
+    const repo = backupStatements(db);
     const check = repo.integrityCheck();
     if (check[0] !== 'ok') throw new ConfigError([`the backup failed its integrity check: ${check.slice(0, 3).join('; ')}`]);
     const applied = repo.appliedMigrations();

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite';
 
-/** The statements backup and restore run on a database file (read-only but for VACUUM INTO's output). */
-export function backupRepository(client: Database) {
+/** The SQLite statements backup and restore run on a database file (read-only but for VACUUM INTO's output). */
+export function backupStatements(client: Database) {
   return {
     /** A consistent copy at one moment (one read transaction), compacted, written to `file`. */
     vacuumInto(file: string): void {

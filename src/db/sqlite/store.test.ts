@@ -1,0 +1,65 @@
+import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { silentLogger } from '../../lib/logger';
+import { openSqliteStore, type SqliteStore } from './store';
+
+let dir: string;
+let store: SqliteStore;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'islet-store-'));
+  store = openSqliteStore(join(dir, 'islet.db'), { logger: silentLogger });
+  store.migrate();
+});
+afterEach(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('SQLite store', () => {
+  test('a unit of work commits all its repository calls together, or none of them when it throws', async () => {
+    await store.write(async (tx) => {
+      await tx.meta.put('a', '1');
+      await tx.meta.put('b', '2');
+    });
+    const failed = store.write(async (tx) => {
+      await tx.meta.put('a', 'changed');
+      await tx.meta.put('c', '3');
+      throw new Error('refused');
+    });
+    expect(failed).rejects.toThrow('refused');
+    await failed.catch(() => {});
+    expect(await store.read(async (r) => [await r.meta.get('a'), await r.meta.get('b'), await r.meta.get('c')])).toEqual(['1', '2', undefined]);
+  });
+
+  test('every repository method answers a Promise, also when the statement fails', async () => {
+    const answer = store.repos.meta.get('a');
+    expect(answer).toBeInstanceOf(Promise);
+    expect(await answer).toBeUndefined();
+    store.sqlite.$client.run('DROP TABLE meta');
+    const failing = store.repos.meta.put('a', '1');
+    expect(failing).toBeInstanceOf(Promise);
+    expect(failing).rejects.toThrow('no such table');
+    await failing.catch(() => {});
+  });
+
+  test('ready until a migration shipped with this build is missing', async () => {
+    expect(await store.ready()).toBe(true);
+    store.sqlite.$client.run('DELETE FROM __drizzle_migrations WHERE rowid = (SELECT max(rowid) FROM __drizzle_migrations)');
+    expect(await store.ready()).toBe(false);
+  });
+
+  test('every method of every repository answers a Promise (called without arguments: most are refused, as rejected Promises)', async () => {
+    const answers: string[] = [];
+    for (const [name, repository] of Object.entries(store.repos)) {
+      for (const [method, fn] of Object.entries(repository as Record<string, (...args: unknown[]) => unknown>)) {
+        const answer = fn();
+        answers.push(`${name}.${method}: ${answer instanceof Promise ? 'Promise' : typeof answer}`);
+        if (answer instanceof Promise) await answer.catch(() => {});
+      }
+    }
+    expect(answers.length).toBeGreaterThan(80);
+    expect(answers.filter((a) => !a.endsWith(': Promise'))).toEqual([]);
+  });
+});

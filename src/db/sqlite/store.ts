@@ -1,0 +1,68 @@
+import type { Logger } from '../../lib/logger';
+import type { Repositories, Store, Tx } from '../store';
+import { defaultMigrationsFolder, isDatabaseReady, migrateDatabase, openDatabase, type Db } from './database';
+import { groupCommit, type Write } from './group-commit';
+import { sqliteRepositories } from './repositories';
+import { StorageHealth } from './storage-health';
+
+export interface SqliteStoreOptions {
+  logger: Logger;
+  maxSizeMb?: number;
+  /** See openDatabase. */
+  checkpointPages?: number;
+}
+
+/**
+ * The store on one SQLite connection: `write` is the group commit (the units of work of one turn
+ * of the event loop share a transaction, each in its own savepoint), `read` and `repos` run on the
+ * same connection. Its repositories are prepared on first use, after the migrations.
+ */
+export class SqliteStore implements Store {
+  readonly storage: StorageHealth;
+  private readonly group: Write;
+  private repositories: Repositories | undefined;
+  private migrationsFolder = defaultMigrationsFolder();
+
+  constructor(
+    /** The connection, for what only SQLite has (backup, the outbox thread's path) and for tests. */
+    readonly sqlite: Db,
+    logger: Logger,
+  ) {
+    this.storage = new StorageHealth(sqlite.$client, logger);
+    this.group = groupCommit(sqlite.$client, this.storage);
+  }
+
+  get repos(): Repositories {
+    return (this.repositories ??= sqliteRepositories(this.sqlite));
+  }
+
+  write<T>(job: (tx: Tx) => Promise<T>): Promise<T> {
+    return this.group(() => job(this.repos));
+  }
+
+  async read<T>(job: (r: Repositories) => Promise<T>): Promise<T> {
+    return job(this.repos);
+  }
+
+  /** Applies every migration not yet applied (from `folder`, remembered for `ready`). */
+  migrate(folder = this.migrationsFolder): void {
+    this.migrationsFolder = folder;
+    migrateDatabase(this.sqlite, folder);
+  }
+
+  async ready(): Promise<boolean> {
+    return isDatabaseReady(this.sqlite, this.migrationsFolder);
+  }
+
+  async close(): Promise<void> {
+    this.sqlite.$client.close();
+  }
+}
+
+/**
+ * Opens (creating if needed) the SQLite file as a store; `migrate` before using its repositories.
+ * @example const store = openSqliteStore('data/islet.db', { logger }); store.migrate();
+ */
+export function openSqliteStore(path: string, options: SqliteStoreOptions): SqliteStore {
+  return new SqliteStore(openDatabase(path, { maxSizeMb: options.maxSizeMb, checkpointPages: options.checkpointPages }), options.logger);
+}

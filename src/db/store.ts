@@ -1,0 +1,85 @@
+import type { ActivityStreamsRepository } from '../modules/activity-streams/activity-streams.repository';
+import type { ActivityUsageRepository } from '../modules/live-activities/activity-usage.repository';
+import type { AppsRepository } from '../modules/apps/apps.repository';
+import type { AuditRepository } from '../modules/audit/audit.repository';
+import type { ChannelHoldsRepository } from '../modules/delivery/channel-holds.repository';
+import type { DeliveryHistoryRepository } from '../modules/delivery/delivery-history.repository';
+import type { DeliveryRepository } from '../modules/delivery/delivery.repository';
+import type { OutboxRepository } from '../modules/delivery/outbox.repository';
+import type { DevicesRepository } from '../modules/devices/devices.repository';
+import type { IdempotencyRepository } from '../modules/idempotency/idempotency.repository';
+import type { InstancesRepository } from '../modules/live-activities/instances.repository';
+import type { LiveActivitiesRepository } from '../modules/live-activities/live-activities.repository';
+import type { MetaRepository } from '../modules/auth/meta.repository';
+import type { MetricsRepository } from '../modules/metrics/metrics.repository';
+import type { ReleasesRepository } from '../modules/notifications/releases.repository';
+import type { TokensRepository } from '../modules/tokens/tokens.repository';
+import type { WebhookEventsRepository } from '../modules/webhooks/webhook-events.repository';
+import type { WebhooksRepository } from '../modules/webhooks/webhooks.repository';
+
+/**
+ * Every repository of the application. Each method returns a Promise, so a database whose driver
+ * is asynchronous (PostgreSQL) implements the same shape; the SQLite implementations do their work
+ * synchronously inside.
+ */
+export interface Repositories {
+  activityStreams: ActivityStreamsRepository;
+  activityUsage: ActivityUsageRepository;
+  apps: AppsRepository;
+  audit: AuditRepository;
+  channelHolds: ChannelHoldsRepository;
+  deliveries: DeliveryRepository;
+  deliveryHistory: DeliveryHistoryRepository;
+  devices: DevicesRepository;
+  idempotency: IdempotencyRepository;
+  instances: InstancesRepository;
+  liveActivities: LiveActivitiesRepository;
+  meta: MetaRepository;
+  metrics: MetricsRepository;
+  outbox: OutboxRepository;
+  releases: ReleasesRepository;
+  tokens: TokensRepository;
+  webhookEvents: WebhookEventsRepository;
+  webhooks: WebhooksRepository;
+}
+
+/**
+ * A transaction: the repositories bound to it. On SQLite, the one connection's repositories inside
+ * the group commit's savepoint; on PostgreSQL, the same repositories on the transaction's connection.
+ * Functions that must join their caller's transaction take it as a parameter.
+ */
+export type Tx = Repositories;
+
+/** Whether the database can write, as the last write found out (see sqlite/storage-health.ts). */
+export interface StorageStatus {
+  /** Records a failed write; true when it was a storage failure (full disk, I/O error). */
+  failed(error: unknown): boolean;
+  /** A write committed. */
+  succeeded(): void;
+  /** Why writes fail, or null when they work. */
+  check(): string | null;
+}
+
+/**
+ * The data seam: units of work with an explicit transaction handle. Nothing outside `src/db` and
+ * the repository implementations holds a connection or runs SQL.
+ * @example await ctx.db.write(async (tx) => { await tx.apps.update(id, patch); await tx.audit.insert(row); });
+ */
+export interface Store {
+  /**
+   * Runs `job` in one write transaction and resolves with its result once it is committed; a job
+   * that throws leaves nothing behind. The job awaits only `tx`'s repositories: no network I/O,
+   * no timers, no other unit of work (on SQLite the connection's transaction stays open, and
+   * nothing else may write on it, while the job waits).
+   */
+  write<T>(job: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Runs reads that belong together; the same rules as `write` for what the job awaits. */
+  read<T>(job: (r: Repositories) => Promise<T>): Promise<T>;
+  /** The repositories for a single statement outside a unit of work. */
+  readonly repos: Repositories;
+  /** Whether writes reach the storage. */
+  readonly storage: StorageStatus;
+  /** True when the database answers and every migration shipped with this build is applied. */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
