@@ -184,4 +184,4 @@ export interface FailureThrottle {
 // - live-activities.service.ts `endNow` and `reportPushToken`: the activity's state, checked and then
 //   changed in the same write (activity-streams' `put` reads its stream before the write: the key's
 //   lock, KeyedLocks, keeps that read current).
-// (`nextTimestamp` in live-activities.repository.ts is one UPDATE … RETURNING: atomic on both.)
+// (`nextTimestamp` of the live-activities repository is one UPDATE … RETURNING: atomic on both.)

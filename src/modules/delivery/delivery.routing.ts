@@ -5,7 +5,7 @@ import type { MessageContent } from './message-content';
 import { apnsRequest, fcmMessage, MAX_PAYLOAD_BYTES } from './payloads';
 import type { PushRequest, TransportName } from './transport';
 
-/** A claimed delivery with everything its routing needs (delivery.repository.ts joins it). */
+/** A claimed delivery with everything its routing needs (the deliveries repository joins it). */
 export interface ClaimedDelivery {
   id: number;
   appId: string;

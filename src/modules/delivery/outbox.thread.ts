@@ -4,7 +4,8 @@
  * compiled binary (scripts/build.ts).
  */
 import { openDatabase } from '../../db/sqlite/database';
-import { deliveryRepository, type DeliveryRepository } from './delivery.repository';
+import { deliveryRepository } from '../../db/sqlite/repositories/deliveries';
+import type { DeliveryRepository } from './delivery.repository';
 import type { ClaimedDelivery } from './delivery.routing';
 import type { ThreadReply, ThreadRequest } from './outbox-thread';
 
