@@ -18,7 +18,7 @@ import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
-import { isletMetrics } from './modules/metrics/metrics';
+import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
@@ -44,7 +44,7 @@ export function createApp(ctx: AppContext) {
   const services: Services = buildServices(ctx);
   const info = new WeakMap<Request, RequestInfo>();
   let allowedMethods: (request: Request) => string[] = () => [];
-  const metrics = isletMetrics(ctx);
+  const metrics = registerDeliveryMetrics(ctx); // the context's metrics, delivery's gauges included
   let routes: () => { method: string; path: string; hooks: { body?: unknown } }[] = () => [];
   const maxBodyBytes = ctx.config.server.max_body_bytes;
 

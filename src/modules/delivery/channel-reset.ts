@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
+import type { CredentialsChanged } from '../apps/apps.service';
 import { channelHealth } from './channel-health';
 import { notifyQueued } from './outbox';
 
@@ -17,3 +18,9 @@ export async function channelCredentialsChanged(ctx: AppContext, tx: Tx, appId: 
   if (released > 0) notifyQueued(ctx.db);
   return released;
 }
+
+/** channelCredentialsChanged as the apps service takes it. */
+export const credentialsReset =
+  (ctx: AppContext): CredentialsChanged =>
+  (tx, appId, provider) =>
+    channelCredentialsChanged(ctx, tx, appId, provider);

@@ -4,7 +4,7 @@ import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
-import { parseDate } from '../live-activities/live-activities.options';
+import { parseDate } from '../../http/dates';
 import type { AttemptRow, DeliveryFilter, DeliveryRow, LedgerRow } from './delivery-history.repository';
 import { withSentBody } from './delivery.routing';
 

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
 import { ApnsClient } from './apns/apns.client';
-import { isletMetrics } from '../metrics/metrics';
+import { registerDeliveryMetrics } from './delivery.metrics';
 import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
 import { inlineStore } from './outbox-store';
 import { OutboxThread } from './outbox-thread';
@@ -48,7 +48,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
     fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock, outbound }),
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
-  const worker = new DeliveryWorker(ctx, transports, isletMetrics(ctx), workerOptions);
+  const worker = new DeliveryWorker(ctx, transports, registerDeliveryMetrics(ctx), workerOptions);
   let stopping: Promise<void> | undefined;
   return {
     worker,

@@ -5,6 +5,7 @@ import type { DeliveryOutcomeLabel, IsletMetrics } from '../metrics/metrics';
 import { refusalReason } from '../tokens/tokens.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { ChannelGuard, type Gate, type HeldBack } from './channel-guard';
+import { credentialsReset } from './channel-reset';
 import type { ChannelHealthOptions } from './channel-health';
 import { Semaphore } from './concurrency';
 import type { DeliveryResult } from './delivery.repository';
@@ -84,7 +85,7 @@ export class DeliveryWorker {
     options: WorkerOptions = {},
   ) {
     this.repo = ctx.db.repos.deliveries;
-    this.apps = { repo: ctx.db.repos.apps, service: appsService(ctx) };
+    this.apps = { repo: ctx.db.repos.apps, service: appsService(ctx, credentialsReset(ctx)) };
     const { store, ...rest } = options;
     this.store = store ?? inlineStore(this.repo);
     this.options = {

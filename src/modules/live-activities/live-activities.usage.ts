@@ -1,6 +1,6 @@
 import type { PlanConfig } from '../../config/config.schema';
 import type { Repositories } from '../../db/store';
-import { billingPeriod } from '../scheduler/billing-period';
+import { billingPeriod } from './billing-period';
 
 const MINUTE_MS = 60_000;
 

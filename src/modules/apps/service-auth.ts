@@ -2,9 +2,9 @@ import type { AppContext } from '../../context';
 import type { ClientAddresses } from '../../http/client-address';
 import { HttpError } from '../../lib/errors';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
-import type { AppRow } from '../apps/apps.repository';
-import type { AppsService } from '../apps/apps.service';
-import type { AuthThrottle } from './auth-throttle';
+import type { AppRow } from './apps.repository';
+import type { AppsService } from './apps.service';
+import type { AuthThrottle } from '../auth/auth-throttle';
 
 export const SERVICE_KEY_HEADER = 'X-Service-Key';
 export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
