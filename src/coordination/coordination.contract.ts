@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { FakeClock } from '../lib/clock';
 import { silentLogger } from '../lib/logger';
-import { ChannelHealth, type Channel } from '../modules/delivery/channel-health';
+import { ChannelHealth, type Channel } from '../modules/delivery/endpoint-health/channel-health';
 import type { Coordination } from './coordination';
 
 /** Waits until `condition` holds: a shared implementation tells listeners after a round trip. */

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { activityContent, addActivity, addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
-import type { ApnsClient } from './apns/apns.client';
+import type { ApnsClient } from './providers/apns/apns.client';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './delivery.engine';
-import { releaseHeld } from './outbox';
+import { releaseHeld } from './outbox/outbox';
 
 let h: Harness;
 let apns: ApnsStandin;

@@ -1,8 +1,8 @@
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../../context';
 import { isletMetrics, type IsletMetrics } from '../metrics/metrics';
-import { channelHealth } from './channel-health';
-import { onSettledAtEnqueue } from './outbox';
+import { channelHealth } from './endpoint-health/channel-health';
+import { onSettledAtEnqueue } from './outbox/outbox';
 
 const HEALTH_STATES = ['healthy', 'degraded', 'down'] as const;
 

@@ -3,7 +3,7 @@ import { activityContent, addActivity, addDevice, deliveryRows, queue } from '..
 import { startFcmStandin, type FcmAnswer, type FcmStandin } from '../../test-support/fcm-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { activitiesPath, connect, start } from '../../test-support/live-activity-fixtures';
-import { channelDownReason } from './channel-health';
+import { channelDownReason } from './endpoint-health/channel-health';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
 
 let h: Harness;

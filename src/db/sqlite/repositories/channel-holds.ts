@@ -1,7 +1,7 @@
 import type { Db } from '../database';
 import { promised } from '../promised';
-import { CHANNEL_DOWN_PATTERN } from '../../../modules/delivery/channel-health';
-import type { ChannelHoldsRepository } from '../../../modules/delivery/channel-holds.repository';
+import { CHANNEL_DOWN_PATTERN } from '../../../modules/delivery/endpoint-health/channel-health';
+import type { ChannelHoldsRepository } from '../../../modules/delivery/endpoint-health/channel-holds.repository';
 
 /**
  * The outbox statements of channel health: deliveries held while their channel is down carry the

@@ -2,8 +2,8 @@ import type { Db } from '../database';
 import { promised } from '../promised';
 import { tokensStatements } from './tokens';
 import { webhookEventStatements } from './webhook-events';
-import { parkedReason, type ClaimedDelivery } from '../../../modules/delivery/delivery.routing';
-import type { DeliveryResult, RecordedOutcomes, PausedChannel, DeliveryRepository } from '../../../modules/delivery/delivery.repository';
+import { parkedReason, type ClaimedDelivery } from '../../../modules/delivery/worker/delivery.routing';
+import type { DeliveryResult, RecordedOutcomes, PausedChannel, DeliveryRepository } from '../../../modules/delivery/worker/delivery.repository';
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
   d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, m.sent_body AS sentBody, dev.platform, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,

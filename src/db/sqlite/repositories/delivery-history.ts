@@ -1,6 +1,6 @@
 import type { Db } from '../database';
 import { promised } from '../promised';
-import type { DeliveryFilter, DeliveryRow, AttemptRow, LedgerRow, DeliveryHistoryRepository } from '../../../modules/delivery/delivery-history.repository';
+import type { DeliveryFilter, DeliveryRow, AttemptRow, LedgerRow, DeliveryHistoryRepository } from '../../../modules/delivery/admin/delivery-history.repository';
 
 const COLUMNS = `d.id, m.kind, d.activity_id AS activityId, d.device_id AS deviceId, dev.end_user_id AS endUserId,
   COALESCE(m.template_slug, json_extract(m.content, '$.templateSlug')) AS templateSlug, d.token_id AS tokenId, dev.platform, d.provider,

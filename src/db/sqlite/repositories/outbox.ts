@@ -1,7 +1,7 @@
 import type { Db } from '../database';
 import { promised } from '../promised';
-import { WAITING_FOR_TOKEN } from '../../../modules/delivery/delivery.routing';
-import type { NewDelivery, OutboxRepository } from '../../../modules/delivery/outbox.repository';
+import { WAITING_FOR_TOKEN } from '../../../modules/delivery/worker/delivery.routing';
+import type { NewDelivery, OutboxRepository } from '../../../modules/delivery/outbox/outbox.repository';
 
 /** Rows per INSERT of a large fan-out: 100,000 deliveries are written in about half the time one row a statement takes. */
 const INSERT_BATCH = 100;
