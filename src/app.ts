@@ -10,7 +10,7 @@ import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
 import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
-import { channelsAdminRoutes } from './modules/delivery/admin/channels.admin.routes';
+import { endpointsAdminRoutes } from './modules/delivery/admin/endpoints.admin.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/admin/deliveries.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
@@ -107,7 +107,7 @@ export function createApp(ctx: AppContext) {
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(deliveriesAdminRoutes(services))
-    .use(channelsAdminRoutes(services))
+    .use(endpointsAdminRoutes(services))
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))

@@ -11,7 +11,7 @@ import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { resolveAdminToken } from './modules/auth/admin-auth';
 import type { MetaRepository } from './modules/auth/meta.repository';
-import { credentialsReset } from './modules/delivery/endpoint-health/channel-reset';
+import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
 import { bindWakeUps } from './modules/delivery/outbox/outbox';
 
 export interface BootstrapOptions {

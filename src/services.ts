@@ -2,7 +2,7 @@ import type { AppContext } from './context';
 import { clientAddresses } from './http/client-address';
 import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
-import { credentialsReset } from './modules/delivery/endpoint-health/channel-reset';
+import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
 import { auditService } from './modules/audit/audit.service';
 import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/apps/service-auth';

@@ -14,7 +14,7 @@ import { bootstrap } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
-import { credentialsReset } from '../../src/modules/delivery/endpoint-health/channel-reset';
+import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
 import { createDeliveryEngine } from '../../src/modules/delivery/delivery.engine';
 import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { apnsKey, notificationContent } from '../../src/test-support/delivery-fixtures';

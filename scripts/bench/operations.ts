@@ -15,7 +15,7 @@ import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
 import { backupDatabase } from '../../src/db/sqlite/backup';
-import { credentialsReset } from '../../src/modules/delivery/endpoint-health/channel-reset';
+import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
 import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { isletMetrics } from '../../src/modules/metrics/metrics';
 import { notificationContent } from '../../src/test-support/delivery-fixtures';

@@ -131,7 +131,7 @@ export interface StateMap<K, V> {
 
 /**
  * Multi-instance: one record per endpoint seen by every instance, written back after each change
- * (ChannelHealth calls `set` after it changes a record), and taking a down endpoint's probe is
+ * (EndpointHealth calls `set` after it changes a record), and taking a down endpoint's probe is
  * atomic, so one probe goes at a time across instances.
  */
 export interface EndpointHealthState<R> {

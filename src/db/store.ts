@@ -2,7 +2,7 @@ import type { ActivityStreamsRepository } from '../modules/activity-streams/acti
 import type { ActivityUsageRepository } from '../modules/live-activities/activity-usage.repository';
 import type { AppsRepository } from '../modules/apps/apps.repository';
 import type { AuditRepository } from '../modules/audit/audit.repository';
-import type { ChannelHoldsRepository } from '../modules/delivery/endpoint-health/channel-holds.repository';
+import type { EndpointHoldsRepository } from '../modules/delivery/endpoint-health/endpoint-holds.repository';
 import type { DeliveryHistoryRepository } from '../modules/delivery/admin/delivery-history.repository';
 import type { DeliveryRepository } from '../modules/delivery/worker/delivery.repository';
 import type { OutboxRepository } from '../modules/delivery/outbox/outbox.repository';
@@ -27,7 +27,7 @@ export interface Repositories {
   activityUsage: ActivityUsageRepository;
   apps: AppsRepository;
   audit: AuditRepository;
-  channelHolds: ChannelHoldsRepository;
+  endpointHolds: EndpointHoldsRepository;
   deliveries: DeliveryRepository;
   deliveryHistory: DeliveryHistoryRepository;
   devices: DevicesRepository;

@@ -2,7 +2,7 @@ import { activityStreamsRepository } from './repositories/activity-streams';
 import { activityUsageRepository } from './repositories/activity-usage';
 import { appsRepository } from './repositories/apps';
 import { auditRepository } from './repositories/audit';
-import { channelHoldsRepository } from './repositories/channel-holds';
+import { endpointHoldsRepository } from './repositories/endpoint-holds';
 import { deliveryHistoryRepository } from './repositories/delivery-history';
 import { deliveryRepository } from './repositories/deliveries';
 import { outboxRepository } from './repositories/outbox';
@@ -26,7 +26,7 @@ export function sqliteRepositories(db: Db): Repositories {
     activityUsage: activityUsageRepository(db),
     apps: appsRepository(db),
     audit: auditRepository(db),
-    channelHolds: channelHoldsRepository(db),
+    endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),
     devices: devicesRepository(db),

@@ -40,7 +40,7 @@ describe('FCM going away and failing', () => {
     h.clock.advance(1000);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['held', 0]));
-    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(channels).toMatchObject([{ provider: 'fcm', endpoint: fcm.url, state: 'down', held: 10 }]);
 
     await fcm.comeBack();
@@ -195,7 +195,7 @@ describe('delivery to FCM', () => {
       ['pending', 0, 60_000],
     ]);
     expect(fcm.requests).toHaveLength(2);
-    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(channels).toMatchObject([{ provider: 'fcm', state: 'degraded', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED' }]);
     fcm.respond((req) => (req.body.message.token === 'invalid' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : undefined));
     h.clock.advance(59_500);

@@ -1,7 +1,7 @@
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../../context';
 import { isletMetrics, type IsletMetrics } from '../metrics/metrics';
-import { channelHealth } from './endpoint-health/channel-health';
+import { endpointHealth } from './endpoint-health/endpoint-health';
 import { onSettledAtEnqueue } from './outbox/outbox';
 
 const HEALTH_STATES = ['healthy', 'degraded', 'down'] as const;
@@ -20,10 +20,10 @@ export function registerDeliveryMetrics(ctx: AppContext): IsletMetrics {
   registered.add(metrics);
   // Failed or superseded while queueing, in the API's transaction (the worker counts its own outcomes).
   onSettledAtEnqueue(ctx.db, (s) => metrics.deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
-  const health = channelHealth(ctx);
+  const health = endpointHealth(ctx);
   new Gauge({
-    name: 'islet_channel_health',
-    help: 'Health of each provider endpoint an app channel sent to since the start: 1 for its current state (healthy; degraded: slowed down; down: deliveries held, probing), 0 for the others.',
+    name: 'islet_endpoint_health',
+    help: 'Health of each provider endpoint an app sent to since the start: 1 for its current state (healthy; degraded: slowed down; down: deliveries held, probing), 0 for the others.',
     labelNames: ['app', 'provider', 'endpoint', 'state'] as const,
     registers: [metrics.registry],
     collect() {

@@ -3,7 +3,7 @@ import { activityContent, addActivity, addDevice, deliveryRows, queue } from '..
 import { startFcmStandin, type FcmAnswer, type FcmStandin } from '../../test-support/fcm-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { activitiesPath, connect, start } from '../../test-support/live-activity-fixtures';
-import { channelDownReason } from './endpoint-health/channel-health';
+import { endpointDownReason } from './endpoint-health/endpoint-health';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
 
 let h: Harness;
@@ -74,7 +74,7 @@ describe('latest wins for updates that were in flight', () => {
     expect(claimed.map((r) => r.kind)).toEqual(['la_start', 'la_update', 'la_update']);
     // Queued while those three are in flight: an end for the first device only.
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [pixel.id]);
-    const held = channelDownReason({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
+    const held = endpointDownReason({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
     const back = (id: number, status: 'pending' | 'held') => ({ id, status, attempts: 0, nextAttemptAt: h.clock.now(), provider: null, providerId: null, reason: held, sentPayload: null });
     const { superseded } = await repo.record([back(claimed[0]!.id, 'pending'), back(claimed[1]!.id, 'held'), back(claimed[2]!.id, 'held')], h.clock.now());
 

@@ -4,7 +4,7 @@ import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin
 import { createHarness, type Harness } from '../../test-support/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { FakeClock } from '../../lib/clock';
-import { credentialsReset } from '../delivery/endpoint-health/channel-reset';
+import { credentialsReset } from '../delivery/endpoint-health/endpoint-reset';
 import { createDeliveryEngine } from '../delivery/delivery.engine';
 import { activitiesPath, connect, progress } from '../../test-support/live-activity-fixtures';
 import { quotaJob } from '../scheduler/jobs/quota.job';

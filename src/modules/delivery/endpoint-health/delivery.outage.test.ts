@@ -40,7 +40,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     expect(statuses()).toEqual({ pending: 2, held: 3 });
-    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ state: 'down' }]);
+    expect((await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints).toMatchObject([{ state: 'down' }]);
     expect(h.logs.some((l) => l.includes('channel.down webhook event not written'))).toBe(true);
   });
 
@@ -59,12 +59,14 @@ describe('delivery through an outage (channel health in the worker)', () => {
     ]);
     expect(rows[0]!.reason).toStartWith('not sent: connection error');
     expect(rows.slice(2).map((r) => [r.status, r.attempts, r.reason])).toEqual(Array(38).fill(['held', 0, reason]));
-    let channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    let channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(channels).toMatchObject([{ provider: 'apns', endpoint: apns.url, state: 'down', held: 38 }]);
     expect(channels[0].reason).toStartWith('not sent');
     expect(Date.parse(channels[0].nextProbeAt) - h.clock.now()).toBe(1000);
+    // The name before the rename, kept one release: the same list under `channels`, marked deprecated in the API document.
+    expect(await h.admin('GET', '/api/admin/apps/demo/channels')).toMatchObject({ status: 200, body: { channels } });
     const metrics = await h.request('GET', '/metrics');
-    expect(metrics.body).toContain(`islet_channel_health{app="demo",provider="apns",endpoint="${apns.url}",state="down"} 1`);
+    expect(metrics.body).toContain(`islet_endpoint_health{app="demo",provider="apns",endpoint="${apns.url}",state="down"} 1`);
     expect(h.logs.some((l) => l.includes('"delivery channel down"'))).toBe(true);
 
     // Probes: one delivery at a time, at 1 s, then 2 s later, 4 s later… none spends an attempt.
@@ -73,11 +75,11 @@ describe('delivery through an outage (channel health in the worker)', () => {
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.reason])).toEqual(Array(40).fill(['held', 0, reason]));
     h.clock.advance(1);
     await engine.drain();
-    channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(Date.parse(channels[0].nextProbeAt) - h.clock.now()).toBe(2000);
     h.clock.advance(2000);
     await engine.drain();
-    channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(Date.parse(channels[0].nextProbeAt) - h.clock.now()).toBe(4000);
     expect(deliveryRows(h.ctx).every((r) => r.status === 'held' && r.attempts === 0)).toBe(true);
     expect(apns.requests).toHaveLength(0);
@@ -94,7 +96,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(41).fill(['delivered', 1]));
     expect(new Set(apns.requests.map((r) => r.token)).size).toBe(41);
     expect(apns.requests).toHaveLength(41);
-    channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(channels).toMatchObject([{ state: 'healthy', reason: null, nextProbeAt: null, held: 0 }]);
     const recovered = h.logs.find((l) => l.includes('"delivery channel recovered"'));
     expect(JSON.parse(recovered!)).toMatchObject({ provider: 'apns', endpoint: apns.url, downSeconds: 7, waited: 40 });
@@ -112,7 +114,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
 
   test('new credentials (another endpoint) release at once what was held for the old down channel, which is forgotten', async () => {
     await fiveQueuedWhileDown();
-    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ endpoint: apns.url, state: 'down', held: 3 }]);
+    expect((await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints).toMatchObject([{ endpoint: apns.url, state: 'down', held: 3 }]);
 
     // The operator points the app at a host that answers (the old one never will again).
     const key = apnsKey();
@@ -120,7 +122,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     try {
       const put = await h.admin('PUT', '/api/admin/apps/demo/apns', { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: fixed.url, ca: fixed.ca });
       expect(put.status).toBe(200);
-      expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toEqual([]);
+      expect((await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints).toEqual([]);
       expect(deliveryRows(h.ctx).filter((r) => r.status === 'held')).toEqual([]);
       expect(deliveryRows(h.ctx).filter((r) => r.next_attempt_at === h.clock.now())).toHaveLength(3);
       h.clock.advance(500);
@@ -137,10 +139,10 @@ describe('delivery through an outage (channel health in the worker)', () => {
     await fiveQueuedWhileDown();
     expect((await h.admin('DELETE', '/api/admin/apps/demo/fcm')).status).toBe(200);
     expect(statuses()).toEqual({ pending: 2, held: 3 });
-    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toMatchObject([{ provider: 'apns', state: 'down' }]);
+    expect((await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints).toMatchObject([{ provider: 'apns', state: 'down' }]);
 
     expect((await h.admin('DELETE', '/api/admin/apps/demo/apns')).status).toBe(200);
-    expect((await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels).toEqual([]);
+    expect((await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints).toEqual([]);
     h.clock.advance(500);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.provider])).toEqual(Array(5).fill(['delivered', 'simulator']));

@@ -4,9 +4,9 @@ import { appsService } from '../../apps/apps.service';
 import type { DeliveryOutcomeLabel, IsletMetrics } from '../../metrics/metrics';
 import { refusalReason } from '../../tokens/tokens.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
-import { ChannelGuard, type Gate, type HeldBack } from '../endpoint-health/channel-guard';
-import { credentialsReset } from '../endpoint-health/channel-reset';
-import type { ChannelHealthOptions } from '../endpoint-health/channel-health';
+import { EndpointGuard, type Gate, type HeldBack } from '../endpoint-health/endpoint-guard';
+import { credentialsReset } from '../endpoint-health/endpoint-reset';
+import type { EndpointHealthOptions } from '../endpoint-health/endpoint-health';
 import { Semaphore } from './concurrency';
 import type { DeliveryResult } from './delivery.repository';
 import { DeliveryRouter, parkedReason, recordedRequest, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
@@ -26,7 +26,7 @@ export interface WorkerOptions {
   flushSize?: number;
   backoff?: BackoffPolicy;
   /** When a channel counts as down and how it is probed (channel-health.ts). */
-  health?: ChannelHealthOptions;
+  health?: EndpointHealthOptions;
   /** Jitter source, [0, 1). */
   random?: () => number;
   /** Where claims and outcomes are written: this thread's connection unless given (outbox-thread.ts). */
@@ -72,7 +72,7 @@ export class DeliveryWorker {
   private stopping = false;
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
-  private readonly guard: ChannelGuard;
+  private readonly guard: EndpointGuard;
   private readonly storage: StorageStatus;
   /** Writes of outcomes that failed in a row: no claiming meanwhile, and each retry waits longer. */
   private flushFailures = 0;
@@ -101,7 +101,7 @@ export class DeliveryWorker {
       random: Math.random,
       ...rest,
     };
-    this.guard = new ChannelGuard(ctx, this.options.random, this.options.health);
+    this.guard = new EndpointGuard(ctx, this.options.random, this.options.health);
     this.storage = ctx.db.storage;
   }
 

@@ -3,13 +3,13 @@ import type { EndpointHealthState, StateMap } from '../../../coordination/coordi
 import { localEndpointHealth } from '../../../coordination/local/endpoint-health';
 import { FakeClock } from '../../../lib/clock';
 import { createLogger } from '../../../lib/logger';
-import { ChannelHealth, channelOf, type Channel } from './channel-health';
+import { EndpointHealth, endpointOf, type EndpointRecord } from './endpoint-health';
 
 const key = { appId: 'a', provider: 'apns' as const, endpoint: 'https://api.push.apple.com' };
 
 /**
  * A state map that hands out and keeps copies, as a shared store does (each read a row, each write
- * an UPDATE): a change ChannelHealth does not write back is lost in it.
+ * an UPDATE): a change EndpointHealth does not write back is lost in it.
  */
 class CopyingMap<K, V> implements StateMap<K, V> {
   private readonly map = new Map<K, V>();
@@ -24,22 +24,22 @@ class CopyingMap<K, V> implements StateMap<K, V> {
   values = () => [...this.map.values()].map((v) => structuredClone(v))[Symbol.iterator]();
 }
 
-const states: Record<string, () => EndpointHealthState<Channel>> = {
+const states: Record<string, () => EndpointHealthState<EndpointRecord>> = {
   'in memory': localEndpointHealth,
   'copied at every read and write, as in a shared store': () => ({ endpoints: new CopyingMap(), forgotten: new CopyingMap(), tokenBackoffs: new CopyingMap() }),
 };
 
 for (const [name, makeState] of Object.entries(states)) {
-  const health = (options: ConstructorParameters<typeof ChannelHealth>[3] = {}) => {
+  const health = (options: ConstructorParameters<typeof EndpointHealth>[3] = {}) => {
     const clock = new FakeClock();
     const logs: string[] = [];
-    return { clock, logs, health: new ChannelHealth(clock, createLogger('info', (l) => logs.push(l)), makeState(), { downAfterMs: 0, ...options }) };
+    return { clock, logs, health: new EndpointHealth(clock, createLogger('info', (l) => logs.push(l)), makeState(), { downAfterMs: 0, ...options }) };
   };
 
-  describe(`channel health (state machine, ${name})`, () => {
-    test('the channel of a request is its app, provider and URL origin', () => {
-      expect(channelOf('a', 'apns', 'https://api.push.apple.com/3/device/abc')).toEqual(key);
-      expect(channelOf('a', 'fcm', 'http://127.0.0.1:9/v1/projects/p/messages:send').endpoint).toBe('http://127.0.0.1:9');
+  describe(`endpoint health (state machine, ${name})`, () => {
+    test('the endpoint of a request is its app, provider and URL origin', () => {
+      expect(endpointOf('a', 'apns', 'https://api.push.apple.com/3/device/abc')).toEqual(key);
+      expect(endpointOf('a', 'fcm', 'http://127.0.0.1:9/v1/projects/p/messages:send').endpoint).toBe('http://127.0.0.1:9');
     });
 
     test('down after 3 failures without an answer; probes back off 1, 2, 4 … up to the cap; one probe at a time', () => {
@@ -61,7 +61,7 @@ for (const [name, makeState] of Object.entries(states)) {
       expect(h.list()[0]!.nextProbeAt).toBe(clock.now() + 4000);
     });
 
-    test("forgetting an app's channels to a provider drops only those; a request that was in flight then says nothing more about them", () => {
+    test("forgetting an app's endpoints to a provider drops only those; a request that was in flight then says nothing more about them", () => {
       const { clock, health: h } = health();
       const sandbox = { ...key, endpoint: 'https://api.sandbox.push.apple.com' };
       const fcm = { appId: 'a', provider: 'fcm' as const, endpoint: 'https://fcm.googleapis.com' };
@@ -96,13 +96,13 @@ for (const [name, makeState] of Object.entries(states)) {
       expect(h.admit(key, undefined, clock.now())).toEqual({ go: true, probe: false });
     });
 
-    test('failures in one instant do not take the channel down within the real-time window', () => {
+    test('failures in one instant do not take the endpoint down within the real-time window', () => {
       const { health: h } = health({ downAfterMs: 60_000 });
       for (let i = 0; i < 250; i++) expect(h.connectionFailed(key, 'connection lost', false)).toBe(false);
       expect(h.list()[0]!.state).toBe('degraded');
     });
 
-    test('throttling: an isolated answer without Retry-After waits under a second; a Retry-After or a streak of 5 slows the whole channel', () => {
+    test('throttling: an isolated answer without Retry-After waits under a second; a Retry-After or a streak of 5 slows the whole endpoint', () => {
       const { clock, health: h } = health();
       const half = () => 0.5;
       expect(h.throttled(key, 'ServiceUnavailable', undefined, half)).toBe(clock.now() + 500);

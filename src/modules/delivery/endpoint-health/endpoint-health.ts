@@ -6,19 +6,19 @@ import type { Logger } from '../../../lib/logger';
 /**
  * healthy: answers arrive. degraded: connection-level failures or the provider's overload
  * answers, deliveries still go (spaced when the provider asked). down: the provider cannot be
- * reached; the channel's deliveries are held (no attempt spent) and a single probe goes at a time.
+ * reached; the endpoint's deliveries are held (no attempt spent) and a single probe goes at a time.
  */
-export type ChannelState = 'healthy' | 'degraded' | 'down';
+export type HealthState = 'healthy' | 'degraded' | 'down';
 
-/** One app's way to one provider endpoint (APNs production and sandbox are two channels). */
-export interface ChannelKey {
+/** One app's way to one provider endpoint (APNs production and sandbox are two endpoints); not an APNs broadcast channel. */
+export interface EndpointKey {
   appId: string;
   provider: 'apns' | 'fcm';
   endpoint: string;
 }
 
-export interface ChannelStatus extends ChannelKey {
-  state: ChannelState;
+export interface EndpointStatus extends EndpointKey {
+  state: HealthState;
   /** Why it is not healthy (the last connection failure or throttling answer). */
   reason: string | null;
   /** When it entered its current state (ms since the epoch). */
@@ -29,8 +29,8 @@ export interface ChannelStatus extends ChannelKey {
   slowUntil: number | null;
 }
 
-export interface ChannelHealthOptions {
-  /** Connection-level failures in a row (no answer in between) that take a channel down… */
+export interface EndpointHealthOptions {
+  /** Connection-level failures in a row (no answer in between) that take a endpoint down… */
   downAfter?: number;
   /**
    * …once they have gone on for this long (real time): a connection that drops fails all its
@@ -40,17 +40,17 @@ export interface ChannelHealthOptions {
   /** The first probe waits this long; each failed probe doubles it up to `probeCapMs`. */
   probeBaseMs?: number;
   probeCapMs?: number;
-  /** Throttling answers in a row without Retry-After that slow the channel down on their own. */
+  /** Throttling answers in a row without Retry-After that slow the endpoint down on their own. */
   slowAfter?: number;
 }
 
-/** What the worker may do with a delivery for a channel right now. */
+/** What the worker may do with a delivery for a endpoint right now. */
 export type Admission = { go: true; probe: boolean } | { go: false; hold: true } | { go: false; hold: false; until: number };
 
-/** What is known of one channel (the coordination's endpoint health state holds these). */
-export interface Channel {
-  key: ChannelKey;
-  state: ChannelState;
+/** What is known of one endpoint (the coordination's endpoint health state holds these). */
+export interface EndpointRecord {
+  key: EndpointKey;
+  state: HealthState;
   reason: string | null;
   since: number;
   failures: number;
@@ -66,18 +66,18 @@ export interface Channel {
 }
 
 /**
- * Per channel (app, provider, endpoint) state driven by connection-level results, kept in the
- * coordination's endpoint health state (in memory today: after a restart every channel starts
+ * Per endpoint (app, provider, endpoint) state driven by connection-level results, kept in the
+ * coordination's endpoint health state (in memory today: after a restart every endpoint starts
  * healthy and finds out again with its first requests, while the deliveries themselves stay in the
- * database). Each change of a channel is written back to the state. Also remembers per device token
+ * database). Each change of a endpoint is written back to the state. Also remembers per device token
  * backoffs (a 429 about one token). Time comes from the context's clock, so tests move it.
- * @example const health = channelHealth(ctx); health.admit(key, now);
+ * @example const health = endpointHealth(ctx); health.admit(key, now);
  */
-export class ChannelHealth {
-  /** Told when a channel goes down (the delivery worker's guard sends the channel.down webhook). */
-  onDown: (key: ChannelKey, reason: string) => void = () => {};
-  private readonly channels: StateMap<string, Channel>;
-  /** Channels forgotten (`forget`) and not sent to since: results of requests that were in flight then are ignored. */
+export class EndpointHealth {
+  /** Told when a endpoint goes down (the delivery worker's guard sends the channel.down webhook). */
+  onDown: (key: EndpointKey, reason: string) => void = () => {};
+  private readonly endpoints: StateMap<string, EndpointRecord>;
+  /** Endpoints forgotten (`forget`) and not sent to since: results of requests that were in flight then are ignored. */
   private readonly forgotten: StateMap<string, true>;
   private readonly tokens: StateMap<string, number>;
   private downAfter!: number;
@@ -89,17 +89,17 @@ export class ChannelHealth {
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
-    state: EndpointHealthState<Channel>,
-    options: ChannelHealthOptions = {},
+    state: EndpointHealthState<EndpointRecord>,
+    options: EndpointHealthOptions = {},
   ) {
-    this.channels = state.endpoints;
+    this.endpoints = state.endpoints;
     this.forgotten = state.forgotten;
     this.tokens = state.tokenBackoffs;
     this.configure(options);
   }
 
   /** Sets the thresholds (the worker passes its options; tests shorten the real-time window). */
-  configure(options: ChannelHealthOptions): void {
+  configure(options: EndpointHealthOptions): void {
     this.downAfter = options.downAfter ?? 3;
     this.downAfterMs = options.downAfterMs ?? 250;
     this.probeBaseMs = options.probeBaseMs ?? 1000;
@@ -107,8 +107,8 @@ export class ChannelHealth {
     this.slowAfter = options.slowAfter ?? 5;
   }
 
-  /** The map key of a channel. */
-  static id(key: ChannelKey): string {
+  /** The map key of a endpoint. */
+  static id(key: EndpointKey): string {
     return `${key.appId}|${key.provider}|${key.endpoint}`;
   }
 
@@ -117,9 +117,9 @@ export class ChannelHealth {
    * is held. Slowed by a Retry-After: pending again at its end. A token backing off: pending again
    * when it may be sent to.
    */
-  admit(key: ChannelKey, token: string | undefined, now: number): Admission {
-    if (this.forgotten.size > 0) this.forgotten.delete(ChannelHealth.id(key));
-    const c = this.channels.get(ChannelHealth.id(key));
+  admit(key: EndpointKey, token: string | undefined, now: number): Admission {
+    if (this.forgotten.size > 0) this.forgotten.delete(EndpointHealth.id(key));
+    const c = this.endpoints.get(EndpointHealth.id(key));
     if (c?.state === 'down') {
       if (c.probeInFlight || now < c.nextProbeAt) return { go: false, hold: true };
       c.probeInFlight = true;
@@ -139,12 +139,12 @@ export class ChannelHealth {
   }
 
   /**
-   * The provider answered (whatever it said about the message): the channel is reachable.
-   * Returns the channel as it was when this ended an outage: the worker releases its held
+   * The provider answered (whatever it said about the message): the endpoint is reachable.
+   * Returns the endpoint as it was when this ended an outage: the worker releases its held
    * deliveries and logs how long it was down.
    */
-  answered(key: ChannelKey): ChannelStatus | undefined {
-    const c = this.channels.get(ChannelHealth.id(key));
+  answered(key: EndpointKey): EndpointStatus | undefined {
+    const c = this.endpoints.get(EndpointHealth.id(key));
     if (!c || (c.state === 'healthy' && c.failures === 0)) return undefined;
     const wasDown = c.state === 'down';
     const status = this.status(c);
@@ -157,8 +157,8 @@ export class ChannelHealth {
   }
 
   /** A success: like `answered`, and the throttling streak ends too. */
-  delivered(key: ChannelKey): ChannelStatus | undefined {
-    const c = this.channels.get(ChannelHealth.id(key));
+  delivered(key: EndpointKey): EndpointStatus | undefined {
+    const c = this.endpoints.get(EndpointHealth.id(key));
     if (c && c.throttles > 0 && c.state !== 'down') {
       c.throttles = 0;
       if (c.slowUntil <= this.clock.now() && c.failures === 0) this.enter(c, 'healthy', null);
@@ -168,19 +168,19 @@ export class ChannelHealth {
   }
 
   /**
-   * No answer (refused, TLS, timeout, reset, dropped). Returns true when the channel is down after
+   * No answer (refused, TLS, timeout, reset, dropped). Returns true when the endpoint is down after
    * it (the delivery is then held instead of retried).
    */
-  connectionFailed(key: ChannelKey, reason: string, probe: boolean): boolean {
+  connectionFailed(key: EndpointKey, reason: string, probe: boolean): boolean {
     if (this.isForgotten(key)) return false;
-    const c = this.channel(key);
+    const c = this.endpoint(key);
     const down = this.failedOn(c, reason, probe);
     this.save(c);
     return down;
   }
 
-  /** `connectionFailed` on a channel's record, which the caller writes back. */
-  private failedOn(c: Channel, reason: string, probe: boolean): boolean {
+  /** `connectionFailed` on a endpoint's record, which the caller writes back. */
+  private failedOn(c: EndpointRecord, reason: string, probe: boolean): boolean {
     const { key } = c;
     const now = this.clock.now();
     if (c.failures++ === 0) c.failingSince = performance.now();
@@ -209,14 +209,14 @@ export class ChannelHealth {
   }
 
   /**
-   * The provider asked the whole channel to wait (overloaded, project quota). With a Retry-After
-   * the channel waits that long at once; without, only a streak of such answers slows it (an
+   * The provider asked the whole endpoint to wait (overloaded, project quota). With a Retry-After
+   * the endpoint waits that long at once; without, only a streak of such answers slows it (an
    * isolated 503 among successes is retried on its own). Returns when the delivery may go again.
    */
-  throttled(key: ChannelKey, reason: string, afterMs: number | undefined, random: () => number): number {
+  throttled(key: EndpointKey, reason: string, afterMs: number | undefined, random: () => number): number {
     const now = this.clock.now();
     if (this.isForgotten(key)) return now + (afterMs ?? Math.floor(random() * 1000));
-    const c = this.channel(key);
+    const c = this.endpoint(key);
     c.throttles++;
     let wait = afterMs;
     if (wait === undefined && c.throttles >= this.slowAfter) wait = Math.min(60_000, 1000 * 2 ** Math.min(c.throttles - this.slowAfter, 6));
@@ -237,13 +237,13 @@ export class ChannelHealth {
   }
 
   /**
-   * Down channels whose probe is due but that have nothing to send it with: the worker releases
+   * Down endpoints whose probe is due but that have nothing to send it with: the worker releases
    * one held delivery for each. A released one that never came back (routed elsewhere) is
    * replaced after a while.
    */
-  probesDue(now: number): ChannelKey[] {
-    const due: ChannelKey[] = [];
-    for (const c of this.channels.values()) {
+  probesDue(now: number): EndpointKey[] {
+    const due: EndpointKey[] = [];
+    for (const c of this.endpoints.values()) {
       if (c.state !== 'down' || c.probeInFlight || now < c.nextProbeAt) continue;
       if (c.probeReleasedAt !== null && now - c.probeReleasedAt < 5000) continue;
       c.probeReleasedAt = now;
@@ -254,33 +254,33 @@ export class ChannelHealth {
   }
 
   /**
-   * Drops what is known of an app's channels to a provider (its credentials changed or were
+   * Drops what is known of an app's endpoints to a provider (its credentials changed or were
    * removed: an old endpoint may never be asked again). Requests in flight to them until now say
    * nothing more about them.
    */
-  forget(appId: string, provider: ChannelKey['provider']): void {
-    for (const [id, c] of this.channels.entries()) {
+  forget(appId: string, provider: EndpointKey['provider']): void {
+    for (const [id, c] of this.endpoints.entries()) {
       if (c.key.appId !== appId || c.key.provider !== provider) continue;
-      this.channels.delete(id);
+      this.endpoints.delete(id);
       this.forgotten.set(id, true);
     }
   }
 
-  private isForgotten(key: ChannelKey): boolean {
-    return this.forgotten.size > 0 && this.forgotten.has(ChannelHealth.id(key));
+  private isForgotten(key: EndpointKey): boolean {
+    return this.forgotten.size > 0 && this.forgotten.has(EndpointHealth.id(key));
   }
 
-  /** Whether any channel is down (the worker then looks for due probes). */
+  /** Whether any endpoint is down (the worker then looks for due probes). */
   anyDown(): boolean {
-    for (const c of this.channels.values()) if (c.state === 'down') return true;
+    for (const c of this.endpoints.values()) if (c.state === 'down') return true;
     return false;
   }
 
-  /** Channels that are or were not healthy, for one app or all. */
-  list(appId?: string): ChannelStatus[] {
+  /** Endpoints that are or were not healthy, for one app or all. */
+  list(appId?: string): EndpointStatus[] {
     const now = this.clock.now();
-    const out: ChannelStatus[] = [];
-    for (const c of this.channels.values()) {
+    const out: EndpointStatus[] = [];
+    for (const c of this.endpoints.values()) {
       if (appId !== undefined && c.key.appId !== appId) continue;
       if (c.state === 'degraded' && c.failures === 0 && c.throttles === 0 && c.slowUntil <= now) {
         this.enter(c, 'healthy', null);
@@ -291,7 +291,7 @@ export class ChannelHealth {
     return out;
   }
 
-  private status(c: Channel): ChannelStatus {
+  private status(c: EndpointRecord): EndpointStatus {
     const now = this.clock.now();
     return {
       ...c.key,
@@ -303,14 +303,14 @@ export class ChannelHealth {
     };
   }
 
-  /** Writes a changed channel back to the state (a no-op for the in-memory one, which holds the object itself). */
-  private save(c: Channel): void {
-    this.channels.set(ChannelHealth.id(c.key), c);
+  /** Writes a changed endpoint back to the state (a no-op for the in-memory one, which holds the object itself). */
+  private save(c: EndpointRecord): void {
+    this.endpoints.set(EndpointHealth.id(c.key), c);
   }
 
-  private channel(key: ChannelKey): Channel {
-    const id = ChannelHealth.id(key);
-    let c = this.channels.get(id);
+  private endpoint(key: EndpointKey): EndpointRecord {
+    const id = EndpointHealth.id(key);
+    let c = this.endpoints.get(id);
     if (!c) {
       c = {
         key: { appId: key.appId, provider: key.provider, endpoint: key.endpoint },
@@ -326,12 +326,12 @@ export class ChannelHealth {
         probeReleasedAt: null,
         slowUntil: 0,
       };
-      this.channels.set(id, c);
+      this.endpoints.set(id, c);
     }
     return c;
   }
 
-  private enter(c: Channel, state: ChannelState, reason: string | null): void {
+  private enter(c: EndpointRecord, state: HealthState, reason: string | null): void {
     if (c.state !== state) c.since = this.clock.now();
     c.state = state;
     c.reason = reason;
@@ -347,27 +347,31 @@ export class ChannelHealth {
   }
 }
 
-const byContext = new WeakMap<AppContext, ChannelHealth>();
+const byContext = new WeakMap<AppContext, EndpointHealth>();
 
 /**
- * The channel health of a context, made on first use: the delivery worker feeds it, the admin API,
+ * The endpoint health of a context, made on first use: the delivery worker feeds it, the admin API,
  * the console and /metrics read it.
  */
-export function channelHealth(ctx: AppContext, options?: ChannelHealthOptions): ChannelHealth {
+export function endpointHealth(ctx: AppContext, options?: EndpointHealthOptions): EndpointHealth {
   let health = byContext.get(ctx);
   if (!health) {
-    health = new ChannelHealth(ctx.clock, ctx.logger, ctx.coordination.endpointHealth<Channel>(), options);
+    health = new EndpointHealth(ctx.clock, ctx.logger, ctx.coordination.endpointHealth<EndpointRecord>(), options);
     byContext.set(ctx, health);
   }
   return health;
 }
 
-/** The `reason` of deliveries held because their channel is down; it names the channel, so recovery releases exactly those. */
-export const channelDownReason = (key: ChannelKey) => `${key.provider} channel down: ${key.endpoint}`;
-export const CHANNEL_DOWN_PATTERN = '% channel down: %';
+/**
+ * The `reason` of deliveries held because their endpoint is down; it names the endpoint, so recovery
+ * releases exactly those. It keeps the words "channel down" of before the rename: rows held by an
+ * older process, and clients reading a delivery's reason, see the same text.
+ */
+export const endpointDownReason = (key: EndpointKey) => `${key.provider} channel down: ${key.endpoint}`;
+export const ENDPOINT_DOWN_PATTERN = '% channel down: %';
 
-/** The channel a provider request goes to: its app, provider and the origin of its URL. */
-export function channelOf(appId: string, provider: 'apns' | 'fcm', url: string): ChannelKey {
+/** The endpoint a provider request goes to: its app, provider and the origin of its URL. */
+export function endpointOf(appId: string, provider: 'apns' | 'fcm', url: string): EndpointKey {
   const slash = url.indexOf('/', url.indexOf('//') + 2);
   return { appId, provider, endpoint: slash < 0 ? url : url.slice(0, slash) };
 }

@@ -56,8 +56,12 @@ describe('credentials changed while a channel is down (real server process)', ()
       expect((await call('POST', '/api/apps/reset/devices', { endUserId, platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() })).status).toBe(200);
     expect((await call('POST', '/api/apps/reset/live-activities', { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '10' }, targetUsers: users })).status).toBe(200);
 
-    const channels = async () => (await admin('GET', '/api/admin/apps/reset/channels')).body.channels as { endpoint: string; state: string; held: number }[];
+    const channels = async () => (await admin('GET', '/api/admin/apps/reset/endpoints')).body.endpoints as { endpoint: string; state: string; held: number }[];
     await until(async () => (await channels()).some((c) => c.endpoint === wrong && c.state === 'down' && c.held > 0));
+    // The deprecated alias of before the rename answers too, under its old key.
+    const alias = await admin('GET', '/api/admin/apps/reset/channels');
+    expect(alias.status).toBe(200);
+    expect(alias.body.channels.find((c: { endpoint: string }) => c.endpoint === wrong)).toMatchObject({ provider: 'apns', state: 'down' });
 
     expect((await admin('PUT', '/api/admin/apps/reset/apns', credentials(apns.url))).status).toBe(200);
     expect((await channels()).filter((c) => c.endpoint === wrong)).toEqual([]);

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context';
 import { channelDown, channelRecovered } from '../../webhooks/webhooks.causes';
-import { channelDownReason, channelHealth, channelOf, type ChannelHealth, type ChannelHealthOptions, type ChannelKey } from './channel-health';
+import { endpointDownReason, endpointHealth, endpointOf, type EndpointHealth, type EndpointHealthOptions, type EndpointKey } from './endpoint-health';
 import type { DeliveryResult } from '../worker/delivery.repository';
 import type { ClaimedDelivery, Route } from '../worker/delivery.routing';
 import type { Outcome } from '../providers/transport';
@@ -9,29 +9,29 @@ type SendRoute = Extract<Route, { action: 'send' }>;
 /** The result the worker would write for an attempt, before its status. */
 type Sent = Omit<DeliveryResult, 'status' | 'reason'>;
 
-/** A send that went to a real provider's channel (not the simulator), and whether it was the channel's probe. */
+/** A send that went to a real provider's endpoint (not the simulator), and whether it was the endpoint's probe. */
 export interface Gate {
-  key: ChannelKey;
+  key: EndpointKey;
   probe: boolean;
 }
 
-/** Not sent: the channel is down (held) or asked to wait, or the token backs off (pending until then). */
+/** Not sent: the endpoint is down (held) or asked to wait, or the token backs off (pending until then). */
 export interface HeldBack {
   kind: 'held-back';
   result: DeliveryResult;
 }
 
 /**
- * The delivery worker's side of channel health (channel-health.ts): asks before each send whether
- * the channel lets it go, turns connection-level failures and the provider's "wait" answers into
- * outcomes that spend no attempt, releases one held delivery as the probe of a down channel, and
- * everything held for a channel once it answers again.
+ * The delivery worker's side of endpoint health (endpoint-health.ts): asks before each send whether
+ * the endpoint lets it go, turns connection-level failures and the provider's "wait" answers into
+ * outcomes that spend no attempt, releases one held delivery as the probe of a down endpoint, and
+ * everything held for a endpoint once it answers again.
  */
-export class ChannelGuard {
-  readonly health: ChannelHealth;
+export class EndpointGuard {
+  readonly health: EndpointHealth;
   private readonly holds;
-  /** Channels that answered again after being down, released after the next write of outcomes. */
-  private readonly recovered: { key: ChannelKey; since: number }[] = [];
+  /** Endpoints that answered again after being down, released after the next write of outcomes. */
+  private readonly recovered: { key: EndpointKey; since: number }[] = [];
   /** Set while the worker stops: connections cut by our own shutdown say nothing about the provider. */
   stopping = false;
   /** channel.down events being written (the outcome path does not wait for them; the next write of outcomes does). */
@@ -40,12 +40,12 @@ export class ChannelGuard {
   constructor(
     private readonly ctx: AppContext,
     private readonly random: () => number,
-    options: ChannelHealthOptions = {},
+    options: EndpointHealthOptions = {},
   ) {
-    this.health = channelHealth(ctx);
+    this.health = endpointHealth(ctx);
     this.health.configure(options);
-    this.holds = ctx.db.repos.channelHolds;
-    // Webhooks: channel.down when a channel goes down (channel.recovered: releaseRecovered).
+    this.holds = ctx.db.repos.endpointHolds;
+    // Webhooks: channel.down when a endpoint goes down (channel.recovered: releaseRecovered).
     // Called from the worker's outcome path, which must not throw: a write that fails here (a full
     // disk) loses the event, never the delivery's outcome nor the process.
     this.health.onDown = (key, reason) => {
@@ -57,48 +57,48 @@ export class ChannelGuard {
     };
   }
 
-  /** At start: deliveries a previous process held for a down channel go again (health is not kept across restarts). */
+  /** At start: deliveries a previous process held for a down endpoint go again (health is not kept across restarts). */
   recover(now: number): Promise<number> {
     return this.holds.recover(now);
   }
 
-  /** Releases one held delivery for each down channel whose probe is due. Returns how many. */
+  /** Releases one held delivery for each down endpoint whose probe is due. Returns how many. */
   async releaseProbes(now: number): Promise<number> {
     if (!this.health.anyDown()) return 0;
     let released = 0;
-    for (const key of this.health.probesDue(now)) if (await this.holds.releaseProbe(key.appId, channelDownReason(key), now)) released++;
+    for (const key of this.health.probesDue(now)) if (await this.holds.releaseProbe(key.appId, endpointDownReason(key), now)) released++;
     return released;
   }
 
   /** Just before a send: may it go now? */
   admit(row: ClaimedDelivery, route: SendRoute): Gate | HeldBack | undefined {
     if (route.transport === 'simulator') return undefined;
-    const key = channelOf(row.appId, route.request.provider, route.request.url);
+    const key = endpointOf(row.appId, route.request.provider, route.request.url);
     const now = this.ctx.clock.now();
     const admission = this.health.admit(key, tokenKey(row, route), now);
     if (admission.go) return { key, probe: admission.probe };
     const base = { id: row.id, attempts: row.attempts, provider: null, providerId: null, sentPayload: null };
-    if (admission.hold) return { kind: 'held-back', result: { ...base, status: 'held', nextAttemptAt: row.nextAttemptAt, reason: channelDownReason(key) } };
+    if (admission.hold) return { kind: 'held-back', result: { ...base, status: 'held', nextAttemptAt: row.nextAttemptAt, reason: endpointDownReason(key) } };
     return { kind: 'held-back', result: { ...base, status: 'pending', nextAttemptAt: admission.until, reason: `${key.provider} asked to wait` } };
   }
 
-  /** Any answer from the provider proves the channel reachable. */
+  /** Any answer from the provider proves the endpoint reachable. */
   answered(gate: Gate, outcome: Outcome): void {
     const back = outcome.kind === 'delivered' ? this.health.delivered(gate.key) : this.health.answered(gate.key);
     if (back) this.recovered.push({ key: gate.key, since: back.since });
   }
 
   /**
-   * No answer: not an attempt. Held when the channel is (now) down, else due again within a
+   * No answer: not an attempt. Held when the endpoint is (now) down, else due again within a
    * second. `sent` is the result the worker would write for an attempt.
    */
   unreachable(gate: Gate | undefined, outcome: Extract<Outcome, { kind: 'unreachable' }>, row: ClaimedDelivery, sent: Sent): DeliveryResult {
     const result = { ...sent, attempts: row.attempts, reason: outcome.reason };
-    if (gate && !this.stopping && !outcome.serverAlive && this.health.connectionFailed(gate.key, outcome.reason, gate.probe)) return { ...result, status: 'held', reason: channelDownReason(gate.key) };
+    if (gate && !this.stopping && !outcome.serverAlive && this.health.connectionFailed(gate.key, outcome.reason, gate.probe)) return { ...result, status: 'held', reason: endpointDownReason(gate.key) };
     return { ...result, status: 'pending', nextAttemptAt: this.ctx.clock.now() + Math.floor(this.random() * 1000) };
   }
 
-  /** The provider is overloaded or over the project's quota: not an attempt; the channel may slow down. */
+  /** The provider is overloaded or over the project's quota: not an attempt; the endpoint may slow down. */
   throttled(gate: Gate | undefined, outcome: Extract<Outcome, { kind: 'retry' }>, row: ClaimedDelivery, sent: Sent): DeliveryResult {
     const now = this.ctx.clock.now();
     const at = gate ? this.health.throttled(gate.key, outcome.reason, outcome.afterMs, this.random) : now + (outcome.afterMs ?? 1000);
@@ -117,7 +117,7 @@ export class ChannelGuard {
     await Promise.all(events);
   }
 
-  /** After outcomes are written: everything held for channels that answered again is due now. */
+  /** After outcomes are written: everything held for endpoints that answered again is due now. */
   async releaseRecovered(): Promise<void> {
     if (this.recovered.length === 0) return;
     const now = this.ctx.clock.now();
@@ -125,7 +125,7 @@ export class ChannelGuard {
       const { key, since } = this.recovered[0]!;
       // The release and its channel.recovered event in one transaction.
       const waited = await this.ctx.db.write(async (tx) => {
-        const released = await tx.channelHolds.release(key.appId, channelDownReason(key), now);
+        const released = await tx.endpointHolds.release(key.appId, endpointDownReason(key), now);
         await channelRecovered(tx, key, { downSince: since, released }, now);
         return released;
       });
