@@ -183,8 +183,11 @@ async function moveToPostgres(config: Config, to: string | undefined): Promise<n
     throw e;
   }
   for (const line of formatCopyReport(report)) console.log(line);
-  const key = config.security.master_key ? '[security] master_key' : `the key file ${masterKeyFile(config.database.path)}`;
-  console.log(`Secrets were copied sealed: the instances serving from PostgreSQL need the same master key (${key}).`);
+  // A key file sits beside the SQLite file, which a PostgreSQL instance elsewhere does not have.
+  const key = config.security.master_key
+    ? 'keep the same [security] master_key'
+    : `set [security] master_key (or ISLET_SECURITY_MASTER_KEY) to the content of ${masterKeyFile(config.database.path)}`;
+  console.log(`Secrets were copied still sealed: every instance serving from PostgreSQL needs the same master key: ${key}.`);
   return 0;
 }
 

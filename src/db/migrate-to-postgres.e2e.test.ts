@@ -1,9 +1,11 @@
 import { Database } from 'bun:sqlite';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
+import { migratePostgres } from './postgres/migrate';
+import { SecretBox } from '../lib/secrets';
 import { apnsToken } from '../test-support/apns-standin';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../test-support/postgres';
 import { serverClient } from '../test-support/server-client';
@@ -101,7 +103,7 @@ function sqliteRows(client: Database, table: string, booleans: string[]): unknow
 }
 
 describe('islet migrate-to-postgres (real server processes, a real PostgreSQL)', () => {
-  test('copies a populated database into PostgreSQL: every table, every row equal after type mapping, ids continue; a second run refuses', async () => {
+  test('copies a populated database into PostgreSQL: all or nothing; every table, every row equal after type mapping, secrets open with the same key, ids continue; a second run refuses', async () => {
     await populate();
     const { url, server: pgServer } = await testDatabase();
 
@@ -110,6 +112,22 @@ describe('islet migrate-to-postgres (real server processes, a real PostgreSQL)',
     expect(whileServing.err).toContain(`an Islet server is running on ${dbPath}: stop it first`);
     expect(await server!.stop()).toBe(0);
     server = undefined;
+
+    // A target that fails late in the copy (a trigger refuses webhook attempts) keeps nothing.
+    const trap = await testDatabase();
+    await migratePostgres({ url: trap.url, poolSize: 1 });
+    const trapped = new SQL(trap.url, { max: 1 });
+    try {
+      await trapped.unsafe(`CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'disk quota of the test'; END $$;
+        CREATE TRIGGER refuse BEFORE INSERT ON webhook_attempts FOR EACH STATEMENT EXECUTE FUNCTION refuse()`);
+      const failed = await islet(['migrate-to-postgres', '--to', trap.url]);
+      expect(failed.code).toBe(1);
+      expect(failed.err).toContain('disk quota of the test');
+      const [kept] = await trapped`SELECT (SELECT count(*) FROM apps) + (SELECT count(*) FROM devices) + (SELECT count(*) FROM deliveries) + (SELECT count(*) FROM webhook_events) AS n`;
+      expect(Number(kept.n)).toBe(0);
+    } finally {
+      await trapped.close();
+    }
 
     const moved = await islet(['migrate-to-postgres', '--to', url]);
     expect(moved.err).toBe('');
@@ -138,6 +156,13 @@ describe('islet migrate-to-postgres (real server processes, a real PostgreSQL)',
       // Only what this scenario cannot make (attempts answered with a retry) stays empty: the comparison above saw real rows.
       expect(empty).toEqual(['delivery_attempts']);
       expect(moved.out).toMatch(new RegExp(`^${tables.length} tables, \\d+ rows in \\d+\\.\\d s; the row count of every table verified$`, 'm'));
+
+      // Secrets moved still sealed: the key file beside the SQLite database opens them from PostgreSQL.
+      const key = Buffer.from(readFileSync(join(dir, 'data', 'islet.key'), 'utf8').trim(), 'base64');
+      const [shop] = await pg`SELECT app_secret_sealed AS sealed FROM apps WHERE id = 'shop'`;
+      expect(shop.sealed).not.toContain(SECRET);
+      expect(new SecretBox(key).open(shop.sealed, 'apps.app_secret:shop')).toBe(SECRET);
+      expect(moved.out).toContain(`every instance serving from PostgreSQL needs the same master key: set [security] master_key (or ISLET_SECURITY_MASTER_KEY) to the content of ${join(dir, 'data', 'islet.key')}.`);
 
       // Identities continue after the copied ids.
       const lastAudit = sqlite.query<{ id: number }, []>('SELECT max(id) AS id FROM audit_log').get()!.id;
