@@ -11,6 +11,7 @@ import { diagnosePostgres } from './db/postgres/diagnose';
 import { postgresBackupAdvice } from './db/postgres/backup-advice';
 import { formatCopyReport, migrateToPostgres } from './db/migrate-to-postgres';
 import { masterKeyFile } from './config/master-key';
+import { databaseUrlProblem } from './config/database-url';
 import { DATABASE_COMMANDS, refuseUntilPostgresServes } from './db/postgres/not-served';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
@@ -172,7 +173,8 @@ async function demo(config: Config): Promise<number> {
 async function moveToPostgres(config: Config, to: string | undefined): Promise<number> {
   const url = to ?? config.database.url;
   if (!url) throw new ConfigError(['migrate-to-postgres needs the PostgreSQL database to copy into: --to postgres://user:password@host:5432/islet, or [database] url (ISLET_DATABASE_URL)']);
-  if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError([`${to ? '--to' : 'database.url'} must be a postgres:// URL`]);
+  const problem = databaseUrlProblem(url);
+  if (problem) throw new ConfigError([`${to ? '--to' : 'database.url'} ${problem}`]);
   const settings = { url, poolSize: 1, caFile: config.database.ca_file };
   let report;
   try {

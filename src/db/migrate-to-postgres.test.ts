@@ -71,10 +71,14 @@ describe('the copy plan', () => {
 });
 
 describe('islet migrate-to-postgres refuses', () => {
-  test('without a target: names --to and [database] url', () => {
+  test('without a target, or with one that is no PostgreSQL URL: names --to and [database] url', () => {
     const res = move(join(dir, 'none.db'), []);
     expect(res.code).toBe(1);
     expect(res.err).toContain('migrate-to-postgres needs the PostgreSQL database to copy into: --to postgres://user:password@host:5432/islet, or [database] url (ISLET_DATABASE_URL)');
+    const mysql = move(join(dir, 'none.db'), ['--to', 'mysql://root:pw@db/islet']);
+    expect(mysql.code).toBe(1);
+    expect(mysql.err).toContain('--to must start with postgres:// or postgresql://');
+    expect(mysql.err).not.toContain('pw@');
   }, CLI_TIMEOUT_MS);
 
   test('a SQLite file that is missing, not an Islet database, or not migrated to this build; and the target stays untouched', async () => {
