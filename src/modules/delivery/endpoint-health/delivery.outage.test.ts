@@ -1,26 +1,18 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { startApnsStandin, type ApnsStandin } from '../../../test-support/apns-standin';
 import { addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
-import { createHarness, type Harness } from '../../../test-support/harness';
+import type { Harness } from '../../../test-support/harness';
+import { apnsRig, closeRig } from '../../../test-support/delivery-rig';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 
 let h: Harness;
 let apns: ApnsStandin;
 let engine: DeliveryEngine;
-afterEach(async () => {
-  await engine?.stop();
-  await apns?.close();
-  h?.close();
-});
+afterEach(() => closeRig({ engine, standin: apns, h }));
 
 async function setup() {
-  h = await createHarness();
-  const key = apnsKey();
-  apns = await startApnsStandin({ keys: [key], clock: h.clock });
-  await h.createApp({ id: 'demo' });
-  await h.admin('PUT', '/api/admin/apps/demo/apns', { bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: apns.url, ca: apns.ca });
   // Down after 3 failures in a row however fast they come (the fake clock does not move during a drain).
-  engine = createDeliveryEngine(h.ctx, { random: () => 0.5, health: { downAfterMs: 0 } });
+  ({ h, apns, engine } = await apnsRig({ engine: { health: { downAfterMs: 0 } } }));
 }
 
 const statuses = () => {
