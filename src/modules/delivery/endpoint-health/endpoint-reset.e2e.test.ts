@@ -1,31 +1,24 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../../test-support/apns-standin';
 import { apnsKey } from '../../../test-support/delivery-fixtures';
-import { spawnServer, type SpawnedServer } from '../../../test-support/spawn-server';
+import type { SpawnedServer } from '../../../test-support/spawn-server';
+import { serveApp, type ServedApp } from '../../../test-support/served-app';
 import { serverClient } from '../../../test-support/server-client';
 
 const SECRET = 'sk_channel_reset_e2e';
 const key = apnsKey();
-let dir: string;
+let served: ServedApp;
 let apns: ApnsStandin;
 let server: SpawnedServer;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'islet-channel-reset-'));
   apns = await startApnsStandin({ keys: [key] });
-  server = await spawnServer(
-    dir,
-    `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
-      `[[apps]]\nid = "reset"\napp_secret = "${SECRET}"\n`,
-  );
+  served = await serveApp({ app: 'reset', secret: SECRET });
+  server = served.server;
 }, 30_000);
 afterAll(async () => {
-  await server?.stop();
+  await served?.close();
   await apns?.close();
-  rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
 const { call, admin } = serverClient(() => server.url, SECRET, 't');
