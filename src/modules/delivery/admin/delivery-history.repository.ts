@@ -62,7 +62,7 @@ export interface LedgerRow {
 
 /** The delivery-history repository: what every database implements (SQLite's in src/db/sqlite/repositories/delivery-history.ts). */
 export interface DeliveryHistoryRepository {
-  /** Newest first; `total` counts every match, not the page. Statements are cached per filter shape by bun:sqlite. */
+  /** Newest first; `total` counts every match, not the page. */
   search(appId: string, filter: DeliveryFilter, limit: number, offset: number): Promise<{ rows: DeliveryRow[]; total: number }>;
   get(appId: string, id: number): Promise<DeliveryRow | null>;
   attempts(id: number): Promise<AttemptRow[]>;
