@@ -16,7 +16,7 @@ export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
 /**
  * What else changes, in the transaction `tx` that stores an app's new provider credentials: the
- * delivery side releases what it held for that provider's endpoints (channel-reset.ts). Passed in,
+ * delivery side releases what it held for that provider's endpoints (delivery/endpoint-health/endpoint-reset.ts). Passed in,
  * so that apps need not import delivery, which reads the credentials.
  */
 export type CredentialsChanged = (tx: Tx, appId: string, provider: 'apns' | 'fcm') => Promise<unknown>;
