@@ -8,6 +8,7 @@ import { newId } from './lib/ids';
 import { activityStreamsRoutes } from './modules/activity-streams/activity-streams.routes';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
+import { broadcastsRoutes } from './modules/broadcasts/broadcasts.routes';
 import { consoleRoutes } from './modules/console/console.routes';
 import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
 import { channelsAdminRoutes } from './modules/delivery/channels.admin.routes';
@@ -102,6 +103,7 @@ export function createApp(ctx: AppContext) {
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))
     .use(activityStreamsRoutes(services))
+    .use(broadcastsRoutes(services))
     .use(appsAdminRoutes(services))
     .use(demoAdminRoutes(services))
     .use(consoleRoutes(services))

@@ -3,6 +3,7 @@ import { clientAddresses } from './http/client-address';
 import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
 import { auditService } from './modules/audit/audit.service';
+import { broadcastsService } from './modules/broadcasts/broadcasts.service';
 import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/auth/service-auth';
 import { consoleSessions } from './modules/console/console-sessions';
@@ -25,6 +26,7 @@ export function buildServices(ctx: AppContext) {
     clock: ctx.clock,
     apps,
     audit: auditService(ctx),
+    broadcasts: broadcastsService(ctx),
     clients,
     auth: serviceAuth(ctx, apps, clients, authThrottle(coordination.failureThrottle('service-keys', ctx.clock, { freeFailures: 10 }), 'failed authentications')),
     consoleSessions: consoleSessions(ctx.clock, coordination.sessions()),

@@ -2,6 +2,7 @@ import { activityStreamsRepository } from '../../modules/activity-streams/activi
 import { activityUsageRepository } from '../../modules/live-activities/activity-usage.repository';
 import { appsRepository } from '../../modules/apps/apps.repository';
 import { auditRepository } from '../../modules/audit/audit.repository';
+import { broadcastsRepository } from '../../modules/broadcasts/broadcasts.repository';
 import { channelHoldsRepository } from '../../modules/delivery/channel-holds.repository';
 import { deliveryHistoryRepository } from '../../modules/delivery/delivery-history.repository';
 import { deliveryRepository } from '../../modules/delivery/delivery.repository';
@@ -26,6 +27,7 @@ export function sqliteRepositories(db: Db): Repositories {
     activityUsage: activityUsageRepository(db),
     apps: appsRepository(db),
     audit: auditRepository(db),
+    broadcasts: broadcastsRepository(db),
     channelHolds: channelHoldsRepository(db),
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { BroadcastWorker } from '../broadcasts/broadcasts.worker';
 import { ApnsClient } from './apns/apns.client';
 import { isletMetrics } from '../metrics/metrics';
 import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
@@ -22,6 +23,8 @@ export interface DeliveryEngineOptions extends WorkerOptions {
 
 export interface DeliveryEngine {
   worker: DeliveryWorker;
+  /** Drains the broadcast outbox (channels, broadcasts, topic messages) over the same transports. */
+  broadcasts: BroadcastWorker;
   transports: Transports;
   /** Recovers interrupted deliveries and starts draining the outbox in the background. */
   start(): void;
@@ -49,15 +52,21 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
   const worker = new DeliveryWorker(ctx, transports, isletMetrics(ctx), workerOptions);
+  const broadcasts = new BroadcastWorker(ctx, transports, { ...(workerOptions.pollMs !== undefined ? { pollMs: workerOptions.pollMs } : {}) });
   let stopping: Promise<void> | undefined;
   return {
     worker,
+    broadcasts,
     transports,
-    start: () => worker.start(),
-    drain: () => worker.drain(),
+    start: () => {
+      worker.start();
+      broadcasts.start();
+    },
+    drain: async () => (await worker.drain()) + (await broadcasts.drain()),
     stop() {
       stopping ??= (async () => {
         worker.halt();
+        await broadcasts.stop();
         await worker.quiesce(stopTimeoutMs);
         await Promise.all(Object.values(transports).map((t) => t.close()));
         await worker.stop();
