@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
-import { errors, PageQuery, Success } from '../../http/schemas';
+import { errors, PageQuery, Success, withDetail } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DEMO } from '../apps/demo.service';
@@ -17,9 +17,14 @@ const CreateBody = t.Object(
     attributes: t.Optional(StringMap('Static data, set once; every value a string.')),
     contentState: StringMap('Initial dynamic data (what a device shows when it starts the activity); every value a string.'),
     storagePolicy: t.Optional(
-      t.Union([t.Literal(0), t.Literal(1)], {
-        description: 'Apple’s message-storage-policy, fixed for the channel: 0 (default) No Message Stored, for frequent updates; 1 Most Recent Message Stored (up to 8 hours, for devices offline).',
-      }),
+      withDetail(
+        Type.Integer({
+          minimum: 0,
+          maximum: 1,
+          description: 'Apple’s message-storage-policy, fixed for the channel: 0 (default) No Message Stored, for frequent updates; 1 Most Recent Message Stored (up to 8 hours, for devices offline).',
+        }),
+        'storagePolicy must be 0 or 1',
+      ),
     ),
   },
   {
@@ -56,7 +61,7 @@ const EndBody = t.Optional(
 
 const Params = t.Object({
   appId: t.String({ description: 'The app identifier.' }),
-  id: t.String({ description: 'The broadcast identifier.', examples: [DEMO.broadcastId] }),
+  id: t.String({ description: 'The broadcast identifier.' }),
 });
 
 const ListQuery = t.Object(
@@ -75,7 +80,8 @@ export function broadcastsRoutes(services: Services) {
       '/api/apps/:appId/broadcasts',
       async ({ request, body, set }) => {
         set.status = 201;
-        return broadcasts.create(auth.appOf(request), body);
+        const { storagePolicy, ...rest } = body;
+        return broadcasts.create(auth.appOf(request), { ...rest, ...(storagePolicy === undefined ? {} : { storagePolicy: storagePolicy === 1 ? 1 : 0 }) });
       },
       {
         transform: auth.requireKey,

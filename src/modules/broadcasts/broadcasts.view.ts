@@ -8,7 +8,9 @@ export const BroadcastRecord = t.Object({
   appId: t.String(),
   templateSlug: t.String(),
   state: t.Union([t.Literal('Active'), t.Literal('Ended')]),
-  storagePolicy: t.Union([t.Literal(0), t.Literal(1)], { description: 'Apple’s message-storage-policy: 0 No Message Stored (frequent updates), 1 Most Recent Message Stored.' }),
+  storagePolicy: Type.Integer({
+    minimum: 0,
+    maximum: 1, description: 'Apple’s message-storage-policy: 0 No Message Stored (frequent updates), 1 Most Recent Message Stored.' }),
   channel: t.Object(
     {
       id: t.Optional(t.String({ description: 'The APNs channel id an iOS 18 app passes to `pushType: .channel(id)`; absent while Apple makes it.' })),

@@ -79,6 +79,11 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
   'POST /api/admin/apps/{appId}/webhooks/{id}/secret': { id: EXAMPLE_WEBHOOK_ID },
   'POST /api/admin/apps/{appId}/webhooks/{id}/test': { id: EXAMPLE_WEBHOOK_ID },
   'GET /api/admin/apps/{appId}/webhooks/{id}/attempts': { id: EXAMPLE_WEBHOOK_ID },
+  ...Object.fromEntries(
+    ['GET /api/apps/{appId}/broadcasts/{id}', 'PATCH /api/apps/{appId}/broadcasts/{id}', 'DELETE /api/apps/{appId}/broadcasts/{id}', 'POST /api/apps/{appId}/broadcasts/{id}/subscribers'].map(
+      (key) => [key, { id: DEMO.broadcastId }],
+    ),
+  ),
 };
 
 /**
