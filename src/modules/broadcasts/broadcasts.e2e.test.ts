@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { systemClock } from '../../lib/clock';
+import { createLogger } from '../../lib/logger';
+import { ApnsChannels } from '../delivery/apns/apns.channels';
+import { ApnsClient } from '../delivery/apns/apns.client';
 import { PhoneFleet } from '../../test-support/apns-device-model';
 import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
@@ -25,10 +29,11 @@ let dir: string;
 let apns: ApnsStandin;
 let fcm: FcmStandin;
 let server: SpawnedServer;
+let key: ReturnType<typeof apnsKey>;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'islet-broadcasts-'));
-  const key = apnsKey();
+  key = apnsKey();
   apns = await startApnsStandin({ keys: [key], environment: 'production', phones: fleet, bundleIds: [BUNDLE] });
   fcm = await startFcmStandin();
   writeFileSync(join(dir, 'firebase.json'), JSON.stringify(fcm.serviceAccount('bcast-project')));
@@ -51,7 +56,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
-const { call } = serverClient(() => server.url, SECRET, ADMIN);
+const { call, admin } = serverClient(() => server.url, SECRET, ADMIN);
 const bc = (suffix = '') => `/api/apps/${APP}/broadcasts${suffix}`;
 
 async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
@@ -190,6 +195,38 @@ describe('broadcast Live Activities through a served process and the stand-ins',
       return body;
     });
     expect(read.channel).toMatchObject({ state: 'failed', reason: 'channel-limit' });
+  }, 30_000);
+});
+
+describe('orphan channels (at Apple, unknown to Islet) through the admin API', () => {
+  test('are listed as orphans and removable; a broadcast’s own channel is refused', async () => {
+    // Another tool holding the same key makes a channel at Apple.
+    const client = new ApnsClient({ clock: systemClock, logger: createLogger('silent'), outbound: { allowPrivate: true } });
+    const creds = { bundleId: BUNDLE, teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production' as const, channelsEndpoint: apns.url, ca: apns.ca };
+    const made = await new ApnsChannels(client, { clock: systemClock }).create(creds, 'production', 1);
+    await client.close();
+    if (made.kind !== 'created') throw new Error(made.kind);
+    const ours = await openBroadcast('Ours');
+    const listed = await admin('GET', `/api/admin/apps/${APP}/broadcast-channels`);
+    expect(listed.body.environment).toBe('production');
+    expect(listed.body.channels).toContainEqual({ id: made.channelId, orphan: true });
+    expect(listed.body.channels).toContainEqual({ id: ours.channel.id, orphan: false });
+    expect(listed.body.orphans).toBe(1);
+    const refused = await admin('DELETE', `/api/admin/apps/${APP}/broadcast-channels?id=${encodeURIComponent(ours.channel.id)}`);
+    expect(refused.body).toMatchObject({ status: 409, detail: 'the channel belongs to a broadcast: end the broadcast instead' });
+    const removed = await admin('DELETE', `/api/admin/apps/${APP}/broadcast-channels?id=${encodeURIComponent(made.channelId)}`);
+    expect(removed.body).toEqual({ channelId: made.channelId, deleted: true });
+    expect(apns.broadcast.ids(BUNDLE)).not.toContain(made.channelId);
+    expect(apns.broadcast.ids(BUNDLE)).toContain(ours.channel.id);
+    expect((await admin('GET', `/api/admin/apps/${APP}/broadcast-channels`)).body.orphans).toBe(0);
+    apns.broadcast.disableFeature(BUNDLE);
+    try {
+      const failed = await admin('GET', `/api/admin/apps/${APP}/broadcast-channels`);
+      expect(failed.body).toMatchObject({ status: 502 });
+      expect(failed.body.detail).toStartWith('APNs did not list the channels: FeatureNotEnabled');
+    } finally {
+      apns.broadcast.disableFeature(BUNDLE, false);
+    }
   }, 30_000);
 });
 

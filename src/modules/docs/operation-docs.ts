@@ -101,6 +101,7 @@ export function instanceParamOverrides(firstDemoDeliveryId: number | undefined):
  * instance by the docs tests.
  */
 export const NOT_TRYABLE_ON_THE_DEMO: Record<string, string> = {
+  'DELETE /api/admin/apps/{appId}/broadcast-channels': 'removes an orphan channel at Apple: the demo has no APNs credentials, hence no channel at Apple',
   'POST /api/admin/apps/{appId}/webhooks': 'needs a URL that resolves to a public address receiving the events (the outbound policy): use your own receiver',
   ...Object.fromEntries(
     [
