@@ -116,9 +116,10 @@ describe('check-config with [database] url', () => {
 });
 
 describe('commands that open the database, with [database] url', () => {
-  test('serve, migrate and backup refuse at start with one line: this build does not serve from PostgreSQL yet', async () => {
+  // backup and restore say what to use instead (backup-advice.test.ts).
+  test('serve, migrate and demo refuse at start with one line: this build does not serve from PostgreSQL yet', async () => {
     const { url } = await testDatabase();
-    for (const command of [['serve'], ['migrate'], ['backup', join(dir, 'b.db')]]) {
+    for (const command of [['serve'], ['migrate'], ['demo']]) {
       const res = islet(command, { ISLET_DATABASE_URL: url, ISLET_SERVER_PORT: '0' });
       expect({ command, code: res.code, lines: res.err.trim().split('\n').length }).toEqual({ command, code: 1, lines: 1 });
       expect(res.err).toStartWith('islet: this build does not serve from PostgreSQL yet: [database] url (or ISLET_DATABASE_URL) is set;');

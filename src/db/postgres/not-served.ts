@@ -1,7 +1,10 @@
 import type { Config } from '../../config/config.schema';
 
-/** Commands that open the database: they refuse while `[database] url` names PostgreSQL. */
-export const DATABASE_COMMANDS = new Set(['serve', 'migrate', 'backup', 'restore', 'admin-token', 'demo']);
+/**
+ * Commands that open the database: they refuse while `[database] url` names PostgreSQL (backup
+ * and restore say what to use instead: postgres/backup-advice.ts).
+ */
+export const DATABASE_COMMANDS = new Set(['serve', 'migrate', 'admin-token', 'demo']);
 
 /**
  * Until the PostgreSQL repositories exist, a configuration that names PostgreSQL must not quietly
