@@ -7133,7 +7133,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
         };
       };
@@ -7469,7 +7469,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url?: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
           /** @description false stops sending (queued events wait); true again clears the disabled mark. */
           enabled?: boolean;

@@ -12,6 +12,7 @@ import { apnsKey } from '../../test-support/delivery-fixtures';
 import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
 import { serverClient } from '../../test-support/server-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 
 /**
  * Broadcast Live Activities through a served process (issue 31's "Done when"): the APNs stand-in
@@ -30,12 +31,14 @@ let apns: ApnsStandin;
 let fcm: FcmStandin;
 let server: SpawnedServer;
 let key: ReturnType<typeof apnsKey>;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'islet-broadcasts-'));
   key = apnsKey();
   apns = await startApnsStandin({ keys: [key], environment: 'production', phones: fleet, bundleIds: [BUNDLE] });
   fcm = await startFcmStandin();
+  receiver = await startWebhookReceiver();
   writeFileSync(join(dir, 'firebase.json'), JSON.stringify(fcm.serviceAccount('bcast-project')));
   writeFileSync(join(dir, 'apns.p8'), key.key);
   writeFileSync(join(dir, 'ca.pem'), apns.ca);
@@ -47,12 +50,16 @@ beforeAll(async () => {
       `endpoint = "${apns.url}"\nchannels_endpoint = "${apns.url}"\nbroadcast_endpoint = "${apns.url}"\nca_file = "ca.pem"\n` +
       `[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
   );
+  const hook = await serverClient(() => server.url, SECRET, ADMIN).admin('POST', `/api/admin/apps/${APP}/webhooks`, { url: receiver.url, events: ['broadcast.held', 'broadcast.ended'] });
+  expect(hook.status).toBe(201);
+  receiver.secret = hook.body.secret;
 }, 30_000);
 
 afterAll(async () => {
   await server?.stop();
   await apns?.close();
   await fcm?.close();
+  await receiver?.close();
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
@@ -169,6 +176,8 @@ describe('broadcast Live Activities through a served process and the stand-ins',
       });
       expect(read.endReason).toBe(`channel-gone: ${reason}`);
       expect(read.channel).toMatchObject({ state: 'deleted', reason: `channel-gone: ${reason}` });
+      const told = await eventually(() => receiver.events.find((e) => e.data.broadcastId === broadcast.id) ?? Promise.reject(new Error('no webhook')));
+      expect(told).toMatchObject({ type: 'broadcast.ended', data: { endReason: `channel-gone: ${reason}` } });
     }
   }, 30_000);
 
@@ -183,6 +192,9 @@ describe('broadcast Live Activities through a served process and the stand-ins',
       });
       expect(held).toMatchObject({ state: 'Active', channel: { state: 'creating' } });
       expect(server.output()).toContain('broadcast held: Broadcast Capability is off');
+      const told = await eventually(() => receiver.events.find((e) => e.data.broadcastId === made.body.id) ?? Promise.reject(new Error('no webhook')));
+      expect(told.type).toBe('broadcast.held');
+      expect(told.data.reason).toContain('enable Broadcast Capability');
     } finally {
       apns.broadcast.disableFeature(BUNDLE, false);
     }

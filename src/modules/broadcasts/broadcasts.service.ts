@@ -171,6 +171,7 @@ export function broadcastsService(ctx: AppContext) {
         requireDeliverable(content);
         await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
         await tx.broadcasts.end(id, 'api', now);
+        await tx.webhookEvents.emit(appId, 'broadcast.ended', { broadcastId: id, endReason: 'api' }, now);
         await queueEvent(tx, row, content, now);
       });
     },

@@ -216,6 +216,7 @@ export class BroadcastWorker {
     const delay = half.kind === 'held' ? FEATURE_OFF_RETRY_MS : retryDelay(attempts, half.afterMs, this.options.random ?? Math.random);
     await this.ctx.db.write(async (tx) => {
       if (half.kind === 'held') await tx.broadcasts.setHeld(row.id, half.reason);
+      if (half.kind === 'held' && !row.heldReason) await tx.webhookEvents.emit(row.appId, 'broadcast.held', { broadcastId: row.id, reason: half.reason }, now);
       await tx.broadcasts.saveOp({ ...op, attempts, nextAttemptAt: now + delay, reason: half.reason }, now);
     });
   }
@@ -225,7 +226,7 @@ export class BroadcastWorker {
     const now = this.ctx.clock.now();
     this.ctx.logger.warn('broadcast ended by APNs', { appId: row.appId, broadcastId: row.id, reason });
     await this.ctx.db.write(async (tx) => {
-      await tx.broadcasts.end(row.id, reason, now);
+      if (await tx.broadcasts.end(row.id, reason, now)) await tx.webhookEvents.emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
       await tx.broadcasts.setChannel(row.id, 'deleted', null, reason);
       await tx.broadcasts.saveOp({ ...op, status: 'failed', reason }, now);
       await tx.broadcasts.failPending(row.id, reason, now);
@@ -237,7 +238,7 @@ export class BroadcastWorker {
     const now = this.ctx.clock.now();
     this.ctx.logger.warn('broadcast channel not created', { appId: row.appId, broadcastId: row.id, reason });
     await this.ctx.db.write(async (tx) => {
-      await tx.broadcasts.end(row.id, reason, now);
+      if (await tx.broadcasts.end(row.id, reason, now)) await tx.webhookEvents.emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
       await tx.broadcasts.setChannel(row.id, 'failed', null, reason);
       await tx.broadcasts.saveOp({ ...op, status: 'failed', reason }, now);
       await tx.broadcasts.failPending(row.id, reason, now);
