@@ -34,6 +34,19 @@ describe('the broadcasts resource (app.handle, simulator transport)', () => {
     expect(list.body).toEqual({ broadcasts: [made.body], total: 1 });
   });
 
+  test('a create retried with the same Idempotency-Key answers the first broadcast again and makes no second one', async () => {
+    await setup();
+    const { appSecret } = await h.createApp({ id: 'a2' });
+    const headers = { 'x-service-key': appSecret, 'idempotency-key': 'create-1' };
+    const body = { body: score, headers };
+    const first = await h.request('POST', '/api/apps/a2/broadcasts', body);
+    const again = await h.request('POST', '/api/apps/a2/broadcasts', body);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect((await h.service('a2', 'GET', '/api/apps/a2/broadcasts')).body.total).toBe(1);
+  });
+
   test('validation and errors as for activities: template, strings only, unknown fields, the 5,120-byte limit named, attributes immutable', async () => {
     await setup();
     expect((await create({ ...score, templateSlug: 'nope' })).body.detail).toBe('invalid template slug');
