@@ -2,7 +2,7 @@ import { activityStreamsRepository } from '../../modules/activity-streams/activi
 import { activityUsageRepository } from '../../modules/live-activities/activity-usage.repository';
 import { appsRepository } from '../../modules/apps/apps.repository';
 import { auditRepository } from '../../modules/audit/audit.repository';
-import { broadcastsRepository } from '../../modules/broadcasts/broadcasts.repository';
+import { broadcastsRepository } from './repositories/broadcasts';
 import { channelHoldsRepository } from '../../modules/delivery/channel-holds.repository';
 import { deliveryHistoryRepository } from '../../modules/delivery/delivery-history.repository';
 import { deliveryRepository } from '../../modules/delivery/delivery.repository';
