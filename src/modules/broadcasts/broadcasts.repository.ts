@@ -59,6 +59,8 @@ export interface BroadcastsRepository {
   /** Every channel id Islet ever had for the app in this environment (orphans are the others). */
   knownChannels(appId: string, environment: BroadcastEnvironment): Promise<Set<string>>;
   activeCount(appId: string): Promise<number>;
+  /** Apps with an Active broadcast, with their plans, and the ids of those broadcasts (the quota job). */
+  appsWithActive(): Promise<{ appId: string; plan: string; ids: string[] }[]>;
   recordEvent(id: string, contentState: string, lastTimestamp: number): Promise<void>;
   /** Ends an Active broadcast; false when it was not Active. */
   end(id: string, reason: string, endedAt: number): Promise<boolean>;

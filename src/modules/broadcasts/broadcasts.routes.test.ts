@@ -3,6 +3,7 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { SimulatorTransport } from '../delivery/simulator.transport';
 import { usedMinutes } from '../live-activities/live-activities.usage';
+import { enforceQuotas } from '../scheduler/jobs/quota.job';
 import { BroadcastWorker } from './broadcasts.worker';
 
 let h: Harness;
@@ -122,5 +123,17 @@ describe('the broadcasts resource (app.handle, simulator transport)', () => {
     expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(200);
     h.clock.advance(60 * 60_000);
     expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(10);
+  });
+
+  test('on a plan without overage, running broadcasts end with reason quota once the minutes are used up', async () => {
+    await setup('[plans.small]\nlive_activities = true\nminutes = 30\n');
+    await h.admin('PATCH', '/api/admin/apps/a1', { plan: 'small' });
+    const id = (await create()).body.id;
+    h.clock.advance(29 * 60_000);
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(0);
+    h.clock.advance(60_000);
+    expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(1);
+    expect((await h.service('a1', 'GET', `${PATH}/${id}`)).body).toMatchObject({ state: 'Ended', endReason: 'quota' });
+    expect((await create()).body).toMatchObject({ status: 429, detail: 'live activity minutes limit exceeded for this billing period' });
   });
 });

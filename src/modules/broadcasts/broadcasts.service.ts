@@ -152,9 +152,10 @@ export function broadcastsService(ctx: AppContext) {
 
     /**
      * Ends the broadcast: queues the end (removed from devices at once unless `dismissalAt`), after
-     * which the worker deletes the channel at Apple once the dismissal date has passed.
+     * which the worker deletes the channel at Apple once the dismissal date has passed. `reason`:
+     * api, or quota when the scheduler ends it.
      */
-    end(appId: string, id: string, input: { contentState?: Record<string, string>; dismissalAt?: number; priority?: 5 | 10 } = {}): Promise<void> {
+    end(appId: string, id: string, input: { contentState?: Record<string, string>; dismissalAt?: number; priority?: 5 | 10 } = {}, reason: 'api' | 'quota' = 'api'): Promise<void> {
       return store.write(async (tx) => {
         const row = await requireBroadcast(tx, appId, id);
         if (row.state !== 'Active') throw notActive();
@@ -170,8 +171,8 @@ export function broadcastsService(ctx: AppContext) {
         const content = { ...activityContent('end', { ...data, contentState }, { now, apnsTimestamp, options }), topic: row.topic };
         requireDeliverable(content);
         await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
-        await tx.broadcasts.end(id, 'api', now);
-        await tx.webhookEvents.emit(appId, 'broadcast.ended', { broadcastId: id, endReason: 'api' }, now);
+        await tx.broadcasts.end(id, reason, now);
+        await tx.webhookEvents.emit(appId, 'broadcast.ended', { broadcastId: id, endReason: reason }, now);
         await queueEvent(tx, row, content, now);
       });
     },

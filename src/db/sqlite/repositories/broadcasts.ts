@@ -38,6 +38,9 @@ function broadcastsStatements(db: Db) {
   const known = client.query<{ channelId: string }, [string, string]>(
     `SELECT channel_id AS channelId FROM broadcasts WHERE app_id = ? AND environment = ? AND channel_id IS NOT NULL`,
   );
+  const running = client.query<{ appId: string; plan: string; id: string }, []>(
+    `SELECT b.app_id AS appId, a.plan, b.id FROM broadcasts b JOIN apps a ON a.id = b.app_id WHERE b.state = 'Active' ORDER BY b.app_id, b.started_at`,
+  );
   const active = client.query<{ n: number }, [string]>(`SELECT count(*) AS n FROM broadcasts WHERE app_id = ? AND state = 'Active'`);
   const recordEvent = client.query(`UPDATE broadcasts SET content_state = ?2, last_timestamp = ?3 WHERE id = ?1`);
   const end = client.query(`UPDATE broadcasts SET state = 'Ended', end_reason = ?2, ended_at = ?3 WHERE id = ?1 AND state = 'Active'`);
@@ -86,6 +89,14 @@ function broadcastsStatements(db: Db) {
     /** Every channel id Islet ever had for the app in this environment (orphans are the others). */
     knownChannels: (appId: string, environment: BroadcastEnvironment): Set<string> => new Set(known.all(appId, environment).map((r) => r.channelId)),
     activeCount: (appId: string): number => active.get(appId)!.n,
+    appsWithActive(): { appId: string; plan: string; ids: string[] }[] {
+      const apps = new Map<string, { appId: string; plan: string; ids: string[] }>();
+      for (const r of running.all()) {
+        const app = apps.get(r.appId) ?? { appId: r.appId, plan: r.plan, ids: [] };
+        apps.set(r.appId, app).get(r.appId)!.ids.push(r.id);
+      }
+      return [...apps.values()];
+    },
     recordEvent(id: string, contentState: string, lastTimestamp: number): void {
       recordEvent.run(id, contentState, lastTimestamp);
     },
