@@ -79,4 +79,6 @@ export interface BroadcastsRepository {
   /** The broadcast is over: its steps still pending fail with `reason` (the channel's deletion still runs). */
   failPending(broadcastId: string, reason: string, now: number): Promise<void>;
   ops(broadcastId: string): Promise<BroadcastOp[]>;
+  /** Retention: finished steps last changed before `opsBefore`, and ended broadcasts (with their steps) ended before `endedBefore`. */
+  prune(opsBefore: number, endedBefore: number): Promise<{ broadcastSteps: number; broadcasts: number }>;
 }

@@ -4,6 +4,7 @@ import { createHarness, type Harness } from '../../test-support/harness';
 import { SimulatorTransport } from '../delivery/simulator.transport';
 import { usedMinutes } from '../live-activities/live-activities.usage';
 import { enforceQuotas } from '../scheduler/jobs/quota.job';
+import { retentionJob } from '../scheduler/jobs/retention.job';
 import { BroadcastWorker } from './broadcasts.worker';
 
 let h: Harness;
@@ -135,5 +136,28 @@ describe('the broadcasts resource (app.handle, simulator transport)', () => {
     expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(1);
     expect((await h.service('a1', 'GET', `${PATH}/${id}`)).body).toMatchObject({ state: 'Ended', endReason: 'quota' });
     expect((await create()).body).toMatchObject({ status: 429, detail: 'live activity minutes limit exceeded for this billing period' });
+  });
+
+  test('retention deletes finished broadcast steps after deliveries_days and ended broadcasts whose channel is gone after activities_days', async () => {
+    await setup('[retention]\nactivities_days = 30\ndeliveries_days = 7\n');
+    const DAY = 24 * 3600_000;
+    const old = (await create()).body.id;
+    expect((await h.service('a1', 'PATCH', `${PATH}/${old}`, { contentState: { value: '1' } })).status).toBe(200);
+    expect((await h.service('a1', 'DELETE', `${PATH}/${old}`)).status).toBe(200);
+    await worker().drain();
+    await worker().drain();
+    const running = (await create()).body.id;
+    expect((await h.service('a1', 'PATCH', `${PATH}/${running}`, { contentState: { value: '2' } })).status).toBe(200);
+    h.clock.advance(8 * DAY);
+    await worker().drain();
+    await retentionJob(h.ctx).run(h.clock.now());
+    // The running broadcast's update was sent just now: it stays; the old one's steps are gone.
+    expect((await h.ctx.db.repos.broadcasts.ops(old)).length).toBe(0);
+    expect((await h.ctx.db.repos.broadcasts.ops(running)).map((o) => o.status)).toEqual(['done']);
+    expect((await h.service('a1', 'GET', `${PATH}/${old}`)).status).toBe(200);
+    h.clock.advance(60 * DAY);
+    await retentionJob(h.ctx).run(h.clock.now());
+    expect((await h.service('a1', 'GET', `${PATH}/${old}`)).status).toBe(404);
+    expect((await h.service('a1', 'GET', `${PATH}/${running}`)).body.state).toBe('Active');
   });
 });

@@ -72,6 +72,9 @@ function broadcastsStatements(db: Db) {
   const failPending = client.query(
     `UPDATE broadcast_ops SET status = 'failed', reason = ?2, updated_at = ?3 WHERE broadcast_id = ?1 AND status = 'pending' AND kind <> 'delete_channel'`,
   );
+  const pruneOps = client.query(`DELETE FROM broadcast_ops WHERE status IN ('done', 'failed', 'superseded') AND updated_at < ?`);
+  // A broadcast whose channel still exists at Apple stays: its deletion is still to come.
+  const pruneEnded = client.query(`DELETE FROM broadcasts WHERE state = 'Ended' AND ended_at < ? AND channel_state IN ('deleted', 'failed')`);
   const opsOf = client.query<BroadcastOp, [string]>(`SELECT ${OP_COLUMNS} FROM broadcast_ops WHERE broadcast_id = ? ORDER BY id`);
 
   return {
@@ -131,6 +134,10 @@ function broadcastsStatements(db: Db) {
       failPending.run(broadcastId, reason, now);
     },
     ops: (broadcastId: string): BroadcastOp[] => opsOf.all(broadcastId).map(opOf),
+    prune: (opsBefore: number, endedBefore: number): { broadcastSteps: number; broadcasts: number } => ({
+      broadcastSteps: pruneOps.run(opsBefore).changes,
+      broadcasts: pruneEnded.run(endedBefore).changes,
+    }),
   };
 }
 
