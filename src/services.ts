@@ -2,11 +2,12 @@ import type { AppContext } from './context';
 import { clientAddresses } from './http/client-address';
 import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
+import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
 import { auditService } from './modules/audit/audit.service';
 import { broadcastsService } from './modules/broadcasts/broadcasts.service';
 import { authThrottle } from './modules/auth/auth-throttle';
-import { serviceAuth } from './modules/auth/service-auth';
-import { consoleSessions } from './modules/console/console-sessions';
+import { serviceAuth } from './modules/apps/service-auth';
+import { consoleSessions } from './modules/auth/console-sessions';
 import { idempotency } from './modules/idempotency/idempotency';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
@@ -15,7 +16,7 @@ import { webhooksService } from './modules/webhooks/webhooks.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
-  const apps = appsService(ctx);
+  const apps = appsService(ctx, credentialsReset(ctx));
   const devices = ctx.db.repos.devices;
   const releases = releasesService(ctx, apps);
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
@@ -26,7 +27,7 @@ export function buildServices(ctx: AppContext) {
     clock: ctx.clock,
     apps,
     audit: auditService(ctx),
-    broadcasts: broadcastsService(ctx),
+    broadcasts: broadcastsService(ctx, apps),
     clients,
     auth: serviceAuth(ctx, apps, clients, authThrottle(coordination.failureThrottle('service-keys', ctx.clock, { freeFailures: 10 }), 'failed authentications')),
     consoleSessions: consoleSessions(ctx.clock, coordination.sessions()),

@@ -5,8 +5,8 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import type { ApnsCredentials } from '../apps/credentials';
-import { ApnsChannels } from '../delivery/apns/apns.channels';
-import { ApnsClient } from '../delivery/apns/apns.client';
+import { ApnsChannels } from '../delivery/providers/apns/apns.channels';
+import { ApnsClient } from '../delivery/providers/apns/apns.client';
 import { BroadcastRecord } from './broadcasts.view';
 
 const EnvironmentQuery = t.Object(

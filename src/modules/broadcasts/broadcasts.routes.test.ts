@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken } from '../../test-support/apns-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
-import { SimulatorTransport } from '../delivery/simulator.transport';
+import { SimulatorTransport } from '../delivery/providers/simulator.transport';
 import { usedMinutes } from '../live-activities/live-activities.usage';
 import { enforceQuotas } from '../scheduler/jobs/quota.job';
 import { retentionJob } from '../scheduler/jobs/retention.job';

@@ -5,7 +5,8 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DEMO } from '../apps/demo.service';
 import { OPTIONAL_BODY } from '../docs/polish-document';
-import { ContentOptions, contentOptions, EndOptions, parseDate } from '../live-activities/live-activities.options';
+import { parseDate } from '../../http/dates';
+import { ContentOptions, contentOptions, EndOptions } from '../live-activities/live-activities.options';
 import { TEMPLATE_SLUGS } from '../live-activities/templates';
 import { BroadcastRecord } from './broadcasts.view';
 

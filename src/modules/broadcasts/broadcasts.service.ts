@@ -3,11 +3,11 @@ import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
-import { appsService } from '../apps/apps.service';
-import { APNS_CHANNEL_LIMIT, type StoragePolicy } from '../delivery/apns/apns.channels';
-import { BROADCAST_PAYLOAD_LIMIT } from '../delivery/apns/apns.broadcast';
+import type { AppsService } from '../apps/apps.service';
+import { APNS_CHANNEL_LIMIT, type StoragePolicy } from '../delivery/providers/apns/apns.channels';
+import { BROADCAST_PAYLOAD_LIMIT } from '../delivery/providers/apns/apns.broadcast';
 import type { LiveActivityContent } from '../delivery/message-content';
-import { enqueue } from '../delivery/outbox';
+import { enqueue } from '../delivery/outbox/outbox';
 import { payloadBytes } from '../delivery/payloads';
 import { activityContent, type EventOptions } from '../live-activities/live-activities.content';
 import { startTargets } from '../live-activities/live-activities.delivery';
@@ -37,7 +37,7 @@ const simulatedChannelId = () => Buffer.from(crypto.getRandomValues(new Uint8Arr
  * send, delete the channel) are queued in the broadcast outbox in the same transaction and done by
  * the broadcast worker, so a request never waits on Apple and nothing accepted is lost.
  */
-export function broadcastsService(ctx: AppContext) {
+export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns'>) {
   const { clock, config } = ctx;
   const store = ctx.db;
 
@@ -61,7 +61,6 @@ export function broadcastsService(ctx: AppContext) {
     contentState: JSON.parse(row.contentState) as Record<string, string>,
   });
 
-  const apps = appsService(ctx);
   /** Where the app's channel lives: its APNs environment, or the simulator without credentials. */
   const environmentOf = (app: AppRow): BroadcastEnvironment => apps.apns(app)?.environment ?? 'simulator';
 

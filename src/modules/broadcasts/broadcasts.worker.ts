@@ -1,15 +1,16 @@
 import type { AppContext } from '../../context';
 import { appsService } from '../apps/apps.service';
+import { credentialsReset } from '../delivery/endpoint-health/endpoint-reset';
 import type { ApnsCredentials, FcmCredentials } from '../apps/credentials';
-import { ApnsBroadcaster } from '../delivery/apns/apns.broadcast';
-import { FEATURE_OFF_HELP, type BroadcastOutcome } from '../delivery/apns/apns.broadcast-outcome';
-import { ApnsChannels } from '../delivery/apns/apns.channels';
-import { ApnsClient } from '../delivery/apns/apns.client';
-import { retryDelay } from '../delivery/backoff';
-import { fcmSendUrl } from '../delivery/fcm/fcm.sender';
+import { ApnsBroadcaster } from '../delivery/providers/apns/apns.broadcast';
+import { FEATURE_OFF_HELP, type BroadcastOutcome } from '../delivery/providers/apns/apns.broadcast-outcome';
+import { ApnsChannels } from '../delivery/providers/apns/apns.channels';
+import { ApnsClient } from '../delivery/providers/apns/apns.client';
+import { retryDelay } from '../delivery/worker/backoff';
+import { fcmSendUrl } from '../delivery/providers/fcm/fcm.sender';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { apnsRequest, fcmMessage } from '../delivery/payloads';
-import type { Outcome, Transports } from '../delivery/transport';
+import type { Outcome, Transports } from '../delivery/providers/transport';
 import type { BroadcastOp, BroadcastRow } from './broadcasts.repository';
 
 /** A step that cannot go while Broadcast Capability is off is tried again after this long (the operator may have turned it on). */
@@ -48,7 +49,7 @@ export class BroadcastWorker {
     private readonly transports: Transports,
     private readonly options: { pollMs?: number; random?: () => number } = {},
   ) {
-    this.apps = appsService(ctx);
+    this.apps = appsService(ctx, credentialsReset(ctx));
     // A test double in place of the APNs client cannot manage channels: simulated then.
     if (transports.apns instanceof ApnsClient) {
       this.channels = new ApnsChannels(transports.apns, { clock: ctx.clock });

@@ -1,13 +1,12 @@
 import type { AppContext } from '../../context';
-import { BroadcastWorker } from '../broadcasts/broadcasts.worker';
-import { ApnsClient } from './apns/apns.client';
-import { isletMetrics } from '../metrics/metrics';
-import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
-import { inlineStore } from './outbox-store';
-import { OutboxThread } from './outbox-thread';
-import { FcmSender } from './fcm/fcm.sender';
-import { SimulatorTransport } from './simulator.transport';
-import type { Transports } from './transport';
+import { ApnsClient } from './providers/apns/apns.client';
+import { registerDeliveryMetrics } from './delivery.metrics';
+import { DeliveryWorker, type WorkerOptions } from './worker/delivery.worker';
+import { inlineStore } from './outbox/outbox-store';
+import { OutboxThread } from './outbox/outbox-thread';
+import { FcmSender } from './providers/fcm/fcm.sender';
+import { SimulatorTransport } from './providers/simulator.transport';
+import type { Transports } from './providers/transport';
 
 export interface DeliveryEngineOptions extends WorkerOptions {
   /** Replace a transport (tests, benchmarks); the others are the real ones. */
@@ -23,8 +22,6 @@ export interface DeliveryEngineOptions extends WorkerOptions {
 
 export interface DeliveryEngine {
   worker: DeliveryWorker;
-  /** Drains the broadcast outbox (channels, broadcasts, topic messages) over the same transports. */
-  broadcasts: BroadcastWorker;
   transports: Transports;
   /** Recovers interrupted deliveries and starts draining the outbox in the background. */
   start(): void;
@@ -51,22 +48,16 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
     fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock, outbound }),
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
-  const worker = new DeliveryWorker(ctx, transports, isletMetrics(ctx), workerOptions);
-  const broadcasts = new BroadcastWorker(ctx, transports, { ...(workerOptions.pollMs !== undefined ? { pollMs: workerOptions.pollMs } : {}) });
+  const worker = new DeliveryWorker(ctx, transports, registerDeliveryMetrics(ctx), workerOptions);
   let stopping: Promise<void> | undefined;
   return {
     worker,
-    broadcasts,
     transports,
-    start: () => {
-      worker.start();
-      broadcasts.start();
-    },
-    drain: async () => (await worker.drain()) + (await broadcasts.drain()),
+    start: () => worker.start(),
+    drain: () => worker.drain(),
     stop() {
       stopping ??= (async () => {
         worker.halt();
-        await broadcasts.stop();
         await worker.quiesce(stopTimeoutMs);
         await Promise.all(Object.values(transports).map((t) => t.close()));
         await worker.stop();

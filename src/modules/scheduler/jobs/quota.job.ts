@@ -1,8 +1,10 @@
 import type { AppContext } from '../../../context';
+import { appsService } from '../../apps/apps.service';
 import { broadcastsService } from '../../broadcasts/broadcasts.service';
+import { credentialsReset } from '../../delivery/endpoint-health/endpoint-reset';
 import { endActivities } from '../../live-activities/live-activities.delivery';
 import { minutesExhausted, usedMinutes } from '../../live-activities/live-activities.usage';
-import { billingPeriod } from '../billing-period';
+import { billingPeriod } from '../../live-activities/billing-period';
 import { quotaReachedAt } from '../quota';
 import type { Job } from '../scheduler';
 import { expireIosActivities } from './ios-expiry.job';
@@ -47,7 +49,7 @@ async function endBroadcastsOverQuota(ctx: AppContext, now: number): Promise<num
   for (const app of await ctx.db.repos.broadcasts.appsWithActive()) {
     const plan = ctx.config.plans[app.plan];
     if (!plan || !minutesExhausted(plan, await usedMinutes(ctx.db.repos, app.appId, now))) continue;
-    const broadcasts = broadcastsService(ctx);
+    const broadcasts = broadcastsService(ctx, appsService(ctx, credentialsReset(ctx)));
     for (const id of app.ids) await broadcasts.end(app.appId, id, {}, 'quota');
     ended += app.ids.length;
     ctx.logger.info('minutes quota reached: broadcasts ended', { appId: app.appId, count: app.ids.length });
