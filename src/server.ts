@@ -5,6 +5,7 @@ import type { AppContext } from './context';
 import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
+import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
@@ -70,6 +71,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
   const delivery = createDeliveryEngine(ctx, { outboxThread: ctx.config.database.outbox_thread });
   delivery.start();
+  // Broadcasts (channels, channel sends, topic messages) go over the same transports and connections.
+  const broadcasts = new BroadcastWorker(ctx, delivery.transports);
+  broadcasts.start();
   const scheduler = createScheduler(ctx);
   scheduler.start();
   let stopping: Promise<void> | undefined;
@@ -89,6 +93,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         closeEventStreams(ctx.coordination.wakeUps);
         await server.stop(false);
         await scheduler.stop();
+        await broadcasts.stop();
         await delivery.stop();
         await ctx.db.close();
       })();
