@@ -5,6 +5,7 @@ import type { AppContext } from './context';
 import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
+import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
@@ -80,6 +81,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // Lets handlers see the client's address (the throttles, the audit log); Elysia sets this in listen().
   app.server = server;
   delivery.start();
+  // Broadcasts (channels, channel sends, topic messages) go over the same transports and connections.
+  const broadcasts = new BroadcastWorker(ctx, delivery.transports);
+  broadcasts.start();
   scheduler.start();
   let stopping: Promise<void> | undefined;
   return {
@@ -98,6 +102,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         closeEventStreams(ctx.coordination.wakeUps);
         await server.stop(false);
         await scheduler.stop();
+        await broadcasts.stop();
         await delivery.stop();
         await ctx.db.close();
       })();
