@@ -30,6 +30,12 @@ test('a failed start-up recovery of webhook deliveries stops the start before it
   await expect(startServer(ctx)).rejects.toThrow('start-up recovery failed: database is locked');
 });
 
+test('a failed release of running Idempotency-Keys stops the start the same way', async () => {
+  const { ctx } = await harness();
+  ctx.db.repos.idempotency.releaseAllRunning = () => Promise.reject(new Error('disk I/O error'));
+  await expect(startServer(ctx)).rejects.toThrow('start-up recovery failed: disk I/O error');
+});
+
 test('the server recovers both queues before it answers its first request', async () => {
   const { ctx } = await harness();
   const recovered: string[] = [];

@@ -28,15 +28,15 @@ export interface RunningServer {
  * database's instance lock: only the process that owns the database recovers what a stopped one left.
  */
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
-  // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
-  // in createApp: `islet demo` beside a running server builds the services too.
-  await ctx.coordination.instance.recover('idempotency keys', () => ctx.db.repos.idempotency.releaseAllRunning());
-  // Migrations ran in bootstrap; deliveries and webhook posts a previous process left unfinished go
-  // back in the queue before anything listens: a failure ends the start with one message (main
-  // exits 1) instead of a rejection that kills a process already serving.
+  // Migrations ran in bootstrap; what a previous process left unfinished goes back in the queue
+  // before anything listens: a failure ends the start with one message (main exits 1) instead of
+  // a rejection that kills a process already serving.
   const delivery = createDeliveryEngine(ctx, { outboxThread: ctx.config.database.outbox_thread });
   const scheduler = createScheduler(ctx);
   try {
+    // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left.
+    // Not in createApp: `islet demo` beside a running server builds the services too.
+    await ctx.coordination.instance.recover('idempotency keys', () => ctx.db.repos.idempotency.releaseAllRunning());
     await delivery.recover();
     await scheduler.recover();
   } catch (e) {
