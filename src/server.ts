@@ -28,9 +28,21 @@ export interface RunningServer {
  * database's instance lock: only the process that owns the database recovers what a stopped one left.
  */
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
-  // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left. Not
-  // in createApp: `islet demo` beside a running server builds the services too.
-  await ctx.coordination.instance.recover('idempotency keys', () => ctx.db.repos.idempotency.releaseAllRunning());
+  // Migrations ran in bootstrap; what a previous process left unfinished goes back in the queue
+  // before anything listens: a failure ends the start with one message (main exits 1) instead of
+  // a rejection that kills a process already serving.
+  const delivery = createDeliveryEngine(ctx, { outboxThread: ctx.config.database.outbox_thread });
+  const scheduler = createScheduler(ctx);
+  try {
+    // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left.
+    // Not in createApp: `islet demo` beside a running server builds the services too.
+    await ctx.coordination.instance.recover('idempotency keys', () => ctx.db.repos.idempotency.releaseAllRunning());
+    await delivery.recover();
+    await scheduler.recover();
+  } catch (e) {
+    await delivery.stop();
+    throw new Error(`start-up recovery failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const app = createApp(ctx);
   const headers = securityHeaders(ctx.config.server.public_url);
   const fetch = async (request: Request) => withHeaders(await app.fetch(request), headers);
@@ -68,13 +80,10 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   origin = selfOrigin(server);
   // Lets handlers see the client's address (the throttles, the audit log); Elysia sets this in listen().
   app.server = server;
-  // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
-  const delivery = createDeliveryEngine(ctx, { outboxThread: ctx.config.database.outbox_thread });
   delivery.start();
   // Broadcasts (channels, channel sends, topic messages) go over the same transports and connections.
   const broadcasts = new BroadcastWorker(ctx, delivery.transports);
   broadcasts.start();
-  const scheduler = createScheduler(ctx);
   scheduler.start();
   let stopping: Promise<void> | undefined;
   return {

@@ -35,3 +35,38 @@ export function redactUrlPassword(url: string): string {
   if (u.searchParams.has('password')) u.searchParams.set('password', mark);
   return u.toString().replaceAll(mark, HIDDEN);
 }
+
+/**
+ * The passwords a connection URL carries, in the user info or a `password=` parameter, each as
+ * written (percent-encoded) and decoded: a driver may echo either form.
+ */
+function urlPasswords(url: string): string[] {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return [];
+  }
+  const decode = (v: string) => {
+    try {
+      return decodeURIComponent(v);
+    } catch {
+      return v;
+    }
+  };
+  const query = u.searchParams.getAll('password');
+  // searchParams decodes; the raw form is read from the query string itself.
+  const rawQuery = [...u.search.matchAll(/[?&]password=([^&]*)/g)].map((m) => m[1]!);
+  return [u.password, decode(u.password), ...query, ...rawQuery].filter((p) => p.length > 0);
+}
+
+/**
+ * `message` with every password of `url` replaced, and the URL itself shown redacted: for the
+ * messages of a database driver, which may quote the URL or its password. Longest first, so a
+ * password containing another is replaced whole.
+ * @example redactUrlPasswordIn('connect postgres://u:p%40ss@db/x failed', 'postgres://u:p%40ss@db/x') // 'connect postgres://u:[redacted]@db/x failed'
+ */
+export function redactUrlPasswordIn(message: string, url: string): string {
+  const passwords = [...new Set(urlPasswords(url))].sort((a, b) => b.length - a.length);
+  return passwords.reduce((text, password) => text.replaceAll(password, HIDDEN), message.replaceAll(url, redactUrlPassword(url)));
+}

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { ConfigError, parseConfig } from './config.load';
-import { redactConfig } from './config.redact';
+import { redactConfig, redactUrlPasswordIn } from './config.redact';
 
 const problemsOf = (text: string, env: Record<string, string> = {}) => {
   try {
@@ -43,5 +43,15 @@ describe('[database] url, pool_size, ca_file', () => {
     );
     expect(view('postgres://islet:p%40ss@db/islet')).toBe('postgres://islet:[redacted]@db/islet');
     expect(view('postgres://db/islet')).toBe('postgres://db/islet');
+  });
+
+  test('a driver message shows neither form of the password: user info (as written and percent-decoded) and the password= parameter', () => {
+    const encoded = 'postgres://islet:p%40ss%2Fw0rd@db/islet';
+    expect(redactUrlPasswordIn(`could not connect to ${encoded}`, encoded)).toBe('could not connect to postgres://islet:[redacted]@db/islet');
+    expect(redactUrlPasswordIn('password "p@ss/w0rd" refused; raw p%40ss%2Fw0rd', encoded)).toBe('password "[redacted]" refused; raw [redacted]');
+    const query = 'postgres://islet@db:5432/islet?sslmode=require&password=s3cr%3Dt';
+    expect(redactUrlPasswordIn(`could not connect to ${query}`, query)).toBe('could not connect to postgres://islet@db:5432/islet?sslmode=require&password=[redacted]');
+    expect(redactUrlPasswordIn('auth failed for s3cr=t (s3cr%3Dt)', query)).toBe('auth failed for [redacted] ([redacted])');
+    expect(redactUrlPasswordIn('connection refused', 'postgres://islet@db/islet')).toBe('connection refused');
   });
 });

@@ -7,10 +7,10 @@ import type { Clock } from '../lib/clock';
  * line what that implementation must guarantee; `coordination.contract.ts` holds the behaviour
  * every implementation must pass.
  *
- * Sessions, rate limits, throttles and endpoint health answer synchronously: their callers are
- * synchronous hooks and the delivery worker's per-send check. A shared implementation keeps a local
- * copy it refreshes, or these answers become Promises once those callers await (the contract
- * already awaits every answer).
+ * Sessions, rate limits, throttles and endpoint health answer synchronously, although their
+ * callers (requireAdmin, the admin guard, serviceAuth) are async now: kept so, because they are
+ * asked on every request and every send and must stay cheap. A shared implementation keeps a local
+ * copy it refreshes (the contract already awaits every answer, so Promises would also pass it).
  *
  * Not here, because no process state is involved:
  * - Webhook deliveries need no wake-up: the scheduler's `webhooks` job (leader only) finds them
@@ -26,7 +26,7 @@ export interface Coordination {
   keyedLocks(name: string): KeyedLocks;
   /** The store of console sessions of one application. */
   sessions(): SessionStore;
-  /** The state of provider endpoint health of one context (modules/delivery/channel-health.ts). */
+  /** The state of provider endpoint health of one context (modules/delivery/endpoint-health/endpoint-health.ts). */
   endpointHealth<R>(): EndpointHealthState<R>;
   /** A token-bucket rate limit per key; `name` tells limits apart in a shared store. */
   rateLimiter(name: string, perSecond: number, clock: Clock): RateLimiter;

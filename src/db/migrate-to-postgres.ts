@@ -5,9 +5,10 @@ import { is } from 'drizzle-orm';
 import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { ConfigError } from '../config/config.load';
+import { redactUrlPasswordIn } from '../config/config.redact';
 import { tryInstanceLock } from './instance-lock';
 import { clientOptions, describeTarget, type PostgresSettings } from './postgres/connection';
-import { diagnosePostgres, scrub } from './postgres/diagnose';
+import { diagnosePostgres } from './postgres/diagnose';
 import { migratePostgres } from './postgres/migrate';
 import * as pgSchema from './postgres/schema';
 import * as sqliteSchema from './schema';
@@ -102,7 +103,7 @@ export async function migrateToPostgres(sqlitePath: string, settings: PostgresSe
       return { source: sqlitePath, target: describeTarget(settings.url), tables, rows: tables.reduce((n, t) => n + t.rows, 0), ms: performance.now() - started };
     } catch (e) {
       // A driver's message could quote the URL; nothing it says may show the password.
-      if (e instanceof Error) e.message = scrub(e.message, new URL(settings.url));
+      if (e instanceof Error) e.message = redactUrlPasswordIn(e.message, settings.url);
       throw e;
     } finally {
       if (source.inTransaction) source.exec('ROLLBACK');

@@ -75,7 +75,15 @@ export interface Store {
    * nothing else may write on it, while the job waits).
    */
   write<T>(job: (tx: Tx) => Promise<T>): Promise<T>;
-  /** Runs reads that belong together; the same rules as `write` for what the job awaits. */
+  /**
+   * Runs `job` with the store's repositories (those of `repos`) and no transaction, so reads that
+   * belong together get no snapshot on either store: each statement sees the database as it is
+   * when it runs, and a write landing between two of them shows in the second. SQLite runs them on
+   * its one connection, inside the group commit's transaction when one is open (so they may see a
+   * unit of work's rows before it commits); PostgreSQL takes a pooled connection per statement and
+   * sees committed rows only. Reads that must agree go in `write`. The same rules as `write` for
+   * what the job awaits.
+   */
   read<T>(job: (r: Repositories) => Promise<T>): Promise<T>;
   /** The repositories for a single statement outside a unit of work. */
   readonly repos: Repositories;

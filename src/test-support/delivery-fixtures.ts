@@ -9,11 +9,18 @@ import { apnsToken } from './apns-standin';
 
 /**
  * The value of a repository call that has settled: the SQLite repositories do their work when
- * called, so the fixtures below stay synchronous. Throws if it had not settled.
+ * called, so the fixtures below stay synchronous. Throws the call's error if it failed (Bun.peek
+ * would hand it back as a value), and says so if it had not settled.
  */
 export function settled<T>(promise: Promise<T>): T {
+  const status = Bun.peek.status(promise);
+  if (status === 'pending') throw new Error('the repository call has not settled');
   const value = Bun.peek(promise);
-  if (value instanceof Promise) throw new Error('the repository call has not settled');
+  if (status === 'rejected') {
+    // Thrown here instead: handled, so it is not reported again as an unhandled rejection.
+    promise.catch(() => {});
+    throw value;
+  }
   return value as T;
 }
 

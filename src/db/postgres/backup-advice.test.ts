@@ -47,6 +47,13 @@ describe('backup and restore with [database] url', () => {
     expect(existsSync(join(dir, 'data', 'islet.db'))).toBe(false);
   }, CLI_TIMEOUT_MS);
 
+  test('a password given as the password= parameter of the url is not printed either', () => {
+    const res = islet(['backup', join(dir, 'param.dump')], { ISLET_DATABASE_URL: 'postgres://islet@db.internal/islet_prod?sslmode=require&password=s3cret' });
+    expect(res.code).toBe(1);
+    expect(res.err).toContain(`--dbname='postgres://islet@db.internal/islet_prod?sslmode=require'\n`);
+    expect(res.out + res.err).not.toContain('s3cret');
+  }, CLI_TIMEOUT_MS);
+
   test('without [database] url, backup still copies the SQLite file', () => {
     expect(islet(['migrate'], {}).code).toBe(0);
     const res = islet(['backup', join(dir, 'sqlite.db')], {});
@@ -66,5 +73,10 @@ describe('the libpq URL of a connection', () => {
       `postgres://islet@db:5432/islet?sslmode=verify-ca&sslrootcert=${encodeURIComponent(ca)}`,
     );
     expect(libpqUrl({ url: 'postgres://islet@db/islet', poolSize: 1 })).toBe('postgres://islet@db/islet');
+  });
+
+  test('leaves out a password given as the password= parameter too', () => {
+    expect(libpqUrl({ url: 'postgres://islet@db:5432/islet?sslmode=require&password=s3cret', poolSize: 1 })).toBe('postgres://islet@db:5432/islet?sslmode=require');
+    expect(libpqUrl({ url: 'postgres://islet:p%40ss@db/islet?password=p%40ss', poolSize: 1 })).toBe('postgres://islet@db/islet');
   });
 });

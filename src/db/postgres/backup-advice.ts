@@ -8,11 +8,13 @@ const VERIFYING = new Set(['verify-ca', 'verify-full']);
 
 /**
  * The URL libpq's tools (pg_dump, pg_restore, psql) take for the same connection as Islet's:
- * the password left out (they read PGPASSWORD or ~/.pgpass), the CA file as `sslrootcert`.
+ * the password left out, in the user info and as a `password=` parameter (they read PGPASSWORD or
+ * ~/.pgpass), the CA file as `sslrootcert`.
  */
 export function libpqUrl(settings: PostgresSettings): string {
   const u = new URL(settings.url);
   u.password = '';
+  if (u.searchParams.has('password')) u.searchParams.delete('password');
   if (settings.caFile) {
     u.searchParams.set('sslrootcert', resolve(settings.caFile));
     if (!VERIFYING.has(u.searchParams.get('sslmode') ?? '')) u.searchParams.set('sslmode', 'verify-full');

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { SQL } from 'bun';
 import { ConfigError } from '../../config/config.load';
+import { redactUrlPasswordIn } from '../../config/config.redact';
 import { shippedMigrationCount } from '../sqlite/database';
 import { clientOptions, describeTarget, type PostgresSettings } from './connection';
 import { appliedPostgresMigrations, defaultPgMigrationsFolder } from './migrate';
@@ -83,21 +84,16 @@ function connectionProblem(e: unknown, url: string, target: string): string {
     case '28P01':
       return `authentication failed for user "${user}" at ${where}: check the user and password in the url`;
     case '28000':
-      return `the server at ${where} refuses user "${user}": ${scrub(error.message, u)} (see its pg_hba.conf)`;
+      return `the server at ${where} refuses user "${user}": ${redactUrlPasswordIn(error.message ?? '', url)} (see its pg_hba.conf)`;
     case '3D000':
       return `database "${decodeURIComponent(u.pathname.slice(1))}" does not exist at ${where}: create it (CREATE DATABASE … OWNER "${user}") or correct the name in the url`;
     case 'ERR_POSTGRES_TLS_NOT_AVAILABLE':
       return `the server at ${where} does not offer TLS, which the url's sslmode requires`;
   }
-  const text = scrub(`${error.message ?? String(e)}${error.code ? ` (${error.code})` : ''}`, u);
+  const text = redactUrlPasswordIn(`${error.message ?? String(e)}${error.code ? ` (${error.code})` : ''}`, url);
   if (/cert|ssl|tls|self.signed|verify/i.test(text)) {
     return `the TLS certificate of the server at ${where} is not trusted: ${text}; give the CA it chains to as [database] ca_file`;
   }
   return `cannot connect to PostgreSQL (${target}): ${text}`;
 }
 
-/** A message without the URL's password, should a driver ever echo it. */
-export function scrub(message: string | undefined, u: URL): string {
-  const password = decodeURIComponent(u.password);
-  return password && message ? message.replaceAll(password, '[redacted]') : (message ?? '');
-}

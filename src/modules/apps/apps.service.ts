@@ -16,7 +16,7 @@ export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
 /**
  * What else changes, in the transaction `tx` that stores an app's new provider credentials: the
- * delivery side releases what it held for that provider's endpoints (channel-reset.ts). Passed in,
+ * delivery side releases what it held for that provider's endpoints (delivery/endpoint-health/endpoint-reset.ts). Passed in,
  * so that apps need not import delivery, which reads the credentials.
  */
 export type CredentialsChanged = (tx: Tx, appId: string, provider: 'apns' | 'fcm') => Promise<unknown>;
@@ -43,6 +43,17 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
     appSecretSealed: box.seal(appSecret, purpose(appId, 'app_secret')),
     signingSecretSealed: box.seal(signingSecret, purpose(appId, 'signing_secret')),
   });
+
+  /** One provider's credentials sealed (or cleared), its pause lifted, and `credentialsChanged`, in one write. */
+  const setCredentials = async (id: string, provider: 'apns' | 'fcm', creds: ApnsCredentials | FcmCredentials | undefined) => {
+    await get(id);
+    const sealed = creds ? box.seal(JSON.stringify(creds), purpose(id, provider)) : null;
+    const columns = provider === 'apns' ? { apnsSealed: sealed, apnsPausedReason: null } : { fcmSealed: sealed, fcmPausedReason: null };
+    await ctx.db.write(async (tx) => {
+      await tx.apps.update(id, { ...columns, updatedAt: clock.now() });
+      await credentialsChanged(tx, id, provider);
+    });
+  };
 
   return {
     repo,
@@ -106,22 +117,13 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
      * Stores APNs credentials (or removes them with undefined); new credentials resume a paused
      * channel, and release what was held for its down endpoints (`credentialsChanged`).
      */
-    async setApns(id: string, creds: ApnsCredentials | undefined) {
-      await get(id);
-      const apnsSealed = creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null;
-      await ctx.db.write(async (tx) => {
-        await tx.apps.update(id, { apnsSealed, apnsPausedReason: null, updatedAt: clock.now() });
-        await credentialsChanged(tx, id, 'apns');
-      });
+    setApns(id: string, creds: ApnsCredentials | undefined) {
+      return setCredentials(id, 'apns', creds);
     },
 
-    async setFcm(id: string, creds: FcmCredentials | undefined) {
-      await get(id);
-      const fcmSealed = creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null;
-      await ctx.db.write(async (tx) => {
-        await tx.apps.update(id, { fcmSealed, fcmPausedReason: null, updatedAt: clock.now() });
-        await credentialsChanged(tx, id, 'fcm');
-      });
+    /** Stores FCM credentials (or removes them with undefined), as `setApns` does for APNs. */
+    setFcm(id: string, creds: FcmCredentials | undefined) {
+      return setCredentials(id, 'fcm', creds);
     },
 
     apns(row: AppRow): ApnsCredentials | undefined {

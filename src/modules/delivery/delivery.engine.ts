@@ -23,7 +23,9 @@ export interface DeliveryEngineOptions extends WorkerOptions {
 export interface DeliveryEngine {
   worker: DeliveryWorker;
   transports: Transports;
-  /** Recovers interrupted deliveries and starts draining the outbox in the background. */
+  /** Puts back what a stopped process left in flight; the server awaits it before it listens. */
+  recover(): Promise<void>;
+  /** Recovers interrupted deliveries (again, if `recover` failed) and starts draining the outbox in the background. */
   start(): void;
   /** Processes everything due now (tests drive this with a fake clock instead of `start`). */
   drain(): Promise<number>;
@@ -53,6 +55,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
   return {
     worker,
     transports,
+    recover: () => worker.recover(),
     start: () => worker.start(),
     drain: () => worker.drain(),
     stop() {

@@ -86,6 +86,23 @@ describe('durability of the outbox', () => {
     expect(count('sending')).toBe(0);
   });
 
+  test('a worker started without the server recovers in its loop: a failed recovery is logged and tried again, then it delivers', async () => {
+    h = await createHarness();
+    await h.createApp({ id: 'demo' });
+    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    await queue(h.ctx, 'demo', notificationContent('queued before start'), [pixel.id]);
+    const { deliveries } = h.ctx.db.repos;
+    const reset = deliveries.recoverSending.bind(deliveries);
+    let attempts = 0;
+    deliveries.recoverSending = (now) => (++attempts === 1 ? Promise.reject(new Error('disk I/O error')) : reset(now));
+    const engine = createDeliveryEngine(h.ctx, { pollMs: 10 });
+    engines.push(engine);
+    engine.start();
+    await until(() => count('delivered') === 1);
+    expect(attempts).toBe(2);
+    expect(h.logs.some((l) => l.includes('delivery worker failed') && l.includes('disk I/O error'))).toBe(true);
+  });
+
   test('the server starts the engine after migrations, resends what a previous process left, and stops it before closing the database', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });

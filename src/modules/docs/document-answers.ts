@@ -1,7 +1,7 @@
 /**
  * The answers every operation of a kind can get, whatever its route declares, in the media type
  * they are sent with: each error is `application/problem+json` (lib/errors.ts). Applied by
- * polishDocument; docs.contract.test.ts sends bad and good requests and checks that each answer
+ * polishDocument; docs.contract.e2e.test.ts sends bad and good requests and checks that each answer
  * is documented.
  */
 

@@ -10,6 +10,8 @@ export interface Job {
   run(now: number): void | Promise<void>;
   /** Told when the scheduler stops: a run that goes on by itself (the webhook posts) takes nothing new. */
   stop?(): void;
+  /** Start-up recovery of what a stopped process left in flight (the webhook posts); awaited by `Scheduler.recover`. */
+  recover?(): Promise<void>;
 }
 
 /**
@@ -51,6 +53,11 @@ export class Scheduler {
       started.push(run);
     }
     await Promise.all(started);
+  }
+
+  /** Runs every job's start-up recovery; the server awaits it before it listens, so a failure stops the start. */
+  async recover(): Promise<void> {
+    for (const job of this.jobs) await job.recover?.();
   }
 
   start(): void {

@@ -33,6 +33,8 @@ export interface DispatcherJob {
   run(now: number): Promise<void>;
   /** The scheduler stops: posts in flight finish, nothing new is claimed. */
   stop(): void;
+  /** Puts deliveries a stopped process was sending back in the queue (once; again after a failure). */
+  recover(): Promise<void>;
 }
 
 /**
@@ -46,8 +48,19 @@ export interface DispatcherJob {
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): DispatcherJob {
   const repo = ctx.db.repos.webhooks;
-  // Awaited by the first run: nothing is claimed before it.
-  const recovered = ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()));
+  // Started by the server before it listens, and awaited by every run: nothing is claimed before
+  // it. Not at construction: a failure there would be a rejection nobody awaits (the process dies).
+  let recovered: Promise<void> | undefined;
+  const recover = (): Promise<void> =>
+    (recovered ??= ctx.coordination.instance
+      .recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()))
+      .then(
+        () => {},
+        (e) => {
+          recovered = undefined;
+          throw e;
+        },
+      ));
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
   const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
@@ -109,8 +122,9 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
   return {
     name: 'webhooks',
     intervalMs: DISPATCH_INTERVAL_MS,
+    recover,
     async run() {
-      await recovered;
+      await recover();
       for (;;) {
         if (!stopping && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
         if (inFlight === 0) return;

@@ -37,7 +37,7 @@ export type Outcome =
   /**
    * No answer from the provider: connection refused, TLS failure, timeout, GOAWAY, a reset or a
    * dropped connection (the outcome of a request in flight is unknown, so it goes again: at least
-   * once). Never a delivery attempt; moves the channel toward down (channel-health.ts), unless
+   * once). Never a delivery attempt; moves the endpoint toward down (endpoint-health/endpoint-health.ts), unless
    * `serverAlive`: the provider itself turned the request away unprocessed (GOAWAY, refused
    * streams) more often than the transport resends at once.
    */

@@ -25,7 +25,7 @@ export interface WorkerOptions {
   /** Outcomes written per transaction (at most). */
   flushSize?: number;
   backoff?: BackoffPolicy;
-  /** When a channel counts as down and how it is probed (channel-health.ts). */
+  /** When an endpoint counts as down and how it is probed (endpoint-health/endpoint-health.ts). */
   health?: EndpointHealthOptions;
   /** Jitter source, [0, 1). */
   random?: () => number;
@@ -67,6 +67,7 @@ export class DeliveryWorker {
   private settled: (() => void) | undefined;
   private running: Promise<number> | undefined;
   private loop: Promise<void> | undefined;
+  private recovery: Promise<void> | undefined;
   private unsubscribe: (() => void) | undefined;
   private sleeper: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
   private stopping = false;
@@ -105,20 +106,37 @@ export class DeliveryWorker {
     this.storage = ctx.db.storage;
   }
 
-  /** Puts deliveries a previous process left in `sending` back in the queue, then works until `stop`. */
-  start(): void {
-    if (this.loop) return;
-    const { instance, wakeUps } = this.ctx.coordination;
-    // New work starts at once; the poll only covers retries coming due.
-    this.unsubscribe = wakeUps.on('deliveries-queued', () => this.wake());
-    this.loop = (async () => {
+  /**
+   * Puts deliveries a previous process left in `sending`, and those held for a down endpoint, back
+   * in the queue. The server awaits it before it listens, so a failure stops the start-up with its
+   * message; `start` runs it too (done once, retried after a failure).
+   */
+  recover(): Promise<void> {
+    this.recovery ??= (async () => {
+      const { instance } = this.ctx.coordination;
       const recovered = await instance.recover('deliveries', () => this.repo.recoverSending(this.ctx.clock.now()));
       if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
       const unheld = await instance.recover('endpoint holds', () => this.guard.recover(this.ctx.clock.now()));
       if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
+    })().catch((e) => {
+      this.recovery = undefined;
+      throw e;
+    });
+    return this.recovery;
+  }
+
+  /** Recovers (see `recover`), then works until `stop`. */
+  start(): void {
+    if (this.loop) return;
+    // New work starts at once; the poll only covers retries coming due.
+    this.unsubscribe = this.ctx.coordination.wakeUps.on('deliveries-queued', () => this.wake());
+    this.loop = (async () => {
       while (!this.stopping) {
         let storageFailed = false;
         try {
+          // Inside the try: a failed recovery is logged and tried again at the next poll, never a
+          // rejection nobody awaits until `stop`.
+          await this.recover();
           await this.drain();
         } catch (e) {
           // A full disk is logged once by the storage health, not at every poll.

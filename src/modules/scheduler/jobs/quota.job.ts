@@ -31,6 +31,8 @@ export async function enforceQuotas(ctx: AppContext, now: number): Promise<numbe
       if (active.length === 0 || active[0]!.startedAt >= period.end) continue;
       const at = await quotaReachedAt(repos, app.id, plan, period, Math.min(now, period.end), active);
       if (at === undefined) continue;
+      // `active` and `at` are read outside the write, so an activity ended meanwhile may be in the
+      // list: safe, since markEnded ends only an Active row and endActivities skips the others.
       const options = { reason: 'quota' as const, endedAt: (a: { startedAt: number }) => Math.max(at, a.startedAt), dismissalAt: now, now };
       const done = await ctx.db.write((tx) => endActivities(ctx.db, tx, active, options));
       ended += done.length;

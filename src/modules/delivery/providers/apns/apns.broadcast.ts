@@ -43,7 +43,8 @@ export function broadcastOrigin(hosts: BroadcastHosts | undefined, environment: 
 /**
  * Sends broadcasts (`POST /4/broadcasts/apps/<bundleId>`) over the APNs client's pooled HTTP/2
  * connections and provider tokens, to the host the app's credentials name, and says what became of each (apns.broadcast-outcome.ts):
- * delivered carries Apple's `apns-unique-id`.
+ * delivered carries Apple's `apns-unique-id`. Used by the broadcast resource (issue 31): the
+ * broadcast worker (modules/broadcasts/broadcasts.worker.ts) sends each update and end with it.
  * @example const outcome = await broadcaster.send({ creds, environment: 'production', channelId, priority: 10, expiration: 0, body });
  */
 export class ApnsBroadcaster {

@@ -37,7 +37,8 @@ export function channelsOrigin(hosts: ChannelHosts | undefined, environment: Env
  * Apple's channel-management API (create, read, delete, list) over the APNs client's pooled HTTP/2
  * connections and provider tokens, at the hosts the app's credentials name; each call names its
  * environment, since channels of the sandbox and of production are separate. Refusals come back as outcomes (apns.broadcast-outcome.ts),
- * never as exceptions.
+ * never as exceptions. Used by the broadcast resource (issue 31): the broadcast worker makes and
+ * deletes each broadcast's channel with it, the admin broadcast-channels routes list and remove them.
  * @example const made = await channels.create(creds, 'production', 0); if (made.kind === 'created') made.channelId;
  */
 export class ApnsChannels {
