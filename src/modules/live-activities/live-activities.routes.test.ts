@@ -47,7 +47,7 @@ describe('starting live activities', () => {
     const res = await start(h, 'a1', { ...progress, targetUsers: ['u1', 'u1', 'ghost'] });
     expect(res.body.activityCount).toBe(1);
     expect(res.body.activities.map((a: { endUserId: string }) => a.endUserId)).toEqual(['u1']);
-    expect(count(h, 'activities')).toBe(1);
+    expect((await count(h, 'activities'))).toBe(1);
   });
 
   test('an empty targetUsers is refused; with nobody connected nothing is created', async () => {
@@ -71,7 +71,7 @@ describe('starting live activities', () => {
     const res = await h.service('a1', 'POST', PATH, progress);
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ title: 'Forbidden', status: 403, detail: 'live activities are not available on your current plan' });
-    expect(count(h, 'activities')).toBe(0);
+    expect((await count(h, 'activities'))).toBe(0);
   });
 
   test('data whose rendered push would exceed 4096 bytes is refused', async () => {
@@ -79,8 +79,8 @@ describe('starting live activities', () => {
     await connect(h, 'a1', 'u1');
     const res = await h.service('a1', 'POST', PATH, { ...progress, contentState: { progress: '5', detail: 'x'.repeat(4000) } });
     expect(res.body).toEqual({ title: 'Bad Request', status: 400, detail: 'payload exceeds 4096 bytes' });
-    expect(count(h, 'activities')).toBe(0);
-    expect(count(h, 'messages')).toBe(0);
+    expect((await count(h, 'activities'))).toBe(0);
+    expect((await count(h, 'messages'))).toBe(0);
   });
 });
 
