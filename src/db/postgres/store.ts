@@ -103,6 +103,7 @@ export class PostgresStorageHealth implements StorageStatus {
     private readonly probe: () => Promise<void>,
   ) {}
 
+  /** Records a failed write; true when PostgreSQL was out of space or unreachable. */
   failed(error: unknown): boolean {
     const full = postgresStorageFailure(error);
     const reason = full ?? (isPostgresUnavailable(error) ? 'PostgreSQL is unreachable' : undefined);
@@ -115,7 +116,7 @@ export class PostgresStorageHealth implements StorageStatus {
         code: (error as { errno?: string; code?: string }).errno ?? (error as { code?: string }).code,
       });
     }
-    return full !== undefined;
+    return true;
   }
 
   succeeded(): void {
