@@ -68,7 +68,11 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // Lets handlers see the client's address (the throttles, the audit log); Elysia sets this in listen().
   app.server = server;
   // Migrations ran in bootstrap; deliveries a previous process left unfinished go out again now.
-  const delivery = createDeliveryEngine(ctx, { outboxThread: ctx.config.database.outbox_thread });
+  // The outbox thread keeps a SQLite connection of its own: on PostgreSQL the worker claims and
+  // records inline (a claim is one statement, the server does the work).
+  const outboxThread = ctx.config.database.outbox_thread && ctx.config.database.url === undefined;
+  if (ctx.config.database.outbox_thread && !outboxThread) ctx.logger.info('PostgreSQL: deliveries are claimed and recorded on the main thread (the outbox thread is SQLite-only)');
+  const delivery = createDeliveryEngine(ctx, { outboxThread });
   delivery.start();
   const scheduler = createScheduler(ctx);
   scheduler.start();

@@ -49,7 +49,7 @@ export const SECTIONS = {
     outbox_thread: {
       kind: 'boolean',
       default: true,
-      doc: 'Claim and record deliveries on a worker thread with its own connection (started by the first delivery), so the thread that sends and answers the API does less. false: all on one thread (less CPU in all; for a single core).',
+      doc: 'Claim and record deliveries on a worker thread with its own connection (started by the first delivery), so the thread that sends and answers the API does less. false: all on one thread (less CPU in all; for a single core). SQLite only: on PostgreSQL the worker claims inline.',
     },
     url: {
       kind: 'string',
