@@ -1,4 +1,5 @@
 import { SQL } from 'bun';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/logger';
@@ -20,6 +21,8 @@ export class PostgresStore implements Store {
   readonly repos: Repositories;
   readonly storage: PostgresStorageHealth;
   private migrationsFolder = defaultPgMigrationsFolder();
+  /** The after-commit callbacks of the unit of work running in this async context. */
+  private readonly pending = new AsyncLocalStorage<(() => void)[]>();
 
   constructor(
     private readonly settings: PostgresSettings,
@@ -58,14 +61,31 @@ export class PostgresStore implements Store {
     await this.client.close({ timeout: 5 });
   }
 
+  afterCommit(fn: () => void): void {
+    const pending = this.pending.getStore();
+    if (pending) pending.push(fn);
+    else fn();
+  }
+
+  /**
+   * One transaction; run again (up to CONFLICT_ATTEMPTS) when it lost a race to a concurrent one:
+   * on SQLite units of work never overlap, here a check-then-insert of two requests can, and the
+   * second's run again sees the first's row and answers as it would have after it. A job awaits
+   * only its repositories (store.ts), so running it again repeats nothing outside the database.
+   */
   private async transaction<T>(job: (tx: Pg) => Promise<T>): Promise<T> {
-    try {
-      const result = (await this.client.begin((tx) => job(tx))) as T;
-      this.storage.succeeded();
-      return result;
-    } catch (e) {
-      this.storage.failed(e);
-      throw e;
+    for (let attempt = 1; ; attempt++) {
+      const after: (() => void)[] = [];
+      try {
+        const result = (await this.pending.run(after, () => this.client.begin((tx) => job(tx)))) as T;
+        this.storage.succeeded();
+        for (const fn of after) fn();
+        return result;
+      } catch (e) {
+        if (attempt < CONFLICT_ATTEMPTS && isConflict(e)) continue;
+        this.storage.failed(e);
+        throw e;
+      }
     }
   }
 
@@ -77,6 +97,10 @@ export class PostgresStore implements Store {
     });
   }
 }
+
+const CONFLICT_ATTEMPTS = 5;
+/** Lost races: serialization failure, deadlock, a unique key another transaction took meanwhile. */
+const isConflict = (e: unknown) => ['40001', '40P01', '23505'].includes(String((e as { errno?: unknown } | null)?.errno));
 
 const shippedCounts = new Map<string, number>();
 function shippedCount(folder: string): number {
