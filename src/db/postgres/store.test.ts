@@ -62,18 +62,22 @@ describe('the PostgreSQL store', () => {
     const { store, url } = await migrated();
     const other = new SQL(url, { max: 1 });
     let seen = -1;
+    let jobDone = false;
+    let calledAfterJob = false;
     let committed: Promise<void> = Promise.resolve();
     await store.write(async (tx) => {
-      await tx.apps.insert(app('a1'));
       store.afterCommit(() => {
+        calledAfterJob = jobDone;
         committed = (async () => {
           seen = (await other`SELECT count(*)::int AS n FROM apps`)[0].n;
         })();
       });
+      await tx.apps.insert(app('a1'));
+      jobDone = true;
     });
     await committed;
     await other.close();
-    expect(seen).toBe(1);
+    expect({ calledAfterJob, seen }).toEqual({ calledAfterJob: true, seen: 1 });
   }, POSTGRES_TEST_TIMEOUT_MS);
 
   test('two units of work racing to insert the same key both finish: the loser runs again and finds the row', async () => {
