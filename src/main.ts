@@ -8,6 +8,10 @@ import { describeDatabase, migrateStore, openStore } from './db/open';
 import { coordinationFor } from './coordination/choose';
 import { postgresSettings } from './db/postgres/connection';
 import { diagnosePostgres } from './db/postgres/diagnose';
+import { postgresBackupAdvice } from './db/postgres/backup-advice';
+import { formatCopyReport, migrateToPostgres } from './db/migrate-to-postgres';
+import { masterKeyFile } from './config/master-key';
+import { databaseUrlProblem } from './config/database-url';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
@@ -29,6 +33,10 @@ Commands:
   healthcheck    exit 0 when the local server answers /readyz (for container health checks)
   backup FILE    write a consistent copy of the database to FILE, also while the server runs
   restore FILE   replace the database with the backup FILE (the server must be stopped)
+                 (with [database] url both print the pg_dump / pg_restore command to use instead)
+  migrate-to-postgres [--to URL]
+                 copy the SQLite database into an empty PostgreSQL database (URL, else [database] url),
+                 all or nothing, and verify every table's row count (the server must be stopped)
   admin-token reset
                  print a new admin token; the old one stops working, also on a running server
   demo           create the demo app (end users demo-user and demo-friend, simulated devices, a Live
@@ -40,15 +48,18 @@ else built-in defaults. ISLET_<SECTION>_<KEY> environment variables override key
 /** How many arguments each command takes after its name. */
 const ARITY: Record<string, number> = { backup: 1, restore: 1, 'admin-token': 1 };
 
-function parseArgs(argv: string[]): { command: string; args: string[]; configFlag?: string } {
+function parseArgs(argv: string[]): { command: string; args: string[]; configFlag?: string; to?: string } {
   let command = 'serve';
   let configFlag: string | undefined;
+  let to: string | undefined;
   let sawCommand = false;
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--config' || arg === '-c') configFlag = argv[++i];
     else if (arg.startsWith('--config=')) configFlag = arg.slice('--config='.length);
+    else if (arg === '--to') to = argv[++i];
+    else if (arg.startsWith('--to=')) to = arg.slice('--to='.length);
     else if (arg === '--help' || arg === '-h') command = 'help';
     else if (!sawCommand) {
       command = arg;
@@ -57,7 +68,8 @@ function parseArgs(argv: string[]): { command: string; args: string[]; configFla
     else throw new ConfigError([`unexpected argument "${arg}"`]);
   }
   if (command in ARITY && args.length < ARITY[command]!) throw new ConfigError([`${command} needs ${command === 'admin-token' ? '"reset"' : 'a FILE'}\n\n${USAGE}`]);
-  return { command, args, configFlag };
+  if (to !== undefined && command !== 'migrate-to-postgres') throw new ConfigError([`--to is an option of migrate-to-postgres only`]);
+  return { command, args, configFlag, to };
 }
 
 function readConfig(configFlag: string | undefined): Config {
@@ -156,16 +168,32 @@ async function demo(config: Config): Promise<number> {
   }
 }
 
-/** backup and restore copy the SQLite file; PostgreSQL has its own tools. */
-function refuseOnPostgres(config: Config, command: string): void {
-  if (config.database.url === undefined) return;
-  throw new ConfigError([
-    `${command} copies the SQLite file; with [database] url use PostgreSQL's tools: pg_dump --format=custom (backup) and pg_restore (restore), see docs/postgresql.md`,
-  ]);
+/** `islet migrate-to-postgres [--to URL]`: the SQLite file of the configuration into PostgreSQL. */
+async function moveToPostgres(config: Config, to: string | undefined): Promise<number> {
+  const url = to ?? config.database.url;
+  if (!url) throw new ConfigError(['migrate-to-postgres needs the PostgreSQL database to copy into: --to postgres://user:password@host:5432/islet, or [database] url (ISLET_DATABASE_URL)']);
+  const problem = databaseUrlProblem(url);
+  if (problem) throw new ConfigError([`${to ? '--to' : 'database.url'} ${problem}`]);
+  const settings = { url, poolSize: 1, caFile: config.database.ca_file };
+  let report;
+  try {
+    report = await migrateToPostgres(config.database.path, settings);
+  } catch (e) {
+    // check-config's diagnostics name the key they read; here the URL may come from --to.
+    if (e instanceof ConfigError && to) throw new ConfigError(e.problems.map((p) => p.replace(/^database\.url:/, '--to:')));
+    throw e;
+  }
+  for (const line of formatCopyReport(report)) console.log(line);
+  // A key file sits beside the SQLite file, which a PostgreSQL instance elsewhere does not have.
+  const key = config.security.master_key
+    ? 'keep the same [security] master_key'
+    : `set [security] master_key (or ISLET_SECURITY_MASTER_KEY) to the content of ${masterKeyFile(config.database.path)}`;
+  console.log(`Secrets were copied still sealed: every instance serving from PostgreSQL needs the same master key: ${key}.`);
+  return 0;
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { command, args, configFlag } = parseArgs(argv);
+  const { command, args, configFlag, to } = parseArgs(argv);
   switch (command) {
     case 'serve':
       await serve(readConfig(configFlag));
@@ -191,13 +219,16 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'backup':
-      refuseOnPostgres(readConfig(configFlag), 'backup');
-      for (const line of backupDatabase(readConfig(configFlag), args[0]!)) console.log(line);
+    case 'restore': {
+      const config = readConfig(configFlag);
+      const postgres = postgresSettings(config);
+      if (postgres) throw new Error(postgresBackupAdvice(command, args[0]!, config, postgres));
+      const lines = command === 'backup' ? backupDatabase(config, args[0]!) : restoreDatabase(config, args[0]!);
+      for (const line of lines) console.log(line);
       return 0;
-    case 'restore':
-      refuseOnPostgres(readConfig(configFlag), 'restore');
-      for (const line of restoreDatabase(readConfig(configFlag), args[0]!)) console.log(line);
-      return 0;
+    }
+    case 'migrate-to-postgres':
+      return moveToPostgres(readConfig(configFlag), to);
     case 'admin-token': {
       if (args[0] !== 'reset') throw new ConfigError([`unknown admin-token action "${args[0]}"; use: islet admin-token reset`]);
       const config = readConfig(configFlag);

@@ -97,7 +97,7 @@ function connectionProblem(e: unknown, url: string, target: string): string {
 }
 
 /** A message without the URL's password, should a driver ever echo it. */
-function scrub(message: string | undefined, u: URL): string {
+export function scrub(message: string | undefined, u: URL): string {
   const password = decodeURIComponent(u.password);
   return password && message ? message.replaceAll(password, '[redacted]') : (message ?? '');
 }
