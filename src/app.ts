@@ -10,15 +10,15 @@ import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { consoleRoutes } from './modules/console/console.routes';
 import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
-import { channelsAdminRoutes } from './modules/delivery/channels.admin.routes';
-import { deliveriesAdminRoutes } from './modules/delivery/deliveries.admin.routes';
+import { endpointsAdminRoutes } from './modules/delivery/admin/endpoints.admin.routes';
+import { deliveriesAdminRoutes } from './modules/delivery/admin/deliveries.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
-import { isletMetrics } from './modules/metrics/metrics';
+import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
@@ -44,7 +44,7 @@ export function createApp(ctx: AppContext) {
   const services: Services = buildServices(ctx);
   const info = new WeakMap<Request, RequestInfo>();
   let allowedMethods: (request: Request) => string[] = () => [];
-  const metrics = isletMetrics(ctx);
+  const metrics = registerDeliveryMetrics(ctx); // the context's metrics, delivery's gauges included
   let routes: () => { method: string; path: string; hooks: { body?: unknown } }[] = () => [];
   const maxBodyBytes = ctx.config.server.max_body_bytes;
 
@@ -107,7 +107,7 @@ export function createApp(ctx: AppContext) {
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))
     .use(deliveriesAdminRoutes(services))
-    .use(channelsAdminRoutes(services))
+    .use(endpointsAdminRoutes(services))
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))

@@ -12,7 +12,8 @@ import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { resolveAdminToken } from './modules/auth/admin-auth';
 import type { MetaRepository } from './modules/auth/meta.repository';
-import { bindWakeUps } from './modules/delivery/outbox';
+import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
+import { bindWakeUps } from './modules/delivery/outbox/outbox';
 
 export interface BootstrapOptions {
   clock?: Clock;
@@ -51,7 +52,7 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
     const coordination = options.coordination ?? coordinationFor(config);
     bindWakeUps(db, coordination.wakeUps);
     const ctx: AppContext & { db: OpenedStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
-    await seedAppsFromConfig(ctx);
+    await seedAppsFromConfig(ctx, credentialsReset(ctx));
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {
     await db.close();

@@ -2,10 +2,11 @@ import type { AppContext } from './context';
 import { clientAddresses } from './http/client-address';
 import { activityStreamsService } from './modules/activity-streams/activity-streams.service';
 import { appsService } from './modules/apps/apps.service';
+import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
 import { auditService } from './modules/audit/audit.service';
 import { authThrottle } from './modules/auth/auth-throttle';
-import { serviceAuth } from './modules/auth/service-auth';
-import { consoleSessions } from './modules/console/console-sessions';
+import { serviceAuth } from './modules/apps/service-auth';
+import { consoleSessions } from './modules/auth/console-sessions';
 import { idempotency } from './modules/idempotency/idempotency';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { notificationsService } from './modules/notifications/notifications.service';
@@ -14,7 +15,7 @@ import { webhooksService } from './modules/webhooks/webhooks.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
-  const apps = appsService(ctx);
+  const apps = appsService(ctx, credentialsReset(ctx));
   const devices = ctx.db.repos.devices;
   const releases = releasesService(ctx, apps);
   const clients = clientAddresses(ctx.config.server.trusted_proxies);

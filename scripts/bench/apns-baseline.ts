@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import http2, { type ClientHttp2Session } from 'node:http2';
-import { APNS_MAX_CONNECTIONS, APNS_STREAMS_PER_CONNECTION } from '../../src/modules/delivery/apns/apns.client';
+import { APNS_MAX_CONNECTIONS, APNS_STREAMS_PER_CONNECTION } from '../../src/modules/delivery/providers/apns/apns.client';
 
 const job = (await Bun.stdin.json()) as { url: string; ca: string; authorization: string; headers: Record<string, string>; body: string; n: number };
 const tokens = Array.from({ length: job.n }, () => randomBytes(32).toString('hex'));

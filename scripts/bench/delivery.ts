@@ -14,8 +14,9 @@ import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
+import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
 import { createDeliveryEngine } from '../../src/modules/delivery/delivery.engine';
-import { enqueue } from '../../src/modules/delivery/outbox';
+import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { apnsKey, notificationContent } from '../../src/test-support/delivery-fixtures';
 import { startStandinProcess } from './standin-process';
 import { threadCpuDelta, threadCpuUs } from './stats';
@@ -29,7 +30,7 @@ const dir = mkdtempSync(join(tmpdir(), 'islet-bench-'));
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[security]\nallow_private_endpoints = true\n`, join(dir, 'islet.toml'));
   const { ctx } = await bootstrapSqlite(config, { logger: silentLogger });
-  const apps = appsService(ctx);
+  const apps = appsService(ctx, credentialsReset(ctx));
   apps.create({ id: 'bench', source: 'api' });
   apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
 

@@ -6,7 +6,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { APNS_MAX_CONNECTIONS, APNS_STREAMS_PER_CONNECTION } from '../../src/modules/delivery/apns/apns.client';
+import { APNS_MAX_CONNECTIONS, APNS_STREAMS_PER_CONNECTION } from '../../src/modules/delivery/providers/apns/apns.client';
 import { apnsToken } from '../../src/test-support/apns-standin';
 
 export async function h2loadCeiling(job: { url: string; authorization: string; headers: Record<string, string>; body: string; n: number }): Promise<number | undefined> {

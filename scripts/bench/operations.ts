@@ -15,7 +15,8 @@ import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
 import { backupDatabase } from '../../src/db/sqlite/backup';
-import { enqueue } from '../../src/modules/delivery/outbox';
+import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
+import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { isletMetrics } from '../../src/modules/metrics/metrics';
 import { notificationContent } from '../../src/test-support/delivery-fixtures';
 
@@ -25,7 +26,7 @@ const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length /
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n`, join(dir, 'islet.toml'));
   const { ctx } = await bootstrapSqlite(config, { logger: silentLogger });
-  for (const app of ['a1', 'a2', 'a3']) appsService(ctx).create({ id: app, source: 'api' });
+  for (const app of ['a1', 'a2', 'a3']) appsService(ctx, credentialsReset(ctx)).create({ id: app, source: 'api' });
   const now = ctx.clock.now();
   const client = ctx.db.sqlite.$client;
   const ids: string[] = [];

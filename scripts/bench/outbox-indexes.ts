@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqliteStore } from '../../src/db/sqlite/store';
 import { silentLogger } from '../../src/lib/logger';
-import { enqueue } from '../../src/modules/delivery/outbox';
+import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '100000' } } });
 const count = Number(values.deliveries);

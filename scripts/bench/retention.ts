@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
-import { enqueue } from '../../src/modules/delivery/outbox';
+import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { retentionJob } from '../../src/modules/scheduler/jobs/retention.job';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '200' }, deliveries: { type: 'string', default: '2500' } } });

@@ -196,10 +196,18 @@ export interface paths {
      */
     get: operations["getApiAdminAppsByAppIdLive-activitiesByIdDeliveries"];
   };
+  "/api/admin/apps/{appId}/endpoints": {
+    /**
+     * Health of an app's provider endpoints
+     * @description healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every endpoint starts healthy.
+     */
+    get: operations["getApiAdminAppsByAppIdEndpoints"];
+  };
   "/api/admin/apps/{appId}/channels": {
     /**
-     * Health of an app's delivery channels
-     * @description healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every channel starts healthy.
+     * Health of an app's provider endpoints (deprecated name)
+     * @deprecated
+     * @description Deprecated: use GET /api/admin/apps/{appId}/endpoints; this alias goes in the next release. The same list under `channels`. healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every endpoint starts healthy.
      */
     get: operations["getApiAdminAppsByAppIdChannels"];
   };
@@ -4460,10 +4468,10 @@ export interface operations {
     };
   };
   /**
-   * Health of an app's delivery channels
-   * @description healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every channel starts healthy.
+   * Health of an app's provider endpoints
+   * @description healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every endpoint starts healthy.
    */
-  getApiAdminAppsByAppIdChannels: {
+  getApiAdminAppsByAppIdEndpoints: {
     parameters: {
       path: {
         /** @example demo */
@@ -4475,10 +4483,10 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            channels: ({
+            endpoints: ({
                 /** @enum {string} */
                 provider: "apns" | "fcm";
-                /** @description The provider host the channel sends to (APNs production and sandbox are two channels). */
+                /** @description The provider host the app sends to (APNs production and sandbox are two endpoints). */
                 endpoint: string;
                 /** @enum {string} */
                 state: "healthy" | "degraded" | "down";
@@ -4496,10 +4504,98 @@ export interface operations {
                 nextProbeAt: string | null;
                 /**
                  * Format: date-time
-                 * @description The provider asked the channel to wait (Retry-After) until then.
+                 * @description The provider asked the endpoint to wait (Retry-After) until then.
                  */
                 slowUntil: string | null;
-                /** @description Deliveries held because the channel is down (no attempt spent). */
+                /** @description Deliveries held because the endpoint is down (no attempt spent). */
+                held: number;
+              })[];
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Health of an app's provider endpoints (deprecated name)
+   * @deprecated
+   * @description Deprecated: use GET /api/admin/apps/{appId}/endpoints; this alias goes in the next release. The same list under `channels`. healthy, degraded (connection failures or the provider asked to slow down) or down (unreachable: deliveries held, one probe at a time with capped exponential backoff). Kept in memory: after a restart every endpoint starts healthy.
+   */
+  getApiAdminAppsByAppIdChannels: {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            channels: ({
+                /** @enum {string} */
+                provider: "apns" | "fcm";
+                /** @description The provider host the app sends to (APNs production and sandbox are two endpoints). */
+                endpoint: string;
+                /** @enum {string} */
+                state: "healthy" | "degraded" | "down";
+                /** @description The last connection failure or throttling answer, while not healthy. */
+                reason: string | null;
+                /**
+                 * Format: date-time
+                 * @description When it entered this state.
+                 */
+                since: string;
+                /**
+                 * Format: date-time
+                 * @description Down: when the next single probe request goes.
+                 */
+                nextProbeAt: string | null;
+                /**
+                 * Format: date-time
+                 * @description The provider asked the endpoint to wait (Retry-After) until then.
+                 */
+                slowUntil: string | null;
+                /** @description Deliveries held because the endpoint is down (no attempt spent). */
                 held: number;
               })[];
           };

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { FakeClock } from '../lib/clock';
 import { silentLogger } from '../lib/logger';
-import { ChannelHealth, type Channel } from '../modules/delivery/channel-health';
+import { EndpointHealth, type EndpointRecord } from '../modules/delivery/endpoint-health/endpoint-health';
 import type { Coordination } from './coordination';
 
 /** Waits until `condition` holds: a shared implementation tells listeners after a round trip. */
@@ -106,20 +106,20 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
     );
 
     test(
-      'endpoint health: every ChannelHealth on the state sees a channel another took down, and a forgotten channel is known forgotten',
+      'endpoint health: every EndpointHealth on the state sees a channel another took down, and a forgotten channel is known forgotten',
       withCoordination(async (c) => {
-        const state = c.endpointHealth<Channel>();
+        const state = c.endpointHealth<EndpointRecord>();
         const clock = new FakeClock();
         const key = { appId: 'a', provider: 'apns' as const, endpoint: 'https://127.0.0.1:1' };
-        const worker = new ChannelHealth(clock, silentLogger, state, { downAfterMs: 0 });
+        const worker = new EndpointHealth(clock, silentLogger, state, { downAfterMs: 0 });
         for (let i = 0; i < 3; i++) worker.connectionFailed(key, 'refused', false);
-        const reader = new ChannelHealth(clock, silentLogger, state);
+        const reader = new EndpointHealth(clock, silentLogger, state);
         expect(reader.list('a').map((s) => s.state)).toEqual(['down']);
         expect(reader.admit(key, undefined, clock.now())).toEqual({ go: false, hold: true });
         reader.tokenBackoff('device|url', clock.now() + 5000);
         expect(worker.admit({ ...key, endpoint: 'https://127.0.0.1:2' }, 'device|url', clock.now())).toEqual({ go: false, hold: false, until: clock.now() + 5000 });
         worker.forget('a', 'apns');
-        expect([state.endpoints.size, state.forgotten.has(ChannelHealth.id(key))]).toEqual([0, true]);
+        expect([state.endpoints.size, state.forgotten.has(EndpointHealth.id(key))]).toEqual([0, true]);
         // A result of a request sent before the forget says nothing about the channel any more.
         expect(reader.connectionFailed(key, 'refused', false)).toBe(false);
         expect(reader.list('a')).toEqual([]);

@@ -132,7 +132,7 @@ export interface StateMap<K, V> {
 
 /**
  * Multi-instance: one record per endpoint seen by every instance, written back after each change
- * (ChannelHealth calls `set` after it changes a record), and taking a down endpoint's probe is
+ * (EndpointHealth calls `set` after it changes a record), and taking a down endpoint's probe is
  * atomic, so one probe goes at a time across instances.
  */
 export interface EndpointHealthState<R> {
@@ -185,4 +185,4 @@ export interface FailureThrottle {
 // - live-activities.service.ts `endNow` and `reportPushToken`: the activity's state, checked and then
 //   changed in the same write (activity-streams' `put` reads its stream before the write: the key's
 //   lock, KeyedLocks, keeps that read current).
-// (`nextTimestamp` in live-activities.repository.ts is one UPDATE … RETURNING: atomic on both.)
+// (`nextTimestamp` of the live-activities repository is one UPDATE … RETURNING: atomic on both.)

@@ -2,10 +2,10 @@ import type { ActivityStreamsRepository } from '../modules/activity-streams/acti
 import type { ActivityUsageRepository } from '../modules/live-activities/activity-usage.repository';
 import type { AppsRepository } from '../modules/apps/apps.repository';
 import type { AuditRepository } from '../modules/audit/audit.repository';
-import type { ChannelHoldsRepository } from '../modules/delivery/channel-holds.repository';
-import type { DeliveryHistoryRepository } from '../modules/delivery/delivery-history.repository';
-import type { DeliveryRepository } from '../modules/delivery/delivery.repository';
-import type { OutboxRepository } from '../modules/delivery/outbox.repository';
+import type { EndpointHoldsRepository } from '../modules/delivery/endpoint-health/endpoint-holds.repository';
+import type { DeliveryHistoryRepository } from '../modules/delivery/admin/delivery-history.repository';
+import type { DeliveryRepository } from '../modules/delivery/worker/delivery.repository';
+import type { OutboxRepository } from '../modules/delivery/outbox/outbox.repository';
 import type { DevicesRepository } from '../modules/devices/devices.repository';
 import type { IdempotencyRepository } from '../modules/idempotency/idempotency.repository';
 import type { InstancesRepository } from '../modules/live-activities/instances.repository';
@@ -27,7 +27,7 @@ export interface Repositories {
   activityUsage: ActivityUsageRepository;
   apps: AppsRepository;
   audit: AuditRepository;
-  channelHolds: ChannelHoldsRepository;
+  endpointHolds: EndpointHoldsRepository;
   deliveries: DeliveryRepository;
   deliveryHistory: DeliveryHistoryRepository;
   devices: DevicesRepository;

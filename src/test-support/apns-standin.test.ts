@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../lib/clock';
 import { silentLogger } from '../lib/logger';
-import { ApnsClient } from '../modules/delivery/apns/apns.client';
+import { ApnsClient } from '../modules/delivery/providers/apns/apns.client';
 import type { ApnsCredentials } from '../modules/apps/credentials';
 import { apnsToken, startApnsStandin, type ApnsStandin } from './apns-standin';
 import { apnsKey } from './delivery-fixtures';

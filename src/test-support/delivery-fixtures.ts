@@ -4,7 +4,7 @@ import { activities } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { DeviceInput } from '../modules/devices/devices.repository';
 import type { LiveActivityContent, LiveActivityEvent, MessageContent, NotificationContent } from '../modules/delivery/message-content';
-import { enqueue, type DeliveryTarget } from '../modules/delivery/outbox';
+import { enqueue, type DeliveryTarget } from '../modules/delivery/outbox/outbox';
 import { apnsToken } from './apns-standin';
 
 /**

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
 import { importPKCS8, SignJWT } from 'jose';
-import { serviceAccountClient } from '../modules/delivery/fcm/fcm.auth';
+import { serviceAccountClient } from '../modules/delivery/providers/fcm/fcm.auth';
 import { FCM_SCOPE, startFcmStandin, type FcmStandin } from './fcm-standin';
 
 let fcm: FcmStandin;

@@ -276,7 +276,7 @@ describe('console', () => {
 
     await page.goto(`${islet.url}/console/apps/unreachable`);
     await heading(page, 'Unreachable').waitFor();
-    const down = page.locator('.channel-health[data-state="down"]');
+    const down = page.locator('.endpoint-health[data-state="down"]');
     await down.waitFor({ timeout: 30_000 });
     await down.getByText('APNs is unreachable').waitFor();
     await down.getByText('1 delivery waits').waitFor();

@@ -13,8 +13,8 @@ export interface Channel {
   endpoint?: string | null;
 }
 
-/** A provider endpoint's health as the server sees it (GET /apps/{id}/channels). */
-export interface ChannelHealth {
+/** A provider endpoint's health as the server sees it (GET /apps/{id}/endpoints). */
+export interface EndpointHealth {
   provider: 'apns' | 'fcm';
   endpoint: string;
   state: 'healthy' | 'degraded' | 'down';

@@ -6,7 +6,7 @@ import { Alert, Badge, Button, Card, Details, Field, SelectField, TextField } fr
 import { admin } from '../lib/api';
 import { relativeTime } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
-import type { AppView, Channel, ChannelHealth } from '../lib/types';
+import type { AppView, Channel, EndpointHealth } from '../lib/types';
 
 /** A file picker whose text content lands in a textarea-backed value (for .p8 keys and JSON). */
 function FileText(props: { label: string; accept: string; value: string; onChange: (text: string) => void; hint: string; placeholder: string }) {
@@ -69,10 +69,10 @@ function FcmForm(props: { appId: string; onDone: (app: AppView) => void }) {
 
 const HEALTH_TONE = { healthy: 'green', degraded: 'amber', down: 'red' } as const;
 
-/** Connection health of each endpoint the channel sent to: down (held, probing), degraded, or healthy. */
-function HealthLines(props: { provider: 'APNs' | 'FCM'; health: ChannelHealth[] }) {
+/** Connection health of each provider endpoint the app sent to: down (held, probing), degraded, or healthy. */
+function HealthLines(props: { provider: 'APNs' | 'FCM'; health: EndpointHealth[] }) {
   return html`${props.health.map(
-    (h) => html`<div class="channel-health" data-state=${h.state}>
+    (h) => html`<div class="endpoint-health" data-state=${h.state}>
       <${Badge} tone=${HEALTH_TONE[h.state]}>${h.state}<//> <span class="mono small">${h.endpoint}</span>
       ${h.state === 'down'
         ? html`<${Alert} tone="warn">
@@ -92,7 +92,7 @@ function ChannelRow(props: {
   platform: 'iOS' | 'Android';
   provider: 'APNs' | 'FCM';
   channel: Channel;
-  health: ChannelHealth[];
+  health: EndpointHealth[];
   onEdit: () => void;
   onRemove: () => void;
   removing: boolean;
@@ -132,8 +132,8 @@ function ChannelRow(props: {
 export function ChannelsCard(props: { app: AppView; onChange: (app: AppView) => void }) {
   const [editing, setEditing] = useState<'apns' | 'fcm' | null>(null);
   const path = `/apps/${encodeURIComponent(props.app.id)}`;
-  const health = useLoad(() => admin<{ channels: ChannelHealth[] }>('GET', `${path}/channels`), [path], 5000);
-  const of = (provider: 'apns' | 'fcm') => (health.data?.channels ?? []).filter((c) => c.provider === provider);
+  const health = useLoad(() => admin<{ endpoints: EndpointHealth[] }>('GET', `${path}/endpoints`), [path], 5000);
+  const of = (provider: 'apns' | 'fcm') => (health.data?.endpoints ?? []).filter((c) => c.provider === provider);
   const remove = useAction(async (which: 'apns' | 'fcm') => {
     props.onChange(await admin<AppView>('DELETE', `${path}/${which}`));
     toast(`${which === 'apns' ? 'APNs' : 'FCM'} credentials removed; the simulator takes over`);

@@ -1,21 +1,21 @@
-import { activityStreamsRepository } from '../../modules/activity-streams/activity-streams.repository';
-import { activityUsageRepository } from '../../modules/live-activities/activity-usage.repository';
-import { appsRepository } from '../../modules/apps/apps.repository';
-import { auditRepository } from '../../modules/audit/audit.repository';
-import { channelHoldsRepository } from '../../modules/delivery/channel-holds.repository';
-import { deliveryHistoryRepository } from '../../modules/delivery/delivery-history.repository';
-import { deliveryRepository } from '../../modules/delivery/delivery.repository';
-import { outboxRepository } from '../../modules/delivery/outbox.repository';
-import { devicesRepository } from '../../modules/devices/devices.repository';
-import { idempotencyRepository } from '../../modules/idempotency/idempotency.repository';
-import { instancesRepository } from '../../modules/live-activities/instances.repository';
-import { liveActivitiesRepository } from '../../modules/live-activities/live-activities.repository';
-import { metaRepository } from '../../modules/auth/meta.repository';
-import { metricsRepository } from '../../modules/metrics/metrics.repository';
-import { releasesRepository } from '../../modules/notifications/releases.repository';
-import { tokensRepository } from '../../modules/tokens/tokens.repository';
-import { webhookEventsRepository } from '../../modules/webhooks/webhook-events.repository';
-import { webhooksRepository } from '../../modules/webhooks/webhooks.repository';
+import { activityStreamsRepository } from './repositories/activity-streams';
+import { activityUsageRepository } from './repositories/activity-usage';
+import { appsRepository } from './repositories/apps';
+import { auditRepository } from './repositories/audit';
+import { endpointHoldsRepository } from './repositories/endpoint-holds';
+import { deliveryHistoryRepository } from './repositories/delivery-history';
+import { deliveryRepository } from './repositories/deliveries';
+import { outboxRepository } from './repositories/outbox';
+import { devicesRepository } from './repositories/devices';
+import { idempotencyRepository } from './repositories/idempotency';
+import { instancesRepository } from './repositories/instances';
+import { liveActivitiesRepository } from './repositories/live-activities';
+import { metaRepository } from './repositories/meta';
+import { metricsRepository } from './repositories/metrics';
+import { releasesRepository } from './repositories/releases';
+import { tokensRepository } from './repositories/tokens';
+import { webhookEventsRepository } from './repositories/webhook-events';
+import { webhooksRepository } from './repositories/webhooks';
 import type { Repositories } from '../store';
 import type { Db } from './database';
 
@@ -26,7 +26,7 @@ export function sqliteRepositories(db: Db): Repositories {
     activityUsage: activityUsageRepository(db),
     apps: appsRepository(db),
     audit: auditRepository(db),
-    channelHolds: channelHoldsRepository(db),
+    endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),
     devices: devicesRepository(db),

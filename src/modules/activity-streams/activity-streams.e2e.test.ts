@@ -1,35 +1,32 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createIsletClient, type IsletClient } from '../../client/islet-client';
 import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
-import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import type { SpawnedServer } from '../../test-support/spawn-server';
+import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { forEachDatabase } from '../../test-support/databases';
 
 forEachDatabase('streams-e2e', (database) => {
   const APP = 'streams';
   const SECRET = 'sk_streams_e2e';
-  let dir: string;
+  let served: ServedApp;
   let fcm: FcmStandin;
   let server: SpawnedServer;
   let islet: IsletClient;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'islet-streams-'));
     fcm = await startFcmStandin();
-    writeFileSync(join(dir, 'firebase.json'), JSON.stringify(fcm.serviceAccount('streams-project')));
-    server = await spawnServer(
-      dir,
-      `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
-        `[[apps]]\nid = "${APP}"\napp_secret = "${SECRET}"\n[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
-    );
+    served = await serveApp({
+      app: APP,
+      secret: SECRET,
+      more: `[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
+      files: { 'firebase.json': JSON.stringify(fcm.serviceAccount('streams-project')) },
+    });
+    server = served.server;
     islet = createIsletClient({ baseUrl: server.url, serviceKey: SECRET });
   }, 30_000);
   afterAll(async () => {
-    await server?.stop();
+    await served?.close();
     await fcm?.close();
-    rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 
   /** FCM messages received so far, as `event activityId`, once `count` have arrived (or 10 s passed). */

@@ -4,7 +4,7 @@ import { ConfigError } from '../../config/config.load';
 import type { AppConfig, Config } from '../../config/config.schema';
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
-import { appsService } from './apps.service';
+import { appsService, type CredentialsChanged } from './apps.service';
 import { checkApnsIds, checkApnsKey, checkEndpointSync, checkServiceAccount, type ApnsCredentials, type FcmCredentials } from './credentials';
 import type { OutboundPolicy } from '../../lib/outbound-policy';
 
@@ -13,8 +13,8 @@ import type { OutboundPolicy } from '../../lib/outbound-policy';
  * what the file says (name, plan, given secrets, credentials). Secrets the file leaves out are
  * generated once and kept. Files named in the config are read relative to the config file.
  */
-export async function seedAppsFromConfig(ctx: AppContext): Promise<void> {
-  const service = appsService(ctx);
+export async function seedAppsFromConfig(ctx: AppContext, credentialsChanged: CredentialsChanged): Promise<void> {
+  const service = appsService(ctx, credentialsChanged);
   const credentials = readConfiguredCredentials(ctx.config);
   const problems: string[] = [];
 

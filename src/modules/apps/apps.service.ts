@@ -3,7 +3,7 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { generateSecret, sha256Hex } from '../../lib/secrets';
 import type { AppContext } from '../../context';
-import { channelCredentialsChanged } from '../delivery/channel-reset';
+import type { Tx } from '../../db/store';
 import type { AppRow } from './apps.repository';
 import type { ApnsCredentials, FcmCredentials } from './credentials';
 
@@ -14,8 +14,15 @@ const purpose = (appId: string, column: string) => `apps.${column}:${appId}`;
 
 export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
 
+/**
+ * What else changes, in the transaction `tx` that stores an app's new provider credentials: the
+ * delivery side releases what it held for that provider's endpoints (channel-reset.ts). Passed in,
+ * so that apps need not import delivery, which reads the credentials.
+ */
+export type CredentialsChanged = (tx: Tx, appId: string, provider: 'apns' | 'fcm') => Promise<unknown>;
+
 /** Use cases of apps: creation with fresh secrets, rotation, credentials, and their safe views. */
-export function appsService(ctx: AppContext) {
+export function appsService(ctx: AppContext, credentialsChanged: CredentialsChanged) {
   const repo = ctx.db.repos.apps;
   const { box, clock } = ctx;
 
@@ -97,14 +104,14 @@ export function appsService(ctx: AppContext) {
 
     /**
      * Stores APNs credentials (or removes them with undefined); new credentials resume a paused
-     * channel, and release what was held for its down endpoints (channel-reset.ts).
+     * channel, and release what was held for its down endpoints (`credentialsChanged`).
      */
     async setApns(id: string, creds: ApnsCredentials | undefined) {
       await get(id);
       const apnsSealed = creds ? box.seal(JSON.stringify(creds), purpose(id, 'apns')) : null;
       await ctx.db.write(async (tx) => {
         await tx.apps.update(id, { apnsSealed, apnsPausedReason: null, updatedAt: clock.now() });
-        await channelCredentialsChanged(ctx, tx, id, 'apns');
+        await credentialsChanged(tx, id, 'apns');
       });
     },
 
@@ -113,7 +120,7 @@ export function appsService(ctx: AppContext) {
       const fcmSealed = creds ? box.seal(JSON.stringify(creds), purpose(id, 'fcm')) : null;
       await ctx.db.write(async (tx) => {
         await tx.apps.update(id, { fcmSealed, fcmPausedReason: null, updatedAt: clock.now() });
-        await channelCredentialsChanged(ctx, tx, id, 'fcm');
+        await credentialsChanged(tx, id, 'fcm');
       });
     },
 

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import { auditedRoute } from './audit.actions';
-import { auditRepository, type AuditFilter, type AuditRow } from './audit.repository';
+import type { AuditFilter, AuditRow } from './audit.repository';
 
 export interface AuditEvent {
   actor: string;

@@ -1,7 +1,7 @@
 import { ConfigError } from '../../config/config.load';
 import { HttpError } from '../../lib/errors';
 import { generateSecret, safeEqual, sha256Hex } from '../../lib/secrets';
-import { admitConsoleSession, type ConsoleSessions } from '../console/console-sessions';
+import { admitConsoleSession, type ConsoleSessions } from './console-sessions';
 import type { AuthThrottle } from './auth-throttle';
 import type { MetaRepository } from './meta.repository';
 

@@ -4,7 +4,7 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { consoleActor, isAdminToken } from '../auth/admin-auth';
 import { eventStream } from './console-events';
-import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from './console-sessions';
+import { CSRF_HEADER, readCookie, SESSION_COOKIE, type ConsoleSession } from '../auth/console-sessions';
 
 /**
  * Console sign-in: the admin token is exchanged for a session cookie (HttpOnly, SameSite=Strict,

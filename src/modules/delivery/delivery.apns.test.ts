@@ -1,39 +1,24 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
-import { activityContent, addActivity, addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
-import { createHarness, type Harness } from '../../test-support/harness';
-import type { ApnsClient } from './apns/apns.client';
-import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from './delivery.engine';
-import { releaseHeld } from './outbox';
+import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import type { Harness } from '../../test-support/harness';
+import { apnsRig, closeRig } from '../../test-support/delivery-rig';
+import type { ApnsClient } from './providers/apns/apns.client';
+import type { DeliveryEngine, DeliveryEngineOptions } from './delivery.engine';
+import { releaseHeld } from './outbox/outbox';
 
 let h: Harness;
 let apns: ApnsStandin;
 let engine: DeliveryEngine;
-afterEach(async () => {
-  await engine?.stop();
-  await apns?.close();
-  h?.close();
-});
+afterEach(() => closeRig({ engine, standin: apns, h }));
 
 const BUNDLE = 'com.example.demo';
 const MINUTE = 60_000;
 
 /** A harness, an APNs stand-in that knows the app's key, and the app's credentials pointing at it. */
 async function setup(engineOptions: DeliveryEngineOptions = {}) {
-  h = await createHarness();
-  const key = apnsKey();
-  apns = await startApnsStandin({ keys: [key], bundleIds: [BUNDLE], clock: h.clock });
-  await h.createApp({ id: 'demo' });
-  const res = await h.admin('PUT', '/api/admin/apps/demo/apns', {
-    bundleId: BUNDLE,
-    teamId: key.teamId,
-    keyId: key.keyId,
-    key: key.key,
-    endpoint: apns.url,
-    ca: apns.ca,
-  });
-  expect(res.status).toBe(200);
-  engine = createDeliveryEngine(h.ctx, { random: () => 0.5, ...engineOptions });
+  let key;
+  ({ h, apns, engine, key } = await apnsRig({ bundleId: BUNDLE, standinKnowsBundle: true, engine: engineOptions }));
   return key;
 }
 

@@ -1,12 +1,12 @@
 import type { AppContext } from '../../context';
-import { ApnsClient } from './apns/apns.client';
-import { isletMetrics } from '../metrics/metrics';
-import { DeliveryWorker, type WorkerOptions } from './delivery.worker';
-import { inlineStore } from './outbox-store';
-import { OutboxThread } from './outbox-thread';
-import { FcmSender } from './fcm/fcm.sender';
-import { SimulatorTransport } from './simulator.transport';
-import type { Transports } from './transport';
+import { ApnsClient } from './providers/apns/apns.client';
+import { registerDeliveryMetrics } from './delivery.metrics';
+import { DeliveryWorker, type WorkerOptions } from './worker/delivery.worker';
+import { inlineStore } from './outbox/outbox-store';
+import { OutboxThread } from './outbox/outbox-thread';
+import { FcmSender } from './providers/fcm/fcm.sender';
+import { SimulatorTransport } from './providers/simulator.transport';
+import type { Transports } from './providers/transport';
 
 export interface DeliveryEngineOptions extends WorkerOptions {
   /** Replace a transport (tests, benchmarks); the others are the real ones. */
@@ -48,7 +48,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
     fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock, outbound }),
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
-  const worker = new DeliveryWorker(ctx, transports, isletMetrics(ctx), workerOptions);
+  const worker = new DeliveryWorker(ctx, transports, registerDeliveryMetrics(ctx), workerOptions);
   let stopping: Promise<void> | undefined;
   return {
     worker,

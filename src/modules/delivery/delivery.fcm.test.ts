@@ -1,38 +1,22 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
-import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
-import { createHarness, type Harness } from '../../test-support/harness';
-import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
+import type { FcmStandin } from '../../test-support/fcm-standin';
+import type { Harness } from '../../test-support/harness';
+import { closeRig, fcmRig, setFcmCredentials } from '../../test-support/delivery-rig';
+import type { DeliveryEngine } from './delivery.engine';
 
 let h: Harness;
 let fcm: FcmStandin;
 let engine: DeliveryEngine;
-afterEach(async () => {
-  await engine?.stop();
-  await fcm?.close();
-  h?.close();
-});
+afterEach(() => closeRig({ engine, standin: fcm, h }));
 
 async function setup() {
-  h = await createHarness();
-  fcm = await startFcmStandin();
-  await h.createApp({ id: 'demo' });
-  await setCredentials('demo-project');
-  engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
-}
-
-async function setCredentials(project: string) {
-  const res = await h.admin('PUT', '/api/admin/apps/demo/fcm', { serviceAccount: fcm.serviceAccount(project), endpoint: fcm.url });
-  expect(res.status).toBe(200);
+  ({ h, fcm, engine } = await fcmRig());
 }
 
 describe('FCM going away and failing', () => {
   test('an FCM outage takes the channel down without spending attempts; the first answer after it releases everything', async () => {
-    h = await createHarness();
-    fcm = await startFcmStandin();
-    await h.createApp({ id: 'demo' });
-    await setCredentials('demo-project');
-    engine = createDeliveryEngine(h.ctx, { random: () => 0.5, health: { downAfterMs: 0 } });
+    ({ h, fcm, engine } = await fcmRig({ engine: { health: { downAfterMs: 0 } } }));
     const devices = Array.from({ length: 10 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
     await fcm.goAway();
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
@@ -40,7 +24,7 @@ describe('FCM going away and failing', () => {
     h.clock.advance(1000);
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['held', 0]));
-    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(channels).toMatchObject([{ provider: 'fcm', endpoint: fcm.url, state: 'down', held: 10 }]);
 
     await fcm.comeBack();
@@ -51,11 +35,7 @@ describe('FCM going away and failing', () => {
   }, 30_000);
 
   test('with 30% injected 500, 503 and per-device 429 answers everything arrives and only the 429s spend attempts', async () => {
-    h = await createHarness();
-    fcm = await startFcmStandin({ seed: 3 });
-    await h.createApp({ id: 'demo' });
-    await setCredentials('demo-project');
-    engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
+    ({ h, fcm, engine } = await fcmRig({ standin: { seed: 3 } }));
     const devices = Array.from({ length: 50 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
     fcm.faults.set({ rate: 0.3, kinds: ['internal', 'unavailable', 'too-many'], retryAfterS: 1 });
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
@@ -195,7 +175,7 @@ describe('delivery to FCM', () => {
       ['pending', 0, 60_000],
     ]);
     expect(fcm.requests).toHaveLength(2);
-    const channels = (await h.admin('GET', '/api/admin/apps/demo/channels')).body.channels;
+    const channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(channels).toMatchObject([{ provider: 'fcm', state: 'degraded', reason: 'QUOTA_EXCEEDED: RESOURCE_EXHAUSTED' }]);
     fcm.respond((req) => (req.body.message.token === 'invalid' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : undefined));
     h.clock.advance(59_500);
@@ -227,7 +207,7 @@ describe('delivery to FCM', () => {
     expect(fcm.requests).toHaveLength(0);
 
     fcm.refuseTokens(false);
-    await setCredentials('demo-project');
+    await setFcmCredentials(h, fcm, 'demo-project');
     await engine.drain();
     expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(fcm.requests).toHaveLength(2);

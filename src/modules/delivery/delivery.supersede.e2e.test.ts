@@ -1,32 +1,29 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startFcmStandin, type FcmAnswer, type FcmStandin } from '../../test-support/fcm-standin';
-import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import type { SpawnedServer } from '../../test-support/spawn-server';
+import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { serverClient } from '../../test-support/server-client';
 import { forEachDatabase } from '../../test-support/databases';
 
 forEachDatabase('supersede-e2e', (database) => {
   const SECRET = 'sk_supersede_e2e';
-  let dir: string;
+  let served: ServedApp;
   let fcm: FcmStandin;
   let server: SpawnedServer;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'islet-supersede-'));
     fcm = await startFcmStandin();
-    writeFileSync(join(dir, 'firebase.json'), JSON.stringify(fcm.serviceAccount('supersede-project')));
-    server = await spawnServer(
-      dir,
-      `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
-        `[[apps]]\nid = "sup"\napp_secret = "${SECRET}"\n[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
-    );
+    served = await serveApp({
+      app: 'sup',
+      secret: SECRET,
+      more: `[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n`,
+      files: { 'firebase.json': JSON.stringify(fcm.serviceAccount('supersede-project')) },
+    });
+    server = served.server;
   }, 30_000);
   afterAll(async () => {
-    await server?.stop();
+    await served?.close();
     await fcm?.close();
-    rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 
   const { call, admin } = serverClient(() => server.url, SECRET, 't');

@@ -1,19 +1,16 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { activityContent, addActivity, addDevice, deliveryRows, queue } from '../../test-support/delivery-fixtures';
-import { startFcmStandin, type FcmAnswer, type FcmStandin } from '../../test-support/fcm-standin';
+import type { FcmAnswer, FcmStandin } from '../../test-support/fcm-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
+import { closeRig, fcmRig } from '../../test-support/delivery-rig';
 import { activitiesPath, connect, start } from '../../test-support/live-activity-fixtures';
-import { channelDownReason } from './channel-health';
-import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
+import { endpointDownReason } from './endpoint-health/endpoint-health';
+import type { DeliveryEngine } from './delivery.engine';
 
 let h: Harness;
 let fcm: FcmStandin;
 let engine: DeliveryEngine;
-afterEach(async () => {
-  await engine?.stop();
-  await fcm?.close();
-  h?.close();
-});
+afterEach(() => closeRig({ engine, standin: fcm, h }));
 
 const until = async (check: () => boolean) => {
   while (!check()) await Bun.sleep(5);
@@ -31,11 +28,8 @@ function outbox(activityId: string) {
 
 describe('latest wins for updates that were in flight', () => {
   test('an update in flight that comes back as a retry after a newer update was queued is superseded, not sent after it (real router, FCM stand-in)', async () => {
-    h = await createHarness();
-    fcm = await startFcmStandin();
-    const { id: appId } = await h.createApp({ id: 'demo' });
-    expect((await h.admin('PUT', '/api/admin/apps/demo/fcm', { serviceAccount: fcm.serviceAccount('demo-project'), endpoint: fcm.url })).status).toBe(200);
-    engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
+    ({ h, fcm, engine } = await fcmRig());
+    const appId = 'demo';
     await connect(h, appId, 'u1');
     const activityId = (await start(h, appId, { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '10' }, targetUsers: ['u1'] })).body.activities[0].id;
     await engine.drain();
@@ -74,7 +68,7 @@ describe('latest wins for updates that were in flight', () => {
     expect(claimed.map((r) => r.kind)).toEqual(['la_start', 'la_update', 'la_update']);
     // Queued while those three are in flight: an end for the first device only.
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [pixel.id]);
-    const held = channelDownReason({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
+    const held = endpointDownReason({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
     const back = (id: number, status: 'pending' | 'held') => ({ id, status, attempts: 0, nextAttemptAt: h.clock.now(), provider: null, providerId: null, reason: held, sentPayload: null });
     const { superseded } = await repo.record([back(claimed[0]!.id, 'pending'), back(claimed[1]!.id, 'held'), back(claimed[2]!.id, 'held')], h.clock.now());
 

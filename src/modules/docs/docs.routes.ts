@@ -2,7 +2,7 @@ import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { SWAGGER_CSP } from '../../http/security-headers';
 import { HttpError } from '../../lib/errors';
-import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../auth/service-auth';
+import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../apps/service-auth';
 import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { DEMO } from '../apps/demo.service';

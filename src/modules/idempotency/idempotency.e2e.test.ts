@@ -1,29 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createIsletClient, type IsletClient } from '../../client/islet-client';
-import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import type { SpawnedServer } from '../../test-support/spawn-server';
+import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { forEachDatabase } from '../../test-support/databases';
 
 forEachDatabase('idempotency-e2e', (database) => {
   const SECRET = 'sk_idempotency_e2e';
-  let dir: string;
+  let served: ServedApp;
   let server: SpawnedServer;
   let islet: IsletClient;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'islet-idem-'));
-    server = await spawnServer(
-      dir,
-      `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
-        `[[apps]]\nid = "idem"\napp_secret = "${SECRET}"\n`,
-    );
+    served = await serveApp({ app: 'idem', secret: SECRET });
+    server = served.server;
     islet = createIsletClient({ baseUrl: server.url, serviceKey: SECRET });
   }, 30_000);
   afterAll(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   }, 30_000);
 
   describe('Idempotency-Key through a real server process', () => {

@@ -1,28 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { apnsToken } from '../../test-support/apns-standin';
 import { serverClient } from '../../test-support/server-client';
-import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import type { SpawnedServer } from '../../test-support/spawn-server';
+import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { forEachDatabase } from '../../test-support/databases';
 
 forEachDatabase('billing-e2e', (database) => {
   const SECRET = 'sk_billing_e2e';
-  let dir: string;
+  let served: ServedApp;
   let server: SpawnedServer;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'islet-billing-'));
-    server = await spawnServer(
-      dir,
-      `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "t"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
-        `[[apps]]\nid = "billing"\napp_secret = "${SECRET}"\n`,
-    );
+    served = await serveApp({ app: 'billing', secret: SECRET });
+    server = served.server;
   }, 30_000);
   afterAll(async () => {
-    await server?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await served?.close();
   });
 
   const { call, admin } = serverClient(() => server.url, SECRET, 't');

@@ -1,6 +1,6 @@
 import { activitiesEnded } from '../webhooks/webhooks.causes';
 import type { Store, Tx } from '../../db/store';
-import { enqueue, type DeliveryTarget } from '../delivery/outbox';
+import { enqueue, type DeliveryTarget } from '../delivery/outbox/outbox';
 import type { TargetDevice } from '../devices/devices.repository';
 import type { InstanceTarget, NewInstance } from './instances.repository';
 import { activityContent } from './live-activities.content';

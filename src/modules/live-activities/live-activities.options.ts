@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { HttpError } from '../../lib/errors';
+import { parseDate } from '../../http/dates';
 import type { EventOptions } from './live-activities.content';
 
 /**
@@ -48,13 +49,6 @@ export const EndOptions = {
     DateField('Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time).'),
   ),
 };
-
-/** A date field as ms since the epoch, or 400 naming the field. */
-export function parseDate(value: string | number, field: string): number {
-  const ms = typeof value === 'number' ? value * 1000 : /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : Number.NaN;
-  if (!Number.isFinite(ms) || ms < 0) throw new HttpError(400, `${field} must be an ISO 8601 date-time or Unix seconds`);
-  return Math.round(ms);
-}
 
 /** The option fields of a start or update body, as validated by ContentOptions. */
 export interface ContentOptionsInput {

@@ -3,7 +3,7 @@ import type { Repositories, Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
-import { enqueue, releaseHeld } from '../delivery/outbox';
+import { enqueue, releaseHeld } from '../delivery/outbox/outbox';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import type { TargetDevice } from '../devices/devices.repository';

@@ -1,12 +1,12 @@
 import type { PlanConfig } from '../../config/config.schema';
 import type { Repositories } from '../../db/store';
-import { billingPeriod } from '../scheduler/billing-period';
+import { billingPeriod } from './billing-period';
 
 const MINUTE_MS = 60_000;
 
 /**
  * Live activity minutes an app used in the billing period (calendar month, UTC) holding `now`:
- * the sum over its billed activities (see activity-usage.repository.ts) of the time each was Active inside the period, an Active one
+ * the sum over its billed activities (see the activity-usage repository) of the time each was Active inside the period, an Active one
  * counting up to `now`. Fractional.
  * @example await usedMinutes(ctx.db.repos, 'demo', clock.now()) // 1234.5
  */

@@ -1,6 +1,3 @@
-import type { Db } from '../../db/sqlite/database';
-import { promised } from '../../db/sqlite/promised';
-
 export interface QueueDepthRow {
   app: string;
   provider: string;
@@ -16,39 +13,9 @@ export interface ChannelRow {
   fcmPaused: number;
 }
 
-/**
- * The metrics read from the database at scrape time: one grouped statement each, prepared once.
- * Unfinished deliveries are reached through the deliveries_due index (status first) and grouped
- * without a join: a delivery's provider is chosen when the worker claims it, so one never tried
- * counts as `unassigned`. This statement alone over 100,000 queued rows: ~25 ms, against ~100 ms
- * when joining devices for their platform; a partial index on (status, app_id, provider) would
- * make it ~5 ms but cost the outbox a write per status change (scripts/bench/operations.ts
- * times whole scrapes).
- */
-function metricsStatements(db: Db) {
-  const client = db.$client;
-  const queue = client.query<QueueDepthRow, []>(
-    `SELECT app_id AS app, COALESCE(provider, 'unassigned') AS provider, status AS state, count(*) AS n
-       FROM deliveries
-      WHERE status IN ('pending', 'held', 'sending')
-      GROUP BY status, app_id, provider`,
-  );
-  const active = client.query<{ app: string; platform: string; n: number }, []>(
-    `SELECT app_id AS app, platform, count(*) AS n FROM activities WHERE state = 'Active' GROUP BY app_id, platform`,
-  );
-  const channels = client.query<ChannelRow, []>(
-    `SELECT id AS app, apns_sealed IS NOT NULL AS apns, fcm_sealed IS NOT NULL AS fcm,
-            apns_paused_reason IS NOT NULL AS apnsPaused, fcm_paused_reason IS NOT NULL AS fcmPaused
-       FROM apps`,
-  );
-  return {
-    queueDepth: (): QueueDepthRow[] => queue.all(),
-    activeActivities: () => active.all(),
-    channels: (): ChannelRow[] => channels.all(),
-  };
+/** The metrics repository: what every database implements (SQLite's in src/db/sqlite/repositories/metrics.ts). */
+export interface MetricsRepository {
+  queueDepth(): Promise<QueueDepthRow[]>;
+  activeActivities(): Promise<{ app: string; platform: string; n: number }[]>;
+  channels(): Promise<ChannelRow[]>;
 }
-
-/** The repository over metricsStatements: every method returns a Promise. */
-export const metricsRepository = (db: Db) => promised(metricsStatements(db));
-
-export type MetricsRepository = ReturnType<typeof metricsRepository>;

@@ -1,7 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context';
-import { channelHealth } from '../delivery/channel-health';
-import { onSettledAtEnqueue } from '../delivery/outbox';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable' | 'superseded';
 
@@ -18,7 +16,7 @@ export const CHANNEL_STATES = ['simulator', 'active', 'paused'] as const;
 /**
  * The Prometheus metrics of one application (context). Counters and histograms are fed where
  * things happen (HTTP hooks, delivery worker, scheduler); gauges are read from the database at
- * scrape time. No label names a device or an end user: apps, providers, routes and states only.
+ * scrape time. This module imports no feature: delivery adds its own (registerDeliveryMetrics). No label names a device or an end user: apps, providers, routes and states only.
  */
 export interface IsletMetrics {
   registry: Registry;
@@ -78,8 +76,6 @@ function createMetrics(ctx: AppContext): IsletMetrics {
     labelNames: ['app', 'provider', 'kind', 'outcome'] as const,
     registers: r,
   });
-  // Failed or superseded while queueing, in the API's transaction (the worker counts its own outcomes).
-  onSettledAtEnqueue(ctx.db, (s) => deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
   const providerSeconds = new Histogram({
     name: 'islet_provider_request_seconds',
     help: 'Time from handing a push to a provider (apns, fcm, simulator) to its answer.',
@@ -150,22 +146,8 @@ function createMetrics(ctx: AppContext): IsletMetrics {
       for (const c of channels) for (const state of states) this.set({ app: c.app, provider: c.provider, state }, c.state === state ? 1 : 0);
     },
   });
-  const health = channelHealth(ctx);
-  new Gauge({
-    name: 'islet_channel_health',
-    help: 'Health of each provider endpoint an app channel sent to since the start: 1 for its current state (healthy; degraded: slowed down; down: deliveries held, probing), 0 for the others.',
-    labelNames: ['app', 'provider', 'endpoint', 'state'] as const,
-    registers: r,
-    collect() {
-      this.reset();
-      for (const c of health.list())
-        for (const state of HEALTH_STATES) this.set({ app: c.appId, provider: c.provider, endpoint: c.endpoint, state }, c.state === state ? 1 : 0);
-    },
-  });
   return metrics;
 }
-
-const HEALTH_STATES = ['healthy', 'degraded', 'down'] as const;
 
 /**
  * prom-client names three gauges `…_total`, which Prometheus keeps for counters (`promtool check

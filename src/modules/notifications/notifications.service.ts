@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
-import { enqueue } from '../delivery/outbox';
+import { enqueue } from '../delivery/outbox/outbox';
 import type { NotificationContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { renderTemplate } from './placeholders';

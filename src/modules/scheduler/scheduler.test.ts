@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../lib/clock';
 import { silentLogger } from '../../lib/logger';
-import { billingPeriod } from './billing-period';
+import { billingPeriod } from '../live-activities/billing-period';
 import { Scheduler, type Job } from './scheduler';
 
 describe('scheduler', () => {

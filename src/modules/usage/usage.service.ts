@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import { usedMinutes } from '../live-activities/live-activities.usage';
-import { billingPeriod } from '../scheduler/billing-period';
+import { billingPeriod } from '../live-activities/billing-period';
 
 const MINUTE_MS = 60_000;
 const round = (minutes: number) => Math.round(minutes * 100) / 100;

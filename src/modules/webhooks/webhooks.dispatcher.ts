@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
-import type { Job } from '../scheduler/scheduler';
 import { type DueDelivery } from './webhooks.repository';
 import { webhookSender, type WebhookSender } from './webhooks.sender';
 import { signedHeaders } from './webhooks.signer';
@@ -27,6 +26,15 @@ export const PREVIOUS_SECRET_GRACE_MS = 24 * HOUR;
 /** The credentials' purpose for sealing an endpoint's secrets (lib/secrets.ts). */
 export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secret`;
 
+/** What the scheduler runs: the dispatcher fits its Job, so webhooks need not import the scheduler that lists it. */
+export interface DispatcherJob {
+  name: string;
+  intervalMs: number;
+  run(now: number): Promise<void>;
+  /** The scheduler stops: posts in flight finish, nothing new is claimed. */
+  stop(): void;
+}
+
 /**
  * Sends the webhook outbox: a scheduler job that posts due deliveries, signed, and records each
  * attempt. A failure is retried on the Standard Webhooks schedule by the clock; after the last
@@ -36,7 +44,7 @@ export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secr
  * at least every second), so a slow endpoint delays nobody else's events.
  * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
  */
-export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): Job {
+export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): DispatcherJob {
   const repo = ctx.db.repos.webhooks;
   // Awaited by the first run: nothing is claimed before it.
   const recovered = ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()));

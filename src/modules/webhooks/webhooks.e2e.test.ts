@@ -1,37 +1,30 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createIsletClient, type IsletClient } from '../../client/islet-client';
 import { apnsToken } from '../../test-support/apns-standin';
-import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import type { SpawnedServer } from '../../test-support/spawn-server';
+import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { forEachDatabase } from '../../test-support/databases';
 
 forEachDatabase('webhooks-e2e', (database) => {
   const SECRET = 'sk_webhooks_e2e';
   const ADMIN = 'webhooks-admin';
-  let dir: string;
+  let served: ServedApp;
   let server: SpawnedServer;
   let receiver: WebhookReceiver;
   let islet: IsletClient;
   let admin: IsletClient;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'islet-webhooks-'));
     receiver = await startWebhookReceiver();
-    server = await spawnServer(
-      dir,
-      `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "${ADMIN}"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
-        `[[apps]]\nid = "hooks"\napp_secret = "${SECRET}"\n`,
-    );
+    served = await serveApp({ app: 'hooks', secret: SECRET, admin: ADMIN });
+    server = served.server;
     islet = createIsletClient({ baseUrl: server.url, serviceKey: SECRET });
     admin = createIsletClient({ baseUrl: server.url, adminToken: ADMIN });
   }, 30_000);
   afterAll(async () => {
-    await server?.stop();
+    await served?.close();
     await receiver?.close();
-    rmSync(dir, { recursive: true, force: true });
   }, 30_000);
 
   async function until(what: () => boolean, ms: number): Promise<void> {

@@ -4,6 +4,7 @@ import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin
 import { createHarness, type Harness } from '../../test-support/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { FakeClock } from '../../lib/clock';
+import { credentialsReset } from '../delivery/endpoint-health/endpoint-reset';
 import { createDeliveryEngine } from '../delivery/delivery.engine';
 import { activitiesPath, connect, progress } from '../../test-support/live-activity-fixtures';
 import { quotaJob } from '../scheduler/jobs/quota.job';
@@ -115,7 +116,7 @@ forEachDatabase('webhooks', (database) => {
     test('without allow_private_endpoints a private or loopback URL is refused at creation, and a stored one is never posted to', async () => {
       const { id: appId } = await h.createApp({ id: 'hooks' });
       const strict = { ...h.ctx, config: { ...h.ctx.config, security: { ...h.ctx.config.security, allow_private_endpoints: false } } };
-      const service = webhooksService(strict, appsService(strict));
+      const service = webhooksService(strict, appsService(strict, credentialsReset(strict)));
       // Loopback only: private and metadata ranges are the classifier's tests (lib/outbound-policy.test.ts).
       for (const url of ['http://127.0.0.1:9/x', 'https://[::1]/x', 'https://localhost/x']) {
         await expect(service.create(appId, { url })).rejects.toMatchObject({ status: 400 });

@@ -4,7 +4,7 @@ import type {
   DeliveryHistoryRepository,
   DeliveryRow,
   LedgerRow,
-} from '../../../modules/delivery/delivery-history.repository';
+} from '../../../modules/delivery/admin/delivery-history.repository';
 import { all, one, type PgScope } from '../query';
 
 const COLUMNS = `d.id, m.kind, d.activity_id AS "activityId", d.device_id AS "deviceId", dev.end_user_id AS "endUserId",

@@ -1,5 +1,5 @@
-import { parkedReason, type ClaimedDelivery } from '../../../modules/delivery/delivery.routing';
-import type { DeliveryRepository, PausedChannel, RecordedOutcomes } from '../../../modules/delivery/delivery.repository';
+import { parkedReason, type ClaimedDelivery } from '../../../modules/delivery/worker/delivery.routing';
+import type { DeliveryRepository, PausedChannel, RecordedOutcomes } from '../../../modules/delivery/worker/delivery.repository';
 import { all, one, run, type PgScope } from '../query';
 import { tokenStatementsPg } from './tokens';
 import { webhookEventStatementsPg } from './webhook-events';

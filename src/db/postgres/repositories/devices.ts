@@ -1,5 +1,6 @@
 import type { Audience, DeviceRow, DevicesRepository, DeviceWithTokens, SendTarget, TargetDevice } from '../../../modules/devices/devices.repository';
-import { DEVICE_KINDS_SQL, deviceTokenKind } from '../../../modules/tokens/tokens.repository';
+import { deviceTokenKind } from '../../../modules/tokens/tokens.repository';
+import { DEVICE_KINDS_SQL } from '../../sqlite/repositories/tokens';
 import { newId } from '../../../lib/ids';
 import { all, one, run, type Pg, type PgScope } from '../query';
 import { tokenStatementsPg } from './tokens';

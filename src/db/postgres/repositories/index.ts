@@ -4,7 +4,7 @@ import { activityStreamsPg } from './activity-streams';
 import { activityUsagePg } from './activity-usage';
 import { appsPg } from './apps';
 import { auditPg } from './audit';
-import { channelHoldsPg } from './channel-holds';
+import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
 import { deliveryHistoryPg } from './delivery-history';
 import { devicesPg } from './devices';
@@ -30,7 +30,7 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     activityUsage: activityUsagePg(scope),
     apps: appsPg(scope),
     audit: auditPg(scope),
-    channelHolds: channelHoldsPg(scope),
+    endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
     deliveryHistory: deliveryHistoryPg(scope),
     devices: devicesPg(scope),

@@ -1,4 +1,4 @@
-import { DEVICE_KINDS_SQL } from '../../../modules/tokens/tokens.repository';
+import { DEVICE_KINDS_SQL } from '../../sqlite/repositories/tokens';
 import type { InstanceDetail, InstancesRepository, InstanceTarget, NewInstance } from '../../../modules/live-activities/instances.repository';
 import { all, one, run, valuesList, type PgScope } from '../query';
 

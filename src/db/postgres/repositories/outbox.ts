@@ -1,5 +1,5 @@
-import { WAITING_FOR_TOKEN } from '../../../modules/delivery/delivery.routing';
-import type { NewDelivery, OutboxRepository } from '../../../modules/delivery/outbox.repository';
+import { WAITING_FOR_TOKEN } from '../../../modules/delivery/worker/delivery.routing';
+import type { NewDelivery, OutboxRepository } from '../../../modules/delivery/outbox/outbox.repository';
 import { all, one, run, valuesList, type PgScope } from '../query';
 
 /** Rows per INSERT of a fan-out (10 parameters each, under PostgreSQL's 65,535 per statement). */

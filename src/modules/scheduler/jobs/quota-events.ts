@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../context';
 import { isoTime } from '../../../lib/clock';
 import { usedMinutes } from '../../live-activities/live-activities.usage';
-import { billingPeriod } from '../billing-period';
+import { billingPeriod } from '../../live-activities/billing-period';
 
 /** The share of a plan's minutes at which `quota.warning` goes out. */
 export const QUOTA_WARNING_SHARE = 0.8;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context';
 import { endActivities } from '../../live-activities/live-activities.delivery';
-import { billingPeriod } from '../billing-period';
+import { billingPeriod } from '../../live-activities/billing-period';
 import { quotaReachedAt } from '../quota';
 import type { Job } from '../scheduler';
 import { expireIosActivities } from './ios-expiry.job';

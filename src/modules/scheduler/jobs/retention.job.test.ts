@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../../lib/clock';
-import { enqueue } from '../../delivery/outbox';
+import { enqueue } from '../../delivery/outbox/outbox';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { retentionJob } from './retention.job';
 

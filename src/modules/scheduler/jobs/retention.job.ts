@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../context';
 import { IDEMPOTENCY_TTL_MS } from '../../idempotency/idempotency';
 import type { Job } from '../scheduler';
-import { billingPeriod } from '../billing-period';
+import { billingPeriod } from '../../live-activities/billing-period';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

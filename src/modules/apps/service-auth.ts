@@ -1,0 +1,85 @@
+import type { AppContext } from '../../context';
+import type { ClientAddresses } from '../../http/client-address';
+import { HttpError } from '../../lib/errors';
+import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
+import type { AppRow } from './apps.repository';
+import type { AppsService } from './apps.service';
+import type { AuthThrottle } from '../auth/auth-throttle';
+
+export const SERVICE_KEY_HEADER = 'X-Service-Key';
+export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
+
+/**
+ * Authentication of the public API: the app's backend sends its App Secret in `X-Service-Key`;
+ * a device may instead sign its end user id with the Signing Secret (`X-End-User-Signature`).
+ * An unknown app and a wrong key get the same answer, so app ids cannot be probed.
+ */
+export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientAddresses, throttle: AuthThrottle) {
+  const limit = ctx.coordination.rateLimiter('service-api', ctx.config.server.rate_limit_per_second, ctx.clock);
+  const authenticated = new WeakMap<Request, AppRow>();
+
+  const admit = (request: Request, row: AppRow): AppRow => {
+    throttle.succeed(clients.of(request));
+    const wait = limit(row.id);
+    if (wait > 0) throw new HttpError(429, 'rate limit exceeded', { 'retry-after': String(wait) });
+    authenticated.set(request, row);
+    return row;
+  };
+
+  /** A failed attempt counts against the client's address (guessing is throttled), then 401. */
+  const refuse = (request: Request, detail: string): never => {
+    throttle.fail(clients.of(request));
+    throw new HttpError(401, detail);
+  };
+
+  const byKey = async (request: Request, appId: string, key: string): Promise<AppRow> => {
+    throttle.check(clients.of(request));
+    const row = await apps.find(appId);
+    // Compare against a hash even when the app is unknown, so both paths take the same time.
+    const ok = safeEqual(sha256Hex(key), row?.appSecretHash ?? sha256Hex(''));
+    if (!row || !ok) return refuse(request, 'invalid service key');
+    return row;
+  };
+
+  const serviceAuthApi = {
+    /**
+     * Route option that authenticates with `X-Service-Key` before the body is validated (Elysia's
+     * transform phase), so an unauthenticated caller gets 401 whatever it sent.
+     * @example .post('/api/apps/:appId/x', ({ request }) => auth.appOf(request), { transform: auth.requireKey })
+     */
+    requireKey: async ({ request, params }: { request: Request; params: Record<string, string | undefined> }): Promise<void> => {
+      await serviceAuthApi.app(request, params.appId ?? '');
+    },
+
+    /** The app a request was authenticated for, or undefined before (or without) authentication. */
+    authenticatedApp: (request: Request): AppRow | undefined => authenticated.get(request),
+
+    /** The app a request was authenticated for (by `app`, `appOrEndUser` or `requireKey`). */
+    appOf(request: Request): AppRow {
+      const row = authenticated.get(request);
+      if (!row) throw new Error('request was not authenticated');
+      return row;
+    },
+
+    /** The app whose App Secret is in `X-Service-Key`, or 401. */
+    async app(request: Request, appId: string): Promise<AppRow> {
+      const key = request.headers.get(SERVICE_KEY_HEADER);
+      if (!key) throw new HttpError(401, `${SERVICE_KEY_HEADER} header is required`);
+      return admit(request, await byKey(request, appId, key));
+    },
+
+    /** Like `app`, or a valid `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). */
+    async appOrEndUser(request: Request, appId: string, endUserId: string | undefined): Promise<AppRow> {
+      const signature = request.headers.get(END_USER_SIGNATURE_HEADER);
+      if (request.headers.get(SERVICE_KEY_HEADER) || !signature) return serviceAuthApi.app(request, appId);
+      throttle.check(clients.of(request));
+      const row = await apps.find(appId);
+      const expected = row && endUserId !== undefined ? hmacSha256Hex(apps.secrets(row).signingSecret, endUserId) : '';
+      if (!row || endUserId === undefined || !safeEqual(signature.toLowerCase(), expected)) return refuse(request, 'invalid end user signature');
+      return admit(request, row);
+    },
+  };
+  return serviceAuthApi;
+}
+
+export type ServiceAuth = ReturnType<typeof serviceAuth>;

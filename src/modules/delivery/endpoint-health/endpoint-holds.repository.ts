@@ -1,0 +1,15 @@
+
+
+/** The endpoint-holds repository: what every database implements (SQLite's in src/db/sqlite/repositories/endpoint-holds.ts). */
+export interface EndpointHoldsRepository {
+  /** The endpoint is back: everything held for it is due now. Returns how many waited. */
+  release(appId: string, reason: string, now: number): Promise<number>;
+  /** Makes one held delivery of the endpoint due now, to serve as its probe. */
+  releaseProbe(appId: string, reason: string, now: number): Promise<boolean>;
+  /** The app's credentials for the provider changed: whatever was held for any of its down endpoints is due now. */
+  releaseProvider(appId: string, provider: 'apns' | 'fcm', now: number): Promise<number>;
+  /** At start: endpoint health lives in memory, so whatever a previous process held for a down endpoint is due again. */
+  recover(now: number): Promise<number>;
+  /** Deliveries held per down endpoint of an app, by their reason. */
+  heldByReason(appId: string): Promise<Map<string, number>>;
+}

@@ -1,0 +1,26 @@
+/** One delivery row as queueing writes it. */
+export interface NewDelivery {
+  deviceId: string;
+  tokenId: number | null;
+  status: 'pending' | 'held' | 'failed';
+  reason: string | null;
+}
+
+/** The outbox repository: what every database implements (SQLite's in src/db/sqlite/repositories/outbox.ts). */
+export interface OutboxRepository {
+  /** Writes a message; returns its id. */
+  insertMessage(appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number>;
+  /**
+   * Writes one delivery of the message per row, due now. Rows may be streamed from a query (a large
+   * send): written as they come, INSERT_BATCH at a time. Returns how many were written.
+   */
+  insertDeliveries(message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number>;
+  /** The message's deliveries that failed at once. */
+  failedOf(messageId: number): Promise<{ id: number; reason: string | null }[]>;
+  /** Supersedes the activity's updates not sent yet to these devices; returns one row per superseded delivery. */
+  supersedeUpdates(activityId: string, deviceIds: readonly string[], now: number): Promise<{ appId: string; provider: string | null }[]>;
+  /** Retention: deletes finished deliveries last changed before `before`, then the messages older than that nobody refers to. */
+  prune(before: number): Promise<{ deliveries: number; messages: number }>;
+  /** Makes the deliveries held for an activity instance's token due now, at that token; returns how many. */
+  releaseHeld(target: { activityId: string; deviceId: string; tokenId: number }, now: number): Promise<number>;
+}

@@ -1,0 +1,59 @@
+import type { ClaimedDelivery } from './delivery.routing';
+
+/** What the worker decided for one claimed delivery, written back in a batch. */
+export interface DeliveryResult {
+  id: number;
+  status: 'pending' | 'held' | 'delivered' | 'failed' | 'dropped';
+  attempts: number;
+  nextAttemptAt: number;
+  /** Null: keep what the row has. */
+  provider: string | null;
+  providerId: string | null;
+  reason: string | null;
+  /** Null: keep what the row has. */
+  sentPayload: string | null;
+  /** Held for an activity instance's token: becomes pending instead if the token arrived meanwhile. */
+  holdFor?: { activityId: string; deviceId: string };
+  /** The provider refused this token (only it: `since` is the APNs 410 timestamp, if any). */
+  invalidateToken?: { tokenId: number; reason: string; since?: number };
+  /** The first body sent for this message, recorded once on the message (sentPayload then leaves it out where it is the same). */
+  messageBody?: { messageId: number; body: string };
+  /** The provider refused the app's credentials (only those still stored: `sealed`). */
+  pauseChannel?: PausedChannel;
+}
+
+/** What a record() did beyond writing the outcomes. */
+export interface RecordedOutcomes {
+  /** The channels it paused (not those already paused). */
+  paused: PausedChannel[];
+  /** The updates it superseded instead of putting them back to wait (for islet_deliveries_total). */
+  superseded: { appId: string; provider: string | null }[];
+}
+
+/** A channel whose credentials the provider refused: paused until they change. */
+export interface PausedChannel {
+  appId: string;
+  provider: 'apns' | 'fcm';
+  reason: string;
+  /** Only these stored credentials are paused (not ones changed meanwhile). */
+  sealed: string | null;
+}
+
+/** The deliveries repository: what every database implements (SQLite's in src/db/sqlite/repositories/deliveries.ts). */
+export interface DeliveryRepository {
+  /** Takes up to `limit` due deliveries (marking them `sending`) and returns them joined for routing. */
+  claim(now: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Writes outcomes and their side effects (invalid tokens, paused channels) in one transaction.
+   * Returns the channels this paused (not those already paused), and the updates it superseded
+   * instead of putting them back to wait (for islet_deliveries_total).
+   */
+  record(results: DeliveryResult[], now: number): Promise<RecordedOutcomes>;
+  /** Deliveries parked on a channel that is no longer paused become due now. */
+  releaseResumed(now: number): Promise<number>;
+  hasParked(): Promise<boolean>;
+  /** Gives claimed deliveries back (shutting down before their outcome was known). */
+  release(ids: number[], now: number): Promise<number>;
+  /** At start: whatever a previous process claimed and did not finish is due again (at least once). */
+  recoverSending(now: number): Promise<number>;
+}
