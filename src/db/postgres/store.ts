@@ -31,7 +31,7 @@ export class PostgresStore implements Store {
     logger: Logger,
   ) {
     const begin = <T>(job: (tx: Pg) => Promise<T>) => this.transaction(job);
-    this.repos = postgresRepositories(client, begin);
+    this.repos = postgresRepositories(autocommitRetrying(client), begin);
     this.storage = new PostgresStorageHealth(logger, () => this.probe());
   }
 
@@ -101,6 +101,26 @@ export class PostgresStore implements Store {
 const CONFLICT_ATTEMPTS = 5;
 /** Lost races: serialization failure, deadlock, a unique key another transaction took meanwhile. */
 const isConflict = (e: unknown) => ['40001', '40P01', '23505'].includes(String((e as { errno?: unknown } | null)?.errno));
+
+/**
+ * The pool for single statements outside a unit of work, each its own transaction: one the server
+ * chose as a deadlock victim (an app deleted while the worker records its deliveries) or that
+ * failed serialization is run again, as `transaction` does for whole units of work.
+ */
+function autocommitRetrying(client: SQL): Pg {
+  return {
+    async unsafe(query, values) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await client.unsafe(query, values as never[]);
+        } catch (e) {
+          const errno = String((e as { errno?: unknown } | null)?.errno);
+          if (attempt >= CONFLICT_ATTEMPTS || (errno !== '40P01' && errno !== '40001')) throw e;
+        }
+      }
+    },
+  };
+}
 
 const shippedCounts = new Map<string, number>();
 function shippedCount(folder: string): number {
