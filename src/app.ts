@@ -8,6 +8,8 @@ import { newId } from './lib/ids';
 import { activityStreamsRoutes } from './modules/activity-streams/activity-streams.routes';
 import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
+import { broadcastsAdminRoutes } from './modules/broadcasts/broadcasts.admin.routes';
+import { broadcastsRoutes } from './modules/broadcasts/broadcasts.routes';
 import { consoleRoutes } from './modules/console/console.routes';
 import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
 import { endpointsAdminRoutes } from './modules/delivery/admin/endpoints.admin.routes';
@@ -102,6 +104,7 @@ export function createApp(ctx: AppContext) {
     .use(devicesRoutes(services))
     .use(liveActivitiesRoutes(services))
     .use(activityStreamsRoutes(services))
+    .use(broadcastsRoutes(services))
     .use(appsAdminRoutes(services))
     .use(demoAdminRoutes(services))
     .use(consoleRoutes(services))
@@ -111,6 +114,7 @@ export function createApp(ctx: AppContext) {
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
+    .use(broadcastsAdminRoutes(services))
     .use(usageAdminRoutes(services))
     .use(auditAdminRoutes(services))
     .use(webhooksAdminRoutes(services));

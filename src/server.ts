@@ -5,6 +5,7 @@ import type { AppContext } from './context';
 import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
+import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 
@@ -74,6 +75,9 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   if (ctx.config.database.outbox_thread && !outboxThread) ctx.logger.info('PostgreSQL: deliveries are claimed and recorded on the main thread (the outbox thread is SQLite-only)');
   const delivery = createDeliveryEngine(ctx, { outboxThread });
   delivery.start();
+  // Broadcasts (channels, channel sends, topic messages) go over the same transports and connections.
+  const broadcasts = new BroadcastWorker(ctx, delivery.transports);
+  broadcasts.start();
   const scheduler = createScheduler(ctx);
   scheduler.start();
   let stopping: Promise<void> | undefined;
@@ -93,6 +97,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         closeEventStreams(ctx.coordination.wakeUps);
         await server.stop(false);
         await scheduler.stop();
+        await broadcasts.stop();
         await delivery.stop();
         await ctx.db.close();
       })();

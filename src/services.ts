@@ -4,6 +4,7 @@ import { activityStreamsService } from './modules/activity-streams/activity-stre
 import { appsService } from './modules/apps/apps.service';
 import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
 import { auditService } from './modules/audit/audit.service';
+import { broadcastsService } from './modules/broadcasts/broadcasts.service';
 import { authThrottle } from './modules/auth/auth-throttle';
 import { serviceAuth } from './modules/apps/service-auth';
 import { consoleSessions } from './modules/auth/console-sessions';
@@ -26,6 +27,7 @@ export function buildServices(ctx: AppContext) {
     clock: ctx.clock,
     apps,
     audit: auditService(ctx),
+    broadcasts: broadcastsService(ctx, apps),
     clients,
     auth: serviceAuth(ctx, apps, clients, authThrottle(coordination.failureThrottle('service-keys', ctx.clock, { freeFailures: 10 }), 'failed authentications')),
     consoleSessions: consoleSessions(ctx.clock, coordination.sessions()),

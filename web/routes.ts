@@ -7,6 +7,7 @@ import { ActivityDetailPage } from './pages/activity-detail';
 import { AppOverviewPage } from './pages/app-overview';
 import { AppsPage } from './pages/apps';
 import { AuditPage } from './pages/audit';
+import { BroadcastsPage } from './pages/broadcasts';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryDetailPage } from './pages/delivery-detail';
 import { DevicesPage } from './pages/devices';
@@ -30,6 +31,7 @@ const ROUTES: Route[] = [
   { pattern: '/templates', title: 'Template gallery', render: () => html`<${TemplateGalleryPage} />` },
   { pattern: '/audit', title: 'Audit log', render: () => html`<${AuditPage} />` },
   { pattern: '/apps/:appId', title: 'Overview', render: (p) => html`<${AppOverviewPage} key=${p.appId} appId=${p.appId} />` },
+  { pattern: '/apps/:appId/broadcasts', title: 'Broadcasts', render: (p) => html`<${BroadcastsPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/devices', title: 'End users & devices', render: (p) => html`<${DevicesPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/activities', title: 'Live Activities', render: (p) => html`<${ActivitiesPage} key=${p.appId} appId=${p.appId} />` },
   {

@@ -90,6 +90,42 @@ export interface paths {
      */
     delete: operations["deleteApiAppsByAppIdLive-activity-streamsByKey"];
   };
+  "/api/apps/{appId}/broadcasts": {
+    /**
+     * List broadcasts
+     * @description Active and ended broadcasts of the app, newest first.
+     */
+    get: operations["getApiAppsByAppIdBroadcasts"];
+    /**
+     * Create a broadcast Live Activity
+     * @description Creates a Live Activity for a whole audience: Islet makes an APNs broadcast channel in the app’s environment (iOS 18+; `channel.state` is `creating` until Apple answers, read the broadcast for `channel.id`) and names an FCM topic for Android. An app without APNs credentials gets a simulated channel at once. Errors: 400 `invalid template slug`, a detail naming the invalid field, `payload exceeds 5120 bytes`; 403 `live activities are not available on your current plan`; 409 `channel limit reached: …` (Apple allows 10,000 channels per app and environment); 429 the minutes quota, or `broadcasts running at once are limited to N on your current plan`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdBroadcasts"];
+  };
+  "/api/apps/{appId}/broadcasts/{id}": {
+    /**
+     * Get a broadcast
+     * @description The channel id (iOS: `pushType: .channel(id)`) and FCM topic (Android) a mobile app subscribes with. Errors: 404 `broadcast not found`.
+     */
+    get: operations["getApiAppsByAppIdBroadcastsById"];
+    /**
+     * End a broadcast
+     * @description The broadcast becomes `Ended`: one end to the channel and the topic removes it from every device at once, or at `dismissalDate`; the APNs channel is deleted at Apple once the dismissal date has passed. Errors: 404 `broadcast not found`; 409 `broadcast is not active`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    delete: operations["deleteApiAppsByAppIdBroadcastsById"];
+    /**
+     * Update a broadcast
+     * @description Replaces the contentState (validated against the template) and queues one APNs broadcast to the channel and one FCM message to the topic; an update not sent yet is superseded by a newer one (latest wins). Options as for Live Activities: `alert`, `priority`, `staleDate`, `relevanceScore`. Errors: 404 `broadcast not found`; 409 `broadcast is not active`; 400 naming the invalid field or `payload exceeds 5120 bytes`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    patch: operations["patchApiAppsByAppIdBroadcastsById"];
+  };
+  "/api/apps/{appId}/broadcasts/{id}/subscribers": {
+    /**
+     * Start a broadcast on devices
+     * @description Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). Errors: 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdBroadcastsByIdSubscribers"];
+  };
   "/api/admin/plans": {
     /** List plans (from the configuration) */
     get: operations["getApiAdminPlans"];
@@ -254,6 +290,25 @@ export interface paths {
   "/api/admin/apps/{appId}/live-activities/{id}": {
     /** Get an activity with its data, end reason and per-device instances */
     get: operations["getApiAdminAppsByAppIdLive-activitiesById"];
+  };
+  "/api/admin/apps/{appId}/broadcasts": {
+    /**
+     * An app's broadcasts
+     * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+     */
+    get: operations["getApiAdminAppsByAppIdBroadcasts"];
+  };
+  "/api/admin/apps/{appId}/broadcast-channels": {
+    /**
+     * An app's broadcast channels at Apple
+     * @description Apple's list (`all-channels`) of the environment, each marked orphan when no broadcast of Islet has it. Simulator apps: the simulated channels Islet holds.
+     */
+    get: operations["getApiAdminAppsByAppIdBroadcast-channels"];
+    /**
+     * Remove an orphan broadcast channel at Apple
+     * @description Deletes a channel no broadcast of Islet has (for good: Apple never issues its id again). Errors: 409 for a channel of a broadcast (end the broadcast); 404 `channel not found`. On the demo app, "Try it out" removes an orphan channel at Apple: the demo has no APNs credentials, hence no channel at Apple.
+     */
+    delete: operations["deleteApiAdminAppsByAppIdBroadcast-channels"];
   };
   "/api/admin/apps/{appId}/usage": {
     /** Minutes used in the current billing period, against the quota, day by day */
@@ -431,6 +486,8 @@ export interface operations {
           pushToStartToken?: string;
           /** @description iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`. */
           environment?: "production" | "sandbox";
+          /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
+          osVersion?: string;
           /** @description Marks the end user as a tester (receives sends of Testing releases). */
           tester?: boolean;
         };
@@ -449,6 +506,8 @@ export interface operations {
               platform: "ios" | "android";
               /** @enum {string} */
               environment?: "production" | "sandbox";
+              /** @description The OS version the device registered, if it did. */
+              osVersion?: string;
               /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
               hasPushToStartToken: boolean;
               /** @description false once a provider refused the device token; register it again to revive it. */
@@ -1964,6 +2023,888 @@ export interface operations {
         };
       };
       /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List broadcasts
+   * @description Active and ended broadcasts of the app, newest first.
+   */
+  getApiAppsByAppIdBroadcasts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        state?: "Active" | "Ended";
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description Newest first. */
+            broadcasts: ({
+                /** @description Broadcast identifier (`bc_…`). */
+                id: string;
+                appId: string;
+                templateSlug: string;
+                /** @enum {string} */
+                state: "Active" | "Ended";
+                /** @description Apple’s message-storage-policy: 0 No Message Stored (frequent updates), 1 Most Recent Message Stored. */
+                storagePolicy: number;
+                /** @description The APNs broadcast channel. */
+                channel: {
+                  /** @description The APNs channel id an iOS 18 app passes to `pushType: .channel(id)`; absent while Apple makes it. */
+                  id?: string;
+                  /** @enum {string} */
+                  environment: "production" | "sandbox" | "simulator";
+                  /** @enum {string} */
+                  state: "creating" | "open" | "deleted" | "failed";
+                  /** @description Why the channel failed or the broadcast waits. */
+                  reason?: string;
+                };
+                /** @description The FCM topic an Android app subscribes to (`FirebaseMessaging.subscribeToTopic`). */
+                topic: string;
+                /** @description Updates and ends that reached the providers. */
+                updatesSent: number;
+                /** @description Devices the API queued a start to (`POST …/subscribers`); apps that subscribe themselves are not counted. */
+                subscribersStarted: number;
+                /** @description `api`, or why Islet ended it (`channel-gone: ChannelNotRegistered`, `channel-limit`). */
+                endReason?: string;
+                /** Format: date-time */
+                startedAt: string;
+                /** Format: date-time */
+                endedAt?: string;
+              })[];
+            /** @description Count of all broadcasts matching the filter. */
+            total: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Create a broadcast Live Activity
+   * @description Creates a Live Activity for a whole audience: Islet makes an APNs broadcast channel in the app’s environment (iOS 18+; `channel.state` is `creating` until Apple answers, read the broadcast for `channel.id`) and names an FCM topic for Android. An app without APNs credentials gets a simulated channel at once. Errors: 400 `invalid template slug`, a detail naming the invalid field, `payload exceeds 5120 bytes`; 403 `live activities are not available on your current plan`; 409 `channel limit reached: …` (Apple allows 10,000 channels per app and environment); 429 the minutes quota, or `broadcasts running at once are limited to N on your current plan`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  postApiAppsByAppIdBroadcasts: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
+          templateSlug: string;
+          /** @description Static data, set once; every value a string. */
+          attributes?: {
+            [key: string]: string;
+          };
+          /** @description Initial dynamic data (what a device shows when it starts the activity); every value a string. */
+          contentState: {
+            [key: string]: string;
+          };
+          /** @description Apple’s message-storage-policy, fixed for the channel: 0 (default) No Message Stored, for frequent updates; 1 Most Recent Message Stored (up to 8 hours, for devices offline). */
+          storagePolicy?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 201 */
+      201: {
+        content: {
+          "application/json": {
+            /** @description Broadcast identifier (`bc_…`). */
+            id: string;
+            appId: string;
+            templateSlug: string;
+            /** @enum {string} */
+            state: "Active" | "Ended";
+            /** @description Apple’s message-storage-policy: 0 No Message Stored (frequent updates), 1 Most Recent Message Stored. */
+            storagePolicy: number;
+            /** @description The APNs broadcast channel. */
+            channel: {
+              /** @description The APNs channel id an iOS 18 app passes to `pushType: .channel(id)`; absent while Apple makes it. */
+              id?: string;
+              /** @enum {string} */
+              environment: "production" | "sandbox" | "simulator";
+              /** @enum {string} */
+              state: "creating" | "open" | "deleted" | "failed";
+              /** @description Why the channel failed or the broadcast waits. */
+              reason?: string;
+            };
+            /** @description The FCM topic an Android app subscribes to (`FirebaseMessaging.subscribeToTopic`). */
+            topic: string;
+            /** @description Updates and ends that reached the providers. */
+            updatesSent: number;
+            /** @description Devices the API queued a start to (`POST …/subscribers`); apps that subscribe themselves are not counted. */
+            subscribersStarted: number;
+            /** @description `api`, or why Islet ended it (`channel-gone: ChannelNotRegistered`, `channel-limit`). */
+            endReason?: string;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt?: string;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error 403 */
+      403: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Get a broadcast
+   * @description The channel id (iOS: `pushType: .channel(id)`) and FCM topic (Android) a mobile app subscribes with. Errors: 404 `broadcast not found`.
+   */
+  getApiAppsByAppIdBroadcastsById: {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example bc_demo */
+        id: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description Broadcast identifier (`bc_…`). */
+            id: string;
+            appId: string;
+            templateSlug: string;
+            /** @enum {string} */
+            state: "Active" | "Ended";
+            /** @description Apple’s message-storage-policy: 0 No Message Stored (frequent updates), 1 Most Recent Message Stored. */
+            storagePolicy: number;
+            /** @description The APNs broadcast channel. */
+            channel: {
+              /** @description The APNs channel id an iOS 18 app passes to `pushType: .channel(id)`; absent while Apple makes it. */
+              id?: string;
+              /** @enum {string} */
+              environment: "production" | "sandbox" | "simulator";
+              /** @enum {string} */
+              state: "creating" | "open" | "deleted" | "failed";
+              /** @description Why the channel failed or the broadcast waits. */
+              reason?: string;
+            };
+            /** @description The FCM topic an Android app subscribes to (`FirebaseMessaging.subscribeToTopic`). */
+            topic: string;
+            /** @description Updates and ends that reached the providers. */
+            updatesSent: number;
+            /** @description Devices the API queued a start to (`POST …/subscribers`); apps that subscribe themselves are not counted. */
+            subscribersStarted: number;
+            /** @description `api`, or why Islet ended it (`channel-gone: ChannelNotRegistered`, `channel-limit`). */
+            endReason?: string;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt?: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * End a broadcast
+   * @description The broadcast becomes `Ended`: one end to the channel and the topic removes it from every device at once, or at `dismissalDate`; the APNs channel is deleted at Apple once the dismissal date has passed. Errors: 404 `broadcast not found`; 409 `broadcast is not active`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  deleteApiAppsByAppIdBroadcastsById: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example bc_demo */
+        id: string;
+      };
+    };
+    /** @description Optional: without a body the broadcast ends with its current content and is removed from devices at once. */
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description The final dynamic data; validated like an update. */
+          contentState?: {
+            [key: string]: string;
+          };
+          /**
+           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
+           * @enum {integer}
+           */
+          priority?: 5 | 10;
+          /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
+          dismissalDate?: string | number;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Update a broadcast
+   * @description Replaces the contentState (validated against the template) and queues one APNs broadcast to the channel and one FCM message to the topic; an update not sent yet is superseded by a newer one (latest wins). Options as for Live Activities: `alert`, `priority`, `staleDate`, `relevanceScore`. Errors: 404 `broadcast not found`; 409 `broadcast is not active`; 400 naming the invalid field or `payload exceeds 5120 bytes`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  patchApiAppsByAppIdBroadcastsById: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example bc_demo */
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The new dynamic data; replaces the previous contentState entirely. */
+          contentState: {
+            [key: string]: string;
+          };
+          /** @description Lights the screen and shows this alert with the event (iOS: `aps.alert`; Android: the app re-alerts on `alertTitle`/`alertBody`). On start, absent means the template alert. */
+          alert?: {
+            /** @description Alert title. */
+            title: string;
+            /** @description Alert body. */
+            body: string;
+            /** @description A sound file in the app bundle, or `default`. */
+            sound?: string;
+          };
+          /**
+           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
+           * @enum {integer}
+           */
+          priority?: 5 | 10;
+          /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
+          staleDate?: string | number;
+          /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
+          relevanceScore?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Start a broadcast on devices
+   * @description Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). Errors: 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  postApiAppsByAppIdBroadcastsByIdSubscribers: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example bc_demo */
+        id: string;
+      };
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          /** @description End user identifiers; absent: every connected end user. Unknown ids are skipped. */
+          targetUsers?: string[];
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description Devices a start was queued to. */
+            started: number;
+            /** @description Devices that cannot start it: an iPhone registered with an `osVersion` before 18, or without a push-to-start token. */
+            skipped: {
+                deviceId: string;
+                reason: string;
+              }[];
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
       409: {
         content: {
           "application/problem+json": {
@@ -3786,6 +4727,8 @@ export interface operations {
                 platform: "ios" | "android";
                 /** @enum {string} */
                 environment?: "production" | "sandbox";
+                /** @description The OS version the device registered, if it did. */
+                osVersion?: string;
                 /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
                 hasPushToStartToken: boolean;
                 /** @description false once a provider refused the device token; register it again to revive it. */
@@ -3875,6 +4818,8 @@ export interface operations {
           pushToStartToken?: string;
           /** @description iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`. */
           environment?: "production" | "sandbox";
+          /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
+          osVersion?: string;
           /** @description Marks the end user as a tester (receives sends of Testing releases). */
           tester?: boolean;
         };
@@ -3893,6 +4838,8 @@ export interface operations {
               platform: "ios" | "android";
               /** @enum {string} */
               environment?: "production" | "sandbox";
+              /** @description The OS version the device registered, if it did. */
+              osVersion?: string;
               /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
               hasPushToStartToken: boolean;
               /** @description false once a provider refused the device token; register it again to revive it. */
@@ -5673,6 +6620,361 @@ export interface operations {
       };
     };
   };
+  /**
+   * An app's broadcasts
+   * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+   */
+  getApiAdminAppsByAppIdBroadcasts: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+        state?: "Active" | "Ended";
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            broadcasts: ({
+                /** @description Broadcast identifier (`bc_…`). */
+                id: string;
+                appId: string;
+                templateSlug: string;
+                /** @enum {string} */
+                state: "Active" | "Ended";
+                /** @description Apple’s message-storage-policy: 0 No Message Stored (frequent updates), 1 Most Recent Message Stored. */
+                storagePolicy: number;
+                /** @description The APNs broadcast channel. */
+                channel: {
+                  /** @description The APNs channel id an iOS 18 app passes to `pushType: .channel(id)`; absent while Apple makes it. */
+                  id?: string;
+                  /** @enum {string} */
+                  environment: "production" | "sandbox" | "simulator";
+                  /** @enum {string} */
+                  state: "creating" | "open" | "deleted" | "failed";
+                  /** @description Why the channel failed or the broadcast waits. */
+                  reason?: string;
+                };
+                /** @description The FCM topic an Android app subscribes to (`FirebaseMessaging.subscribeToTopic`). */
+                topic: string;
+                /** @description Updates and ends that reached the providers. */
+                updatesSent: number;
+                /** @description Devices the API queued a start to (`POST …/subscribers`); apps that subscribe themselves are not counted. */
+                subscribersStarted: number;
+                /** @description `api`, or why Islet ended it (`channel-gone: ChannelNotRegistered`, `channel-limit`). */
+                endReason?: string;
+                /** Format: date-time */
+                startedAt: string;
+                /** Format: date-time */
+                endedAt?: string;
+              })[];
+            total: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * An app's broadcast channels at Apple
+   * @description Apple's list (`all-channels`) of the environment, each marked orphan when no broadcast of Islet has it. Simulator apps: the simulated channels Islet holds.
+   */
+  "getApiAdminAppsByAppIdBroadcast-channels": {
+    parameters: {
+      query?: {
+        environment?: "production" | "sandbox";
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @enum {string} */
+            environment: "production" | "sandbox" | "simulator";
+            channels: {
+                id: string;
+                /** @description At Apple, but no broadcast of Islet has it. */
+                orphan: boolean;
+              }[];
+            /** @description Channels that count toward Apple’s 10,000 without a broadcast. */
+            orphans: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error 502 */
+      502: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Remove an orphan broadcast channel at Apple
+   * @description Deletes a channel no broadcast of Islet has (for good: Apple never issues its id again). Errors: 409 for a channel of a broadcast (end the broadcast); 404 `channel not found`. On the demo app, "Try it out" removes an orphan channel at Apple: the demo has no APNs credentials, hence no channel at Apple.
+   */
+  "deleteApiAdminAppsByAppIdBroadcast-channels": {
+    parameters: {
+      query: {
+        environment?: "production" | "sandbox";
+        id: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            channelId: string;
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Error 502 */
+      502: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
   /** Minutes used in the current billing period, against the quota, day by day */
   getApiAdminAppsByAppIdUsage: {
     parameters: {
@@ -5781,7 +7083,7 @@ export interface operations {
                 actor: string;
                 /** @description The client's address; `local` for the command line. */
                 address: string;
-                /** @description One of app.create, demo.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, tester.set, device.register, device.remove, release.create, release.status, template.put, template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
+                /** @description One of app.create, demo.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, tester.set, device.register, device.remove, broadcast-channel.remove, release.create, release.status, template.put, template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
                 action: string;
                 appId: string | null;
                 /** @description What was changed, e.g. `apps/demo/releases/3`. */
@@ -5927,7 +7229,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
         };
       };
@@ -6263,7 +7565,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url?: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
           /** @description false stops sending (queued events wait); true again clears the disabled mark. */
           enabled?: boolean;

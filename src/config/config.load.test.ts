@@ -33,7 +33,7 @@ describe('configuration', () => {
     expect(config.server.port).toBe(9000);
     expect(config.server.public_url).toBe('http://localhost:9000');
     expect(Object.keys(config.plans).sort()).toEqual(['free', 'gold', 'pro']);
-    expect(config.plans.gold).toEqual({ live_activities: true, minutes: undefined, overage: false });
+    expect(config.plans.gold).toEqual({ live_activities: true, minutes: undefined, overage: false, broadcasts: undefined });
     expect(config.apps[0]).toMatchObject({ id: 'a1', plan: 'gold' });
   });
 

@@ -124,6 +124,11 @@ export const PLAN_FIELDS = {
     doc: 'Live activity minutes per billing period (calendar month, UTC); absent = unlimited; 0 = none.',
   },
   overage: { kind: 'boolean', default: false, doc: 'true: exceeding the minutes neither blocks starts nor ends activities.' },
+  broadcasts: {
+    kind: 'integer',
+    min: 0,
+    doc: 'Broadcast Live Activities an app may run at once (a create beyond it answers 429); absent = unlimited; 0 = none.',
+  },
 } as const satisfies SectionSpec;
 
 /** `[[apps]]`: apps declared in the file, upserted at every start. */
@@ -185,6 +190,6 @@ export type Config = { [S in keyof typeof SECTIONS]: Resolved<(typeof SECTIONS)[
 
 /** Plans that exist without any configuration; `[plans.<name>]` keys override or add to them. */
 export const DEFAULT_PLANS: Readonly<Record<string, PlanConfig>> = {
-  free: { live_activities: false, minutes: undefined, overage: false },
-  pro: { live_activities: true, minutes: 10000, overage: false },
+  free: { live_activities: false, minutes: undefined, overage: false, broadcasts: undefined },
+  pro: { live_activities: true, minutes: 10000, overage: false, broadcasts: undefined },
 };

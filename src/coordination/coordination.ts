@@ -67,7 +67,9 @@ export type WakeUpTopic =
   /** Deliveries were queued or released: the delivery worker claims at once instead of at its next poll. */
   | 'deliveries-queued'
   /** Deliveries were queued, released or answered: the console's live pages reload. */
-  | 'deliveries-changed';
+  | 'deliveries-changed'
+  /** Broadcast steps were queued: the broadcast worker looks at once. */
+  | 'broadcasts-queued';
 
 /**
  * Multi-instance: a notify reaches the listeners of every instance once the transaction it was

@@ -89,6 +89,10 @@ async function populate(): Promise<Record<string, unknown>> {
   expect((await call('PUT', `/api/apps/shop/live-activities/${first!.id}/push-token`, { token: apnsToken('activity-u0') })).status).toBe(200);
   expect((await call('PATCH', `/api/apps/shop/live-activities/${first!.id}`, { contentState: { value: '2' } })).status).toBe(200);
   expect((await call('DELETE', `/api/apps/shop/live-activities/${second!.id}`)).status).toBe(200);
+  // A broadcast and its outbox steps (broadcasts, broadcast_ops).
+  const broadcast = await call('POST', '/api/apps/shop/broadcasts', { templateSlug: 'metric-live', attributes: { label: 'Final' }, contentState: { value: '0' } });
+  expect(broadcast.status).toBe(201);
+  expect((await call('PATCH', `/api/apps/shop/broadcasts/${broadcast.body.id}`, { contentState: { value: '1' } })).status).toBe(200);
   const send = await fetch(`${server.url}/api/apps/shop/notifications/send`, {
     method: 'POST',
     headers: { 'x-service-key': SECRET, 'content-type': 'application/json', 'idempotency-key': 'order-42' },

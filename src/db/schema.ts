@@ -63,6 +63,8 @@ export const devices = sqliteTable(
     token: text('token').notNull(),
     /** The APNs environment the device declared; null: the app's default (its APNs `environment`). */
     environment: text('environment', { enum: ['production', 'sandbox'] }),
+    /** The OS version the device registered (`18.2`), if it did: broadcasts start only on iOS 18+. */
+    osVersion: text('os_version'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
@@ -468,4 +470,73 @@ export const activityStreams = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.appId, t.key] })],
+);
+
+/**
+ * Broadcast Live Activities (issue 31): one activity shown on every device subscribed to an APNs
+ * channel (iOS 18+) or an FCM topic (Android). Apple's channel id is null while it is being made.
+ */
+export const broadcasts = sqliteTable(
+  'broadcasts',
+  {
+    id: text('id').primaryKey(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    templateSlug: text('template_slug').notNull(),
+    /** JSON. */
+    attributes: text('attributes').notNull(),
+    /** JSON of the latest contentState. */
+    contentState: text('content_state').notNull(),
+    /** Apple's message-storage-policy: 0 No Message Stored, 1 Most Recent Message Stored. */
+    storagePolicy: integer('storage_policy').notNull(),
+    state: text('state', { enum: ['Active', 'Ended'] }).notNull(),
+    /** The APNs environment of the channel; `simulator` for an app without APNs credentials. */
+    environment: text('environment', { enum: ['production', 'sandbox', 'simulator'] }).notNull(),
+    channelId: text('channel_id'),
+    /** creating (at Apple), open, deleted (after dismissal), failed (Apple refused: channelReason says why). */
+    channelState: text('channel_state', { enum: ['creating', 'open', 'deleted', 'failed'] }).notNull(),
+    channelReason: text('channel_reason'),
+    /** The FCM topic Android apps subscribe to. */
+    topic: text('topic').notNull(),
+    /** The last APNs `aps.timestamp` sent, Unix seconds: each event's is strictly greater. */
+    lastTimestamp: integer('last_timestamp').notNull(),
+    updatesSent: integer('updates_sent').notNull().default(0),
+    subscribersStarted: integer('subscribers_started').notNull().default(0),
+    /** Why its sends wait (FeatureNotEnabled), null when they do not. */
+    heldReason: text('held_reason'),
+    endReason: text('end_reason'),
+    startedAt: integer('started_at').notNull(),
+    endedAt: integer('ended_at'),
+  },
+  (t) => [index('broadcasts_app').on(t.appId, t.startedAt), index('broadcasts_channels').on(t.appId, t.environment, t.channelState)],
+);
+
+/**
+ * The durable outbox of broadcasts: one row per step at the providers (make the channel, send an
+ * update or end to the channel and the topic, delete the channel), done in id order per broadcast.
+ */
+export const broadcastOps = sqliteTable(
+  'broadcast_ops',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    broadcastId: text('broadcast_id')
+      .notNull()
+      .references(() => broadcasts.id, { onDelete: 'cascade' }),
+    appId: text('app_id').notNull(),
+    kind: text('kind', { enum: ['create_channel', 'update', 'end', 'delete_channel'] }).notNull(),
+    /** JSON of the LiveActivityContent of an update or end; null for channel steps. */
+    content: text('content'),
+    /** pending (due at nextAttemptAt), done, failed, superseded (a newer update was queued first). */
+    status: text('status', { enum: ['pending', 'done', 'failed', 'superseded'] }).notNull(),
+    /** The APNs half of an update or end went (or had nothing to go to): a retry sends only the rest. */
+    apnsDone: integer('apns_done', { mode: 'boolean' }).notNull().default(false),
+    fcmDone: integer('fcm_done', { mode: 'boolean' }).notNull().default(false),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    reason: text('reason'),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [index('broadcast_ops_due').on(t.status, t.nextAttemptAt), index('broadcast_ops_broadcast').on(t.broadcastId, t.status)],
 );

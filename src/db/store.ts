@@ -2,6 +2,7 @@ import type { ActivityStreamsRepository } from '../modules/activity-streams/acti
 import type { ActivityUsageRepository } from '../modules/live-activities/activity-usage.repository';
 import type { AppsRepository } from '../modules/apps/apps.repository';
 import type { AuditRepository } from '../modules/audit/audit.repository';
+import type { BroadcastsRepository } from '../modules/broadcasts/broadcasts.repository';
 import type { EndpointHoldsRepository } from '../modules/delivery/endpoint-health/endpoint-holds.repository';
 import type { DeliveryHistoryRepository } from '../modules/delivery/admin/delivery-history.repository';
 import type { DeliveryRepository } from '../modules/delivery/worker/delivery.repository';
@@ -27,6 +28,7 @@ export interface Repositories {
   activityUsage: ActivityUsageRepository;
   apps: AppsRepository;
   audit: AuditRepository;
+  broadcasts: BroadcastsRepository;
   endpointHolds: EndpointHoldsRepository;
   deliveries: DeliveryRepository;
   deliveryHistory: DeliveryHistoryRepository;

@@ -33,6 +33,7 @@ export class BroadcastChannels {
   private readonly apps = new Map<string, Map<string, Channel>>();
   private readonly issued = new Set<string>();
   private readonly featureOff = new Set<string>();
+  private readonly refused = new Map<string, 'ChannelNotRegistered' | 'BadChannelId'>();
 
   constructor(
     readonly environment: Environment,
@@ -45,6 +46,20 @@ export class BroadcastChannels {
   disableFeature(bundleId: string, off = true): void {
     if (off) this.featureOff.add(bundleId);
     else this.featureOff.delete(bundleId);
+  }
+
+  /**
+   * From now on requests naming this channel answer `reason`: ChannelNotRegistered (deleted at
+   * Apple by something else, or the capability turned off and on), BadChannelId (an id Apple no
+   * longer reads).
+   */
+  refuseChannel(channelId: string, reason: 'ChannelNotRegistered' | 'BadChannelId'): void {
+    this.refused.set(channelId, reason);
+  }
+
+  /** Channels an app may hold from now on (Apple: 10,000); `undefined` restores that. */
+  setLimit(limit: number | undefined): void {
+    this.options.limit = limit;
   }
 
   /** The channel ids an app holds now. */
@@ -116,6 +131,8 @@ export class BroadcastChannels {
     const id = headers['apns-channel-id'];
     if (id === undefined || id === '') return fail(400, 'MissingChannelId');
     if (id.length > MAX_CHANNEL_ID_LENGTH || !BASE64.test(id)) return fail(400, 'BadChannelId');
+    const refused = this.refused.get(id);
+    if (refused) return fail(400, refused);
     const channel = this.apps.get(bundleId)?.get(id);
     return channel ? { id, channel } : fail(400, 'ChannelNotRegistered');
   }

@@ -12,7 +12,7 @@ import * as pgSchema from './schema';
 import { modelOfPostgres, modelOfSchema, modelOfSqlite, type SchemaModel } from './schema-model';
 
 /** Bounded counters stay `integer` on PostgreSQL; every other SQLite INTEGER (times, ids) is `bigint`. */
-const SMALL_INTEGERS = new Set(['attempts', 'attempt', 'version', 'status', 'response_status', 'duration_ms']);
+const SMALL_INTEGERS = new Set(['attempts', 'attempt', 'version', 'status', 'response_status', 'duration_ms', 'storage_policy']);
 
 /** The SQLite schema as PostgreSQL should name it: each column's SQLite type mapped to the pg type chosen for it. */
 function asPostgres(model: SchemaModel): SchemaModel {

@@ -62,6 +62,7 @@ export const devices = pgTable(
     platform: text('platform', { enum: ['ios', 'android'] }).notNull(),
     token: text('token').notNull(),
     environment: text('environment', { enum: ['production', 'sandbox'] }),
+    osVersion: text('os_version'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
   },
@@ -365,4 +366,54 @@ export const activityStreams = pgTable(
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.appId, t.key] })],
+);
+
+export const broadcasts = pgTable(
+  'broadcasts',
+  {
+    id: text('id').primaryKey(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    templateSlug: text('template_slug').notNull(),
+    attributes: text('attributes').notNull(),
+    contentState: text('content_state').notNull(),
+    storagePolicy: integer('storage_policy').notNull(),
+    state: text('state', { enum: ['Active', 'Ended'] }).notNull(),
+    environment: text('environment', { enum: ['production', 'sandbox', 'simulator'] }).notNull(),
+    channelId: text('channel_id'),
+    channelState: text('channel_state', { enum: ['creating', 'open', 'deleted', 'failed'] }).notNull(),
+    channelReason: text('channel_reason'),
+    topic: text('topic').notNull(),
+    lastTimestamp: bigint('last_timestamp', { mode: 'number' }).notNull(),
+    updatesSent: bigint('updates_sent', { mode: 'number' }).notNull().default(0),
+    subscribersStarted: bigint('subscribers_started', { mode: 'number' }).notNull().default(0),
+    heldReason: text('held_reason'),
+    endReason: text('end_reason'),
+    startedAt: bigint('started_at', { mode: 'number' }).notNull(),
+    endedAt: bigint('ended_at', { mode: 'number' }),
+  },
+  (t) => [index('broadcasts_app').on(t.appId, t.startedAt), index('broadcasts_channels').on(t.appId, t.environment, t.channelState)],
+);
+
+export const broadcastOps = pgTable(
+  'broadcast_ops',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    broadcastId: text('broadcast_id')
+      .notNull()
+      .references(() => broadcasts.id, { onDelete: 'cascade' }),
+    appId: text('app_id').notNull(),
+    kind: text('kind', { enum: ['create_channel', 'update', 'end', 'delete_channel'] }).notNull(),
+    content: text('content'),
+    status: text('status', { enum: ['pending', 'done', 'failed', 'superseded'] }).notNull(),
+    apnsDone: boolean('apns_done').notNull().default(false),
+    fcmDone: boolean('fcm_done').notNull().default(false),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: bigint('next_attempt_at', { mode: 'number' }).notNull(),
+    reason: text('reason'),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('broadcast_ops_due').on(t.status, t.nextAttemptAt), index('broadcast_ops_broadcast').on(t.broadcastId, t.status)],
 );

@@ -2,6 +2,7 @@ import { activityStreamsRepository } from './repositories/activity-streams';
 import { activityUsageRepository } from './repositories/activity-usage';
 import { appsRepository } from './repositories/apps';
 import { auditRepository } from './repositories/audit';
+import { broadcastsRepository } from './repositories/broadcasts';
 import { endpointHoldsRepository } from './repositories/endpoint-holds';
 import { deliveryHistoryRepository } from './repositories/delivery-history';
 import { deliveryRepository } from './repositories/deliveries';
@@ -26,6 +27,7 @@ export function sqliteRepositories(db: Db): Repositories {
     activityUsage: activityUsageRepository(db),
     apps: appsRepository(db),
     audit: auditRepository(db),
+    broadcasts: broadcastsRepository(db),
     endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),

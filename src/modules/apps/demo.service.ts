@@ -15,6 +15,8 @@ export const DEMO = {
   pixelId: 'dev_demo_pixel',
   friendDeviceId: 'dev_demo_friend',
   activityId: 'la_demo',
+  /** A broadcast Live Activity (simulated channel) the examples of /broadcasts/{id} name. */
+  broadcastId: 'bc_demo',
   /** A Live Activity stream (PUT …/live-activity-streams/{key}) of demo-user's order. */
   streamKey: 'demo-order',
 } as const;
@@ -37,12 +39,12 @@ export interface DemoSummary {
  * Creates the demo app `demo` with two end users (`demo-user`, a tester, with a simulated iPhone
  * and Android phone; `demo-friend` with an Android phone), a Live release 1 with two notification
  * templates and a Draft release 2 to edit, a running Live Activity (`la_demo`), a Live Activity
- * stream (`demo-order`) and a welcome notification. Without APNs or FCM
+ * stream (`demo-order`), a broadcast (`bc_demo`) and a welcome notification. Without APNs or FCM
  * credentials everything goes to the simulator, so the console shows the whole flow at once.
  * Refused with 409 when an app `demo` exists (delete it for a fresh one).
  */
 export async function createDemo(services: Services): Promise<DemoSummary> {
-  const { apps, devices, releases, notifications, liveActivities, streams, ctx } = services;
+  const { apps, devices, releases, notifications, liveActivities, streams, broadcasts, ctx } = services;
   if (await apps.find(DEMO.appId)) throw new HttpError(409, `app ${DEMO.appId} already exists: open it in the console, or delete it to make a fresh demo`);
   const plan = Object.entries(ctx.config.plans).find(([name, p]) => name === 'pro' && p.live_activities)?.[0] ?? Object.entries(ctx.config.plans).find(([, p]) => p.live_activities)?.[0];
   if (!plan) throw new HttpError(422, 'no plan of the configuration allows live activities; add one to [plans] for the demo');
@@ -80,6 +82,7 @@ export async function createDemo(services: Services): Promise<DemoSummary> {
     contentState: { currentStep: '2', status: 'On its way' },
     targetUsers: [DEMO.endUserId],
   });
+  await broadcasts.create(created.row, { templateSlug: 'metric-live', attributes: { label: 'Final: Lions v Tigers' }, contentState: { value: '0 - 0' } }, DEMO.broadcastId);
   const sent = await notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } });
   return {
     appId: DEMO.appId,

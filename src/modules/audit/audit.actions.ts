@@ -60,6 +60,7 @@ export const AUDITED_ROUTES: Record<string, AuditAction> = {
   'PATCH /api/admin/apps/:appId/end-users/:endUserId': { action: 'tester.set', summarize: pick('tester') },
   'POST /api/admin/apps/:appId/devices': { action: 'device.register', summarize: pick('endUserId', 'platform', 'environment', 'tester') },
   'DELETE /api/admin/apps/:appId/devices/:deviceId': { action: 'device.remove' },
+  'DELETE /api/admin/apps/:appId/broadcast-channels': { action: 'broadcast-channel.remove', summarize: (_body, answer) => ({ channelId: (answer as { channelId?: string })?.channelId }) },
   'POST /api/admin/apps/:appId/releases': {
     action: 'release.create',
     summarize: (body) => ({

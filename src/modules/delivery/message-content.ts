@@ -48,6 +48,10 @@ export interface LiveActivityContent {
   staleDate?: number;
   /** Start and update: orders several activities of the app. */
   relevanceScore?: number;
+  /** A broadcast's start (iOS 18+): the APNs channel the started activity follows (`input-push-channel`). */
+  inputPushChannel?: string;
+  /** A broadcast's start on Android: the FCM topic the app subscribes to for its updates. */
+  topic?: string;
 }
 
 export type MessageContent = NotificationContent | LiveActivityContent;

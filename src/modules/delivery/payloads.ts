@@ -45,8 +45,10 @@ function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {
   if (c.event === 'start') {
     aps['attributes-type'] = ATTRIBUTES_TYPE;
     aps.attributes = { activityId: c.activityId, templateSlug: c.templateSlug, values: c.attributes };
-    // iOS 18: without it the system never issues the new activity's own update token.
-    aps['input-push-token'] = 1;
+    // A broadcast's activity follows its channel; any other needs its own update token, which
+    // iOS 18 issues only when asked.
+    if (c.inputPushChannel !== undefined) aps['input-push-channel'] = c.inputPushChannel;
+    else aps['input-push-token'] = 1;
   }
   // The sound of a Live Activity alert goes inside `alert`, unlike a notification's.
   if (c.alert) aps.alert = c.alert;
@@ -76,6 +78,7 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
   };
   // Strictly increasing per activity (timestamps in ms can tie): what an app orders events by.
   if (content.apnsTimestamp !== undefined) data.sequence = String(content.apnsTimestamp);
+  if (content.topic !== undefined) data.topic = content.topic;
   if (content.dismissalAt !== undefined) data.dismissalAt = String(content.dismissalAt);
   if (content.staleDate !== undefined) data.staleDate = String(content.staleDate);
   if (content.relevanceScore !== undefined) data.relevanceScore = String(content.relevanceScore);

@@ -10,6 +10,8 @@ export interface DeviceInput {
   token: string;
   pushToStartToken?: string;
   environment?: 'production' | 'sandbox';
+  /** The OS version the device reports (`18.2`); absent: unchanged. */
+  osVersion?: string;
   tester?: boolean;
 }
 
@@ -22,6 +24,8 @@ export interface TargetDevice {
   tokenId: number;
   /** The ledger id of its active push-to-start token (iOS), if any. */
   pushToStartTokenId: number | null;
+  /** The OS version it registered, if any. */
+  osVersion: string | null;
   createdAt: number;
 }
 

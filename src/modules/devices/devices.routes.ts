@@ -1,5 +1,5 @@
 import { Elysia, t } from 'elysia';
-import { AppParams, errors, Success } from '../../http/schemas';
+import { AppParams, errors, Success, withDetail } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DeviceRecord, deviceView } from './devices.view';
@@ -29,6 +29,17 @@ export const DeviceBody = t.Object(
         description:
           "iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`.",
       }),
+    ),
+    osVersion: t.Optional(
+      withDetail(
+        t.String({
+          pattern: '^[0-9]{1,3}(\\.[0-9]{1,3}){0,2}$',
+          description:
+            'The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried).',
+          examples: ['18.2'],
+        }),
+        'osVersion must be a version such as 18.2',
+      ),
     ),
     tester: t.Optional(t.Boolean({ description: 'Marks the end user as a tester (receives sends of Testing releases).' })),
   },

@@ -9,6 +9,7 @@ export const DeviceRecord = t.Object({
   environment: t.Optional(
     t.Union([t.Literal('production'), t.Literal('sandbox')], { description: "The APNs environment the device declared; absent: the app's default." }),
   ),
+  osVersion: t.Optional(t.String({ description: 'The OS version the device registered, if it did.' })),
   hasPushToStartToken: t.Boolean({ description: 'iOS: whether an active push-to-start token is known (needed to start activities).' }),
   valid: t.Boolean({ description: 'false once a provider refused the device token; register it again to revive it.' }),
   invalidReason: t.Optional(t.String({ description: 'Why the provider refused the device token (e.g. a sandbox/production mix-up).' })),
@@ -23,6 +24,7 @@ export function deviceView(row: DeviceWithTokens) {
     endUserId: row.endUserId,
     platform: row.platform,
     ...(row.environment ? { environment: row.environment } : {}),
+    ...(row.osVersion ? { osVersion: row.osVersion } : {}),
     hasPushToStartToken: row.hasPushToStartToken,
     valid: row.tokenState === 'active',
     ...(row.tokenState === 'invalid' && row.invalidReason ? { invalidReason: row.invalidReason } : {}),

@@ -23,6 +23,7 @@ forEachDatabase('api-contract-e2e', (database) => {
     '403': 'a plan without Live Activities (live-activities.routes.test.ts)',
     '409': 'a state conflict: an ended activity, a release status, a key still in flight (their route tests)',
     '422': 'an Idempotency-Key reused for another request, a release not in Testing (idempotency.test.ts, notifications tests)',
+    '502': 'APNs refusing an admin channel call (broadcasts.e2e.test.ts)',
     '503': 'the database not ready or writes failing (disk-full.e2e.test.ts)',
     '507': 'a full disk (disk-full.e2e.test.ts)',
   };

@@ -79,6 +79,11 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
   'POST /api/admin/apps/{appId}/webhooks/{id}/secret': { id: EXAMPLE_WEBHOOK_ID },
   'POST /api/admin/apps/{appId}/webhooks/{id}/test': { id: EXAMPLE_WEBHOOK_ID },
   'GET /api/admin/apps/{appId}/webhooks/{id}/attempts': { id: EXAMPLE_WEBHOOK_ID },
+  ...Object.fromEntries(
+    ['GET /api/apps/{appId}/broadcasts/{id}', 'PATCH /api/apps/{appId}/broadcasts/{id}', 'DELETE /api/apps/{appId}/broadcasts/{id}', 'POST /api/apps/{appId}/broadcasts/{id}/subscribers'].map(
+      (key) => [key, { id: DEMO.broadcastId }],
+    ),
+  ),
 };
 
 /**
@@ -96,6 +101,7 @@ export function instanceParamOverrides(firstDemoDeliveryId: number | undefined):
  * instance by the docs tests.
  */
 export const NOT_TRYABLE_ON_THE_DEMO: Record<string, string> = {
+  'DELETE /api/admin/apps/{appId}/broadcast-channels': 'removes an orphan channel at Apple: the demo has no APNs credentials, hence no channel at Apple',
   'POST /api/admin/apps/{appId}/webhooks': 'needs a URL that resolves to a public address receiving the events (the outbound policy): use your own receiver',
   ...Object.fromEntries(
     [

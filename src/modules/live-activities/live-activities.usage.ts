@@ -7,11 +7,14 @@ const MINUTE_MS = 60_000;
 /**
  * Live activity minutes an app used in the billing period (calendar month, UTC) holding `now`:
  * the sum over its billed activities (see the activity-usage repository) of the time each was Active inside the period, an Active one
- * counting up to `now`. Fractional.
+ * counting up to `now`, plus the running time of its broadcasts (one broadcast is metered as one
+ * activity, whatever its audience). Fractional.
  * @example await usedMinutes(ctx.db.repos, 'demo', clock.now()) // 1234.5
  */
 export async function usedMinutes(r: Repositories, appId: string, now: number): Promise<number> {
-  return (await r.activityUsage.usedMs(appId, billingPeriod(now), now)) / MINUTE_MS;
+  const period = billingPeriod(now);
+  const broadcasts = await r.broadcasts.runningMs(appId, period.start, Math.min(now, period.end));
+  return ((await r.activityUsage.usedMs(appId, period, now)) + broadcasts) / MINUTE_MS;
 }
 
 /**

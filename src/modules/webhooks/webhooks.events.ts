@@ -7,6 +7,8 @@ export const WEBHOOK_EVENTS = {
   'device.token_invalidated': 'APNs or FCM refused a token for good (unregistered, bad token)',
   'channel.down': 'a provider endpoint (APNs production or sandbox, FCM) of the app stopped answering: its deliveries are held',
   'channel.recovered': 'that endpoint answers again: the deliveries held for it go out',
+  'broadcast.held': 'APNs answered FeatureNotEnabled for a broadcast: enable Broadcast Capability for the app id in Apple’s developer portal (once per broadcast held)',
+  'broadcast.ended': 'a broadcast ended: endReason api, channel-gone: <APNs reason> (the channel no longer exists at Apple) or the reason its channel could not be made',
   'quota.warning': "an app used 80% of its plan's minutes in the billing period (once a period)",
   'quota.exceeded': "an app used all of its plan's minutes in the billing period (once a period)",
 } as const;

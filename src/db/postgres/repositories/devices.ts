@@ -5,11 +5,11 @@ import { newId } from '../../../lib/ids';
 import { all, one, run, type Pg, type PgScope } from '../query';
 import { tokenStatementsPg } from './tokens';
 
-const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d.created_at AS "createdAt", t.id AS "tokenId",
+const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d.os_version AS "osVersion", d.created_at AS "createdAt", t.id AS "tokenId",
      (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS "pushToStartTokenId"
      FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
 const TARGET_NUMBERS = ['createdAt', 'tokenId', 'pushToStartTokenId'];
-const WITH_TOKENS = `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment,
+const WITH_TOKENS = `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
      d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
      EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS "hasPushToStartToken"
      FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
@@ -69,23 +69,34 @@ export function devicesPg({ q, atomic }: PgScope): DevicesRepository {
         );
         const existing = await one<DeviceRow>(
           c,
-          `SELECT id, app_id AS "appId", end_user_id AS "endUserId", platform, token, environment, created_at AS "createdAt", updated_at AS "updatedAt"
+          `SELECT id, app_id AS "appId", end_user_id AS "endUserId", platform, token, environment, os_version AS "osVersion", created_at AS "createdAt", updated_at AS "updatedAt"
              FROM devices WHERE app_id = $1 AND platform = $2 AND token = $3 FOR UPDATE`,
           [appId, input.platform, input.token],
           DEVICE_NUMBERS,
         );
-        const fields = { endUserId: input.endUserId, environment: input.environment ?? existing?.environment ?? null, updatedAt: now };
+        const fields = {
+          endUserId: input.endUserId,
+          environment: input.environment ?? existing?.environment ?? null,
+          osVersion: input.osVersion ?? existing?.osVersion ?? null,
+          updatedAt: now,
+        };
         let device: DeviceRow;
         if (existing) {
-          await run(c, 'UPDATE devices SET end_user_id = $1, environment = $2, updated_at = $3 WHERE id = $4', [fields.endUserId, fields.environment, now, existing.id]);
+          await run(c, 'UPDATE devices SET end_user_id = $1, environment = $2, os_version = $3, updated_at = $4 WHERE id = $5', [
+            fields.endUserId,
+            fields.environment,
+            fields.osVersion,
+            now,
+            existing.id,
+          ]);
           device = { ...existing, ...fields };
           if (existing.environment !== fields.environment) await tokens.setEnvironment(device.id, fields.environment);
         } else {
           device = { id: newDeviceId ?? newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
           await run(
             c,
-            'INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
-            [device.id, appId, device.endUserId, device.platform, device.token, device.environment, device.createdAt, device.updatedAt],
+            'INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, os_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+            [device.id, appId, device.endUserId, device.platform, device.token, device.environment, device.osVersion, device.createdAt, device.updatedAt],
           );
         }
         await tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);

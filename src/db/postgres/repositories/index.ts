@@ -4,6 +4,7 @@ import { activityStreamsPg } from './activity-streams';
 import { activityUsagePg } from './activity-usage';
 import { appsPg } from './apps';
 import { auditPg } from './audit';
+import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
 import { deliveryHistoryPg } from './delivery-history';
@@ -30,6 +31,7 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     activityUsage: activityUsagePg(scope),
     apps: appsPg(scope),
     audit: auditPg(scope),
+    broadcasts: broadcastsPg(scope),
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
     deliveryHistory: deliveryHistoryPg(scope),

@@ -10,7 +10,7 @@ import type { DeviceRow, DeviceInput, TargetDevice, Audience, SendTarget, Device
 function devicesStatements(db: Db) {
   const tokens = tokensStatements(db);
   // A device is valid while its registration token is active in the ledger.
-  const targetColumns = `SELECT d.id, d.end_user_id AS endUserId, d.platform, d.created_at AS createdAt, t.id AS tokenId,
+  const targetColumns = `SELECT d.id, d.end_user_id AS endUserId, d.platform, d.os_version AS osVersion, d.created_at AS createdAt, t.id AS tokenId,
        (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS pushToStartTokenId
        FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
   const allTargets = db.$client.query<TargetDevice, [string]>(`${targetColumns} WHERE d.app_id = ? ORDER BY d.end_user_id, d.created_at`);
@@ -29,7 +29,7 @@ function devicesStatements(db: Db) {
   const usersSendTargets = db.$client.query<SendTarget, [string, number, string]>(
     `${sendColumns} WHERE d.app_id = ?1 AND ${testerOnly} AND d.end_user_id IN (SELECT value FROM json_each(?3)) ORDER BY d.end_user_id, d.created_at`,
   );
-  const withTokens = `SELECT d.id, d.app_id AS appId, d.end_user_id AS endUserId, d.platform, d.token, d.environment,
+  const withTokens = `SELECT d.id, d.app_id AS appId, d.end_user_id AS endUserId, d.platform, d.token, d.environment, d.os_version AS osVersion,
        d.created_at AS createdAt, d.updated_at AS updatedAt, t.state AS tokenState, t.invalid_reason AS invalidReason,
        EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS hasPushToStartToken
        FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
@@ -97,7 +97,12 @@ function devicesStatements(db: Db) {
           .from(devices)
           .where(and(eq(devices.appId, appId), eq(devices.platform, input.platform), eq(devices.token, input.token)))
           .get();
-        const fields = { endUserId: input.endUserId, environment: input.environment ?? existing?.environment ?? null, updatedAt: now };
+        const fields = {
+          endUserId: input.endUserId,
+          environment: input.environment ?? existing?.environment ?? null,
+          osVersion: input.osVersion ?? existing?.osVersion ?? null,
+          updatedAt: now,
+        };
         let device: DeviceRow;
         if (existing) {
           tx.update(devices).set(fields).where(eq(devices.id, existing.id)).run();

@@ -1,5 +1,9 @@
 import type { AppContext } from '../../../context';
+import { appsService } from '../../apps/apps.service';
+import { broadcastsService } from '../../broadcasts/broadcasts.service';
+import { credentialsReset } from '../../delivery/endpoint-health/endpoint-reset';
 import { endActivities } from '../../live-activities/live-activities.delivery';
+import { minutesExhausted, usedMinutes } from '../../live-activities/live-activities.usage';
 import { billingPeriod } from '../../live-activities/billing-period';
 import { quotaReachedAt } from '../quota';
 import type { Job } from '../scheduler';
@@ -32,6 +36,23 @@ export async function enforceQuotas(ctx: AppContext, now: number): Promise<numbe
       ended += done.length;
       ctx.logger.info('minutes quota reached: activities ended', { appId: app.id, count: done.length, reachedAt: new Date(at).toISOString() });
     }
+  }
+  return ended + (await endBroadcastsOverQuota(ctx, now));
+}
+
+/**
+ * Broadcasts count their running time toward the minutes: on plans without overage, the running
+ * broadcasts of an app whose minutes are used up end now (reason quota), like its activities.
+ */
+async function endBroadcastsOverQuota(ctx: AppContext, now: number): Promise<number> {
+  let ended = 0;
+  for (const app of await ctx.db.repos.broadcasts.appsWithActive()) {
+    const plan = ctx.config.plans[app.plan];
+    if (!plan || !minutesExhausted(plan, await usedMinutes(ctx.db.repos, app.appId, now))) continue;
+    const broadcasts = broadcastsService(ctx, appsService(ctx, credentialsReset(ctx)));
+    for (const id of app.ids) await broadcasts.end(app.appId, id, {}, 'quota');
+    ended += app.ids.length;
+    ctx.logger.info('minutes quota reached: broadcasts ended', { appId: app.appId, count: app.ids.length });
   }
   return ended;
 }

@@ -7,7 +7,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Deletes finished deliveries (and messages nobody refers to any more) older than
- * `retention.deliveries_days`, and ended activities older than `retention.activities_days`.
+ * `retention.deliveries_days` (broadcast steps too), and ended activities and broadcasts older than `retention.activities_days`.
  * Activities that ended inside the current billing period are kept whatever their age, so that
  * pruning never lowers the minutes an app has used. Idempotency keys go after 24 hours; webhook
  * deliveries and attempts after `retention.deliveries_days`.
@@ -23,6 +23,8 @@ export function retentionJob(ctx: AppContext): Job {
       const removed = await ctx.db.write(async (tx) => ({
         ...(await tx.outbox.prune(deliveriesBefore)),
         activities: await tx.liveActivities.pruneEnded(activitiesBefore),
+        // Ended broadcasts follow the activities' rule (their minutes count in the period).
+        ...(await tx.broadcasts.prune(deliveriesBefore, activitiesBefore)),
         idempotencyKeys: await tx.idempotency.prune(now - IDEMPOTENCY_TTL_MS),
         // Events of the billing period stay: quota events are sent once a period.
         webhooks: await tx.webhooks.prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),

@@ -1,0 +1,222 @@
+import type { AppContext } from '../../context';
+import type { Tx } from '../../db/store';
+import { HttpError } from '../../lib/errors';
+import { newId } from '../../lib/ids';
+import type { AppRow } from '../apps/apps.repository';
+import type { AppsService } from '../apps/apps.service';
+import { APNS_CHANNEL_LIMIT, type StoragePolicy } from '../delivery/providers/apns/apns.channels';
+import { BROADCAST_PAYLOAD_LIMIT } from '../delivery/providers/apns/apns.broadcast';
+import type { LiveActivityContent } from '../delivery/message-content';
+import { enqueue } from '../delivery/outbox/outbox';
+import { payloadBytes } from '../delivery/payloads';
+import { activityContent, type EventOptions } from '../live-activities/live-activities.content';
+import { startTargets } from '../live-activities/live-activities.delivery';
+import { firstTimestamp, timestampAfter } from '../live-activities/live-activities.repository';
+import { minutesExhausted, usedMinutes } from '../live-activities/live-activities.usage';
+import { activityDataError, contentStateError } from '../live-activities/template-validation';
+import { findTemplate } from '../live-activities/templates';
+import type { BroadcastEnvironment, BroadcastRow } from './broadcasts.repository';
+import { broadcastView, type BroadcastView } from './broadcasts.view';
+
+export interface CreateInput {
+  templateSlug: string;
+  attributes?: Record<string, string>;
+  contentState: Record<string, string>;
+  storagePolicy?: StoragePolicy;
+}
+
+const notFound = () => new HttpError(404, 'broadcast not found');
+const notActive = () => new HttpError(409, 'broadcast is not active');
+
+/** A simulated channel id, shaped like Apple's (24 base64 characters), for apps without APNs credentials. */
+const simulatedChannelId = () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64');
+
+/**
+ * Use cases of broadcast Live Activities (issue 31): one activity per event for a whole audience,
+ * through an APNs channel (iOS 18+) and an FCM topic (Android). Provider steps (make the channel,
+ * send, delete the channel) are queued in the broadcast outbox in the same transaction and done by
+ * the broadcast worker, so a request never waits on Apple and nothing accepted is lost.
+ */
+export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns'>) {
+  const { clock, config } = ctx;
+  const store = ctx.db;
+
+  const notifyQueued = () => ctx.coordination.wakeUps.notify('broadcasts-queued');
+
+  const requireBroadcast = async (tx: Pick<Tx, 'broadcasts'>, appId: string, id: string): Promise<BroadcastRow> => {
+    const row = await tx.broadcasts.find(appId, id);
+    if (!row) throw notFound();
+    return row;
+  };
+
+  /** Refuses content over Apple's broadcast limit (FCM's data limit is smaller than that only for the 4,096-byte device pushes). */
+  const requireDeliverable = (content: LiveActivityContent) => {
+    if (payloadBytes(content) > BROADCAST_PAYLOAD_LIMIT) throw new HttpError(400, `payload exceeds ${BROADCAST_PAYLOAD_LIMIT} bytes`);
+  };
+
+  const parsed = (row: BroadcastRow) => ({
+    id: row.id,
+    templateSlug: row.templateSlug,
+    attributes: JSON.parse(row.attributes) as Record<string, string>,
+    contentState: JSON.parse(row.contentState) as Record<string, string>,
+  });
+
+  /** Where the app's channel lives: its APNs environment, or the simulator without credentials. */
+  const environmentOf = (app: AppRow): BroadcastEnvironment => apps.apns(app)?.environment ?? 'simulator';
+
+  /** Queues an update or end of the broadcast; latest wins over updates not sent yet. */
+  const queueEvent = async (tx: Tx, row: BroadcastRow, content: LiveActivityContent, now: number) => {
+    await tx.broadcasts.supersedeUpdates(row.id, now);
+    await tx.broadcasts.queue({ broadcastId: row.id, appId: row.appId, kind: content.event === 'end' ? 'end' : 'update', content: JSON.stringify(content), dueAt: now }, now);
+    notifyQueued();
+  };
+
+  return {
+    /**
+     * Creates a broadcast: checks plan, template, data, size, minutes and the plan's cap on
+     * broadcasts running at once, and the 10,000 channels Apple allows per app and environment
+     * (refused here, before Apple is asked); queues the channel's creation at Apple (an app
+     * without APNs credentials gets a simulated channel id at once).
+     * @example await broadcasts.create(app, { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '0-0' } })
+     */
+    async create(app: AppRow, input: CreateInput, fixedId?: string): Promise<BroadcastView> {
+      const plan = config.plans[app.plan];
+      if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
+      const template = findTemplate(input.templateSlug);
+      if (!template) throw new HttpError(400, 'invalid template slug');
+      const problem = activityDataError(template, input.attributes, input.contentState);
+      if (problem) throw new HttpError(400, problem);
+      const now = clock.now();
+      // A fixed id only for the demo, whose examples name it.
+      const id = fixedId ?? newId('bc', now);
+      const attributes = input.attributes ?? {};
+      requireDeliverable(activityContent('update', { id, templateSlug: template.slug, attributes, contentState: input.contentState }, { now, apnsTimestamp: firstTimestamp(now) }));
+      if (minutesExhausted(plan, await usedMinutes(store.repos, app.id, now))) throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
+      const environment = environmentOf(app);
+      return store.write(async (tx) => {
+        if (plan.broadcasts !== undefined && (await tx.broadcasts.activeCount(app.id)) >= plan.broadcasts)
+          throw new HttpError(429, `broadcasts running at once are limited to ${plan.broadcasts} on your current plan`);
+        if ((await tx.broadcasts.channelCount(app.id, environment)) >= APNS_CHANNEL_LIMIT)
+          throw new HttpError(409, `channel limit reached: the app holds ${APNS_CHANNEL_LIMIT} broadcast channels in ${environment} (Apple's limit); end broadcasts or remove orphan channels first`);
+        const simulated = environment === 'simulator';
+        const row = {
+          id,
+          appId: app.id,
+          templateSlug: template.slug,
+          attributes: JSON.stringify(attributes),
+          contentState: JSON.stringify(input.contentState),
+          storagePolicy: input.storagePolicy ?? 0,
+          environment,
+          channelId: simulated ? simulatedChannelId() : null,
+          channelState: simulated ? ('open' as const) : ('creating' as const),
+          // FCM topic names allow [a-zA-Z0-9-_.~%]: the id qualifies as is.
+          topic: `islet-${app.id}-${id}`,
+          lastTimestamp: firstTimestamp(now),
+          startedAt: now,
+        };
+        await tx.broadcasts.insert(row);
+        if (!simulated) {
+          await tx.broadcasts.queue({ broadcastId: id, appId: app.id, kind: 'create_channel', content: null, dueAt: now }, now);
+          notifyQueued();
+        }
+        return broadcastView((await tx.broadcasts.byId(id))!);
+      });
+    },
+
+    async get(appId: string, id: string): Promise<BroadcastView> {
+      return broadcastView(await requireBroadcast(store.repos, appId, id));
+    },
+
+    async list(appId: string, state: 'Active' | 'Ended' | undefined, limit: number, offset: number) {
+      const { rows, total } = await store.repos.broadcasts.list(appId, state, limit, offset);
+      return { broadcasts: rows.map(broadcastView), total };
+    },
+
+    /** Replaces the contentState (validated against the template) and queues one broadcast and one topic message. */
+    update(appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> {
+      return store.write(async (tx) => {
+        const row = await requireBroadcast(tx, appId, id);
+        if (row.state !== 'Active') throw notActive();
+        const data = parsed(row);
+        const problem = contentStateError(findTemplate(row.templateSlug)!, contentState, data.attributes);
+        if (problem) throw new HttpError(400, problem);
+        const now = clock.now();
+        const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
+        const content = { ...activityContent('update', { ...data, contentState }, { now, apnsTimestamp, options }), topic: row.topic };
+        requireDeliverable(content);
+        await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
+        await queueEvent(tx, row, content, now);
+      });
+    },
+
+    /**
+     * Ends the broadcast: queues the end (removed from devices at once unless `dismissalAt`), after
+     * which the worker deletes the channel at Apple once the dismissal date has passed. `reason`:
+     * api, or quota when the scheduler ends it.
+     */
+    end(appId: string, id: string, input: { contentState?: Record<string, string>; dismissalAt?: number; priority?: 5 | 10 } = {}, reason: 'api' | 'quota' = 'api'): Promise<void> {
+      return store.write(async (tx) => {
+        const row = await requireBroadcast(tx, appId, id);
+        if (row.state !== 'Active') throw notActive();
+        const data = parsed(row);
+        const contentState = input.contentState ?? data.contentState;
+        if (input.contentState) {
+          const problem = contentStateError(findTemplate(row.templateSlug)!, input.contentState, data.attributes);
+          if (problem) throw new HttpError(400, problem);
+        }
+        const now = clock.now();
+        const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
+        const options = { dismissalAt: input.dismissalAt ?? now, ...(input.priority ? { priority: input.priority } : {}) };
+        const content = { ...activityContent('end', { ...data, contentState }, { now, apnsTimestamp, options }), topic: row.topic };
+        requireDeliverable(content);
+        await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
+        await tx.broadcasts.end(id, reason, now);
+        await tx.webhookEvents.emit(appId, 'broadcast.ended', { broadcastId: id, endReason: reason }, now);
+        await queueEvent(tx, row, content, now);
+      });
+    },
+
+    /**
+     * Starts the broadcast on the devices of the target users (every connected end user when
+     * absent): a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ start it; an
+     * iPhone that registered an older `osVersion` is skipped with a reason), a data message naming
+     * the topic to each Android device. Through the device outbox, one delivery per device.
+     */
+    subscribe(appId: string, id: string, targetUsers: string[] | undefined) {
+      return store.write(async (tx) => {
+        const row = await requireBroadcast(tx, appId, id);
+        if (row.state !== 'Active') throw notActive();
+        if (row.channelState !== 'open') throw new HttpError(409, `broadcast channel is not open yet (${row.channelState})`);
+        const now = clock.now();
+        const devices = await tx.devices.targets(appId, { endUserIds: targetUsers && [...new Set(targetUsers)] });
+        const skipped: { deviceId: string; reason: string }[] = [];
+        const reachable = devices.filter((d) => {
+          const reason = d.platform === 'ios' ? iosStartProblem(d.osVersion) : undefined;
+          if (reason) skipped.push({ deviceId: d.id, reason });
+          return reason === undefined;
+        });
+        const data = parsed(row);
+        const content: LiveActivityContent = {
+          ...activityContent('start', data, { now, apnsTimestamp: row.lastTimestamp, template: findTemplate(row.templateSlug)! }),
+          inputPushChannel: row.channelId!,
+          topic: row.topic,
+        };
+        const targets = startTargets(reachable);
+        const failed = targets.filter((t) => t.status === 'failed').map((t) => ({ deviceId: t.deviceId, reason: t.reason! }));
+        await enqueue(store, tx, { appId, content, targets, now });
+        const started = targets.length - failed.length;
+        await tx.broadcasts.addSubscribers(id, started);
+        return { started, skipped: [...skipped, ...failed] };
+      });
+    },
+  };
+}
+
+/** Why an iPhone cannot start a broadcast's activity: only iOS 18 and later follow a channel (unknown version: tried). */
+export function iosStartProblem(osVersion: string | null | undefined): string | undefined {
+  if (!osVersion) return undefined;
+  const major = Number(osVersion.split('.')[0]);
+  return major < 18 ? `iOS ${osVersion} cannot start a broadcast Live Activity (iOS 18 or later)` : undefined;
+}
+
+export type BroadcastsService = ReturnType<typeof broadcastsService>;

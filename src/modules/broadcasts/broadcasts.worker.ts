@@ -1,0 +1,252 @@
+import type { AppContext } from '../../context';
+import { appsService } from '../apps/apps.service';
+import { credentialsReset } from '../delivery/endpoint-health/endpoint-reset';
+import type { ApnsCredentials, FcmCredentials } from '../apps/credentials';
+import { ApnsBroadcaster } from '../delivery/providers/apns/apns.broadcast';
+import { FEATURE_OFF_HELP, type BroadcastOutcome } from '../delivery/providers/apns/apns.broadcast-outcome';
+import { ApnsChannels } from '../delivery/providers/apns/apns.channels';
+import { ApnsClient } from '../delivery/providers/apns/apns.client';
+import { retryDelay } from '../delivery/worker/backoff';
+import { fcmSendUrl } from '../delivery/providers/fcm/fcm.sender';
+import type { LiveActivityContent } from '../delivery/message-content';
+import { apnsRequest, fcmMessage } from '../delivery/payloads';
+import type { Outcome, Transports } from '../delivery/providers/transport';
+import type { BroadcastOp, BroadcastRow } from './broadcasts.repository';
+
+/** A step that cannot go while Broadcast Capability is off is tried again after this long (the operator may have turned it on). */
+export const FEATURE_OFF_RETRY_MS = 5 * 60_000;
+/** Most Recent Message Stored keeps a message at most 8 hours: the expiration Islet asks for. */
+const STORED_FOR_S = 8 * 3600;
+const BATCH = 64;
+
+interface Creds {
+  apns?: ApnsCredentials;
+  fcm?: FcmCredentials;
+}
+
+/** What became of one half of a step: done (sent, or nothing to send to), again later, or the broadcast is over. */
+type Half = { kind: 'done'; failed?: string } | { kind: 'later'; reason: string; afterMs?: number; attempt: boolean } | { kind: 'over'; reason: string } | { kind: 'held'; reason: string };
+
+/**
+ * Drains the broadcast outbox (broadcast_ops): per broadcast, its steps in order — make the
+ * channel at Apple, send each update or end to the channel (one request) and to the FCM topic
+ * (one message), delete the channel once the end's dismissal date has passed. Broadcast errors
+ * decide as docs/broadcast-channels.md says: ChannelNotRegistered / BadChannelId end the
+ * broadcast, FeatureNotEnabled holds it (logged, shown on the broadcast, tried again every 5
+ * minutes), CannotCreateChannelConfig ends it with `channel-limit`.
+ */
+export class BroadcastWorker {
+  private readonly apps;
+  private readonly channels?: ApnsChannels;
+  private readonly broadcaster?: ApnsBroadcaster;
+  private loop: Promise<void> | undefined;
+  private stopping = false;
+  private wake: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly transports: Transports,
+    private readonly options: { pollMs?: number; random?: () => number } = {},
+  ) {
+    this.apps = appsService(ctx, credentialsReset(ctx));
+    // A test double in place of the APNs client cannot manage channels: simulated then.
+    if (transports.apns instanceof ApnsClient) {
+      this.channels = new ApnsChannels(transports.apns, { clock: ctx.clock });
+      this.broadcaster = new ApnsBroadcaster(transports.apns, { clock: ctx.clock });
+    }
+  }
+
+  start(): void {
+    this.unsubscribe = this.ctx.coordination.wakeUps.on('broadcasts-queued', () => this.wake?.());
+    this.loop = (async () => {
+      while (!this.stopping) {
+        let done = 0;
+        try {
+          done = await this.drain();
+        } catch (error) {
+          this.ctx.logger.error('broadcast worker failed', { error: String(error) });
+        }
+        if (done === 0 && !this.stopping) await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.options.pollMs ?? 250);
+          this.wake = () => (clearTimeout(timer), resolve());
+        });
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    this.unsubscribe?.();
+    await this.loop;
+  }
+
+  /** Does every step due now (at most one per broadcast per round); returns how many were looked at. */
+  async drain(): Promise<number> {
+    const ops = await this.ctx.db.repos.broadcasts.due(this.ctx.clock.now(), BATCH);
+    await Promise.all(ops.map((op) => this.run(op)));
+    return ops.length;
+  }
+
+  private async run(op: BroadcastOp): Promise<void> {
+    const repos = this.ctx.db.repos;
+    const row = await repos.broadcasts.byId(op.broadcastId);
+    const app = row && (await repos.apps.find(row.appId));
+    if (!row || !app) return this.save({ ...op, status: 'failed', reason: 'broadcast or app removed' });
+    const creds: Creds = { apns: this.apps.apns(app), fcm: this.apps.fcm(app) };
+    if (op.kind === 'create_channel') return this.createChannel(op, row, creds);
+    if (op.kind === 'delete_channel') return this.deleteChannel(op, row, creds);
+    return this.send(op, row, creds);
+  }
+
+  private async createChannel(op: BroadcastOp, row: BroadcastRow, creds: Creds): Promise<void> {
+    if (!creds.apns || !this.channels || row.environment === 'simulator') return this.fail(op, row, 'APNs credentials removed');
+    const made = await this.channels.create(creds.apns, row.environment, row.storagePolicy);
+    if (made.kind === 'created') {
+      await this.ctx.db.write(async (tx) => {
+        await tx.broadcasts.setChannel(row.id, 'open', made.channelId, null);
+        await tx.broadcasts.setHeld(row.id, null);
+        await tx.broadcasts.saveOp({ ...op, status: 'done', reason: null, attempts: op.attempts + 1 }, this.ctx.clock.now());
+      });
+      return;
+    }
+    const half = this.decide(made, row);
+    if (half.kind === 'later' || half.kind === 'held') return this.later(op, row, half);
+    const reason = made.kind === 'channel-limit' ? 'channel-limit: Apple holds 10,000 channels of the app in this environment (CannotCreateChannelConfig)' : made.reason;
+    return this.fail(op, row, half.kind === 'over' ? half.reason : reason);
+  }
+
+  private async deleteChannel(op: BroadcastOp, row: BroadcastRow, creds: Creds): Promise<void> {
+    if (row.environment === 'simulator' || !row.channelId || row.channelState !== 'open') return this.closeChannel(op, row, null);
+    if (!creds.apns || !this.channels) return this.save({ ...op, status: 'failed', reason: 'APNs credentials removed' });
+    const removed = await this.channels.remove(creds.apns, row.environment, row.channelId);
+    if (removed.kind === 'deleted' || removed.kind === 'channel-gone') return this.closeChannel(op, row, null);
+    const half = this.decide(removed, row);
+    if (half.kind === 'later' || half.kind === 'held') return this.later(op, row, half);
+    return this.save({ ...op, status: 'failed', reason: removed.reason });
+  }
+
+  private async closeChannel(op: BroadcastOp, row: BroadcastRow, reason: string | null): Promise<void> {
+    await this.ctx.db.write(async (tx) => {
+      if (row.channelState === 'open') await tx.broadcasts.setChannel(row.id, 'deleted', null, reason);
+      await tx.broadcasts.saveOp({ ...op, status: 'done', reason }, this.ctx.clock.now());
+    });
+  }
+
+  /** An update or end: one request to the channel, one message to the topic; each half goes once. */
+  private async send(op: BroadcastOp, row: BroadcastRow, creds: Creds): Promise<void> {
+    const content = JSON.parse(op.content!) as LiveActivityContent;
+    const [apns, fcm] = await Promise.all([
+      op.apnsDone ? ({ kind: 'done' } as Half) : this.sendApns(row, creds, content),
+      op.fcmDone ? ({ kind: 'done' } as Half) : this.sendFcm(row, creds, content),
+    ]);
+    if (apns.kind === 'over') return this.end(op, row, apns.reason);
+    const next = { ...op, apnsDone: apns.kind === 'done', fcmDone: fcm.kind === 'done' };
+    const waiting = [apns, fcm].find((h) => h.kind === 'held') ?? [apns, fcm].find((h) => h.kind === 'later');
+    if (waiting && (waiting.kind === 'held' || waiting.kind === 'later')) return this.later(next, row, waiting);
+    const failed = [apns, fcm].flatMap((h) => (h.kind === 'done' && h.failed ? [h.failed] : []));
+    const now = this.ctx.clock.now();
+    await this.ctx.db.write(async (tx) => {
+      await tx.broadcasts.saveOp({ ...next, status: 'done', attempts: op.attempts + 1, reason: failed.join('; ') || null }, now);
+      await tx.broadcasts.countUpdateSent(row.id);
+      if (row.heldReason) await tx.broadcasts.setHeld(row.id, null);
+      // The channel goes once the end's dismissal date has passed (until then devices may still show it).
+      if (content.event === 'end') await tx.broadcasts.queue({ broadcastId: row.id, appId: row.appId, kind: 'delete_channel', content: null, dueAt: Math.max(now, content.dismissalAt ?? now) }, now);
+    });
+  }
+
+  private async sendApns(row: BroadcastRow, creds: Creds, content: LiveActivityContent): Promise<Half> {
+    if (row.environment === 'simulator') return this.decideDevice(await this.transports.simulator.send(this.simulated('apns', row, content)));
+    if (!row.channelId || row.channelState !== 'open') return { kind: 'done', failed: `apns: channel ${row.channelState}` };
+    if (!creds.apns || !this.broadcaster) return { kind: 'done', failed: 'apns: credentials removed' };
+    const now = this.ctx.clock.now();
+    const outcome = await this.broadcaster.send({
+      creds: creds.apns,
+      environment: row.environment,
+      channelId: row.channelId,
+      priority: content.priority ?? 10,
+      // No Message Stored takes only 0 (BadExpirationDate otherwise).
+      expiration: row.storagePolicy === 0 ? 0 : Math.floor(now / 1000) + STORED_FOR_S,
+      body: JSON.stringify(apnsRequest(content, creds.apns.bundleId).body),
+    });
+    return this.decide(outcome, row);
+  }
+
+  private async sendFcm(row: BroadcastRow, creds: Creds, content: LiveActivityContent): Promise<Half> {
+    if (!creds.fcm) return this.decideDevice(await this.transports.simulator.send(this.simulated('fcm', row, content)));
+    const body = JSON.stringify({ message: { topic: row.topic, ...fcmMessage(content) } });
+    const url = fcmSendUrl(creds.fcm, creds.fcm.serviceAccount.project_id);
+    const outcome = await this.transports.fcm.send({ appId: row.appId, provider: 'fcm', url, headers: { 'content-type': 'application/json' }, body, fcm: creds.fcm });
+    return this.decideDevice(outcome);
+  }
+
+  private simulated(provider: 'apns' | 'fcm', row: BroadcastRow, content: LiveActivityContent) {
+    const body = provider === 'apns' ? JSON.stringify(apnsRequest(content, '{bundleId}').body) : JSON.stringify({ message: { topic: row.topic, ...fcmMessage(content) } });
+    return { appId: row.appId, provider, url: provider === 'apns' ? '/4/broadcasts/apps/{bundleId}' : '/v1/projects/{projectId}/messages:send', headers: {}, body };
+  }
+
+  /** What a broadcast or channel-management outcome means for the step (docs/broadcast-channels.md). */
+  private decide(outcome: BroadcastOutcome, row: BroadcastRow): Half {
+    switch (outcome.kind) {
+      case 'delivered':
+        return { kind: 'done' };
+      case 'channel-gone':
+        return { kind: 'over', reason: `channel-gone: ${outcome.reason}` };
+      case 'feature-off':
+        this.ctx.logger.error('broadcast held: Broadcast Capability is off', { appId: row.appId, broadcastId: row.id, help: FEATURE_OFF_HELP });
+        return { kind: 'held', reason: FEATURE_OFF_HELP };
+      case 'channel-limit':
+        return { kind: 'over', reason: 'channel-limit' };
+      default:
+        return this.decideDevice(outcome);
+    }
+  }
+
+  /** A device-push outcome (FCM, simulator, and the reasons broadcasts share with device pushes). */
+  private decideDevice(outcome: Outcome | BroadcastOutcome): Half {
+    if (outcome.kind === 'delivered') return { kind: 'done' };
+    if (outcome.kind === 'retry') return { kind: 'later', reason: outcome.reason, ...(outcome.afterMs !== undefined ? { afterMs: outcome.afterMs } : {}), attempt: outcome.scope === undefined };
+    if (outcome.kind === 'unreachable') return { kind: 'later', reason: outcome.reason, attempt: false };
+    return { kind: 'done', failed: outcome.reason };
+  }
+
+  private async later(op: BroadcastOp, row: BroadcastRow, half: Extract<Half, { kind: 'later' | 'held' }>): Promise<void> {
+    const now = this.ctx.clock.now();
+    const attempts = op.attempts + (half.kind === 'later' && half.attempt ? 1 : 0);
+    const delay = half.kind === 'held' ? FEATURE_OFF_RETRY_MS : retryDelay(attempts, half.afterMs, this.options.random ?? Math.random);
+    await this.ctx.db.write(async (tx) => {
+      if (half.kind === 'held') await tx.broadcasts.setHeld(row.id, half.reason);
+      if (half.kind === 'held' && !row.heldReason) await tx.webhookEvents.emit(row.appId, 'broadcast.held', { broadcastId: row.id, reason: half.reason }, now);
+      await tx.broadcasts.saveOp({ ...op, attempts, nextAttemptAt: now + delay, reason: half.reason }, now);
+    });
+  }
+
+  /** The channel is gone at Apple: the broadcast is over, its pending steps with it. */
+  private async end(op: BroadcastOp, row: BroadcastRow, reason: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    this.ctx.logger.warn('broadcast ended by APNs', { appId: row.appId, broadcastId: row.id, reason });
+    await this.ctx.db.write(async (tx) => {
+      if (await tx.broadcasts.end(row.id, reason, now)) await tx.webhookEvents.emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
+      await tx.broadcasts.setChannel(row.id, 'deleted', null, reason);
+      await tx.broadcasts.saveOp({ ...op, status: 'failed', reason }, now);
+      await tx.broadcasts.failPending(row.id, reason, now);
+    });
+  }
+
+  /** The channel could not be made: the broadcast ends with the reason. */
+  private async fail(op: BroadcastOp, row: BroadcastRow, reason: string): Promise<void> {
+    const now = this.ctx.clock.now();
+    this.ctx.logger.warn('broadcast channel not created', { appId: row.appId, broadcastId: row.id, reason });
+    await this.ctx.db.write(async (tx) => {
+      if (await tx.broadcasts.end(row.id, reason, now)) await tx.webhookEvents.emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
+      await tx.broadcasts.setChannel(row.id, 'failed', null, reason);
+      await tx.broadcasts.saveOp({ ...op, status: 'failed', reason }, now);
+      await tx.broadcasts.failPending(row.id, reason, now);
+    });
+  }
+
+  private async save(op: BroadcastOp): Promise<void> {
+    await this.ctx.db.write((tx) => tx.broadcasts.saveOp(op, this.ctx.clock.now()));
+  }
+}
