@@ -9,13 +9,17 @@
  * updates with 10,000 activities live). A readable summary goes to stderr; the last line on
  * stdout is one JSON object of all figures.
  *   npm run bench [-- --quick]     --quick: one run of each, shorter loads, no 1,000,000-device send (a smoke test, not figures to quote)
+ *   npm run bench -- --database postgres
+ *                                  the fan-out and update benchmarks on SQLite and on PostgreSQL (a server on
+ *                                  this machine), the latter's keys prefixed pg_, with their ratios to SQLite's
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, database: { type: 'string', default: 'sqlite' } } });
+if (values.database !== 'sqlite' && values.database !== 'postgres') throw new Error(`--database must be sqlite or postgres, not ${values.database}`);
 const root = join(import.meta.dir, '..');
 const bench = (name: string) => join(import.meta.dir, 'bench', `${name}.ts`);
 
@@ -35,6 +39,12 @@ const TARGETS: [string, '<' | '<=' | '>=', number][] = [
   ['rss_idle_mb', '<=', 60],
   ['rss_peak_mb', '<=', 250],
   ['startup_ms', '<', 200],
+];
+
+/** Issue 29's targets with `--database postgres`: one PostgreSQL instance against SQLite in the same run. */
+const PG_TARGETS: [string, '>=', number][] = [
+  ['pg_api_update_vs_sqlite', '>=', 0.5],
+  ['pg_fanout_vs_sqlite', '>=', 0.6],
 ];
 
 /** Runs one benchmark script and returns the JSON object on the last line of its stdout. */
@@ -57,6 +67,28 @@ try {
   if (build.exitCode !== 0) throw new Error('building the binary failed');
   const runs = (n: number) => ['--runs', String(values.quick ? 1 : n)];
 
+  if (values.database === 'postgres') {
+    // The same two benchmarks on each database, back to back, so the ratios compare like with like.
+    const figures: Record<string, number> = {
+      ...(await run('fanout', [...runs(3), '--binary', binary])),
+      ...(await run('fanout', [...runs(3), '--binary', binary, '--database', 'postgres'])),
+      ...(await run('api-update', [...runs(3), '--seconds', values.quick ? '2' : '5', '--binary', binary])),
+      ...(await run('api-update', [...runs(3), '--seconds', values.quick ? '2' : '5', '--binary', binary, '--database', 'postgres'])),
+    };
+    figures.pg_api_update_vs_sqlite = Math.round((figures.pg_api_update_rps! / figures.api_update_rps!) * 100) / 100;
+    figures.pg_fanout_vs_sqlite = Math.round((figures.pg_fanout_per_s! / figures.fanout_per_s!) * 100) / 100;
+    console.error(`\nIslet on SQLite and PostgreSQL, ${new Date().toISOString().slice(0, 10)}, ${navigator.hardwareConcurrency} cores${values.quick ? ' (quick: one run each)' : ' (medians)'}`);
+    for (const [key, , target] of PG_TARGETS) console.error(`  ${figures[key]! >= target ? 'met   ' : 'MISSED'} ${key.padEnd(24)} ${String(figures[key]).padStart(8)}   target >= ${target}`);
+    for (const key of ['fanout_per_s', 'fanout_answer_ms', 'la_start_10k_per_s', 'api_update_rps', 'api_update_p99_ms', 'api_update_cpu_us'])
+      console.error(`         ${key.padEnd(24)} sqlite ${String(figures[key]).padStart(8)}   postgres ${String(figures[`pg_${key}`]).padStart(8)}`);
+    console.log(JSON.stringify(figures));
+  } else await allBenchmarks(binary, runs);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Every benchmark on the SQLite file, next to its targets. */
+async function allBenchmarks(binary: string, runs: (n: number) => string[]): Promise<void> {
   const figures = {
     ...(await run('startup', [...runs(5), '--binary', binary])),
     ...(await run('fanout', [...runs(3), '--binary', binary])),
@@ -73,6 +105,4 @@ try {
   }
   for (const [key, value] of Object.entries(figures)) if (!TARGETS.some(([k]) => k === key)) console.error(`         ${key.padEnd(24)} ${String(value).padStart(8)}`);
   console.log(JSON.stringify(figures));
-} finally {
-  rmSync(work, { recursive: true, force: true });
 }

@@ -2,7 +2,8 @@ import { ConfigError } from './config/config.load';
 import type { Config } from './config/config.schema';
 import { readMasterKey, resolveMasterKey } from './config/master-key';
 import type { AppContext } from './context';
-import { openSqliteStore, type SqliteStore } from './db/sqlite/store';
+import { migrateStore, openStore, type OpenedStore } from './db/open';
+import { SqliteStore } from './db/sqlite/store';
 import { coordinationFor } from './coordination/choose';
 import type { Coordination } from './coordination/coordination';
 import { systemClock, type Clock } from './lib/clock';
@@ -34,27 +35,23 @@ export interface BootstrapOptions {
 export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
 
 /**
- * Opens and migrates the database, unlocks the secret store, resolves the admin token and applies
+ * Opens and migrates the database (PostgreSQL with `[database] url`, under its migration lock), unlocks the secret store, resolves the admin token and applies
  * the configured apps: everything that must be true before the server listens.
  * Returns the generated admin token when one was made on this start (to print once).
  */
-export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: SqliteStore }; generatedAdminToken?: string }> {
+export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: OpenedStore }; generatedAdminToken?: string }> {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
-  const db = openSqliteStore(config.database.path, {
-    logger,
-    maxSizeMb: config.database.max_size_mb,
-    checkpointPages: config.database.outbox_thread ? API_CONNECTION_CHECKPOINT_PAGES : undefined,
-  });
+  const db = openStore(config, logger, { checkpointPages: config.database.outbox_thread ? API_CONNECTION_CHECKPOINT_PAGES : undefined });
   try {
-    db.migrate(options.migrationsFolder);
+    await migrateStore(db, options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
     const box = new SecretBox(key);
     await checkMasterKey(db.repos.meta, box);
     const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
     const coordination = options.coordination ?? coordinationFor(config);
     bindWakeUps(db, coordination.wakeUps);
-    const ctx: AppContext & { db: SqliteStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
+    const ctx: AppContext & { db: OpenedStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
     await seedAppsFromConfig(ctx, credentialsReset(ctx));
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {
@@ -88,4 +85,13 @@ async function checkMasterKey(meta: MetaRepository, box: SecretBox): Promise<voi
   } catch {
     throw new ConfigError(['the master key does not match this database: restore the islet.key file (or security.master_key) it was created with']);
   }
+}
+
+/** `bootstrap` for what reads the SQLite connection itself (the SQLite harness, benchmark seeding): refuses `[database] url`. */
+export async function bootstrapSqlite(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: SqliteStore }; generatedAdminToken?: string }> {
+  const opened = await bootstrap(config, options);
+  const { db } = opened.ctx;
+  if (db instanceof SqliteStore) return { ...opened, ctx: { ...opened.ctx, db } };
+  await db.close();
+  throw new Error('this needs the SQLite file: remove [database] url');
 }

@@ -4,7 +4,7 @@ import { bootstrap, checkConfigForServe } from './bootstrap';
 import { ConfigError, loadConfig, resolveConfigPath } from './config/config.load';
 import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
-import { openSqliteStore } from './db/sqlite/store';
+import { describeDatabase, migrateStore, openStore } from './db/open';
 import { coordinationFor } from './coordination/choose';
 import { postgresSettings } from './db/postgres/connection';
 import { diagnosePostgres } from './db/postgres/diagnose';
@@ -12,7 +12,6 @@ import { postgresBackupAdvice } from './db/postgres/backup-advice';
 import { formatCopyReport, migrateToPostgres } from './db/migrate-to-postgres';
 import { masterKeyFile } from './config/master-key';
 import { databaseUrlProblem } from './config/database-url';
-import { DATABASE_COMMANDS, refuseUntilPostgresServes } from './db/postgres/not-served';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
 import { resetAdminToken } from './modules/auth/admin-auth';
@@ -80,8 +79,8 @@ function readConfig(configFlag: string | undefined): Config {
 async function serve(config: Config): Promise<void> {
   // Held until the process ends: restore refuses meanwhile, and a second server cannot start.
   const coordination = coordinationFor(config);
-  const lock = coordination.instance.acquire();
-  if (!lock) throw new ConfigError([`another Islet server is running on ${config.database.path}`]);
+  const lock = await coordination.instance.acquire();
+  if (!lock) throw new ConfigError([`another Islet server is running on ${describeDatabase(config)}`]);
   const { ctx, generatedAdminToken } = await bootstrap(config, { coordination });
   const server = await startServer(ctx);
   let signalled = false;
@@ -195,17 +194,19 @@ async function moveToPostgres(config: Config, to: string | undefined): Promise<n
 
 async function main(argv: string[]): Promise<number> {
   const { command, args, configFlag, to } = parseArgs(argv);
-  if (DATABASE_COMMANDS.has(command)) refuseUntilPostgresServes(readConfig(configFlag));
   switch (command) {
     case 'serve':
       await serve(readConfig(configFlag));
       return -1;
     case 'migrate': {
       const config = readConfig(configFlag);
-      const store = openSqliteStore(config.database.path, { logger: silentLogger });
-      store.migrate();
-      await store.close();
-      console.log(`database ${config.database.path} is up to date`);
+      const store = openStore(config, silentLogger);
+      try {
+        await migrateStore(store);
+      } finally {
+        await store.close();
+      }
+      console.log(`database ${describeDatabase(config)} is up to date`);
       return 0;
     }
     case 'check-config': {
@@ -231,9 +232,9 @@ async function main(argv: string[]): Promise<number> {
     case 'admin-token': {
       if (args[0] !== 'reset') throw new ConfigError([`unknown admin-token action "${args[0]}"; use: islet admin-token reset`]);
       const config = readConfig(configFlag);
-      const db = openSqliteStore(config.database.path, { logger: silentLogger });
+      const db = openStore(config, silentLogger);
       try {
-        db.migrate();
+        await migrateStore(db);
         const token = await resetAdminToken(db.repos.meta, config.admin.token);
         await auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
         console.log(token);

@@ -31,7 +31,11 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // Migrations ran in bootstrap; what a previous process left unfinished goes back in the queue
   // before anything listens: a failure ends the start with one message (main exits 1) instead of
   // a rejection that kills a process already serving.
-  const delivery = createDeliveryEngine(ctx, { outboxThread: ctx.config.database.outbox_thread });
+  // The outbox thread keeps a SQLite connection of its own: on PostgreSQL the worker claims and
+  // records inline (a claim is one statement, the server does the work).
+  const outboxThread = ctx.config.database.outbox_thread && ctx.config.database.url === undefined;
+  if (ctx.config.database.outbox_thread && !outboxThread) ctx.logger.info('PostgreSQL: deliveries are claimed and recorded on the main thread (the outbox thread is SQLite-only)');
+  const delivery = createDeliveryEngine(ctx, { outboxThread });
   const scheduler = createScheduler(ctx);
   try {
     // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left.

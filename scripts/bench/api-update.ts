@@ -22,11 +22,19 @@ import { parseArgs } from 'node:util';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { runLoad, type LoadResult } from './load';
 import { median, round, threadCpuUs } from './stats';
+import { benchDatabase, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
 import { wrkLoad } from './wrk';
 
 const { values } = parseArgs({
-  options: { runs: { type: 'string', default: '3' }, seconds: { type: 'string', default: '5' }, binary: { type: 'string' }, activities: { type: 'string', default: '200' } },
+  options: {
+    runs: { type: 'string', default: '3' },
+    seconds: { type: 'string', default: '5' },
+    binary: { type: 'string' },
+    activities: { type: 'string', default: '200' },
+    database: { type: 'string' },
+  },
 });
+const DATABASE = benchDatabase(values.database);
 const RUNS = Number(values.runs);
 const DURATION_MS = Number(values.seconds) * 1000;
 const CONCURRENCY = 50;
@@ -43,6 +51,7 @@ const server = await spawnServer(
   `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
     `[plans.bench]\nlive_activities = true\n[[apps]]\nid = "bench"\nplan = "bench"\napp_secret = "${KEY}"\n`,
   values.binary ? [values.binary] : undefined,
+  { env: DATABASE === 'postgres' ? { ISLET_DATABASE_URL: await benchPostgresDatabase() } : {} },
 );
 const headers = { 'x-service-key': KEY, 'content-type': 'application/json' };
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(BARE_PORT)], { stdout: 'pipe', stderr: 'inherit' });
@@ -151,10 +160,11 @@ end
         api_durable_baseline_p99_ms: median(turns.map((t) => t.durable!.p99Ms)),
         api_durable_ratio: round(median(turns.map((t) => t.islet.rps / t.durable!.rps)), 2),
       };
-  console.log(JSON.stringify(figures));
+  console.log(JSON.stringify(keyed(figures, DATABASE)));
 } finally {
   bare.kill();
   durable?.kill();
   await server.stop();
+  await stopBenchPostgres();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from '../../src/bootstrap';
+import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
@@ -29,7 +29,7 @@ const { url, ca } = standin;
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-'));
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[security]\nallow_private_endpoints = true\n`, join(dir, 'islet.toml'));
-  const { ctx } = await bootstrap(config, { logger: silentLogger });
+  const { ctx } = await bootstrapSqlite(config, { logger: silentLogger });
   const apps = appsService(ctx, credentialsReset(ctx));
   apps.create({ id: 'bench', source: 'api' });
   apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });

@@ -22,6 +22,8 @@ import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { h2loadCeiling } from './h2load';
+import { migrateToPostgres } from '../../src/db/migrate-to-postgres';
+import { benchDatabase, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
 import { seed } from './seed';
 import { median, percentile, round, threadCpuDelta, threadCpuUs } from './stats';
 import { startStandinProcess } from './standin-process';
@@ -32,8 +34,10 @@ const { values } = parseArgs({
     binary: { type: 'string' },
     devices: { type: 'string', default: '100000' },
     users: { type: 'string', default: '10000' },
+    database: { type: 'string' },
   },
 });
+const DATABASE = benchDatabase(values.database);
 const RUNS = Number(values.runs);
 const DEVICES = Number(values.devices);
 const USERS = Number(values.users);
@@ -74,7 +78,10 @@ try {
     const dir = mkdtempSync(join(tmpdir(), 'islet-bench-fanout-run-'));
     runDirs.push(dir);
     cpSync(template, dir, { recursive: true });
-    const islet = await measureIslet(dir, config(dir));
+    // PostgreSQL: the seeded SQLite copy moved into a fresh database, as an operator would move over.
+    const url = DATABASE === 'postgres' ? await benchPostgresDatabase() : undefined;
+    if (url) await migrateToPostgres(join(dir, 'islet.db'), { url, poolSize: 1 });
+    const islet = await measureIslet(dir, config(dir), url);
     const baseline = await runBaseline({ url: standin.url, ca: standin.ca, authorization, headers: alert.headers, body: JSON.stringify(alert.body), n: DEVICES });
     const result = { ...islet, fanout_baseline_per_s: baseline };
     console.error(`fan-out run ${run + 1}: ${JSON.stringify(result)}`);
@@ -84,7 +91,7 @@ try {
   const ceiling = await h2loadCeiling({ url: standin.url, authorization, headers: alert.headers, body: JSON.stringify(alert.body), n: DEVICES });
   const m = (k: string) => median(results.map((r) => r[k]!));
   console.log(
-    JSON.stringify({
+    JSON.stringify(keyed({
       fanout_answer_ms: m('fanout_answer_ms'),
       fanout_per_s: m('fanout_per_s'),
       fanout_baseline_per_s: m('fanout_baseline_per_s'),
@@ -96,16 +103,17 @@ try {
       rss_peak_mb: m('rss_peak_mb'),
       la_start_10k_answer_ms: m('la_start_10k_answer_ms'),
       la_start_10k_per_s: m('la_start_10k_per_s'),
-    }),
+    }, DATABASE)),
   );
 } finally {
   await standin.stop();
+  await stopBenchPostgres();
   for (const dir of [template, ...runDirs]) rmSync(dir, { recursive: true, force: true });
 }
 
 /** One fresh server on `dir`: the send to every device, then the Live Activity start, each until the stand-in has them all. */
-async function measureIslet(dir: string, toml: string): Promise<Record<string, number>> {
-  const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined);
+async function measureIslet(dir: string, toml: string, databaseUrl?: string): Promise<Record<string, number>> {
+  const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined, { env: databaseUrl ? { ISLET_DATABASE_URL: databaseUrl } : {} });
   try {
     const fanout = serverClient(() => server.url, KEYS.fanout, 'bench');
     const starts = serverClient(() => server.url, KEYS.starts, 'bench');

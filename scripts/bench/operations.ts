@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../../src/app';
-import { bootstrap } from '../../src/bootstrap';
+import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
@@ -25,7 +25,7 @@ const dir = mkdtempSync(join(tmpdir(), 'islet-bench-ops-'));
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n`, join(dir, 'islet.toml'));
-  const { ctx } = await bootstrap(config, { logger: silentLogger });
+  const { ctx } = await bootstrapSqlite(config, { logger: silentLogger });
   for (const app of ['a1', 'a2', 'a3']) appsService(ctx, credentialsReset(ctx)).create({ id: app, source: 'api' });
   const now = ctx.clock.now();
   const client = ctx.db.sqlite.$client;

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bootstrap } from '../../src/bootstrap';
+import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { enqueue } from '../../src/modules/delivery/outbox/outbox';
@@ -25,7 +25,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-retention-'));
 try {
   const toml = `[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[[apps]]\nid = "bench"\napp_secret = "sk_bench_retention_0123456789"\n`;
-  const { ctx } = await bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
+  const { ctx } = await bootstrapSqlite(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
   const client = ctx.db.sqlite.$client;
   const now = Date.now();
   const content = { type: 'notification' as const, templateSlug: 'welcome', releaseVersion: 1, title: 'Hello', body: 'Hi' };

@@ -5,13 +5,13 @@
  * of the app `starts` with a push-to-start token each.
  */
 import { join } from 'node:path';
-import { bootstrap } from '../../src/bootstrap';
+import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { apnsToken } from '../../src/test-support/apns-standin';
 
 export async function seed(dir: string, toml: string, counts: { fanout: number; starts: number }): Promise<void> {
-  const { ctx } = await bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
+  const { ctx } = await bootstrapSqlite(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
   const client = ctx.db.sqlite.$client;
   const at = Date.now();
   const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');

@@ -7,7 +7,7 @@ import { Database } from 'bun:sqlite';
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from '../../src/bootstrap';
+import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { apnsToken } from '../../src/test-support/apns-standin';
@@ -90,7 +90,7 @@ export async function createFleet(devices: number, options: { seed?: number; dbD
 
 /** Migrates, applies the config's app with a Live release, and writes the devices straight into the database. */
 async function seed(dir: string, toml: string, devices: number): Promise<void> {
-  const { ctx } = await bootstrap(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
+  const { ctx } = await bootstrapSqlite(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
   const client = ctx.db.sqlite.$client;
   const at = Date.now();
   const user = client.prepare('INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES (?, ?, 0, ?, ?)');

@@ -49,12 +49,12 @@ export const SECTIONS = {
     outbox_thread: {
       kind: 'boolean',
       default: true,
-      doc: 'Claim and record deliveries on a worker thread with its own connection (started by the first delivery), so the thread that sends and answers the API does less. false: all on one thread (less CPU in all; for a single core).',
+      doc: 'Claim and record deliveries on a worker thread with its own connection (started by the first delivery), so the thread that sends and answers the API does less. false: all on one thread (less CPU in all; for a single core). SQLite only: on PostgreSQL the worker claims inline.',
     },
     url: {
       kind: 'string',
       secret: 'url-password',
-      doc: 'PostgreSQL instead of the SQLite file: postgres://USER:PASSWORD@HOST:5432/DATABASE, TLS by sslmode in the URL (disable, allow, prefer, require, verify-ca, verify-full). check-config connects and says what is wrong; this build does not serve from it yet. Absent: the SQLite file at path.',
+      doc: 'PostgreSQL instead of the SQLite file: postgres://USER:PASSWORD@HOST:5432/DATABASE, TLS by sslmode in the URL (disable, allow, prefer, require, verify-ca, verify-full). serve and migrate migrate it under an advisory lock; check-config connects and says what is wrong. Absent: the SQLite file at path.',
     },
     pool_size: { kind: 'integer', default: 10, min: 1, max: 1000, doc: 'Most connections to PostgreSQL this instance opens ([database] url).' },
     ca_file: {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ConfigError } from './config.load';
 
@@ -14,6 +14,8 @@ export function resolveMasterKey(configured: string | undefined, databasePath: s
   if (existing.key && existing.file) chmodSync(existing.file, 0o600);
   if (existing.key) return { key: existing.key, file: existing.file, created: false };
   if (!existing.file) return { key: randomBytes(32), created: true };
+  // On PostgreSQL nothing else creates the folder of [database] path, where the key file goes.
+  mkdirSync(dirname(existing.file), { recursive: true, mode: 0o700 });
   writeFileSync(existing.file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
   chmodSync(existing.file, 0o600);
   return { key: Buffer.from(readFileSync(existing.file, 'utf8').trim(), 'base64'), file: existing.file, created: true };

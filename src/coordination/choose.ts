@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.schema';
+import { postgresSettings } from '../db/postgres/connection';
 import type { Coordination } from './coordination';
 import { localCoordination } from './local';
 
@@ -7,5 +8,6 @@ import { localCoordination } from './local';
  * multi-instance implementation (PostgreSQL, `[database] url`) is added, not every caller.
  */
 export function coordinationFor(config: Config): Coordination {
-  return localCoordination({ databasePath: config.database.path });
+  // PostgreSQL: still one serving process (the instance lock), until issue 30 shares the state.
+  return localCoordination({ databasePath: config.database.path, postgres: postgresSettings(config) });
 }

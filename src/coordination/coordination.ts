@@ -43,9 +43,10 @@ export interface InstanceOwnership {
   /**
    * Takes this process's right to serve, held until `release` (or the process's end, however it
    * ends). Undefined when it may not serve now. Local: the exclusive lock on `<database>.lock`, so
-   * a second server on the same file is refused.
+   * a second server on the same file is refused; on PostgreSQL, a session advisory lock held on a
+   * connection of its own (db/postgres/instance-lock.ts).
    */
-  acquire(): InstanceLease | undefined;
+  acquire(): Promise<InstanceLease | undefined>;
   /**
    * Start-up recovery: runs `reset` (a repository's "put back what was in flight": deliveries and
    * webhook deliveries being sent, deliveries held for a down endpoint, running Idempotency-Keys)

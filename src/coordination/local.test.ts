@@ -18,14 +18,14 @@ function makeLocal() {
 describeCoordinationContract('local (one process)', async () => makeLocal());
 
 describe('local coordination', () => {
-  test('one server per database file: a second lease is refused until the first is released', () => {
+  test('one server per database file: a second lease is refused until the first is released', async () => {
     const { coordination, close } = makeLocal();
     try {
-      const first = coordination.instance.acquire();
+      const first = await coordination.instance.acquire();
       expect(first).toBeDefined();
-      expect(coordination.instance.acquire()).toBeUndefined();
+      expect(await coordination.instance.acquire()).toBeUndefined();
       first!.release();
-      const next = coordination.instance.acquire();
+      const next = await coordination.instance.acquire();
       expect(next).toBeDefined();
       next!.release();
     } finally {

@@ -1,3 +1,4 @@
+import type { PostgresSettings } from '../db/postgres/connection';
 import type { Coordination } from './coordination';
 import { localEndpointHealth } from './local/endpoint-health';
 import { failureThrottle } from './local/failure-throttle';
@@ -13,9 +14,9 @@ import { localWakeUps } from './local/wake-ups';
  * its memory (lost at a restart, which each user of it allows for) and it is always the leader.
  * @example const coordination = localCoordination({ databasePath: config.database.path });
  */
-export function localCoordination(options: { databasePath: string }): Coordination {
+export function localCoordination(options: { databasePath: string; postgres?: PostgresSettings }): Coordination {
   return {
-    instance: localInstance(options.databasePath),
+    instance: localInstance(options.databasePath, options.postgres),
     wakeUps: localWakeUps(),
     leadership: alwaysLeader,
     keyedLocks: () => localKeyedLocks(),

@@ -44,12 +44,33 @@ async function until(what: () => Promise<boolean>, ms: number): Promise<void> {
 }
 
 /** Fills the SQLite database through a served process: the demo, then an app used through the public and admin APIs. */
-async function populate(): Promise<void> {
-  server = await spawnServer(
-    dir,
-    `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "${ADMIN}"\n[database]\npath = "${dbPath}"\n` +
-      `[plans.pro]\nlive_activities = true\n[[apps]]\nid = "shop"\nplan = "pro"\napp_secret = "${SECRET}"\n`,
-  );
+const SERVED = () =>
+  `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "${ADMIN}"\n[database]\npath = "${dbPath}"\n` +
+  `[plans.pro]\nlive_activities = true\n[[apps]]\nid = "shop"\nplan = "pro"\napp_secret = "${SECRET}"\n`;
+
+/** What the public and admin APIs answer about the populated database (the same before and after the move). */
+async function answers(): Promise<Record<string, unknown>> {
+  const { call, admin } = serverClient(() => server!.url, SECRET, ADMIN);
+  const read = async (answer: Promise<{ status: number; body: unknown }>) => {
+    const { status, body } = await answer;
+    return { status, body };
+  };
+  // Every start applies the configured apps again (their updatedAt moves on either database).
+  const apps = await read(admin('GET', '/api/admin/apps'));
+  for (const app of (apps.body as { apps: { source: string; updatedAt?: string }[] }).apps) if (app.source === 'config') delete app.updatedAt;
+  return {
+    apps,
+    devices: await read(admin('GET', '/api/admin/apps/shop/devices?limit=100')),
+    endUsers: await read(admin('GET', '/api/admin/apps/shop/end-users?limit=100')),
+    activities: await read(call('GET', '/api/apps/shop/live-activities')),
+    releases: await read(admin('GET', '/api/admin/apps/shop/releases')),
+    webhooks: await read(admin('GET', '/api/admin/apps/shop/webhooks')),
+    deliveries: await read(admin('GET', '/api/admin/apps/shop/deliveries?limit=100')),
+  };
+}
+
+async function populate(): Promise<Record<string, unknown>> {
+  server = await spawnServer(dir, SERVED());
   const { call, admin } = serverClient(() => server!.url, SECRET, ADMIN);
   expect((await islet(['demo'])).code).toBe(0);
   const hook = await admin('POST', '/api/admin/apps/shop/webhooks', { url: receiver.url, description: 'orders' });
@@ -87,6 +108,7 @@ async function populate(): Promise<void> {
     client.close();
   }
   expect(receiver.events.length).toBeGreaterThanOrEqual(3);
+  return answers();
 }
 
 /** A row as text, its columns in name order (a column added by a later SQLite migration sits last there). */
@@ -108,7 +130,7 @@ function sqliteRows(client: Database, table: string, booleans: string[]): unknow
 
 describe('islet migrate-to-postgres (real server processes, a real PostgreSQL)', () => {
   test('copies a populated database into PostgreSQL: all or nothing; every table, every row equal after type mapping, secrets open with the same key, ids continue; a second run refuses', async () => {
-    await populate();
+    const before = await populate();
     const { url, server: pgServer } = await testDatabase();
 
     const whileServing = await islet(['migrate-to-postgres', '--to', url]);
@@ -180,5 +202,9 @@ describe('islet migrate-to-postgres (real server processes, a real PostgreSQL)',
     const again = await islet(['migrate-to-postgres', '--to', url]);
     expect(again.code).toBe(1);
     expect(again.err).toMatch(/the target already holds Islet rows \(table apps\): migrate-to-postgres copies into an empty database only/);
+
+    // The same configuration served from PostgreSQL answers as the SQLite file did.
+    server = await spawnServer(dir, SERVED(), undefined, { env: { ISLET_DATABASE_URL: url } });
+    expect(await answers()).toEqual(before);
   }, 120_000);
 });

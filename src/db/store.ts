@@ -89,6 +89,12 @@ export interface Store {
   readonly repos: Repositories;
   /** Whether writes reach the storage. */
   readonly storage: StorageStatus;
+  /**
+   * Runs `fn` once the unit of work running now (if any) has committed, else at once. PostgreSQL
+   * commits after the job returns, so a wake-up sent inside the job would reach the worker before
+   * the rows are visible; SQLite's group commit needs no such wait (absent there).
+   */
+  afterCommit?(fn: () => void): void;
   /** True when the database answers and every migration shipped with this build is applied. */
   ready(): Promise<boolean>;
   close(): Promise<void>;

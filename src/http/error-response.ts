@@ -1,5 +1,5 @@
 import { ValidationError } from 'elysia';
-import { isStorageFailure, storageFailureDetail } from '../db/sqlite/storage-health';
+import { databaseFailureAnswer } from '../db/failures';
 import { HttpError, problemResponse } from '../lib/errors';
 import type { Logger } from '../lib/logger';
 import { requestPath } from './request-path';
@@ -33,9 +33,10 @@ export function errorResponse(
     return problemResponse(404, `no route for ${request.method} ${requestPath(request)}`);
   }
   if (code === 'PARSE') return problemResponse(400, 'request body is not valid JSON');
-  // Disk full or an I/O error on a write: the request stored nothing; the operator is told once
-  // (storage-health.ts), not with a stack per request.
-  if (isStorageFailure(error)) return problemResponse(507, storageFailureDetail(error));
+  // Disk full, an I/O error or PostgreSQL unreachable: the request stored nothing; the operator is
+  // told once (the store's storage health), not with a stack per request.
+  const database = databaseFailureAnswer(error);
+  if (database) return problemResponse(database.status, database.detail);
   logger.error('internal error', {
     requestId,
     method: request.method,

@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../app';
-import { bootstrap } from '../bootstrap';
+import { bootstrap, bootstrapSqlite } from '../bootstrap';
 import { parseConfig } from '../config/config.load';
 import type { AppContext } from '../context';
 import type { SqliteStore } from '../db/sqlite/store';
 import { FakeClock } from '../lib/clock';
 import { createLogger, type Logger } from '../lib/logger';
+import { testDatabase } from './postgres';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 
@@ -20,10 +21,21 @@ export interface TestResponse<T = any> {
 /** A context on the SQLite store, whose connection tests may read directly. */
 export type TestContext = AppContext & { db: SqliteStore };
 
-export interface Harness {
+/** The databases the same tests run on (see forEachDatabase). */
+export type TestDatabase = 'sqlite' | 'postgres';
+
+export interface HarnessOptions {
+  toml?: string;
+  clock?: FakeClock;
+  logger?: Logger;
+  /** SQLite (default: a file in the temporary folder) or a new database on the test process's PostgreSQL. */
+  database?: TestDatabase;
+}
+
+export interface Harness<C extends AppContext = TestContext> {
   dir: string;
   dbPath: string;
-  ctx: TestContext;
+  ctx: C;
   app: ReturnType<typeof createApp>;
   clock: FakeClock;
   logs: string[];
@@ -34,7 +46,7 @@ export interface Harness {
   service<T = any>(appId: string, method: string, path: string, body?: unknown): Promise<TestResponse<T>>;
   /** Creates an app through the admin API and remembers its secrets for `service`. */
   createApp(input?: { id?: string; plan?: string; name?: string }): Promise<{ id: string; appSecret: string; signingSecret: string }>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -42,7 +54,9 @@ export interface Harness {
  * captured logs. Extra TOML is appended to a minimal configuration.
  * @example const h = await createHarness(); const { id } = await h.createApp();
  */
-export async function createHarness(options: { toml?: string; clock?: FakeClock; logger?: Logger } = {}): Promise<Harness> {
+export function createHarness(options?: HarnessOptions & { database?: 'sqlite' }): Promise<Harness>;
+export function createHarness(options: HarnessOptions): Promise<Harness<AppContext>>;
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness<AppContext>> {
   const dir = mkdtempSync(join(tmpdir(), 'islet-test-'));
   const dbPath = join(dir, 'islet.db');
   const clock = options.clock ?? new FakeClock();
@@ -50,10 +64,11 @@ export async function createHarness(options: { toml?: string; clock?: FakeClock;
   const config = parseConfig(
     // The stand-ins listen on 127.0.0.1, which the outbound policy refuses without the flag.
     // [server] stays last: extra TOML may continue it with bare keys.
-    `[database]\npath = "${dbPath}"\n[admin]\ntoken = "${ADMIN_TOKEN}"\n[security]\nallow_private_endpoints = true\n[server]\nrate_limit_per_second = 0\n${options.toml ?? ''}`,
+    `[database]\npath = "${dbPath}"\n${options.database === 'postgres' ? `url = "${(await testDatabase()).url}"\n` : ''}[admin]\ntoken = "${ADMIN_TOKEN}"\n[security]\nallow_private_endpoints = true\n[server]\nrate_limit_per_second = 0\n${options.toml ?? ''}`,
     join(dir, 'islet.toml'),
   );
-  const { ctx } = await bootstrap(config, { clock, logger: options.logger ?? createLogger('debug', (l) => logs.push(l)) });
+  const bootOptions = { clock, logger: options.logger ?? createLogger('debug', (l) => logs.push(l)) };
+  const { ctx } = options.database === 'postgres' ? await bootstrap(config, bootOptions) : await bootstrapSqlite(config, bootOptions);
   const app = createApp(ctx);
   const keys = new Map<string, string>();
 
@@ -77,7 +92,7 @@ export async function createHarness(options: { toml?: string; clock?: FakeClock;
     return { status: res.status, body: parsed as any, headers: res.headers };
   };
 
-  const harness: Harness = {
+  const harness: Harness<AppContext> = {
     dir,
     dbPath,
     ctx,
@@ -93,8 +108,8 @@ export async function createHarness(options: { toml?: string; clock?: FakeClock;
       keys.set(res.body.app.id, res.body.appSecret);
       return { id: res.body.app.id, appSecret: res.body.appSecret, signingSecret: res.body.signingSecret };
     },
-    close() {
-      ctx.db.sqlite.$client.close();
+    async close() {
+      await ctx.db.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

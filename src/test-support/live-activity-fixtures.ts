@@ -1,7 +1,9 @@
 /** Helpers shared by the live activity tests: connect end users, start activities, read the outbox. */
 import { createHmac } from 'node:crypto';
 import { apnsToken } from './apns-standin';
+import type { AppContext } from '../context';
 import type { Harness, TestResponse } from './harness';
+import { testRows } from './test-sql';
 
 export const progress = { templateSlug: 'progress-bar', attributes: { label: 'Uploading' }, contentState: { progress: '10', detail: '1 of 10' } };
 
@@ -11,7 +13,7 @@ export const sign = (secret: string, endUserId: string) => createHmac('sha256', 
 
 /** Registers a device through the public API and returns its id. */
 export async function connect(
-  h: Harness,
+  h: Harness<AppContext>,
   appId: string,
   endUserId: string,
   device: { platform?: 'ios' | 'android'; token?: string; pushToStartToken?: string } = {},
@@ -24,7 +26,7 @@ export async function connect(
 }
 
 /** Starts activities and fails loudly unless the start succeeded. */
-export async function start(h: Harness, appId: string, body: Record<string, unknown> = progress): Promise<TestResponse> {
+export async function start(h: Harness<AppContext>, appId: string, body: Record<string, unknown> = progress): Promise<TestResponse> {
   const res = await h.service(appId, 'POST', activitiesPath(appId), body);
   if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body)}`);
   return res;
@@ -37,21 +39,19 @@ export interface QueuedMessage {
 }
 
 /** Every queued message of an activity, oldest first, with its deliveries. */
-export function queuedFor(h: Harness, activityId: string): QueuedMessage[] {
-  const db = h.ctx.db.sqlite.$client;
-  return db
-    .query<{ id: number; kind: string; content: string }, [string]>('SELECT id, kind, content FROM messages WHERE activity_id = ? ORDER BY id')
-    .all(activityId)
-    .map((m) => ({
-      kind: m.kind,
-      content: JSON.parse(m.content),
-      deliveries: db
-        .query<{ deviceId: string; status: string; reason: string | null }, [number]>(
-          'SELECT device_id AS deviceId, status, reason FROM deliveries WHERE message_id = ? ORDER BY id',
-        )
-        .all(m.id),
-    }));
+export async function queuedFor(h: Harness<AppContext>, activityId: string): Promise<QueuedMessage[]> {
+  const messages = await testRows<{ id: number; kind: string; content: string }>(h.ctx, 'SELECT id, kind, content FROM messages WHERE activity_id = ? ORDER BY id', [activityId]);
+  const queued: QueuedMessage[] = [];
+  for (const m of messages) {
+    const deliveries = await testRows<{ deviceId: string; status: string; reason: string | null }>(
+      h.ctx,
+      'SELECT device_id AS "deviceId", status, reason FROM deliveries WHERE message_id = ? ORDER BY id',
+      [m.id],
+    );
+    queued.push({ kind: m.kind, content: JSON.parse(m.content), deliveries });
+  }
+  return queued;
 }
 
-export const count = (h: Harness, table: 'activities' | 'messages' | 'deliveries') =>
-  h.ctx.db.sqlite.$client.query<{ n: number }, []>(`SELECT count(*) AS n FROM ${table}`).get()!.n;
+export const count = async (h: Harness<AppContext>, table: 'activities' | 'messages' | 'deliveries') =>
+  (await testRows<{ n: number }>(h.ctx, `SELECT count(*) AS n FROM ${table}`))[0]!.n;

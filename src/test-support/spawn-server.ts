@@ -1,7 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { TestDatabase } from './harness';
+import { testDatabase } from './postgres';
 
 const MAIN = join(import.meta.dir, '..', 'main.ts');
+
+let describedDatabase: TestDatabase = 'sqlite';
+/** The database of the forEachDatabase block running now: what spawnServer serves from unless told. */
+export function setSpawnDatabase(database: TestDatabase): void {
+  describedDatabase = database;
+}
 
 export interface SpawnedServer {
   proc: ReturnType<typeof Bun.spawn>;
@@ -19,18 +27,21 @@ export interface SpawnedServer {
  * Starts a real server process (`bun src/main.ts serve`, or a compiled binary) in `dir` with the
  * given config, and resolves once it logs that it listens. Use `port = 0` in the config.
  * The stand-ins listen on 127.0.0.1, so the process gets ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS=true
- * unless `env` says otherwise.
+ * unless `env` says otherwise. `database: 'postgres'` (default: that of the forEachDatabase block
+ * it runs in, else SQLite) serves from a new database of the test process's PostgreSQL (ISLET_DATABASE_URL).
  * @example const s = await spawnServer(dir, '[server]\nport = 0\n'); await fetch(`${s.url}/readyz`); await s.stop();
  */
 export async function spawnServer(
   dir: string,
   config: string,
   command: string[] = [process.execPath, MAIN],
-  options: { env?: Record<string, string> } = {},
+  options: { env?: Record<string, string>; database?: TestDatabase } = {},
 ): Promise<SpawnedServer> {
   const configPath = join(dir, 'islet.toml');
   writeFileSync(configPath, config);
-  const env = { ...process.env, ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS: 'true', ...options.env };
+  // PostgreSQL: a new database on this test process's server, named by the environment as an operator would.
+  const postgres = (options.database ?? describedDatabase) === 'postgres' ? { ISLET_DATABASE_URL: (await testDatabase()).url } : {};
+  const env = { ...process.env, ISLET_SECURITY_ALLOW_PRIVATE_ENDPOINTS: 'true', ...postgres, ...options.env };
   const proc = Bun.spawn([...command, 'serve', '--config', configPath], { cwd: dir, env, stdout: 'pipe', stderr: 'pipe' });
   const decoder = new TextDecoder();
   let err = '';

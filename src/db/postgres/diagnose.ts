@@ -64,7 +64,7 @@ export async function diagnosePostgres(settings: PostgresSettings): Promise<stri
         `database.url: user "${row.user}" may not create what migrating database "${row.database}" needs: ${grants.join('; ')} (or make the user the database's owner)`,
       ]);
     }
-    return `PostgreSQL ${row.version.split(' ')[0]} at ${target}${row.tls ? ' over TLS' : ''}: connected; ${applied} of ${shipped} migrations applied. This build does not serve from PostgreSQL yet.`;
+    return `PostgreSQL ${row.version.split(' ')[0]} at ${target}${row.tls ? ' over TLS' : ''}: connected; ${applied} of ${shipped} migrations applied${applied < shipped ? ' (serve and migrate apply the rest)' : ''}.`;
   } finally {
     await client.close();
   }

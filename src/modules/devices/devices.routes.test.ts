@@ -2,117 +2,121 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { apnsToken } from '../../test-support/apns-standin';
+import { forEachDatabase } from '../../test-support/databases';
+import type { AppContext } from '../../context';
 
-let h: Harness;
+let h: Harness<AppContext>;
 afterEach(() => h?.close());
 
 const sign = (secret: string, endUserId: string) => createHmac('sha256', secret).update(endUserId).digest('hex');
 const device = { endUserId: 'user-1', platform: 'ios', token: apnsToken('a1b2c3'), pushToStartToken: apnsToken('p2s') };
 
-describe('device registration', () => {
-  test('the app backend registers a device with its service key', async () => {
-    h = await createHarness();
-    const app = await h.createApp({ id: 'a1' });
-    const res = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
-    expect(res.status).toBe(200);
-    expect(res.body.device).toMatchObject({ endUserId: 'user-1', platform: 'ios', hasPushToStartToken: true, valid: true });
-    // Not declared: the app's default environment applies, and none is shown.
-    expect(res.body.device.environment).toBeUndefined();
-    expect(res.body.device.id).toMatch(/^dev_/);
-    expect(JSON.stringify(res.body)).not.toContain(apnsToken('a1b2c3'));
-  });
-
-  test('the device itself registers with an end-user signature', async () => {
-    h = await createHarness();
-    const app = await h.createApp({ id: 'a1' });
-    const res = await h.request('POST', '/api/apps/a1/devices', {
-      body: { ...device, platform: 'android' },
-      headers: { 'x-end-user-signature': sign(app.signingSecret, 'user-1') },
+forEachDatabase('devices', (database) => {
+  describe('device registration', () => {
+    test('the app backend registers a device with its service key', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      const res = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
+      expect(res.status).toBe(200);
+      expect(res.body.device).toMatchObject({ endUserId: 'user-1', platform: 'ios', hasPushToStartToken: true, valid: true });
+      // Not declared: the app's default environment applies, and none is shown.
+      expect(res.body.device.environment).toBeUndefined();
+      expect(res.body.device.id).toMatch(/^dev_/);
+      expect(JSON.stringify(res.body)).not.toContain(apnsToken('a1b2c3'));
     });
-    expect(res.status).toBe(200);
-    expect(res.body.device.platform).toBe('android');
-  });
 
-  test('a signature for another end user, or made with the wrong secret, is refused', async () => {
-    h = await createHarness();
-    const app = await h.createApp({ id: 'a1' });
-    for (const signature of [sign(app.signingSecret, 'user-2'), sign(app.appSecret, 'user-1'), 'zz']) {
-      const res = await h.request('POST', '/api/apps/a1/devices', { body: device, headers: { 'x-end-user-signature': signature } });
-      expect(res.status).toBe(401);
-      expect(res.body.detail).toBe('invalid end user signature');
-    }
-    const devices = await h.admin('GET', '/api/admin/apps/a1/devices');
-    expect(devices.body.total).toBe(0);
-  });
-
-  test('without credentials the answer names the header; another app key is invalid', async () => {
-    h = await createHarness();
-    await h.createApp({ id: 'a1' });
-    const other = await h.createApp({ id: 'a2' });
-    const missing = await h.request('POST', '/api/apps/a1/devices', { body: device });
-    expect(missing.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'X-Service-Key header is required' });
-    const wrong = await h.request('POST', '/api/apps/a1/devices', { body: device, headers: { 'x-service-key': other.appSecret } });
-    expect(wrong.body.detail).toBe('invalid service key');
-    const unknownApp = await h.request('POST', '/api/apps/nope/devices', { body: device, headers: { 'x-service-key': other.appSecret } });
-    expect(unknownApp.body.detail).toBe('invalid service key');
-  });
-
-  test('registering the same token again updates the device instead of adding one', async () => {
-    h = await createHarness();
-    const app = await h.createApp({ id: 'a1' });
-    const first = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
-    h.clock.advance(1000);
-    const again = await h.service(app.id, 'POST', '/api/apps/a1/devices', { ...device, endUserId: 'user-9', tester: true });
-    expect(again.body.device.id).toBe(first.body.device.id);
-    expect(again.body.device.endUserId).toBe('user-9');
-    const list = await h.admin('GET', '/api/admin/apps/a1/devices');
-    expect(list.body.total).toBe(1);
-    const users = await h.admin('GET', '/api/admin/apps/a1/end-users');
-    expect(users.body.endUsers.find((u: { id: string }) => u.id === 'user-9')).toMatchObject({ tester: true, devices: 1 });
-  });
-
-  test('a device is removed by its id, then is gone', async () => {
-    h = await createHarness();
-    const app = await h.createApp({ id: 'a1' });
-    const { body } = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
-    const bySignature = await h.request('DELETE', `/api/apps/a1/devices/${body.device.id}`, {
-      headers: { 'x-end-user-signature': sign(app.signingSecret, 'user-1') },
+    test('the device itself registers with an end-user signature', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      const res = await h.request('POST', '/api/apps/a1/devices', {
+        body: { ...device, platform: 'android' },
+        headers: { 'x-end-user-signature': sign(app.signingSecret, 'user-1') },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.device.platform).toBe('android');
     });
-    expect(bySignature.body).toEqual({ success: true });
-    const again = await h.service(app.id, 'DELETE', `/api/apps/a1/devices/${body.device.id}`);
-    expect(again.status).toBe(404);
-    expect(again.body.detail).toBe('device not found');
+
+    test('a signature for another end user, or made with the wrong secret, is refused', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      for (const signature of [sign(app.signingSecret, 'user-2'), sign(app.appSecret, 'user-1'), 'zz']) {
+        const res = await h.request('POST', '/api/apps/a1/devices', { body: device, headers: { 'x-end-user-signature': signature } });
+        expect(res.status).toBe(401);
+        expect(res.body.detail).toBe('invalid end user signature');
+      }
+      const devices = await h.admin('GET', '/api/admin/apps/a1/devices');
+      expect(devices.body.total).toBe(0);
+    });
+
+    test('without credentials the answer names the header; another app key is invalid', async () => {
+      h = await createHarness({ database });
+      await h.createApp({ id: 'a1' });
+      const other = await h.createApp({ id: 'a2' });
+      const missing = await h.request('POST', '/api/apps/a1/devices', { body: device });
+      expect(missing.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'X-Service-Key header is required' });
+      const wrong = await h.request('POST', '/api/apps/a1/devices', { body: device, headers: { 'x-service-key': other.appSecret } });
+      expect(wrong.body.detail).toBe('invalid service key');
+      const unknownApp = await h.request('POST', '/api/apps/nope/devices', { body: device, headers: { 'x-service-key': other.appSecret } });
+      expect(unknownApp.body.detail).toBe('invalid service key');
+    });
+
+    test('registering the same token again updates the device instead of adding one', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      const first = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
+      h.clock.advance(1000);
+      const again = await h.service(app.id, 'POST', '/api/apps/a1/devices', { ...device, endUserId: 'user-9', tester: true });
+      expect(again.body.device.id).toBe(first.body.device.id);
+      expect(again.body.device.endUserId).toBe('user-9');
+      const list = await h.admin('GET', '/api/admin/apps/a1/devices');
+      expect(list.body.total).toBe(1);
+      const users = await h.admin('GET', '/api/admin/apps/a1/end-users');
+      expect(users.body.endUsers.find((u: { id: string }) => u.id === 'user-9')).toMatchObject({ tester: true, devices: 1 });
+    });
+
+    test('a device is removed by its id, then is gone', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      const { body } = await h.service(app.id, 'POST', '/api/apps/a1/devices', device);
+      const bySignature = await h.request('DELETE', `/api/apps/a1/devices/${body.device.id}`, {
+        headers: { 'x-end-user-signature': sign(app.signingSecret, 'user-1') },
+      });
+      expect(bySignature.body).toEqual({ success: true });
+      const again = await h.service(app.id, 'DELETE', `/api/apps/a1/devices/${body.device.id}`);
+      expect(again.status).toBe(404);
+      expect(again.body.detail).toBe('device not found');
+    });
+
+    test('bad fields are named', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      const cases: [unknown, string][] = [
+        [{ platform: 'ios', token: 't' }, 'endUserId is required'],
+        [{ ...device, platform: 'windows' }, 'platform must be one of ios, android'],
+        [{ ...device, token: 5 }, 'token must be a string'],
+        [{ ...device, tester: 'yes' }, 'tester must be true or false'],
+        [{ ...device, extra: 1 }, 'extra is not a known field'],
+        [[1], 'request body must be a JSON object'],
+      ];
+      for (const [body, detail] of cases) {
+        const res = await h.service(app.id, 'POST', '/api/apps/a1/devices', body);
+        expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 400, detail });
+      }
+    });
   });
 
-  test('bad fields are named', async () => {
-    h = await createHarness();
-    const app = await h.createApp({ id: 'a1' });
-    const cases: [unknown, string][] = [
-      [{ platform: 'ios', token: 't' }, 'endUserId is required'],
-      [{ ...device, platform: 'windows' }, 'platform must be one of ios, android'],
-      [{ ...device, token: 5 }, 'token must be a string'],
-      [{ ...device, tester: 'yes' }, 'tester must be true or false'],
-      [{ ...device, extra: 1 }, 'extra is not a known field'],
-      [[1], 'request body must be a JSON object'],
-    ];
-    for (const [body, detail] of cases) {
-      const res = await h.service(app.id, 'POST', '/api/apps/a1/devices', body);
-      expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 400, detail });
-    }
-  });
-});
-
-describe('admin API: audience', () => {
-  test('counts the end users and valid devices a send to everyone (or every tester) reaches', async () => {
-    h = await createHarness();
-    await h.createApp({ id: 'a1' });
-    await h.service('a1', 'POST', '/api/apps/a1/devices', device);
-    await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-1', platform: 'ios', token: apnsToken('second') });
-    await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-2', platform: 'android', token: 'fcm-2' });
-    await h.admin('PATCH', '/api/admin/apps/a1/end-users/user-2', { tester: true });
-    expect((await h.admin('GET', '/api/admin/apps/a1/audience')).body).toEqual({ endUsers: 2, devices: 3, ios: 2, android: 1, iosStartable: 1 });
-    expect((await h.admin('GET', '/api/admin/apps/a1/audience?testersOnly=true')).body).toEqual({ endUsers: 1, devices: 1, ios: 0, android: 1, iosStartable: 0 });
-    expect((await h.admin('GET', '/api/admin/apps/nope/audience')).status).toBe(404);
-    expect((await h.request('GET', '/api/admin/apps/a1/audience')).status).toBe(401);
+  describe('admin API: audience', () => {
+    test('counts the end users and valid devices a send to everyone (or every tester) reaches', async () => {
+      h = await createHarness({ database });
+      await h.createApp({ id: 'a1' });
+      await h.service('a1', 'POST', '/api/apps/a1/devices', device);
+      await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-1', platform: 'ios', token: apnsToken('second') });
+      await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-2', platform: 'android', token: 'fcm-2' });
+      await h.admin('PATCH', '/api/admin/apps/a1/end-users/user-2', { tester: true });
+      expect((await h.admin('GET', '/api/admin/apps/a1/audience')).body).toEqual({ endUsers: 2, devices: 3, ios: 2, android: 1, iosStartable: 1 });
+      expect((await h.admin('GET', '/api/admin/apps/a1/audience?testersOnly=true')).body).toEqual({ endUsers: 1, devices: 1, ios: 0, android: 1, iosStartable: 0 });
+      expect((await h.admin('GET', '/api/admin/apps/nope/audience')).status).toBe(404);
+      expect((await h.request('GET', '/api/admin/apps/a1/audience')).status).toBe(401);
+    });
   });
 });

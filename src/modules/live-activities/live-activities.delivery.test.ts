@@ -52,7 +52,7 @@ describe('what a start queues', () => {
     h.clock.advance(1);
     const olderIos = await connect(h, 'a1', 'u1', { platform: 'ios' });
     const id = (await start(h, 'a1')).body.activities[0].id;
-    const [message, ...rest] = queuedFor(h, id);
+    const [message, ...rest] = (await queuedFor(h, id));
     expect(rest).toEqual([]);
     expect(message!.kind).toBe('la_start');
     expect(message!.content).toEqual({
@@ -77,7 +77,7 @@ describe('what a start queues', () => {
     await setup();
     await connect(h, 'a1', 'u1');
     const id = (await start(h, 'a1', { ...progress, contentState: { progress: '42' } })).body.activities[0].id;
-    expect(queuedFor(h, id)[0]!.content.alert).toEqual({ title: 'Uploading', body: '42%' });
+    expect((await queuedFor(h, id))[0]!.content.alert).toEqual({ title: 'Uploading', body: '42%' });
   });
 });
 
@@ -88,7 +88,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     const { id, android, iphone } = await iosActivity();
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '20' } });
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '30' } });
-    let [, first, second] = queuedFor(h, id);
+    let [, first, second] = (await queuedFor(h, id));
     // Neither device got the first update yet: the second supersedes it on both (latest wins).
     expect(first!.deliveries).toEqual([
       { deviceId: android, status: 'superseded', reason: 'superseded by a newer event' },
@@ -102,12 +102,12 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
 
     const res = await reportToken(id, { 'x-end-user-signature': sign(signingSecret, 'u1') });
     expect(res.body).toEqual({ success: true });
-    [, , second] = queuedFor(h, id);
+    [, , second] = (await queuedFor(h, id));
     expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
     expect(await h.ctx.db.repos.tokens.activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
 
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
-    const end = queuedFor(h, id).at(-1)!;
+    const end = (await queuedFor(h, id)).at(-1)!;
     expect(end.kind).toBe('la_end');
     // Without a dismissalDate the end removes it from the device at once: its dismissal date is the end's own time.
     expect(end.content).toMatchObject({ event: 'end', contentState: { progress: '30' }, dismissalAt: h.clock.now() });
@@ -119,9 +119,9 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     await withApns();
     const { id } = await iosActivity();
     await h.service('a1', 'DELETE', `${PATH}/${id}`);
-    expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'held']);
+    expect((await queuedFor(h, id)).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'held']);
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken('late') })).status).toBe(200);
-    expect(queuedFor(h, id).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
+    expect((await queuedFor(h, id)).at(-1)!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
   });
 
   test('the token report takes the service key or the signature of the activity’s own end user', async () => {
@@ -152,7 +152,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     // The second iPhone registered after the start: its report gives it an instance, and the next update reaches it.
     expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, { token: apnsToken(), deviceId: second })).status).toBe(200);
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '60' } });
-    expect(queuedFor(h, id).at(-1)!.deliveries.find((d) => d.deviceId === second)?.status).toBe('pending');
+    expect((await queuedFor(h, id)).at(-1)!.deliveries.find((d) => d.deviceId === second)?.status).toBe('pending');
   });
 
   test('options travel with the event: the caller’s alert replaces the template’s on start, an update carries one only when given', async () => {
@@ -160,18 +160,18 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     await connect(h, 'a1', 'u1', { platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
     const alert = { title: 'Big upload', body: 'Go!', sound: 'default' };
     const id = (await start(h, 'a1', { ...progress, alert, priority: 5, staleDate: 1_900_000_000, relevanceScore: 0.5 })).body.activities[0].id;
-    expect(queuedFor(h, id)[0]!.content).toMatchObject({ alert, priority: 5, staleDate: 1_900_000_000_000, relevanceScore: 0.5 });
+    expect((await queuedFor(h, id))[0]!.content).toMatchObject({ alert, priority: 5, staleDate: 1_900_000_000_000, relevanceScore: 0.5 });
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '20' } });
-    expect(queuedFor(h, id).at(-1)!.content.alert).toBeUndefined();
+    expect((await queuedFor(h, id)).at(-1)!.content.alert).toBeUndefined();
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '30' }, alert: { title: 'Now', body: '30%' }, staleDate: '2030-01-01T00:00:00.000Z' });
-    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ alert: { title: 'Now', body: '30%' }, staleDate: Date.parse('2030-01-01T00:00:00Z') });
+    expect((await queuedFor(h, id)).at(-1)!.content).toMatchObject({ alert: { title: 'Now', body: '30%' }, staleDate: Date.parse('2030-01-01T00:00:00Z') });
     const end = await h.service('a1', 'DELETE', `${PATH}/${id}`, { contentState: { progress: '100' }, dismissalDate: '2030-01-01T01:00:00Z', priority: 5 });
     expect(end.status).toBe(200);
-    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ event: 'end', contentState: { progress: '100' }, dismissalAt: Date.parse('2030-01-01T01:00:00Z'), priority: 5 });
+    expect((await queuedFor(h, id)).at(-1)!.content).toMatchObject({ event: 'end', contentState: { progress: '100' }, dismissalAt: Date.parse('2030-01-01T01:00:00Z'), priority: 5 });
     // The final state is the activity's state now.
     expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${id}`)).body.contentState).toEqual({ progress: '100' });
     // Each event's APNs timestamp is newer than the last, all within the same second.
-    const stamps = queuedFor(h, id).map((m) => m.content.apnsTimestamp);
+    const stamps = (await queuedFor(h, id)).map((m) => m.content.apnsTimestamp);
     expect(stamps).toEqual([0, 1, 2, 3].map((i) => stamps[0] + i));
   });
 
@@ -179,7 +179,7 @@ describe('updates and ends of an iOS activity wait for its push token', () => {
     await setup();
     const { id, iphone } = await iosActivity();
     await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '50' } });
-    const update = queuedFor(h, id).at(-1)!;
+    const update = (await queuedFor(h, id)).at(-1)!;
     expect(update.deliveries.find((d) => d.deviceId === iphone)?.status).toBe('pending');
   });
 });
@@ -193,7 +193,7 @@ describe('one transaction: nothing accepted without its queued deliveries', () =
     const res = await h.service('a1', 'POST', PATH, progress);
     expect(res.status).toBe(500);
     expect(JSON.stringify(res.body)).not.toContain('disk I/O');
-    expect([count(h, 'activities'), count(h, 'messages'), count(h, 'deliveries')]).toEqual([0, 0, 0]);
+    expect([(await count(h, 'activities')), (await count(h, 'messages')), (await count(h, 'deliveries'))]).toEqual([0, 0, 0]);
   });
 
   test('when writing the activities fails, nothing queued for them remains', async () => {
@@ -201,7 +201,7 @@ describe('one transaction: nothing accepted without its queued deliveries', () =
     for (const u of ['u1', 'u2']) await connect(h, 'a1', u);
     breakTable('activities');
     expect((await h.service('a1', 'POST', PATH, progress)).status).toBe(500);
-    expect([count(h, 'activities'), count(h, 'messages'), count(h, 'deliveries')]).toEqual([0, 0, 0]);
+    expect([(await count(h, 'activities')), (await count(h, 'messages')), (await count(h, 'deliveries'))]).toEqual([0, 0, 0]);
   });
 
   test('when queueing fails during an update or an end, the activity is unchanged', async () => {
@@ -212,7 +212,7 @@ describe('one transaction: nothing accepted without its queued deliveries', () =
     expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(500);
     const row = (await h.ctx.db.repos.liveActivities.find('a1', id))!;
     expect({ state: row.state, contentState: JSON.parse(row.contentState) }).toEqual({ state: 'Active', contentState: progress.contentState });
-    expect(queuedFor(h, id).map((m) => m.kind)).toEqual(['la_start']);
+    expect((await queuedFor(h, id)).map((m) => m.kind)).toEqual(['la_start']);
   });
 });
 
@@ -234,10 +234,10 @@ describe('endActivities, shared with the scheduler', () => {
     expect(ended.map((a) => [a.id, a.state, a.endReason, a.endedAt])).toEqual([[id, 'Ended', 'expired', startedAt + 8 * HOUR]]);
     const record = await h.service('a1', 'GET', `${PATH}/${id}`);
     expect(record.body).toMatchObject({ state: 'Ended', endedAt: new Date(startedAt + 8 * HOUR).toISOString() });
-    expect(queuedFor(h, id).at(-1)!.content).toMatchObject({ event: 'end', dismissalAt: startedAt + 12 * HOUR, timestamp: h.clock.now() });
+    expect((await queuedFor(h, id)).at(-1)!.content).toMatchObject({ event: 'end', dismissalAt: startedAt + 12 * HOUR, timestamp: h.clock.now() });
 
     // The stale row (still Active in memory) is skipped: no second end message.
     expect(await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [{ ...row, state: 'Active' }], options))).toEqual([]);
-    expect(queuedFor(h, id).filter((m) => m.kind === 'la_end')).toHaveLength(1);
+    expect((await queuedFor(h, id)).filter((m) => m.kind === 'la_end')).toHaveLength(1);
   });
 });

@@ -2,19 +2,23 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHarness, type Harness } from '../../test-support/harness';
+import { forEachDatabase } from '../../test-support/databases';
+import type { AppContext } from '../../context';
 
-let h: Harness;
-afterEach(() => h?.close());
+forEachDatabase('dashboard', (database) => {
+  let h: Harness<AppContext>;
+  afterEach(() => h?.close());
 
-describe('docs/grafana-dashboard.json', () => {
-  test('every metric a panel queries is one /metrics exports', async () => {
-    h = await createHarness();
-    const exported = (await h.request('GET', '/metrics')).body as string;
-    const families = new Set([...exported.matchAll(/^# TYPE (\w+) (\w+)$/gm)].map((m) => m[1]!));
-    const dashboard = JSON.parse(readFileSync(join(import.meta.dir, '..', '..', '..', 'docs', 'grafana-dashboard.json'), 'utf8'));
-    const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((t) => t.expr));
-    expect(exprs.length).toBeGreaterThan(10);
-    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\bislet_\w+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''))));
-    for (const name of used) expect({ name, exported: families.has(name) }).toEqual({ name, exported: true });
+  describe('docs/grafana-dashboard.json', () => {
+    test('every metric a panel queries is one /metrics exports', async () => {
+      h = await createHarness({ database });
+      const exported = (await h.request('GET', '/metrics')).body as string;
+      const families = new Set([...exported.matchAll(/^# TYPE (\w+) (\w+)$/gm)].map((m) => m[1]!));
+      const dashboard = JSON.parse(readFileSync(join(import.meta.dir, '..', '..', '..', 'docs', 'grafana-dashboard.json'), 'utf8'));
+      const exprs: string[] = dashboard.panels.flatMap((p: { targets: { expr: string }[] }) => p.targets.map((t) => t.expr));
+      expect(exprs.length).toBeGreaterThan(10);
+      const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\bislet_\w+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, ''))));
+      for (const name of used) expect({ name, exported: families.has(name) }).toEqual({ name, exported: true });
+    });
   });
 });

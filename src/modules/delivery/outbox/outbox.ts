@@ -93,12 +93,18 @@ export function bindWakeUps(db: Store, wakeUps: WakeUps): void {
 
 /**
  * Tells the delivery worker (it claims at once instead of at its next poll) and the console that
- * deliveries were queued or released. Runs inside the caller's transaction.
+ * deliveries were queued or released. Called inside the caller's transaction; the wake-up goes once
+ * it commits.
  */
 export function notifyQueued(db: Store): void {
   const wakeUps = wakeUpsOf.get(db);
-  wakeUps?.notify('deliveries-queued');
-  wakeUps?.notify('deliveries-changed');
+  if (!wakeUps) return;
+  const notify = () => {
+    wakeUps.notify('deliveries-queued');
+    wakeUps.notify('deliveries-changed');
+  };
+  if (db.afterCommit) db.afterCommit(notify);
+  else notify();
 }
 
 type DeliveryKind = ReturnType<typeof messageKind>;

@@ -1,0 +1,50 @@
+import type { Repositories } from '../../store';
+import type { Pg, PgScope } from '../query';
+import { activityStreamsPg } from './activity-streams';
+import { activityUsagePg } from './activity-usage';
+import { appsPg } from './apps';
+import { auditPg } from './audit';
+import { broadcastsPg } from './broadcasts';
+import { endpointHoldsPg } from './endpoint-holds';
+import { deliveryPg } from './delivery';
+import { deliveryHistoryPg } from './delivery-history';
+import { devicesPg } from './devices';
+import { idempotencyPg } from './idempotency';
+import { instancesPg } from './instances';
+import { liveActivitiesPg } from './live-activities';
+import { metaPg } from './meta';
+import { metricsPg } from './metrics';
+import { outboxPg } from './outbox';
+import { releasesPg } from './releases';
+import { tokensPg } from './tokens';
+import { webhookEventsPg } from './webhook-events';
+import { webhooksPg } from './webhooks';
+
+/**
+ * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
+ * several statements opens its own transaction) or one transaction's connection (they join it).
+ */
+export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>): Repositories {
+  const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)) };
+  return {
+    activityStreams: activityStreamsPg(scope),
+    activityUsage: activityUsagePg(scope),
+    apps: appsPg(scope),
+    audit: auditPg(scope),
+    broadcasts: broadcastsPg(scope),
+    endpointHolds: endpointHoldsPg(scope),
+    deliveries: deliveryPg(scope),
+    deliveryHistory: deliveryHistoryPg(scope),
+    devices: devicesPg(scope),
+    idempotency: idempotencyPg(scope),
+    instances: instancesPg(scope),
+    liveActivities: liveActivitiesPg(scope),
+    meta: metaPg(scope),
+    metrics: metricsPg(scope),
+    outbox: outboxPg(scope),
+    releases: releasesPg(scope),
+    tokens: tokensPg(scope),
+    webhookEvents: webhookEventsPg(scope),
+    webhooks: webhooksPg(scope),
+  };
+}

@@ -1,0 +1,73 @@
+import { isoTime } from '../../../lib/clock';
+import { newId } from '../../../lib/ids';
+import type { WebhookEventsRepository } from '../../../modules/webhooks/webhook-events.repository';
+import { all, one, run, type Pg, type PgScope } from '../query';
+
+/** Webhook events and their deliveries on PostgreSQL, in the transaction of their cause; `q` may be a transaction's. */
+export function webhookEventStatementsPg(q: Pg): WebhookEventsRepository {
+  const statements: WebhookEventsRepository = {
+    subscribers: async (appId, type) =>
+      (await all<{ id: string; events: string | null }>(q, 'SELECT id, events FROM webhook_endpoints WHERE app_id = $1 AND enabled', [appId]))
+        .filter((e) => e.events === null || (JSON.parse(e.events) as string[]).includes(type))
+        .map((e) => e.id),
+
+    async writeEvent(appId, type, data, endpointIds, now) {
+      const id = newId('msg', now);
+      await run(q, 'INSERT INTO webhook_events (id, app_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5)', [
+        id,
+        appId,
+        type,
+        JSON.stringify({ type, timestamp: isoTime(now), data }),
+        now,
+      ]);
+      if (endpointIds.length > 0)
+        await run(
+          q,
+          `INSERT INTO webhook_deliveries (event_id, endpoint_id, status, attempts, next_attempt_at, created_at, updated_at)
+           SELECT $1, e, 'pending', 0, $3, $3, $3 FROM unnest($2::text[]) WITH ORDINALITY AS x(e, n) ORDER BY n`,
+          [id, [...endpointIds], now],
+        );
+      return id;
+    },
+
+    async emit(appId, type, data, now) {
+      const endpoints = await statements.subscribers(appId, type);
+      return endpoints.length === 0 ? undefined : statements.writeEvent(appId, type, data, endpoints, now);
+    },
+
+    hadEventSince: async (appId, type, from) =>
+      (await one(q, 'SELECT 1 AS one FROM webhook_events WHERE app_id = $1 AND type = $2 AND created_at >= $3 LIMIT 1', [appId, type, from])) !== undefined,
+
+    appsWithEndpoints: () => all<{ id: string; plan: string }>(q, 'SELECT DISTINCT a.id, a.plan FROM apps a JOIN webhook_endpoints w ON w.app_id = a.id AND w.enabled'),
+
+    async deliveryOutcomes(results, invalidatedTokenIds, now) {
+      if (invalidatedTokenIds.length === 0 && !results.some((r) => r.status === 'failed')) return;
+      if ((await one(q, 'SELECT 1 AS one FROM webhook_endpoints WHERE enabled LIMIT 1')) === undefined) return;
+      for (const r of results) {
+        if (r.status !== 'failed') continue;
+        const d = await one<{ appId: string; deviceId: string; activityId: string | null; kind: string; endUserId: string | null; platform: string | null }>(
+          q,
+          `SELECT d.app_id AS "appId", d.device_id AS "deviceId", d.activity_id AS "activityId", m.kind, dev.end_user_id AS "endUserId", dev.platform
+             FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id WHERE d.id = $1`,
+          [r.id],
+        );
+        if (!d) continue;
+        const data = { deliveryId: r.id, kind: d.kind, activityId: d.activityId, deviceId: d.deviceId, endUserId: d.endUserId, platform: d.platform };
+        await statements.emit(d.appId, 'delivery.failed', { ...data, reason: r.reason, attempts: r.attempts }, now);
+      }
+      for (const tokenId of invalidatedTokenIds) {
+        const t = await one<{ appId: string; kind: string; deviceId: string; activityId: string | null; reason: string | null; endUserId: string | null }>(
+          q,
+          `SELECT t.app_id AS "appId", t.kind, t.device_id AS "deviceId", t.activity_id AS "activityId", t.invalid_reason AS reason, dev.end_user_id AS "endUserId"
+             FROM tokens t LEFT JOIN devices dev ON dev.id = t.device_id WHERE t.id = $1`,
+          [tokenId],
+        );
+        if (!t) continue;
+        await statements.emit(t.appId, 'device.token_invalidated', { deviceId: t.deviceId, endUserId: t.endUserId, tokenKind: t.kind, activityId: t.activityId, reason: t.reason }, now);
+      }
+    },
+  };
+  return statements;
+}
+
+export const webhookEventsPg = ({ q }: PgScope): WebhookEventsRepository => webhookEventStatementsPg(q);

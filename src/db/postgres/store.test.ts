@@ -1,0 +1,106 @@
+import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { SQL } from 'bun';
+import { silentLogger } from '../../lib/logger';
+import type { AppRow } from '../../modules/apps/apps.repository';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
+import { tryPostgresInstanceLock } from './instance-lock';
+import { openPostgresStore, type PostgresStore } from './store';
+
+beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
+
+let store: PostgresStore | undefined;
+afterEach(async () => {
+  await store?.close();
+  store = undefined;
+});
+
+async function migrated(): Promise<{ store: PostgresStore; url: string }> {
+  const { url } = await testDatabase();
+  store = openPostgresStore({ url, poolSize: 4 }, silentLogger);
+  await store.migrate();
+  return { store, url };
+}
+
+const app = (id: string, at = 1_764_000_000_123): AppRow => ({
+  id,
+  name: id,
+  plan: 'free',
+  appSecretHash: 'h',
+  appSecretSealed: 's',
+  signingSecretSealed: 's',
+  apnsSealed: null,
+  fcmSealed: null,
+  apnsPausedReason: null,
+  fcmPausedReason: null,
+  source: 'api',
+  createdAt: at,
+  updatedAt: at,
+});
+
+describe('the PostgreSQL store', () => {
+  test('ready once migrated; timestamps and ids come back as numbers, not strings', async () => {
+    const { store } = await migrated();
+    expect(await store.ready()).toBe(true);
+    await store.write((tx) => tx.apps.insert(app('a1')));
+    expect((await store.repos.apps.find('a1'))!.createdAt).toBe(1_764_000_000_123);
+    await store.repos.audit.insert({ at: 5_000_000_000_000, actor: 'cli', address: 'local', action: 'x', appId: 'a1', target: 't', summary: 's' });
+    const { rows, total } = await store.repos.audit.list({}, 10, 0);
+    expect({ total, id: typeof rows[0]!.id, at: rows[0]!.at }).toEqual({ total: 1, id: 'number', at: 5_000_000_000_000 });
+  }, POSTGRES_TEST_TIMEOUT_MS);
+
+  test('a unit of work that throws leaves nothing behind', async () => {
+    const { store } = await migrated();
+    const failing = store.write(async (tx) => {
+      await tx.apps.insert(app('a1'));
+      throw new Error('no');
+    });
+    await expect(failing).rejects.toThrow('no');
+    expect(await store.repos.apps.find('a1')).toBeUndefined();
+  }, POSTGRES_TEST_TIMEOUT_MS);
+
+  test('what runs after commit sees the committed rows from another connection', async () => {
+    const { store, url } = await migrated();
+    const other = new SQL(url, { max: 1 });
+    let seen = -1;
+    let jobDone = false;
+    let calledAfterJob = false;
+    let committed: Promise<void> = Promise.resolve();
+    await store.write(async (tx) => {
+      store.afterCommit(() => {
+        calledAfterJob = jobDone;
+        committed = (async () => {
+          seen = (await other`SELECT count(*)::int AS n FROM apps`)[0].n;
+        })();
+      });
+      await tx.apps.insert(app('a1'));
+      jobDone = true;
+    });
+    await committed;
+    await other.close();
+    expect({ calledAfterJob, seen }).toEqual({ calledAfterJob: true, seen: 1 });
+  }, POSTGRES_TEST_TIMEOUT_MS);
+
+  test('two units of work racing to insert the same key both finish: the loser runs again and finds the row', async () => {
+    const { store } = await migrated();
+    const createOnce = () =>
+      store.write(async (tx) => {
+        if (await tx.apps.find('a1')) return 'found';
+        await tx.apps.insert(app('a1'));
+        return 'created';
+      });
+    const outcomes = await Promise.all(Array.from({ length: 4 }, createOnce));
+    expect(outcomes.sort()).toEqual(['created', 'found', 'found', 'found']);
+  }, POSTGRES_TEST_TIMEOUT_MS);
+
+  test('one serving instance per database: a second instance lock is refused until the first is released', async () => {
+    const { url } = await testDatabase();
+    const first = await tryPostgresInstanceLock({ url, poolSize: 1 });
+    expect(first).toBeDefined();
+    expect(await tryPostgresInstanceLock({ url, poolSize: 1 })).toBeUndefined();
+    first!.release();
+    // The server drops a session's locks when its connection closes, a moment after release.
+    let next = await tryPostgresInstanceLock({ url, poolSize: 1 });
+    while (!next) next = await tryPostgresInstanceLock({ url, poolSize: 1 });
+    next.release();
+  }, POSTGRES_TEST_TIMEOUT_MS);
+});
