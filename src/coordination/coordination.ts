@@ -76,7 +76,7 @@ export type WakeUpTopic =
  * sent in commits (PostgreSQL: NOTIFY); a lost one only delays work until the next poll.
  */
 export interface WakeUps {
-  /** Tells the topic's listeners; called inside the writing transaction. */
+  /** Tells the topic's listeners; a writer calls it through `store.afterCommit`, once its unit of work has committed. */
   notify(topic: WakeUpTopic): void;
   /** Calls `listener` at each notify of the topic; it must only schedule work. Returns the unsubscribe. */
   on(topic: WakeUpTopic, listener: () => void): () => void;

@@ -90,11 +90,13 @@ export interface Store {
   /** Whether writes reach the storage. */
   readonly storage: StorageStatus;
   /**
-   * Runs `fn` once the unit of work running now (if any) has committed, else at once. PostgreSQL
-   * commits after the job returns, so a wake-up sent inside the job would reach the worker before
-   * the rows are visible; SQLite's group commit needs no such wait (absent there).
+   * Runs `fn` once the unit of work running now (if any) has committed, else at once; never when it
+   * rolls back. A wake-up sent inside the job would otherwise reach the worker before the rows are
+   * visible (PostgreSQL), or let it claim inside the open transaction on the same connection and
+   * send a push whose write then rolls back (SQLite: the job's awaits let the worker's promise
+   * chain run in the middle of the group).
    */
-  afterCommit?(fn: () => void): void;
+  afterCommit(fn: () => void): void;
   /** True when the database answers and every migration shipped with this build is applied. */
   ready(): Promise<boolean>;
   close(): Promise<void>;

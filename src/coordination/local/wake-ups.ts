@@ -1,8 +1,8 @@
 import type { WakeUps, WakeUpTopic } from '../coordination';
 
 /**
- * Wake-ups inside one process: `notify` calls this process's listeners synchronously (inside the
- * writer's transaction; listeners only schedule work, which runs after it commits).
+ * Wake-ups inside one process: `notify` calls this process's listeners synchronously. Writers
+ * notify through `store.afterCommit`, so a listener never runs inside an open unit of work.
  * @example const w = localWakeUps(); const off = w.on('deliveries-queued', wake); w.notify('deliveries-queued'); off();
  */
 export function localWakeUps(): WakeUps {

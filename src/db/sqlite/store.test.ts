@@ -33,6 +33,24 @@ describe('SQLite store', () => {
     expect(await store.read(async (r) => [await r.meta.get('a'), await r.meta.get('b'), await r.meta.get('c')])).toEqual(['1', '2', undefined]);
   });
 
+  test('afterCommit runs once the unit of work committed, never when it rolled back, and at once outside one', async () => {
+    const calls: string[] = [];
+    await store.write(async (tx) => {
+      store.afterCommit(() => calls.push(`committed, in transaction: ${store.sqlite.$client.inTransaction}`));
+      await tx.meta.put('a', '1');
+      calls.push('job done');
+    });
+    await store
+      .write(async (tx) => {
+        store.afterCommit(() => calls.push('rolled back'));
+        await tx.meta.put('b', '2');
+        throw new Error('refused');
+      })
+      .catch(() => {});
+    store.afterCommit(() => calls.push('outside'));
+    expect(calls).toEqual(['job done', 'committed, in transaction: false', 'outside']);
+  });
+
   test('every repository method answers a Promise, also when the statement fails', async () => {
     const answer = store.repos.meta.get('a');
     expect(answer).toBeInstanceOf(Promise);

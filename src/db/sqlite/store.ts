@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '../../lib/logger';
 import type { Repositories, Store, Tx } from '../store';
 import { defaultMigrationsFolder, isDatabaseReady, migrateDatabase, openDatabase, type Db } from './database';
@@ -22,6 +23,8 @@ export class SqliteStore implements Store {
   private readonly group: Write;
   private repositories: Repositories | undefined;
   private migrationsFolder = defaultMigrationsFolder();
+  /** The after-commit callbacks of the unit of work running in this async context. */
+  private readonly pending = new AsyncLocalStorage<(() => void)[]>();
 
   constructor(
     /** The connection, for what only SQLite has (backup, the outbox thread's path) and for tests. */
@@ -36,8 +39,18 @@ export class SqliteStore implements Store {
     return (this.repositories ??= sqliteRepositories(this.sqlite));
   }
 
-  write<T>(job: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.group(() => job(this.repos));
+  async write<T>(job: (tx: Tx) => Promise<T>): Promise<T> {
+    const after: (() => void)[] = [];
+    // The group resolves a job only after its COMMIT, and rejects one whose savepoint rolled back.
+    const result = await this.group(() => this.pending.run(after, () => job(this.repos)));
+    for (const fn of after) fn();
+    return result;
+  }
+
+  afterCommit(fn: () => void): void {
+    const pending = this.pending.getStore();
+    if (pending) pending.push(fn);
+    else fn();
   }
 
   async read<T>(job: (r: Repositories) => Promise<T>): Promise<T> {

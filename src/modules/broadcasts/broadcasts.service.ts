@@ -41,7 +41,8 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
   const { clock, config } = ctx;
   const store = ctx.db;
 
-  const notifyQueued = () => ctx.coordination.wakeUps.notify('broadcasts-queued');
+  /** Wakes the broadcast worker once the caller's unit of work has committed. */
+  const notifyQueued = () => store.afterCommit(() => ctx.coordination.wakeUps.notify('broadcasts-queued'));
 
   const requireBroadcast = async (tx: Pick<Tx, 'broadcasts'>, appId: string, id: string): Promise<BroadcastRow> => {
     const row = await tx.broadcasts.find(appId, id);

@@ -103,8 +103,7 @@ export function notifyQueued(db: Store): void {
     wakeUps.notify('deliveries-queued');
     wakeUps.notify('deliveries-changed');
   };
-  if (db.afterCommit) db.afterCommit(notify);
-  else notify();
+  db.afterCommit(notify);
 }
 
 type DeliveryKind = ReturnType<typeof messageKind>;
