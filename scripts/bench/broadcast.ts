@@ -7,7 +7,7 @@
  * everything. Prints one JSON line.
  *   bun scripts/bench/broadcast.ts [--devices 100000] [--binary dist/islet]
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,7 +15,7 @@ import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { seed } from './seed';
-import { startStandinProcess } from './standin-process';
+import { benchConfig, startStandinProcess } from './standin-process';
 
 const { values } = parseArgs({ options: { devices: { type: 'string', default: '100000' }, binary: { type: 'string' } } });
 const DEVICES = Number(values.devices);
@@ -33,13 +33,7 @@ const key = apnsKey();
 const standin = await startStandinProcess([key]);
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-broadcast-'));
 try {
-  writeFileSync(join(dir, 'apns.p8'), key.key);
-  writeFileSync(join(dir, 'standin-ca.pem'), standin.ca);
-  const toml =
-    `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
-    `[security]\nallow_private_endpoints = true\n[plans.bench]\nlive_activities = true\n` +
-    `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEY}"\n[apps.apns]\nbundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\n` +
-    `key_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nchannels_endpoint = "${standin.url}"\nbroadcast_endpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
+  const toml = benchConfig(dir, key, standin, KEY, { broadcasts: true });
   await seed(dir, toml, { fanout: DEVICES, starts: 0 });
   const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined);
   try {

@@ -8,7 +8,7 @@
  * "fanout_1m_drain_vs_100k"}` (the last: the 1M drain rate over the 100k one).
  *   bun scripts/bench/scale.ts [--binary dist/islet] [--sizes 10000,100000,1000000]
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +17,7 @@ import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { seed } from './seed';
 import { round } from './stats';
-import { startStandinProcess } from './standin-process';
+import { benchConfig, startStandinProcess } from './standin-process';
 
 const { values } = parseArgs({ options: { binary: { type: 'string' }, sizes: { type: 'string', default: '10000,100000,1000000' } } });
 const SIZES = values.sizes.split(',').map(Number);
@@ -40,13 +40,7 @@ try {
   for (const devices of SIZES) {
     const dir = mkdtempSync(join(tmpdir(), 'islet-bench-scale-'));
     try {
-      writeFileSync(join(dir, 'apns.p8'), key.key);
-      writeFileSync(join(dir, 'standin-ca.pem'), standin.ca);
-      const toml =
-        `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
-        `[security]\nallow_private_endpoints = true\n[plans.bench]\nlive_activities = true\n` +
-        `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEY}"\n[apps.apns]\nbundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\n` +
-        `key_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
+      const toml = benchConfig(dir, key, standin, KEY);
       const seededAt = now();
       await seed(dir, toml, { fanout: devices, starts: 0 });
       console.error(`scale ${label(devices)}: seeded in ${Math.round(now() - seededAt)} ms`);
