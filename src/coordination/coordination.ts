@@ -89,6 +89,10 @@ export interface WakeUps {
 export interface Leadership {
   /** Whether this instance runs the scheduler's jobs now (asked before each round). Local: always. */
   isLeader(): Promise<boolean>;
+  /** The last answer, without asking (the instance registry's heartbeat, `/metrics`). */
+  current(): boolean;
+  /** Gives leadership up at a clean stop (after the scheduler stopped), so another takes over at once. */
+  release(): Promise<void>;
 }
 
 /**
