@@ -59,9 +59,26 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
     );
 
     test(
-      'leadership: a lone instance leads the scheduler',
+      'leadership: a lone instance leads the scheduler (once it took the lead), and current() says so without asking',
       withCoordination(async ({ leadership }) => {
+        await leadership.isLeader();
+        await until(() => leadership.current());
         expect(await leadership.isLeader()).toBe(true);
+        await leadership.release();
+      }),
+    );
+
+    test(
+      'instances: once it holds its lease, this instance is among the live ones, under its id',
+      withCoordination(async ({ instance, instances }) => {
+        const lease = await instance.acquire();
+        try {
+          const self = (await instances.live()).find((i) => i.id === instances.id);
+          expect(self).toMatchObject({ id: instances.id, version: expect.any(String) });
+          expect(self!.lastSeen).toBeGreaterThanOrEqual(self!.startedAt);
+        } finally {
+          lease?.release();
+        }
       }),
     );
 

@@ -20,6 +20,8 @@ import type { Clock } from '../lib/clock';
  */
 export interface Coordination {
   instance: InstanceOwnership;
+  /** This process's instance id and the live instances of the database (`GET /api/admin/instances`). */
+  instances: InstanceDirectory;
   wakeUps: WakeUps;
   leadership: Leadership;
   /** Per-key locks of one use; `name` keeps the keys of different uses apart in a shared store. */
@@ -54,6 +56,29 @@ export interface InstanceOwnership {
    * file knows every row in flight was left by a stopped process. `what` names the work.
    */
   recover<T>(what: RecoveredWork, reset: () => T): T;
+}
+
+/** One serving instance as the registry saw it; times in milliseconds since the epoch. */
+export interface InstanceInfo {
+  id: string;
+  host: string;
+  version: string;
+  startedAt: number;
+  /** Its last heartbeat (local: now). */
+  lastSeen: number;
+  /** Whether it led the scheduler at its last heartbeat. */
+  leader: boolean;
+}
+
+/**
+ * Multi-instance: every instance whose lease has not lapsed (PostgreSQL: `cluster_instances`,
+ * written by each instance's heartbeat), as of the last heartbeats.
+ */
+export interface InstanceDirectory {
+  /** This process's id, new at every start: the `islet_instance` label of its metrics. */
+  readonly id: string;
+  /** The live instances, newest first (then by id). Local: this process alone. */
+  live(): Promise<InstanceInfo[]>;
 }
 
 export type RecoveredWork = 'deliveries' | 'endpoint holds' | 'webhook deliveries' | 'idempotency keys';

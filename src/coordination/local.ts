@@ -3,6 +3,7 @@ import type { Coordination } from './coordination';
 import { localEndpointHealth } from './local/endpoint-health';
 import { failureThrottle } from './local/failure-throttle';
 import { localInstance } from './local/instance';
+import { localInstances } from './local/instances';
 import { alwaysLeader } from './local/leadership';
 import { localKeyedLocks } from './local/keyed-locks';
 import { rateLimiter } from './local/rate-limiter';
@@ -17,6 +18,7 @@ import { localWakeUps } from './local/wake-ups';
 export function localCoordination(options: { databasePath: string; postgres?: PostgresSettings }): Coordination {
   return {
     instance: localInstance(options.databasePath, options.postgres),
+    instances: localInstances(alwaysLeader),
     wakeUps: localWakeUps(),
     leadership: alwaysLeader,
     keyedLocks: () => localKeyedLocks(),
