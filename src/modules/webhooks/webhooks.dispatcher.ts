@@ -126,7 +126,9 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     async run() {
       await recover();
       for (;;) {
-        if (!stopping && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
+        // An instance that lost the scheduler's leadership meanwhile finishes its posts and claims
+        // nothing more (the new leader's run does); a claim is atomic, so two runs never post one delivery twice.
+        if (!stopping && ctx.coordination.leadership.current() && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
         if (inFlight === 0) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, DISPATCH_INTERVAL_MS);
