@@ -19,6 +19,9 @@ export interface LeadershipTimings {
   answerMs: number;
 }
 
+/** The `application_name` of the leader lock's session: how PostgreSQL (and the instance list) tells which instance leads. */
+export const leaderApplicationName = (instanceId: string) => `islet leader ${instanceId}`.slice(0, 63);
+
 export const LEADERSHIP_TIMINGS: LeadershipTimings = { retryMs: 2_000, verifyMs: 1_000, answerMs: 3_000 };
 
 /** Leadership on PostgreSQL; `current` is the cached answer, for the heartbeat and `/metrics`. */
@@ -67,7 +70,7 @@ export function pgLeadership(settings: PostgresSettings, instanceId: string, log
       idleTimeout: 0,
       maxLifetime: 0,
       // Lets an operator see in pg_stat_activity which instance leads.
-      connection: { application_name: `islet leader ${instanceId}`.slice(0, 63) },
+      connection: { application_name: leaderApplicationName(instanceId) },
       onclose: (e) => {
         if (client === opened) drop(`connection closed: ${e?.message ?? 'closed'}`);
       },
