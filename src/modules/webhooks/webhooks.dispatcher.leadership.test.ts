@@ -1,10 +1,12 @@
 import { afterEach, expect, test } from 'bun:test';
 import type { AppContext } from '../../context';
 import { FakeClock } from '../../lib/clock';
+import { silentLogger } from '../../lib/logger';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
+import { Scheduler } from '../scheduler/scheduler';
 import { POSTS_PER_ENDPOINT, webhookDispatcher } from './webhooks.dispatcher';
 
 forEachDatabase('webhook dispatcher and the scheduler leadership', (database) => {
@@ -28,12 +30,13 @@ forEachDatabase('webhook dispatcher and the scheduler leadership', (database) =>
 
     let leading = true;
     const leadership = { isLeader: async () => leading, current: () => leading, release: async () => {} };
-    const dispatcher = webhookDispatcher({ ...h.ctx, coordination: { ...h.ctx.coordination, leadership } });
+    const scheduler = new Scheduler([webhookDispatcher(h.ctx)], h.clock, silentLogger, undefined, undefined, leadership);
     receiver.hold();
-    const run = dispatcher.run(h.clock.now());
+    const run = scheduler.tick();
     for (let i = 0; i < 500 && receiver.open < POSTS_PER_ENDPOINT; i++) await Bun.sleep(20);
     expect(receiver.open).toBe(POSTS_PER_ENDPOINT);
     leading = false;
+    await scheduler.tick();
     receiver.release();
     await run;
     expect(receiver.events).toHaveLength(POSTS_PER_ENDPOINT);
