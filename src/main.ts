@@ -77,7 +77,8 @@ function readConfig(configFlag: string | undefined): Config {
 }
 
 async function serve(config: Config): Promise<void> {
-  // Held until the process ends: restore refuses meanwhile, and a second server cannot start.
+  // Held until the process ends. SQLite: restore refuses meanwhile, and a second server on the file
+  // cannot start. PostgreSQL: this instance's lease, beside those of the other instances.
   const coordination = coordinationFor(config);
   const lock = await coordination.instance.acquire();
   if (!lock) throw new ConfigError([`another Islet server is running on ${describeDatabase(config)}`]);
@@ -88,9 +89,14 @@ async function serve(config: Config): Promise<void> {
     if (signalled) return;
     signalled = true;
     ctx.logger.info('stopping', { signal });
-    server.stop().then(
+    server
+      .stop()
+      .then(async () => {
+        await lock.release();
+        await coordination.close();
+      })
+      .then(
       () => {
-        lock.release();
         ctx.logger.info('stopped');
         process.exit(0);
       },
