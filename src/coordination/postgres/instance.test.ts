@@ -125,17 +125,20 @@ describe('PostgreSQL instance registry', () => {
   );
 
   test(
-    'a server of an earlier version (one instance per database, holding the instance lock) makes acquire refuse until it stops',
+    'a server of an earlier version (one instance per database, holding the instance lock) makes acquire refuse until it stops, and cannot start beside this one',
     async () => {
       const { url, rows } = await database();
-      const older = await admin!.reserve();
-      await older`SELECT pg_advisory_lock(${INSTANCE_LOCK_KEY})`;
+      // The earlier version's session: a connection of its own.
+      const older = new SQL(url, { max: 1 });
       const a = open({ url, poolSize: 2 });
-      expect(a.coordination.instance.acquire()).rejects.toThrow('an Islet server of an earlier version (one instance per database) is serving this PostgreSQL database: stop it first');
+      await older`SELECT pg_advisory_lock(${INSTANCE_LOCK_KEY})`;
+      await expect(a.coordination.instance.acquire()).rejects.toThrow('an Islet server of an earlier version (one instance per database) is serving this PostgreSQL database: stop it first');
       await older`SELECT pg_advisory_unlock(${INSTANCE_LOCK_KEY})`;
-      older.release();
       await acquire(a);
       expect(await rows()).toEqual([a.cluster.id]);
+      // Nor can the earlier version start beside this one (it takes the lock exclusively).
+      expect(((await older`SELECT pg_try_advisory_lock(${INSTANCE_LOCK_KEY}) AS got`) as { got: boolean }[])[0]!.got).toBe(false);
+      await older.close();
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );

@@ -1,10 +1,10 @@
 import { DB_NOW_MS } from '../../db/postgres/claims';
-import { INSTANCE_LOCK_KEY } from '../../db/postgres/instance-lock';
 import { migratePostgres } from '../../db/postgres/migrate';
 import type { Logger } from '../../lib/logger';
 import { VERSION } from '../../version';
 import type { InstanceLease, InstanceOwnership, RecoveredWork, WakeUps } from '../coordination';
 import type { PgCluster } from './cluster';
+import { preClusterGuard } from './pre-cluster-guard';
 
 export interface PgInstanceOptions {
   /** How long a lease lasts without a heartbeat: `[cluster] lease_seconds`. */
@@ -40,6 +40,8 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
   let timer: ReturnType<typeof setInterval> | undefined;
   let beating: Promise<void> | undefined;
   let failingSince: number | undefined;
+  const guard = preClusterGuard(cluster);
+  let olderServing = false;
 
   const register = () =>
     sql.unsafe(
@@ -76,6 +78,10 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
     const dead = ((await sql.unsafe(`SELECT id FROM cluster_instances WHERE lease_until <= ${NOW}`)) as { id: string }[]).map((r) => r.id);
     // Only an instance that recovers work takes over (one not serving yet leaves it to those that do).
     if (dead.length > 0 && resets.size > 0) await takeOver(dead);
+    const olderNow = !(await guard.hold());
+    if (olderNow && !olderServing)
+      logger.error('an Islet server of an earlier version (one instance per database) serves this database too: it sends what this one sends; stop it');
+    olderServing = olderNow;
   }
 
   function heartbeat(): Promise<void> {
@@ -103,13 +109,12 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
     id: cluster.id,
     heartbeat,
     async acquire(): Promise<InstanceLease> {
-      // A shared, transaction-level try of the pre-cluster lock: it fails only while such a server
-      // holds it (exclusively), never because another instance of this version checks meanwhile.
-      const [free] = (await cluster.sql.begin((tx) => tx.unsafe('SELECT pg_try_advisory_xact_lock_shared($1) AS free', [INSTANCE_LOCK_KEY]))) as { free: boolean }[];
-      if (!free!.free)
+      if (!(await guard.hold())) {
+        await guard.close();
         throw new Error(
           'an Islet server of an earlier version (one instance per database) is serving this PostgreSQL database: stop it first: upgrading to several instances needs one stop',
         );
+      }
       // The registry's table comes with the migrations (applied under their lock; bootstrap's run then finds nothing to do).
       await migratePostgres(cluster.settings, options.migrationsFolder);
       await register();
@@ -122,6 +127,7 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
           timer = undefined;
           await beating;
           await sql.unsafe('DELETE FROM cluster_instances WHERE id = $1', [cluster.id]);
+          await guard.close();
         },
       };
     },
