@@ -171,6 +171,7 @@ async function demo(config: Config): Promise<number> {
     return 0;
   } finally {
     await ctx.db.close();
+    await ctx.coordination.close();
   }
 }
 
