@@ -111,6 +111,27 @@ describe('PostgreSQL instance registry', () => {
   );
 
   test(
+    'after an outage of PostgreSQL longer than the lease, an instance coming back registers again and takes nothing over from the others in that beat',
+    async () => {
+      const { url, rows } = await database();
+      const [a, b] = [open({ url, poolSize: 2 }, 60_000), open({ url, poolSize: 2 }, 60_000)];
+      await acquire(a);
+      await acquire(b);
+      let resetsA = 0;
+      await a.coordination.instance.recover('deliveries', () => ++resetsA);
+      // Every lease ran out while the database was away.
+      await admin!`UPDATE cluster_instances SET lease_until = 0`;
+      await a.coordination.instance.heartbeat();
+      expect(a.logs.some((l) => l.includes("this instance's lease had run out"))).toBe(true);
+      expect([await rows(), resetsA]).toEqual([[a.cluster.id, b.cluster.id].sort(), 1]);
+      await b.coordination.instance.heartbeat();
+      await a.coordination.instance.heartbeat();
+      expect([a.cluster.liveInstances(), resetsA]).toEqual([2, 1]);
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
     'held deliveries are put back at start only when no other instance is live',
     async () => {
       const { url } = await database();

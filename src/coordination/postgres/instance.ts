@@ -76,8 +76,10 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
     }
     cluster.setLiveInstances(await liveCount());
     const dead = ((await sql.unsafe(`SELECT id FROM cluster_instances WHERE lease_until <= ${NOW}`)) as { id: string }[]).map((r) => r.id);
-    // Only an instance that recovers work takes over (one not serving yet leaves it to those that do).
-    if (dead.length > 0 && resets.size > 0) await takeOver(dead);
+    // Only an instance that recovers work takes over (one not serving yet leaves it to those that
+    // do), and not in a beat that found its own lease run out: after an outage of PostgreSQL the
+    // others' leases ran out too, and they register again at their next beat.
+    if (dead.length > 0 && resets.size > 0 && renewed.length > 0) await takeOver(dead);
     const olderNow = !(await guard.hold());
     if (olderNow && !olderServing)
       logger.error('an Islet server of an earlier version (one instance per database) serves this database too: it sends what this one sends; stop it');
