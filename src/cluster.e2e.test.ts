@@ -151,6 +151,14 @@ describe('several instances on one PostgreSQL', () => {
     expect(await outbox()).toEqual({ delivered: 2 * DEVICES });
     expect(((await db`SELECT id FROM cluster_instances`) as { id: string }[]).map((r) => r.id)).not.toContain(victimId);
   }, 90_000);
+
+  test('an instance stopped (SIGTERM) exits 0 and leaves the registry at once, not at the end of its lease', async () => {
+    const survivor = servers[0]!;
+    const pid = survivor.proc.pid;
+    expect(((await db`SELECT count(*)::int AS n FROM cluster_instances WHERE pid = ${pid}`) as { n: number }[])[0]!.n).toBe(1);
+    expect(await survivor.stop()).toBe(0);
+    expect(((await db`SELECT count(*)::int AS n FROM cluster_instances WHERE pid = ${pid}`) as { n: number }[])[0]!.n).toBe(0);
+  }, 30_000);
 });
 
 /** Devices with one end user and one APNs token each, written straight into the database. */

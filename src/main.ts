@@ -94,14 +94,10 @@ async function serve(config: Config): Promise<void> {
       .then(async () => {
         await lock.release();
         await coordination.close();
-      })
-      .then(
-      () => {
         ctx.logger.info('stopped');
         process.exit(0);
-      },
-      () => process.exit(1),
-    );
+      })
+      .catch(() => process.exit(1));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
