@@ -164,3 +164,22 @@ describe('PostgreSQL instance registry', () => {
     POSTGRES_TEST_TIMEOUT_MS,
   );
 });
+
+describe('PostgreSQL scheduler leadership', () => {
+  test(
+    'one of two instances leads; when its connection ends (it stopped or died) the other leads',
+    async () => {
+      const { url } = await testDatabase();
+      const [a, b] = [instance({ url, poolSize: 2 }), instance({ url, poolSize: 2 })];
+      try {
+        expect([await a.coordination.leadership.isLeader(), await b.coordination.leadership.isLeader(), await a.coordination.leadership.isLeader()]).toEqual([true, false, true]);
+        await a.coordination.close();
+        await until(() => b.coordination.leadership.isLeader());
+      } finally {
+        await a.coordination.close();
+        await b.coordination.close();
+      }
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+});
