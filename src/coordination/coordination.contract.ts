@@ -34,10 +34,10 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
         let resets = 0;
         expect(await instance.recover('deliveries', () => ++resets && 7)).toBe(7);
         expect(resets).toBe(1);
-        lease!.release();
+        await lease!.release();
         const again = await instance.acquire();
         expect(again).toBeDefined();
-        again!.release();
+        await again!.release();
       }),
     );
 
@@ -73,8 +73,8 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
       withCoordination(async ({ instance, instances }) => {
         const lease = await instance.acquire();
         try {
-          const self = (await instances.live()).find((i) => i.id === instances.id);
-          expect(self).toMatchObject({ id: instances.id, version: expect.any(String) });
+          const self = (await instances.live()).find((i) => i.id === instance.id);
+          expect(self).toMatchObject({ id: instance.id, version: expect.any(String) });
           expect(self!.lastSeen).toBeGreaterThanOrEqual(self!.startedAt);
         } finally {
           lease?.release();

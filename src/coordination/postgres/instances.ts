@@ -11,9 +11,8 @@ import { LEADER_LOCK_KEY, leaderApplicationName } from './leadership';
  * such table, and its one process answers for itself (local/instances.ts).
  * @example const instances = pgInstances(cluster); await instances.live();
  */
-export function pgInstances(cluster: Pick<PgCluster, 'id' | 'sql'>): InstanceDirectory {
+export function pgInstances(cluster: Pick<PgCluster, 'sql'>): InstanceDirectory {
   return {
-    id: cluster.id,
     async live() {
       const rows: Record<keyof InstanceInfo, unknown>[] = await cluster.sql`
         SELECT c.id, c.host, c.version, c.started_at AS "startedAt", c.last_seen AS "lastSeen",

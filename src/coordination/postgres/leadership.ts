@@ -39,7 +39,8 @@ export interface PgLeadership extends Leadership {
  * one unanswered check (≤ verifyMs + answerMs), before the server frees the lock.
  *
  * `isLeader` answers from the state of the last try or check (the scheduler asks every 250 ms); the
- * first call starts the loop, so only a process that runs a scheduler ever takes the lock. A lost
+ * first call starts the loop and waits for its first try, so only a process that runs a scheduler
+ * ever takes the lock, and a lone one leads from its first tick. A lost
  * connection (PostgreSQL restart, network) makes it not leader at once, and it tries again.
  * @example const leadership = pgLeadership(settings, 'host-1-abc', logger); await leadership.isLeader(); … await leadership.release();
  */
@@ -125,6 +126,8 @@ export function pgLeadership(settings: PostgresSettings, instanceId: string, log
       if (state === 'idle') {
         state = 'running';
         loop();
+        // The first ask waits for the first try (a lone instance leads from its first tick).
+        return round.then(() => leader);
       }
       return Promise.resolve(leader);
     },

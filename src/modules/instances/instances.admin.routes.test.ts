@@ -15,7 +15,7 @@ forEachDatabase('GET /api/admin/instances', (database) => {
       expect(res.status).toBe(200);
       expect(res.body.instances).toHaveLength(1);
       const [self] = res.body.instances;
-      expect(self).toMatchObject({ id: h.ctx.coordination.instances.id, version: VERSION, leader: true });
+      expect(self).toMatchObject({ id: h.ctx.coordination.instance.id, version: VERSION, leader: true });
       expect(new Date(self.startedAt).toISOString()).toBe(self.startedAt);
       expect(Date.parse(self.lastSeen)).toBeGreaterThanOrEqual(Date.parse(self.startedAt));
       const anonymous = await h.request('GET', '/api/admin/instances');

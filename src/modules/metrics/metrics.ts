@@ -53,7 +53,7 @@ function createMetrics(ctx: AppContext): IsletMetrics {
   const registry = new Registry();
   // Every series names the instance it came from (several on one PostgreSQL); not `instance`,
   // which Prometheus sets from the scrape target.
-  registry.setDefaultLabels({ islet_instance: ctx.coordination.instances.id });
+  registry.setDefaultLabels({ islet_instance: ctx.coordination.instance.id });
   // Process memory, CPU, open file descriptors, handles, heap, and event-loop lag (p50/p90/p99).
   collectDefaultMetrics({ register: registry, prefix: 'islet_' });
   const repo = ctx.db.repos.metrics;
