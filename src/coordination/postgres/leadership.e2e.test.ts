@@ -17,7 +17,7 @@ interface Listed {
 // One master key for the installation: each instance runs in a folder of its own.
 const CONFIG =
   `[security]\nmaster_key = "${Buffer.alloc(32, 7).toString('base64')}"\n` +
-  `[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "adm"\n[scheduler]\ntick_seconds = 1\n[cluster]\nlease_seconds = 3\n`;
+  `[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "adm"\n[scheduler]\ntick_seconds = 1\n`;
 const WAIT_MS = 30_000;
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
