@@ -24,7 +24,7 @@ export interface PgCluster {
   close(): Promise<void>;
 }
 
-/** Connections of the coordination's own pool: heartbeat, leader lock, listener and keyed locks. */
+/** Connections of the coordination's own pool: heartbeat, listener and keyed locks (the leader lock has a connection of its own, postgres/leadership.ts). */
 export const CLUSTER_POOL_SIZE = 4;
 
 /**
