@@ -190,7 +190,8 @@ export interface FailureThrottle {
 // Guarantee "latest read in a write" (read in this write transaction, so it is the latest): code
 // that reads a row inside a write and writes a value computed from it. SQLite has one writer (group
 // commit's IMMEDIATE transaction), so such a read is the latest; PostgreSQL must read those rows with
-// `SELECT … FOR UPDATE` (a row lock) in the same transaction. Relied on by:
+// `SELECT … FOR UPDATE` (a row lock) in the same transaction: the live-activities repository's
+// `findForWrite`. Relied on by:
 // - live-activities.service.ts `updateNow`: the activity's `lastTimestamp`, from which the APNs
 //   timestamp of the update is computed (strictly increasing per activity) and written back;
 // - live-activities.service.ts `endNow` and `reportPushToken`: the activity's state, checked and then
