@@ -1,5 +1,7 @@
-import type { SQL } from 'bun';
+import { SQL } from 'bun';
+import { clientOptions, type PostgresSettings } from '../../db/postgres/connection';
 import type { Logger } from '../../lib/logger';
+import type { WakeUpTopic } from '../coordination';
 import type { PgCluster } from './cluster';
 
 /** The one LISTEN/NOTIFY channel of an installation: every topic travels on it. */
@@ -140,4 +142,18 @@ export function pgNotifications(cluster: PgCluster, logger: Logger): PgNotificat
       await (await current?.catch(() => undefined))?.unlisten();
     },
   };
+}
+
+/**
+ * Tells the instances serving a database once, from a process that serves none (the command line:
+ * `islet admin-token reset`). Every instance hears it: the sender is no instance.
+ * @example await notifyInstances(settings, 'admin-token-changed');
+ */
+export async function notifyInstances(settings: PostgresSettings, topic: WakeUpTopic, subject?: string): Promise<void> {
+  const sql = new SQL(settings.url, clientOptions(settings, { max: 1 }));
+  try {
+    await sql.notify(EVENTS_CHANNEL, encode('command-line', topic, subject));
+  } finally {
+    await sql.close();
+  }
 }

@@ -5,7 +5,7 @@ import type { DeliveryOutcomeLabel, IsletMetrics } from '../../metrics/metrics';
 import { refusalReason } from '../../tokens/tokens.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { EndpointGuard, type Gate, type HeldBack } from '../endpoint-health/endpoint-guard';
-import { credentialsReset } from '../endpoint-health/endpoint-reset';
+import { credentialsReset, forgetCredentials } from '../endpoint-health/endpoint-reset';
 import type { EndpointHealthOptions } from '../endpoint-health/endpoint-health';
 import { Semaphore } from './concurrency';
 import type { DeliveryResult } from './delivery.repository';
@@ -48,6 +48,7 @@ export class DeliveryWorker {
   private readonly options: Required<Omit<WorkerOptions, 'store'>>;
   private readonly store: OutboxStore;
   private readonly limiters = new Map<string, Semaphore>();
+  /** Opened credentials by their sealed value (a change seals anew); emptied when any app's change. */
   private readonly credentials = new Map<string, unknown>();
   /**
    * The body each recent message records (`messages.sent_body`; null: none yet), so deliveries
@@ -129,7 +130,14 @@ export class DeliveryWorker {
   start(): void {
     if (this.loop) return;
     // New work starts at once; the poll only covers retries coming due.
-    this.unsubscribe = this.ctx.coordination.wakeUps.on('deliveries-queued', () => this.wake());
+    const { wakeUps } = this.ctx.coordination;
+    const offQueued = wakeUps.on('deliveries-queued', () => this.wake());
+    // Changed through any instance: opened credentials and what is known of the old endpoints go.
+    const offCredentials = wakeUps.on('credentials-changed', (subject) => {
+      this.credentials.clear();
+      forgetCredentials(this.ctx, subject);
+    });
+    this.unsubscribe = () => (offQueued(), offCredentials());
     this.loop = (async () => {
       while (!this.stopping) {
         let storageFailed = false;
