@@ -72,6 +72,8 @@ export class DeliveryWorker {
   private unsubscribe: (() => void) | undefined;
   private sleeper: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
   private stopping = false;
+  /** A wake-up came while no wait was under way. */
+  private wokenMeanwhile = false;
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
   private readonly guard: EndpointGuard;
@@ -151,14 +153,19 @@ export class DeliveryWorker {
           storageFailed = this.storage.failed(e);
           if (!storageFailed) this.ctx.logger.error('delivery worker failed', { error: e instanceof Error ? e.message : String(e) });
         }
-        await this.sleep(storageFailed || this.flushFailures > 0 ? 1000 : this.options.pollMs);
+        const failing = storageFailed || this.flushFailures > 0;
+        // A wake-up heard while draining skips the poll's wait, never a failure's.
+        if (failing || !this.wokenMeanwhile) await this.sleep(failing ? 1000 : this.options.pollMs);
+        this.wokenMeanwhile = false;
       }
     })();
   }
 
   /** Cuts the idle wait short: new deliveries were queued. */
   wake(): void {
-    this.sleeper?.resolve();
+    // Heard while draining (after its last claim, perhaps): the next wait is skipped, not slept through.
+    if (this.sleeper) this.sleeper.resolve();
+    else this.wokenMeanwhile = true;
   }
 
   /**
