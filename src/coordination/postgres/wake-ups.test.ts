@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { SQL } from 'bun';
 import { silentLogger } from '../../lib/logger';
-import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, startPostgres, testDatabase } from '../../test-support/postgres';
 import { pgCluster, type PgCluster } from './cluster';
 import { EVENTS_CHANNEL, pgNotifications, type PgNotifications } from './notifications';
 import { pgWakeUps } from './wake-ups';
@@ -103,5 +103,38 @@ describe('wake-ups across instances (PostgreSQL LISTEN/NOTIFY)', () => {
       expect(heard).toEqual(['before', 'anything', 'after']);
     },
     POSTGRES_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('wake-ups across a PostgreSQL restart', () => {
+  test(
+    'B listens again by itself once the server is back: it looks at everything once and hears A again',
+    async () => {
+      // A server of its own: this test stops it, which the shared one's other users must not see.
+      const server = await startPostgres();
+      try {
+        const url = server.url('postgres');
+        const a = instance(url);
+        const b = instance(url);
+        const heard: string[] = [];
+        b.wakeUps.on('deliveries-queued', (s) => heard.push(s ?? 'anything'));
+        await b.notifications.listening();
+        await server.pause();
+        await server.resume();
+        await until(() => heard.includes('anything'), 'B looks at everything once listening again');
+        // Sends until one arrives: A's pool may need a moment to reconnect too.
+        await until(() => {
+          a.wakeUps.notify('deliveries-queued', 'after the restart');
+          return heard.includes('after the restart');
+        }, 'B hears A after the restart');
+      } finally {
+        for (const { cluster, notifications } of opened.splice(0)) {
+          await notifications.close();
+          await cluster.close();
+        }
+        await server.stop();
+      }
+    },
+    POSTGRES_STARTUP_TIMEOUT_MS,
   );
 });
