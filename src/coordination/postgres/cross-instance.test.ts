@@ -7,8 +7,10 @@ import { silentLogger } from '../../lib/logger';
 import { eventStream } from '../../modules/console/console-events';
 import { createDeliveryEngine, type DeliveryEngine } from '../../modules/delivery/delivery.engine';
 import { endpointHealth } from '../../modules/delivery/endpoint-health/endpoint-health';
+import { apnsToken, startApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../../test-support/harness';
+import { testRows } from '../../test-support/test-sql';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../test-support/postgres';
 import { localCoordination } from '../local';
 import { pgCluster } from './cluster';
@@ -76,6 +78,43 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       expect((await put('https://127.0.0.1:2')).status).toBe(200);
       await until(() => health.list('demo').length === 0, 'B forgets the old endpoint');
       expect(health.admit(old, undefined, h.clock.now())).toEqual({ go: true, probe: false });
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'credentials changed through A: B sends what an instance that died had parked on the paused channel',
+    async () => {
+      const h = await createHarness({ database: 'postgres' });
+      cleanups.push(() => h.close());
+      const [a, b] = [await instanceBeside(h), await instanceBeside(h)];
+      const key = apnsKey();
+      const standin = await startApnsStandin({ keys: [key], clock: h.clock });
+      cleanups.push(() => standin.close());
+      await h.createApp({ id: 'demo' });
+      const put = () =>
+        createApp(a).handle(
+          new Request('http://islet.test/api/admin/apps/demo/apns', {
+            method: 'PUT',
+            headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: standin.url, ca: standin.ca }),
+          }),
+        );
+      expect((await put()).status).toBe(200);
+      // B runs and has looked: nothing parked. It polls only once an hour: only a wake-up makes it look.
+      const engine = createDeliveryEngine(b, { pollMs: 3_600_000 });
+      cleanups.push(() => engine.stop());
+      engine.start();
+      await engine.drain();
+      // Then another instance (since died) found the credentials refused: channel paused, push parked.
+      expect((await h.admin('POST', '/api/admin/apps/demo/releases', { version: 1, status: 'Live', templates: [{ slug: 'alert', title: 'parked', body: 'x' }] })).status).toBe(201);
+      expect((await h.service('demo', 'POST', '/api/apps/demo/devices', { endUserId: 'u1', platform: 'ios', token: apnsToken('parked') })).status).toBe(200);
+      expect((await h.service('demo', 'POST', '/api/apps/demo/notifications/send', { templateSlug: 'alert' })).status).toBe(200);
+      await testRows(h.ctx, `UPDATE deliveries SET status = 'held', reason = 'apns channel paused'`);
+      await testRows(h.ctx, `UPDATE apps SET apns_paused_reason = 'InvalidProviderToken'`);
+      expect(standin.requests.length).toBe(0);
+      expect((await put()).status).toBe(200);
+      await until(() => standin.requests.some((r) => r.raw.includes('parked')), 'B sends the parked push');
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );

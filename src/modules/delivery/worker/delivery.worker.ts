@@ -134,10 +134,13 @@ export class DeliveryWorker {
     // New work starts at once; the poll only covers retries coming due.
     const { wakeUps } = this.ctx.coordination;
     const offQueued = wakeUps.on('deliveries-queued', () => this.wake());
-    // Changed through any instance: opened credentials and what is known of the old endpoints go.
+    // Changed through any instance: opened credentials and what is known of the old endpoints go,
+    // and deliveries another instance parked on the channel may go now (it may have died since).
     const offCredentials = wakeUps.on('credentials-changed', (subject) => {
       this.credentials.clear();
       forgetCredentials(this.ctx, subject);
+      this.parked = true;
+      this.wake();
     });
     this.unsubscribe = () => (offQueued(), offCredentials());
     this.loop = (async () => {
