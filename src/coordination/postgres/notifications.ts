@@ -41,9 +41,18 @@ function decode(payload: string): { sender: string; topic: string; subject: stri
   return sender && topic ? { sender, topic, subject: subject || undefined } : undefined;
 }
 
+/** How often an instance pings itself through PostgreSQL, and after how long unheard it listens anew. */
+export const PING_MS = 1000;
+export const UNHEARD_MS = 3000;
+/** The topic of those pings (no subscriber can take it: topics are names without a dot). */
+const PING = '.ping';
+
 /**
  * The notification channel of this instance on the cluster's database. Listens on a connection of
- * its own (Bun's `sql.listen`, which reconnects with backoff and subscribes again by itself).
+ * its own (Bun's `sql.listen`, which reconnects with a backoff and subscribes again by itself).
+ * That backoff grows with the outage (after 30 s away it listened again only 30 s after the server
+ * was back), so the instance also pings itself every PING_MS: when PostgreSQL answers but the
+ * pings went unheard for UNHEARD_MS, it listens on a new connection at once.
  * @example const n = pgNotifications(cluster, logger); n.subscribe('app-changed', (id) => drop(id)); n.publish('app-changed', 'demo');
  */
 export function pgNotifications(cluster: PgCluster, logger: Logger): PgNotifications {
@@ -64,9 +73,14 @@ export function pgNotifications(cluster: PgCluster, logger: Logger): PgNotificat
     }
   };
 
+  /** When this instance last heard its own ping (or began to listen). */
+  let lastHeard = performance.now();
   const onNotify = (payload: string) => {
     const heard = decode(payload);
-    if (heard && heard.sender !== cluster.id) tell(heard.topic, heard.subject);
+    if (!heard) return;
+    if (heard.topic === PING) {
+      if (heard.sender === cluster.id) lastHeard = performance.now();
+    } else if (heard.sender !== cluster.id) tell(heard.topic, heard.subject);
   };
 
   const onListen = () => {
@@ -76,12 +90,16 @@ export function pgNotifications(cluster: PgCluster, logger: Logger): PgNotificat
     for (const topic of subscribers.keys()) tell(topic, undefined);
   };
 
+  let listener: SQL | undefined;
   let subscription: Promise<SQL.ListenSubscription> | undefined;
   let listenFailing = false;
+  let watchdog: ReturnType<typeof setInterval> | undefined;
   /** Listens (once); a first LISTEN that fails (PostgreSQL down at start) is tried again every second. */
   const listen = (): Promise<SQL.ListenSubscription> => {
     if (subscription) return subscription;
-    const attempt = cluster.sql.listen(EVENTS_CHANNEL, onNotify, onListen);
+    listener ??= new SQL(cluster.settings.url, { ...clientOptions(cluster.settings, { max: 1 }), idleTimeout: 0 });
+    lastHeard = performance.now();
+    const attempt = listener.listen(EVENTS_CHANNEL, onNotify, onListen);
     subscription = attempt;
     attempt.then(
       () => (listenFailing = false),
@@ -92,7 +110,22 @@ export function pgNotifications(cluster: PgCluster, logger: Logger): PgNotificat
         if (!closed) setTimeout(() => void listen().catch(() => {}), 1000);
       },
     );
+    watchdog ??= setInterval(ping, PING_MS);
     return attempt;
+  };
+
+  /** Pings itself; PostgreSQL answers but the pings stopped coming back: a new listening connection. */
+  const ping = () => {
+    cluster.sql.notify(EVENTS_CHANNEL, encode(cluster.id, PING)).then(
+      () => {
+        if (closed || !subscription || performance.now() - lastHeard < UNHEARD_MS) return;
+        const stale = listener;
+        listener = subscription = undefined;
+        void stale?.close().catch(() => {});
+        void listen().catch(() => {});
+      },
+      () => {},
+    );
   };
 
   const send = (topic: string, subject: string | undefined) => {
@@ -135,11 +168,14 @@ export function pgNotifications(cluster: PgCluster, logger: Logger): PgNotificat
     listening: async () => void (await listen()),
     async close() {
       closed = true;
+      clearInterval(watchdog);
       for (const { timer } of hot.values()) clearTimeout(timer);
       hot.clear();
       const current = subscription;
       subscription = undefined;
       await (await current?.catch(() => undefined))?.unlisten();
+      await listener?.close();
+      listener = undefined;
     },
   };
 }
