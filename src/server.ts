@@ -90,7 +90,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   if (ctx.config.delivery.worker) {
     delivery.start();
     broadcasts.start();
-  } else ctx.logger.info('[delivery] worker = false: this instance sends nothing; other instances on this PostgreSQL send what it queues');
+  } else ctx.logger.info('[delivery] worker = false: this instance sends no pushes or broadcasts; other instances on this PostgreSQL send what it queues');
   scheduler.start();
   let stopping: Promise<void> | undefined;
   return {

@@ -85,7 +85,7 @@ export const SECTIONS = {
     worker: {
       kind: 'boolean',
       default: true,
-      doc: 'false: this instance queues pushes and broadcasts but sends none (no delivery or broadcast worker): an API-only instance beside others on the same PostgreSQL that send. Needs [database] url.',
+      doc: 'false: this instance queues pushes and broadcasts but sends none (no delivery or broadcast worker): an API-only instance beside others on the same PostgreSQL that send (webhooks go from the scheduler leader, whichever it is). Needs [database] url.',
     },
   },
   scheduler: {
