@@ -53,7 +53,7 @@ const PING = '.ping';
  * That backoff grows with the outage (after 30 s away it listened again only 30 s after the server
  * was back), so the instance also pings itself every PING_MS: when PostgreSQL answers but the
  * pings went unheard for UNHEARD_MS, it listens on a new connection at once.
- * @example const n = pgNotifications(cluster, logger); n.subscribe('app-changed', (id) => drop(id)); n.publish('app-changed', 'demo');
+ * @example const n = pgNotifications(cluster, logger); n.subscribe('credentials-changed', (s) => forget(s)); n.publish('credentials-changed', 'demo/apns');
  */
 export function pgNotifications(cluster: PgCluster, logger: Logger): PgNotifications {
   const subscribers = new Map<string, Set<Heard>>();
