@@ -33,11 +33,15 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** Another instance on the harness's PostgreSQL database: its own store, with wake-ups across instances. */
-async function instanceBeside(h: Harness<AppContext>): Promise<AppContext> {
+/**
+ * Another instance on the harness's PostgreSQL database: its own store, with wake-ups across
+ * instances (`heard: false`: wake-ups of its own only, so the others never hear of what it queues).
+ */
+async function instanceBeside(h: Harness<AppContext>, heard = true): Promise<AppContext> {
   const cluster = pgCluster(postgresSettings(h.ctx.config)!);
   const notifications = pgNotifications(cluster, silentLogger);
-  const coordination = { ...localCoordination({ databasePath: h.dbPath }), wakeUps: pgWakeUps(notifications) };
+  const local = localCoordination({ databasePath: h.dbPath });
+  const coordination = heard ? { ...local, wakeUps: pgWakeUps(notifications) } : local;
   const { ctx } = await bootstrap(h.ctx.config, { clock: h.clock, logger: silentLogger, coordination });
   cleanups.push(async () => {
     await ctx.db.close();
@@ -91,7 +95,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       const key = apnsKey();
       const standin = await startApnsStandin({ keys: [key], clock: h.clock });
       cleanups.push(() => standin.close());
-      await h.createApp({ id: 'demo' });
+      const { appSecret } = await h.createApp({ id: 'demo' });
       const put = () =>
         createApp(a).handle(
           new Request('http://islet.test/api/admin/apps/demo/apns', {
@@ -107,9 +111,14 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       engine.start();
       await engine.drain();
       // Then another instance (since died) found the credentials refused: channel paused, push parked.
-      expect((await h.admin('POST', '/api/admin/apps/demo/releases', { version: 1, status: 'Live', templates: [{ slug: 'alert', title: 'parked', body: 'x' }] })).status).toBe(201);
-      expect((await h.service('demo', 'POST', '/api/apps/demo/devices', { endUserId: 'u1', platform: 'ios', token: apnsToken('parked') })).status).toBe(200);
-      expect((await h.service('demo', 'POST', '/api/apps/demo/notifications/send', { templateSlug: 'alert' })).status).toBe(200);
+      // (Queued through an instance whose wake-ups stay its own: B must not hear of the push itself.)
+      const dead = createApp(await instanceBeside(h, false));
+      const call = async (path: string, body: unknown, auth: Record<string, string>) =>
+        (await dead.handle(new Request(`http://islet.test${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }))).status;
+      const service = { 'x-service-key': appSecret };
+      expect(await call('/api/admin/apps/demo/releases', { version: 1, status: 'Live', templates: [{ slug: 'alert', title: 'parked', body: 'x' }] }, { authorization: `Bearer ${ADMIN_TOKEN}` })).toBe(201);
+      expect(await call('/api/apps/demo/devices', { endUserId: 'u1', platform: 'ios', token: apnsToken('parked') }, service)).toBe(200);
+      expect(await call('/api/apps/demo/notifications/send', { templateSlug: 'alert' }, service)).toBe(200);
       await testRows(h.ctx, `UPDATE deliveries SET status = 'held', reason = 'apns channel paused'`);
       await testRows(h.ctx, `UPDATE apps SET apns_paused_reason = 'InvalidProviderToken'`);
       expect(standin.requests.length).toBe(0);

@@ -1,15 +1,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { silentLogger } from '../../lib/logger';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
-import { describeCoordinationContract } from '../coordination.contract';
-import { localCoordination } from '../local';
 import { pgCluster, type PgCluster } from './cluster';
 import { lockPool, pgKeyedLocks, type LockPool } from './keyed-locks';
-import { pgNotifications } from './notifications';
-import { pgWakeUps } from './wake-ups';
 
 beforeAll(() => sharedPostgres().then(() => undefined), POSTGRES_STARTUP_TIMEOUT_MS);
 
@@ -81,22 +73,4 @@ describe('keyed locks across instances (PostgreSQL advisory locks)', () => {
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );
-});
-
-// The local pieces with this branch's PostgreSQL wake-ups and keyed locks in place.
-describeCoordinationContract('local with PostgreSQL wake-ups and keyed locks', async () => {
-  const { url } = await testDatabase();
-  const dir = mkdtempSync(join(tmpdir(), 'islet-coordination-'));
-  const cluster = pgCluster({ url, poolSize: 4 });
-  const pool = lockPool(cluster);
-  const notifications = pgNotifications(cluster, silentLogger);
-  const coordination = { ...localCoordination({ databasePath: join(dir, 'islet.db') }), wakeUps: pgWakeUps(notifications), keyedLocks: (name: string) => pgKeyedLocks(pool, name) };
-  return {
-    coordination,
-    close: async () => {
-      await notifications.close();
-      await Promise.all([pool.close(), cluster.close()]);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 });

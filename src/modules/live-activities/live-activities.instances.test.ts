@@ -13,6 +13,7 @@ let h: Harness<AppContext> | undefined;
 let second: AppContext | undefined;
 afterEach(async () => {
   await second?.db.close();
+  await second?.coordination.close();
   await h?.close();
   second = h = undefined;
 });
