@@ -24,7 +24,7 @@ export interface PgCluster {
   close(): Promise<void>;
 }
 
-/** Connections of the coordination's own pool: heartbeat, listener and keyed locks (the leader lock has a connection of its own, postgres/leadership.ts). */
+/** Connections of the coordination's own pool: heartbeat, notifications sent (the leader lock, the listener and keyed locks have connections of their own: leadership.ts, notifications.ts, keyed-locks.ts). */
 export const CLUSTER_POOL_SIZE = 4;
 
 /**

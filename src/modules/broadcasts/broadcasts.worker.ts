@@ -63,9 +63,7 @@ export class BroadcastWorker {
       while (!this.stopping) {
         let done = 0;
         try {
-          // Only the scheduler's leader sends broadcast steps: `due` does not claim them, so two
-          // instances would both send each (a follower's wake-ups reach the leader; polls back them up).
-          if (await this.ctx.coordination.leadership.isLeader()) done = await this.drain();
+          done = await this.drain();
         } catch (error) {
           this.ctx.logger.error('broadcast worker failed', { error: String(error) });
         }
