@@ -54,7 +54,10 @@ export interface EndpointRecord {
   reason: string | null;
   since: number;
   failures: number;
-  /** Real time (performance.now) of the first failure of the current streak. */
+  /**
+   * Real time (realNow: not the context's clock, which tests move) of the first failure of the
+   * current streak, in ms since the epoch, so instances sharing the record compare the same times.
+   */
   failingSince: number;
   throttles: number;
   probes: number;
@@ -183,7 +186,7 @@ export class EndpointHealth {
   private failedOn(c: EndpointRecord, reason: string, probe: boolean): boolean {
     const { key } = c;
     const now = this.clock.now();
-    if (c.failures++ === 0) c.failingSince = performance.now();
+    if (c.failures++ === 0) c.failingSince = realNow();
     if (c.state === 'down') {
       if (probe) {
         c.probeInFlight = false;
@@ -193,7 +196,7 @@ export class EndpointHealth {
       }
       return true;
     }
-    if (c.failures < this.downAfter || performance.now() - c.failingSince < this.downAfterMs) {
+    if (c.failures < this.downAfter || realNow() - c.failingSince < this.downAfterMs) {
       if (c.state === 'healthy') this.enter(c, 'degraded', reason);
       else c.reason = reason;
       return false;
@@ -346,6 +349,9 @@ export class EndpointHealth {
     for (const [token, until] of this.tokens.entries()) if (until <= now) this.tokens.delete(token);
   }
 }
+
+/** Real time as ms since the epoch (performance's monotonic clock, from the process's start). */
+const realNow = () => performance.timeOrigin + performance.now();
 
 const byContext = new WeakMap<AppContext, EndpointHealth>();
 

@@ -1,0 +1,89 @@
+import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { FakeClock } from '../../lib/clock';
+import { silentLogger } from '../../lib/logger';
+import { EndpointHealth, type EndpointRecord } from '../../modules/delivery/endpoint-health/endpoint-health';
+import { clusterPair, eventually } from '../../test-support/cluster-pair';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../test-support/postgres';
+import { pgEndpointHealth } from './endpoint-health';
+
+beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+const key = { appId: 'demo', provider: 'apns' as const, endpoint: 'https://127.0.0.1:1' };
+
+async function twoInstances(reloadMs?: number) {
+  const pair = await clusterPair();
+  const clock = new FakeClock();
+  const stateA = pgEndpointHealth<EndpointRecord>(pair.a, reloadMs);
+  const stateB = pgEndpointHealth<EndpointRecord>(pair.b, reloadMs);
+  await Promise.all([stateA.ready, stateB.ready]);
+  cleanup = async () => {
+    await Promise.all([stateA.stop(), stateB.stop()]);
+    await pair.close();
+  };
+  const onA = new EndpointHealth(clock, silentLogger, stateA, { downAfterMs: 0 });
+  const onB = new EndpointHealth(clock, silentLogger, stateB, { downAfterMs: 0 });
+  return { pair, clock, onA, onB };
+}
+
+describe('endpoint health on PostgreSQL', () => {
+  test(
+    'an endpoint A takes down holds B’s deliveries for it too, both list it once, and an answer on B ends the outage on A',
+    async () => {
+      const { clock, onA, onB } = await twoInstances();
+      for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
+      expect(onA.admit(key, undefined, clock.now())).toEqual({ go: false, hold: true });
+      await eventually(() => onB.list('demo')[0]?.state === 'down');
+      expect(onB.admit(key, undefined, clock.now())).toEqual({ go: false, hold: true });
+      expect(onB.list('demo')).toEqual(onA.list('demo'));
+      expect(onB.list('demo')).toHaveLength(1);
+      expect(onB.list('demo')[0]).toMatchObject({ state: 'down', reason: 'connection refused' });
+
+      clock.advance(60_000);
+      expect(onB.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
+      // The probe B took is seen by A: A holds meanwhile instead of sending a second one.
+      await eventually(() => onA.admit(key, undefined, clock.now()).go === false);
+      expect(onB.answered(key)?.state).toBe('down');
+      await eventually(() => onA.list('demo')[0]?.state === 'healthy');
+      expect(onA.admit(key, undefined, clock.now())).toEqual({ go: true, probe: false });
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'credentials changed on A: B forgets the endpoint too; a token backoff on B slows A’s deliveries to that token',
+    async () => {
+      const { clock, onA, onB } = await twoInstances();
+      for (let i = 0; i < 3; i++) onB.connectionFailed(key, 'connection refused', false);
+      await eventually(() => onA.list('demo').length === 1);
+      onA.forget('demo', 'apns');
+      await eventually(() => onB.list('demo').length === 0);
+      // A result of a request B sent before the forget says nothing about the endpoint any more.
+      expect(onB.connectionFailed(key, 'connection refused', false)).toBe(false);
+
+      onB.tokenBackoff('device-1|url', clock.now() + 5000);
+      await eventually(() => onA.admit(key, 'device-1|url', clock.now()).go === false);
+      expect(onA.admit(key, 'device-1|url', clock.now())).toEqual({ go: false, hold: false, until: clock.now() + 5000 });
+      expect(onA.admit(key, 'device-2|url', clock.now())).toEqual({ go: true, probe: false });
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'a record written without a notice (a lost one) reaches the other instances at the periodic reload',
+    async () => {
+      const { pair, onA } = await twoInstances(100);
+      const record = { key, state: 'down', reason: 'tls', since: 1, failures: 3, failingSince: 0, throttles: 0, probes: 0, nextProbeAt: 0, probeInFlight: true, probeReleasedAt: null, slowUntil: 0 };
+      await pair.b.sql`INSERT INTO shared_state (map, key, value, updated_at) VALUES ('endpoint-health:endpoints', ${EndpointHealth.id(key)}, ${JSON.stringify(record)}, 0)`;
+      await eventually(() => onA.list('demo')[0]?.state === 'down');
+      await pair.b.sql`DELETE FROM shared_state`;
+      await eventually(() => onA.list('demo').length === 0);
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+});
