@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../lib/clock';
 import { silentLogger } from '../../lib/logger';
-import { EndpointHealth, type EndpointRecord } from '../../modules/delivery/endpoint-health/endpoint-health';
+import { EndpointHealth, PROBE_LOST_MS, type EndpointRecord } from '../../modules/delivery/endpoint-health/endpoint-health';
 import { clusterPair, eventually } from '../../test-support/cluster-pair';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../test-support/postgres';
 import { pgEndpointHealth } from './endpoint-health';
@@ -56,6 +56,24 @@ describe('endpoint health on PostgreSQL', () => {
   );
 
   test(
+    'a probe taken by an instance that died is given up after PROBE_LOST_MS, and another instance probes',
+    async () => {
+      const { clock, onA, onB } = await twoInstances();
+      for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
+      clock.advance(60_000);
+      expect(onA.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
+      // A dies with its probe out: B holds while the probe could still answer…
+      await eventually(() => onB.admit(key, undefined, clock.now()).go === false);
+      expect(onB.probesDue(clock.now())).toEqual([]);
+      // …and sends its own once no request could still be under way.
+      clock.advance(PROBE_LOST_MS);
+      expect(onB.probesDue(clock.now())).toEqual([key]);
+      expect(onB.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
     'credentials changed on A: B forgets the endpoint too; a token backoff on B slows A’s deliveries to that token',
     async () => {
       const { clock, onA, onB } = await twoInstances();
@@ -78,7 +96,7 @@ describe('endpoint health on PostgreSQL', () => {
     'a record written without a notice (a lost one) reaches the other instances at the periodic reload',
     async () => {
       const { pair, onA } = await twoInstances(100);
-      const record = { key, state: 'down', reason: 'tls', since: 1, failures: 3, failingSince: 0, throttles: 0, probes: 0, nextProbeAt: 0, probeInFlight: true, probeReleasedAt: null, slowUntil: 0 };
+      const record = { key, state: 'down', reason: 'tls', since: 1, failures: 3, failingSince: 0, throttles: 0, probes: 0, nextProbeAt: 0, probeInFlight: true, probeTakenAt: 0, probeReleasedAt: null, slowUntil: 0 };
       await pair.b.sql`INSERT INTO shared_state (map, key, value, updated_at) VALUES ('endpoint-health:endpoints', ${EndpointHealth.id(key)}, ${JSON.stringify(record)}, 0)`;
       await eventually(() => onA.list('demo')[0]?.state === 'down');
       await pair.b.sql`DELETE FROM shared_state`;

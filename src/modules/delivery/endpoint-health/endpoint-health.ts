@@ -63,6 +63,8 @@ export interface EndpointRecord {
   probes: number;
   nextProbeAt: number;
   probeInFlight: boolean;
+  /** When the probe in flight was taken: one out longer than PROBE_LOST_MS was lost with its instance. */
+  probeTakenAt: number;
   /** A held delivery was released to serve as the probe and has not reached `admit` yet. */
   probeReleasedAt: number | null;
   slowUntil: number;
@@ -124,8 +126,9 @@ export class EndpointHealth {
     if (this.forgotten.size > 0) this.forgotten.delete(EndpointHealth.id(key));
     const c = this.endpoints.get(EndpointHealth.id(key));
     if (c?.state === 'down') {
-      if (c.probeInFlight || now < c.nextProbeAt) return { go: false, hold: true };
+      if (probeOut(c, now) || now < c.nextProbeAt) return { go: false, hold: true };
       c.probeInFlight = true;
+      c.probeTakenAt = now;
       c.probeReleasedAt = null;
       this.save(c);
       return { go: true, probe: true };
@@ -247,7 +250,7 @@ export class EndpointHealth {
   probesDue(now: number): EndpointKey[] {
     const due: EndpointKey[] = [];
     for (const c of this.endpoints.values()) {
-      if (c.state !== 'down' || c.probeInFlight || now < c.nextProbeAt) continue;
+      if (c.state !== 'down' || probeOut(c, now) || now < c.nextProbeAt) continue;
       if (c.probeReleasedAt !== null && now - c.probeReleasedAt < 5000) continue;
       c.probeReleasedAt = now;
       this.save(c);
@@ -326,6 +329,7 @@ export class EndpointHealth {
         probes: 0,
         nextProbeAt: 0,
         probeInFlight: false,
+        probeTakenAt: 0,
         probeReleasedAt: null,
         slowUntil: 0,
       };
@@ -349,6 +353,14 @@ export class EndpointHealth {
     for (const [token, until] of this.tokens.entries()) if (until <= now) this.tokens.delete(token);
   }
 }
+
+/**
+ * Longer than any request lasts (connect and answer timeouts): a probe out this long never comes
+ * back (the instance that sent it died, when several share the records), so another may go.
+ */
+export const PROBE_LOST_MS = 60_000;
+
+const probeOut = (c: EndpointRecord, now: number) => c.probeInFlight && now - c.probeTakenAt < PROBE_LOST_MS;
 
 /** Real time as ms since the epoch (performance's monotonic clock, from the process's start). */
 const realNow = () => performance.timeOrigin + performance.now();
