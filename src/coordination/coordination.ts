@@ -145,6 +145,12 @@ export interface EndpointHealthState<R> {
   forgotten: StateMap<string, true>;
   /** Per device token: until when it backs off (a 429 about that token). */
   tokenBackoffs: StateMap<string, number>;
+  /**
+   * Takes the probe of a down endpoint's current round (the round whose probe is due at `due`):
+   * true for one taker in all, unless the probe taken was taken over `lostAfterMs` ago (its
+   * instance died). Asked by the sender after the record let a probe go.
+   */
+  takeProbe(endpointId: string, due: number, now: number, lostAfterMs: number): boolean | Promise<boolean>;
 }
 
 /**

@@ -46,11 +46,34 @@ describe('endpoint health on PostgreSQL', () => {
 
       clock.advance(60_000);
       expect(onB.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
+      expect(await onB.takeProbe(key, clock.now())).toBe(true);
       // The probe B took is seen by A: A holds meanwhile instead of sending a second one.
       await eventually(() => onA.admit(key, undefined, clock.now()).go === false);
       expect(onB.answered(key)?.state).toBe('down');
       await eventually(() => onA.list('demo')[0]?.state === 'healthy');
       expect(onA.admit(key, undefined, clock.now())).toEqual({ go: true, probe: false });
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'one probe at a time across instances, whatever each one’s copy says: the next round’s goes once the first failed',
+    async () => {
+      const { clock, onA, onB } = await twoInstances();
+      for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
+      await eventually(() => onB.list('demo')[0]?.state === 'down');
+      clock.advance(1000);
+      const [tookA, tookB] = await Promise.all([onA.takeProbe(key, clock.now()), onB.takeProbe(key, clock.now())]);
+      expect([tookA, tookB].sort()).toEqual([false, true]);
+      const [prober, other] = tookA ? [onA, onB] : [onB, onA];
+      expect(await other.takeProbe(key, clock.now())).toBe(false);
+      // The probe fails: the next one is due 2 s later, and may then go from either instance, once.
+      expect(prober.connectionFailed(key, 'connection refused', true)).toBe(true);
+      const due = prober.list('demo')[0]!.nextProbeAt!;
+      await eventually(() => other.list('demo')[0]?.nextProbeAt === due);
+      clock.set(due);
+      expect(await other.takeProbe(key, clock.now())).toBe(true);
+      expect(await prober.takeProbe(key, clock.now())).toBe(false);
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );
@@ -62,6 +85,7 @@ describe('endpoint health on PostgreSQL', () => {
       for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
       clock.advance(60_000);
       expect(onA.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
+      expect(await onA.takeProbe(key, clock.now())).toBe(true);
       // A dies with its probe out: B holds while the probe could still answer…
       await eventually(() => onB.admit(key, undefined, clock.now()).go === false);
       expect(onB.probesDue(clock.now())).toEqual([]);
@@ -69,6 +93,7 @@ describe('endpoint health on PostgreSQL', () => {
       clock.advance(PROBE_LOST_MS);
       expect(onB.probesDue(clock.now())).toEqual([key]);
       expect(onB.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
+      expect(await onB.takeProbe(key, clock.now())).toBe(true);
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );

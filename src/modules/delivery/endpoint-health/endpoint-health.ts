@@ -2,73 +2,9 @@ import type { EndpointHealthState, StateMap } from '../../../coordination/coordi
 import type { AppContext } from '../../../context';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
+import type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
 
-/**
- * healthy: answers arrive. degraded: connection-level failures or the provider's overload
- * answers, deliveries still go (spaced when the provider asked). down: the provider cannot be
- * reached; the endpoint's deliveries are held (no attempt spent) and a single probe goes at a time.
- */
-export type HealthState = 'healthy' | 'degraded' | 'down';
-
-/** One app's way to one provider endpoint (APNs production and sandbox are two endpoints); not an APNs broadcast channel. */
-export interface EndpointKey {
-  appId: string;
-  provider: 'apns' | 'fcm';
-  endpoint: string;
-}
-
-export interface EndpointStatus extends EndpointKey {
-  state: HealthState;
-  /** Why it is not healthy (the last connection failure or throttling answer). */
-  reason: string | null;
-  /** When it entered its current state (ms since the epoch). */
-  since: number;
-  /** Down: when the next probe may go. */
-  nextProbeAt: number | null;
-  /** Degraded by a provider's Retry-After: nothing goes before this. */
-  slowUntil: number | null;
-}
-
-export interface EndpointHealthOptions {
-  /** Connection-level failures in a row (no answer in between) that take a endpoint down… */
-  downAfter?: number;
-  /**
-   * …once they have gone on for this long (real time): a connection that drops fails all its
-   * streams in the same instant, and the next connection usually answers at once.
-   */
-  downAfterMs?: number;
-  /** The first probe waits this long; each failed probe doubles it up to `probeCapMs`. */
-  probeBaseMs?: number;
-  probeCapMs?: number;
-  /** Throttling answers in a row without Retry-After that slow the endpoint down on their own. */
-  slowAfter?: number;
-}
-
-/** What the worker may do with a delivery for a endpoint right now. */
-export type Admission = { go: true; probe: boolean } | { go: false; hold: true } | { go: false; hold: false; until: number };
-
-/** What is known of one endpoint (the coordination's endpoint health state holds these). */
-export interface EndpointRecord {
-  key: EndpointKey;
-  state: HealthState;
-  reason: string | null;
-  since: number;
-  failures: number;
-  /**
-   * Real time (realNow: not the context's clock, which tests move) of the first failure of the
-   * current streak, in ms since the epoch, so instances sharing the record compare the same times.
-   */
-  failingSince: number;
-  throttles: number;
-  probes: number;
-  nextProbeAt: number;
-  probeInFlight: boolean;
-  /** When the probe in flight was taken: one out longer than PROBE_LOST_MS was lost with its instance. */
-  probeTakenAt: number;
-  /** A held delivery was released to serve as the probe and has not reached `admit` yet. */
-  probeReleasedAt: number | null;
-  slowUntil: number;
-}
+export type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
 
 /**
  * Per endpoint (app, provider, endpoint) state driven by connection-level results, kept in the
@@ -94,7 +30,7 @@ export class EndpointHealth {
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
-    state: EndpointHealthState<EndpointRecord>,
+    private readonly state: EndpointHealthState<EndpointRecord>,
     options: EndpointHealthOptions = {},
   ) {
     this.endpoints = state.endpoints;
@@ -127,10 +63,6 @@ export class EndpointHealth {
     const c = this.endpoints.get(EndpointHealth.id(key));
     if (c?.state === 'down') {
       if (probeOut(c, now) || now < c.nextProbeAt) return { go: false, hold: true };
-      c.probeInFlight = true;
-      c.probeTakenAt = now;
-      c.probeReleasedAt = null;
-      this.save(c);
       return { go: true, probe: true };
     }
     if (c && c.slowUntil > now) return { go: false, hold: false, until: c.slowUntil };
@@ -142,6 +74,30 @@ export class EndpointHealth {
       }
     }
     return { go: true, probe: false };
+  }
+
+  /**
+   * After `admit` let a probe go: whether this sender takes it (false: another sender, of this or
+   * another instance sharing the state, took this round's probe; the delivery is held). Once taken,
+   * the record says a probe is out. Only a taken probe writes the record, so a sender whose copy
+   * was behind never writes it back over a newer one.
+   */
+  takeProbe(key: EndpointKey, now: number): boolean | Promise<boolean> {
+    const id = EndpointHealth.id(key);
+    const c = this.endpoints.get(id);
+    if (!c) return true;
+    const taken = this.state.takeProbe(id, c.nextProbeAt, now, PROBE_LOST_MS);
+    return typeof taken === 'boolean' ? this.probeTaken(id, taken, now) : taken.then((t) => this.probeTaken(id, t, now));
+  }
+
+  private probeTaken(id: string, taken: boolean, now: number): boolean {
+    const c = this.endpoints.get(id);
+    if (!taken || c?.state !== 'down') return taken;
+    c.probeInFlight = true;
+    c.probeTakenAt = now;
+    c.probeReleasedAt = null;
+    this.save(c);
+    return true;
   }
 
   /**
