@@ -3,7 +3,7 @@ import { FakeClock } from '../../lib/clock';
 import { silentLogger } from '../../lib/logger';
 import { EndpointHealth, PROBE_LOST_MS, type EndpointRecord } from '../../modules/delivery/endpoint-health/endpoint-health';
 import { clusterPair, eventually } from '../../test-support/cluster-pair';
-import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../test-support/postgres';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, startPostgres } from '../../test-support/postgres';
 import { pgEndpointHealth } from './endpoint-health';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
@@ -16,8 +16,8 @@ afterEach(async () => {
 
 const key = { appId: 'demo', provider: 'apns' as const, endpoint: 'https://127.0.0.1:1' };
 
-async function twoInstances(reloadMs?: number) {
-  const pair = await clusterPair();
+async function twoInstances(reloadMs?: number, database?: { url: string }) {
+  const pair = await clusterPair(database);
   const clock = new FakeClock();
   const stateA = pgEndpointHealth<EndpointRecord>(pair.a, reloadMs);
   const stateB = pgEndpointHealth<EndpointRecord>(pair.b, reloadMs);
@@ -128,5 +128,26 @@ describe('endpoint health on PostgreSQL', () => {
       await eventually(() => onA.list('demo').length === 0);
     },
     POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'a change made while PostgreSQL is away reaches the other instance once it is back',
+    async () => {
+      // A server of its own: stopping the test process's shared one would disturb other test files.
+      const pg = await startPostgres();
+      try {
+        const { onA, onB } = await twoInstances(200, { url: pg.url() });
+        await pg.pause();
+        for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
+        expect(onA.list('demo')[0]?.state).toBe('down');
+        await pg.resume();
+        await eventually(() => onB.list('demo')[0]?.state === 'down');
+      } finally {
+        await cleanup?.();
+        cleanup = undefined;
+        await pg.stop();
+      }
+    },
+    POSTGRES_TEST_TIMEOUT_MS * 2,
   );
 });
