@@ -9,9 +9,9 @@ import type { Clock } from '../lib/clock';
  *
  * Rate limits, throttle waits and endpoint health answer synchronously: they are asked on every
  * request and every send and must stay cheap, so a shared implementation keeps a local copy it
- * refreshes. Console sessions (asked only by console requests) and a throttle's writes may answer
- * with a Promise, which their callers await: a session made on one instance is then valid on
- * every other by the time its cookie is sent.
+ * refreshes. Console sessions (asked only by console requests), a throttle's writes and taking a
+ * down endpoint's probe may answer with a Promise, which their callers await: a session made on
+ * one instance is then valid on every other by the time its cookie is sent.
  *
  * Not here, because no process state is involved:
  * - Webhook deliveries need no wake-up: the scheduler's `webhooks` job (leader only) finds them
