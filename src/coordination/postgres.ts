@@ -1,24 +1,27 @@
 import type { Logger } from '../lib/logger';
 import type { Coordination } from './coordination';
-import { localKeyedLocks } from './local/keyed-locks';
-import { localWakeUps } from './local/wake-ups';
 import type { PgCluster } from './postgres/cluster';
 import { pgEndpointHealth } from './postgres/endpoint-health';
 import { pgFailureThrottle } from './postgres/failure-throttle';
 import { pgInstance, type PgInstance } from './postgres/instance';
+import { lockPool, pgKeyedLocks } from './postgres/keyed-locks';
 import { pgLeadership } from './postgres/leadership';
+import { pgNotifications } from './postgres/notifications';
 import { pgRateLimiter } from './postgres/rate-limiter';
 import { pgSessionStore } from './postgres/sessions';
+import { pgWakeUps } from './postgres/wake-ups';
 
 /**
  * The coordination of several instances on one PostgreSQL database: claims under leases (the
- * instance registry), one scheduler leader, console sessions, failure throttles and endpoint
- * health shared through tables, rate limits as a per-instance share. The pieces still local
- * (wake-ups, keyed locks) hold per instance until their shared implementations replace them here.
+ * instance registry), one scheduler leader, wake-ups over LISTEN/NOTIFY, keyed locks on advisory
+ * locks, console sessions, failure throttles and endpoint health shared through tables, rate
+ * limits as a per-instance share of the configured total.
  * @example const coordination = postgresCoordination(pgCluster(settings), { leaseMs: 10_000, logger });
  */
 export function postgresCoordination(cluster: PgCluster, options: { leaseMs: number; logger: Logger; migrationsFolder?: string }): Coordination & { instance: PgInstance } {
-  const wakeUps = localWakeUps();
+  const notifications = pgNotifications(cluster, options.logger);
+  const wakeUps = pgWakeUps(notifications);
+  const locks = lockPool(cluster);
   const leadership = pgLeadership(cluster);
   /** Pieces with a listener or a timer, stopped by `close`. */
   const running: { stop(): Promise<void> }[] = [];
@@ -30,7 +33,7 @@ export function postgresCoordination(cluster: PgCluster, options: { leaseMs: num
     instance: pgInstance(cluster, { ...options, wakeUps }),
     wakeUps,
     leadership,
-    keyedLocks: () => localKeyedLocks(),
+    keyedLocks: (name) => pgKeyedLocks(locks, name),
     sessions: () => pgSessionStore(cluster),
     endpointHealth: <R>() => started(pgEndpointHealth<R>(cluster)),
     rateLimiter: (_name, perSecond, clock) => pgRateLimiter(cluster, perSecond, clock),
@@ -38,6 +41,8 @@ export function postgresCoordination(cluster: PgCluster, options: { leaseMs: num
     close: async () => {
       await Promise.all(running.splice(0).map((piece) => piece.stop().catch(() => {})));
       await leadership.stop();
+      await notifications.close();
+      await locks.close();
       await cluster.close();
     },
   };
