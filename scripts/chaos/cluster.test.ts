@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { createClusterFleet, type ClusterFleet } from './cluster-fleet';
+import { disturbedFanout } from './cluster-scenarios';
+
+// The short version of `npm run chaos -- --instances 3 --database postgres` (scripts/chaos.ts):
+// served processes on one real PostgreSQL, the stand-in in its own process, a few thousand
+// devices, a client writing through every instance in turn. Counts are asserted; times are only printed.
+const INSTANCES = 1;
+const DEVICES = 4000;
+
+describe('chaos on several instances, short', () => {
+  let cf: ClusterFleet;
+  beforeAll(async () => {
+    cf = await createClusterFleet(DEVICES, { instances: INSTANCES });
+  }, 120_000);
+  afterAll(() => cf?.close());
+
+  test('an instance killed (-9) and PostgreSQL restarted during a fan-out: nothing lost or failed, duplicates only from what the killed instance had claimed', async () => {
+    const result = await disturbedFanout(cf, { killEveryMs: 200, maxKills: 1, restartAfterMs: 1000, pgStopAfterMs: 500, pgDownMs: 2000 });
+    console.error(JSON.stringify(result));
+    expect([result.accepted, result.delivered, result.failed, result.deliveriesLost]).toEqual([DEVICES, DEVICES, 0, 0]);
+    expect(result.outbox).toEqual({ delivered: DEVICES });
+    expect(result.kills).toBe(1);
+    expect(result.pgDownSeconds).toBeGreaterThan(0);
+    // At least once: only what the killed instance had claimed (sent, its outcome not yet written) goes twice.
+    expect(result.duplicates).toBeLessThanOrEqual(result.duplicateBound!);
+    // Every write answered 2xx through any instance, before, during or after the restart, is stored.
+    expect(result.writes.acknowledged).toBeGreaterThan(0);
+    expect(result.writesLost).toBe(0);
+  }, 180_000);
+});
