@@ -35,8 +35,8 @@ export interface ClusterRun {
   servers: (SpawnedServer | undefined)[];
   /** The harness's own connection to the run's database (counts and checks). */
   sql: SQL;
-  /** (Re)starts the server of a slot. */
-  start(slot: number): Promise<SpawnedServer>;
+  /** (Re)starts the server of a slot; `extraToml` is added to its configuration. */
+  start(slot: number, extraToml?: string): Promise<SpawnedServer>;
   /** kill -9 of a slot's server; resolves with what it had claimed (deliveries in `sending` under its id) right after it died. */
   kill(slot: number): Promise<{ pid: number; claimed: number }>;
   /** Deliveries still `sending` under the instance of `pid` (0 once another instance took them over). */
@@ -49,11 +49,14 @@ export interface ClusterRun {
   stop(): Promise<void>;
 }
 
-/** The product's default lease when `[cluster] lease_seconds` exists (it comes with the leases work). */
-function defaultLeaseS(): number | undefined {
-  const config = parseConfig('', 'defaults') as unknown as { cluster?: { lease_seconds?: number } };
-  return config.cluster?.lease_seconds;
-}
+/** The product's defaults of keys that came with several instances (absent in a build without them). */
+const defaults = () => parseConfig('', 'defaults') as unknown as { cluster?: { lease_seconds?: number }; delivery?: { worker?: boolean } };
+
+/** The default of `[cluster] lease_seconds`. */
+const defaultLeaseS = () => defaults().cluster?.lease_seconds;
+
+/** Whether `[delivery] worker = false` (an instance that queues but sends nothing) exists. */
+export const apiOnlyInstances = () => defaults().delivery?.worker !== undefined;
 
 /**
  * Seeds `devices` devices (fleet.ts) and moves them into a database `seed` of a new PostgreSQL
@@ -123,8 +126,8 @@ async function startRun(fleet: Fleet, url: string, options: ClusterOptions): Pro
   const run: ClusterRun = {
     servers,
     sql,
-    async start(slot) {
-      const server = await fleet.spawn(dir, toml, undefined, { ISLET_DATABASE_URL: url });
+    async start(slot, extraToml = '') {
+      const server = await fleet.spawn(dir, toml + extraToml, undefined, { ISLET_DATABASE_URL: url });
       servers[slot] = server;
       return server;
     },

@@ -4,7 +4,7 @@
  */
 import type { SpawnedServer } from '../../src/test-support/spawn-server';
 import { percentile, round } from '../bench/stats';
-import { adminGet, roundRobinWriter, type ClusterFleet, type ClusterRun } from './cluster-fleet';
+import { adminGet, apiOnlyInstances, roundRobinWriter, type ClusterFleet, type ClusterRun } from './cluster-fleet';
 import { APP, now, seconds, send, SERVICE_KEY, type ScenarioResult } from './fleet';
 
 const HOUR_MS = 3_600_000;
@@ -108,18 +108,24 @@ export async function clusterLeaderScenario(cf: ClusterFleet, o: { instances: nu
 }
 
 /**
- * `cluster-wakeup`: `sends` notifications to one device each, one after another, each queued
- * through the next instance in turn; every instance's worker sends (whichever claims first).
+ * `cluster-wakeup`: `sends` notifications to one device each, one after another, all queued
+ * through instance 0 restarted with `[delivery] worker = false` (it sends nothing) while the
+ * others send; in a build without that key, through each instance in turn, all sending.
  * Latency: from the 2xx answer to the stand-in's receipt.
  */
 export async function clusterWakeupScenario(cf: ClusterFleet, o: { instances: number; sends: number }): Promise<ScenarioResult> {
   const run = await cf.run();
   try {
+    const apiOnly = apiOnlyInstances() && o.instances > 1;
+    if (apiOnly) {
+      await run.servers[0]!.stop();
+      await run.start(0, '[delivery]\nworker = false\n');
+    }
     const standin = cf.fleet.standin;
     const latencies: number[] = [];
     for (let i = 0; i < o.sends; i++) {
       const base = standin.accepted();
-      await send(run.next(), [`user-${i % cf.fleet.devices}`]);
+      await send(apiOnly ? run.servers[0]! : run.next(), [`user-${i % cf.fleet.devices}`]);
       const answeredAt = now();
       const receivedAt = await standin.waitFor(base + 1, 30_000);
       latencies.push(Math.max(0, receivedAt - answeredAt));
@@ -134,7 +140,7 @@ export async function clusterWakeupScenario(cf: ClusterFleet, o: { instances: nu
       failed: 0,
       duplicates: 0,
       drainSeconds: seconds(latencies.reduce((a, b) => a + b, 0)),
-      queuedThrough: 'each instance in turn, every instance sending',
+      queuedThrough: apiOnly ? 'instance 0 ([delivery] worker = false), the others sending' : 'each instance in turn, every instance sending',
       p50Ms: round(percentile(latencies, 0.5), 1),
       p99Ms: p99,
       maxMs: round(Math.max(...latencies), 1),
