@@ -164,13 +164,29 @@ async function startRun(fleet: Fleet, url: string, options: ClusterOptions): Pro
   return run;
 }
 
-/** Waits until nothing is pending, held or sending (checked every 250 ms). */
-export async function clusterSettled(run: ClusterRun, timeoutMs: number): Promise<Record<string, number>> {
+/** Deliveries left in flight: by status and the instance whose claim they are under, and whether it is live. */
+export interface StuckDeliveries {
+  status: string;
+  claimedBy: string | null;
+  instanceLive: boolean;
+  n: number;
+}
+
+/**
+ * Waits until nothing is pending, held or sending (checked every 250 ms). When the counts stay the
+ * same for `stallMs` (beyond any lease, backoff or probe), stops waiting and says what is stuck
+ * and under whose claim, instead of waiting for the timeout.
+ */
+export async function clusterSettled(run: ClusterRun, timeoutMs: number, stallMs = 90_000): Promise<{ outbox: Record<string, number>; stuck?: StuckDeliveries[] }> {
   const deadline = performance.now() + timeoutMs;
   let shownAt = performance.now();
+  let last = '';
+  let changedAt = performance.now();
   for (;;) {
     const counts = await run.outbox();
-    if (!counts.pending && !counts.held && !counts.sending) return counts;
+    if (!counts.pending && !counts.held && !counts.sending) return { outbox: counts };
+    if (JSON.stringify(counts) !== last) [last, changedAt] = [JSON.stringify(counts), performance.now()];
+    if (performance.now() - changedAt > stallMs) return { outbox: counts, stuck: await stuckDeliveries(run) };
     if (performance.now() - shownAt > 10_000) {
       shownAt = performance.now();
       console.error(`  outbox ${JSON.stringify(counts)}`);
@@ -180,15 +196,33 @@ export async function clusterSettled(run: ClusterRun, timeoutMs: number): Promis
   }
 }
 
+async function stuckDeliveries(run: ClusterRun): Promise<StuckDeliveries[]> {
+  const rows = await run.sql`SELECT d.status, d.claimed_by, count(*)::int AS n,
+      bool_or(i.lease_until > (extract(epoch FROM clock_timestamp()) * 1000)::bigint) AS live
+    FROM deliveries d LEFT JOIN cluster_instances i ON i.id = d.claimed_by
+    WHERE d.status IN ('pending', 'held', 'sending') GROUP BY d.status, d.claimed_by`;
+  return rows.map((r: { status: string; claimed_by: string | null; n: number; live: boolean | null }) => ({
+    status: r.status,
+    claimedBy: r.claimed_by,
+    instanceLive: r.live === true,
+    n: r.n,
+  }));
+}
+
 /** A fan-out's counts once settled: delivered and duplicates from the stand-in (reset before the send), failed from the outbox. */
-export async function clusterResult(fleet: Fleet, run: ClusterRun, accepted: number, timeoutMs: number): Promise<Counts & { outbox: Record<string, number>; lastAt: number }> {
-  const outbox = await clusterSettled(run, timeoutMs);
+export async function clusterResult(
+  fleet: Fleet,
+  run: ClusterRun,
+  accepted: number,
+  timeoutMs: number,
+): Promise<Counts & { outbox: Record<string, number>; stuck?: StuckDeliveries[]; lastAt: number }> {
+  const { outbox, stuck } = await clusterSettled(run, timeoutMs);
   const failed = outbox.failed ?? 0;
   // The stand-in reports every 20 ms: let its last report arrive.
   const lastAt = await fleet.standin.waitForDistinct(accepted - failed, 10_000).catch(() => 0);
   await Bun.sleep(100);
   const delivered = fleet.standin.distinct();
-  return { accepted, delivered, failed, lost: accepted - delivered - failed, duplicates: fleet.standin.accepted() - delivered, outbox, lastAt };
+  return { accepted, delivered, failed, lost: accepted - delivered - failed, duplicates: fleet.standin.accepted() - delivered, outbox, ...(stuck ? { stuck } : {}), lastAt };
 }
 
 /**

@@ -56,7 +56,8 @@ export async function disturbedFanout(cf: ClusterFleet, disturbance: Disturbance
         lost: result.lost + writes.missing,
         deliveriesLost: result.lost,
         writesLost: writes.missing,
-        drainSeconds: seconds(lastAt - sentAt),
+        // Stuck deliveries: until the wait for them was given up.
+        drainSeconds: seconds((lastAt || now()) - sentAt),
         writes: { acknowledged: writes.acknowledged, statuses: writer.statuses },
         ...(kills ?? {}),
         ...(restart ?? {}),
