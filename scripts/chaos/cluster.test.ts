@@ -5,7 +5,7 @@ import { disturbedFanout } from './cluster-scenarios';
 // The short version of `npm run chaos -- --instances 3 --database postgres` (scripts/chaos.ts):
 // served processes on one real PostgreSQL, the stand-in in its own process, a few thousand
 // devices, a client writing through every instance in turn. Counts are asserted; times are only printed.
-const INSTANCES = 1;
+const INSTANCES = 3;
 const DEVICES = 4000;
 
 describe('chaos on several instances, short', () => {
