@@ -7,6 +7,8 @@ import { disturbedFanout } from './cluster-scenarios';
 // devices, a client writing through every instance in turn. Counts are asserted; times are only printed.
 const INSTANCES = 3;
 const DEVICES = 4000;
+/** The delivery worker's default maxInFlight (delivery.worker.ts). */
+const MAX_IN_FLIGHT = 2000;
 
 describe('chaos on several instances, short', () => {
   let cf: ClusterFleet;
@@ -21,8 +23,10 @@ describe('chaos on several instances, short', () => {
     expect([result.accepted, result.delivered, result.failed, result.deliveriesLost]).toEqual([DEVICES, DEVICES, 0, 0]);
     expect(result.outbox).toEqual({ delivered: DEVICES });
     expect(result.kills).toBe(1);
-    // At least once: only what the killed instance had claimed (sent, its outcome not yet written) goes twice.
+    // At least once: only what the killed instance had claimed (sent, its outcome not yet written)
+    // goes twice, and a worker holds at most its maxInFlight (2,000) such claims.
     expect(result.duplicates).toBeLessThanOrEqual(result.duplicateBound!);
+    expect(result.claimedAtKills![0]).toBeLessThanOrEqual(MAX_IN_FLIGHT);
     expect(result.writes.acknowledged).toBeGreaterThan(0);
     expect(result.writesLost).toBe(0);
   }, 180_000);
