@@ -56,7 +56,7 @@ export class DeliveryWorker {
   private readonly messageBodies = new Map<number, string | null>();
   /** Claimed and not yet written back. */
   private readonly claimed = new Set<number>();
-  /** A claim failed: it may have committed all the same (see claimBatch). */
+  /** A claim failed (it may have committed all the same), or its rows could not be routed: see claimBatch. */
   private claimUncertain = false;
   private results: DeliveryResult[] = [];
   /** Outcomes counted since the last write, by their labels (see count()). */
@@ -252,8 +252,14 @@ export class DeliveryWorker {
 
   private async dispatch(rows: ClaimedDelivery[]): Promise<void> {
     const channels = new Map<string, AppChannels | null>();
+    try {
+      for (const row of rows) if (!channels.has(row.appId)) channels.set(row.appId, await this.channels(row.appId));
+    } catch (e) {
+      // The database went away after the claim: these rows are not held, so the next claim gives them back.
+      this.claimUncertain = true;
+      throw e;
+    }
     for (const row of rows) this.claimed.add(row.id);
-    for (const row of rows) if (!channels.has(row.appId)) channels.set(row.appId, await this.channels(row.appId));
     for (const row of rows) {
       const app = channels.get(row.appId)!;
       const route: Route = app ? this.router.route(row, app) : { action: 'drop', reason: 'app removed' };
