@@ -127,6 +127,19 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
     );
 
     test(
+      'endpoint health: one taker of a down endpoint’s probe per round, another once the round is over or the probe was lost',
+      withCoordination(async (c) => {
+        const state = c.endpointHealth<EndpointRecord>();
+        const now = Date.parse('2026-01-15T12:00:00.000Z');
+        expect([await state.takeProbe('a|apns|x', now, now, 60_000), await state.takeProbe('a|apns|x', now, now, 60_000)]).toEqual([true, false]);
+        expect(await state.takeProbe('a|apns|y', now, now, 60_000)).toBe(true);
+        // The next round is due after the probe failed: its probe is taken once more.
+        expect([await state.takeProbe('a|apns|x', now + 2000, now + 2000, 60_000), await state.takeProbe('a|apns|x', now + 2000, now + 2000, 60_000)]).toEqual([true, false]);
+        expect(await state.takeProbe('a|apns|x', now + 2000, now + 70_000, 60_000)).toBe(true);
+      }),
+    );
+
+    test(
       'rate limits: a key gets a burst of twice its rate, then waits; other keys are not slowed; a rate of 0 never limits',
       withCoordination(async (c) => {
         const clock = new FakeClock();

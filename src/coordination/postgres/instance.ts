@@ -136,8 +136,8 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
     async recover(what, reset) {
       // Held deliveries wait for an endpoint whose health is shared by the live instances: put back
       // only when none is live besides this one, and never at a takeover (the holds are not the dead
-      // instance's). While endpoint health is still kept per instance, a dead instance's holds wait
-      // for the next start of an instance alone (or an endpoint release by another).
+      // instance's). Endpoint health is shared (endpoint-health.ts): a dead instance's holds are
+      // released with every other's once any instance's probe of the endpoint is answered.
       if (what === 'endpoint holds') return (await liveCount()) > 1 ? 0 : reset();
       resets.set(what, reset);
       return reset();

@@ -296,7 +296,7 @@ export class DeliveryWorker {
     limiter
       .run(async (): Promise<Outcome | HeldBack> => {
         // Asked at the moment of sending: the channel may have gone down while this one queued.
-        const admitted = this.guard.admit(row, route);
+        const admitted = await this.guard.admit(row, route);
         if (admitted && 'kind' in admitted) return admitted;
         gate = admitted;
         const started = performance.now();
