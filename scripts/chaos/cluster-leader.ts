@@ -84,7 +84,7 @@ export async function clusterLeaderScenario(cf: ClusterFleet, o: { instances: nu
     const activity = await startActivity(run.servers[(slot + 1) % run.servers.length]!);
     const killedAt = now();
     await run.kill(slot);
-    await run.sql`UPDATE live_activities SET started_at = started_at - ${9 * HOUR_MS} WHERE id = ${activity}`;
+    await run.sql`UPDATE activities SET started_at = started_at - ${9 * HOUR_MS} WHERE id = ${activity}`;
     await run.sql`UPDATE activity_instances SET started_at = started_at - ${9 * HOUR_MS} WHERE activity_id = ${activity}`;
     const [takeoverSeconds, expirySeconds] = await Promise.all([
       until('another instance leading', async () => ((await instancesOf(run.next()))?.some((i) => i.leader && i.id !== leader.id) ? seconds(now() - killedAt) : undefined)),
