@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import { type DueDelivery } from './webhooks.repository';
-import { webhookSender, type WebhookSender } from './webhooks.sender';
+import { POST_TIMEOUT_MS, webhookSender, type WebhookSender } from './webhooks.sender';
 import { signedHeaders } from './webhooks.signer';
 
 const SECOND = 1000;
@@ -38,6 +38,12 @@ export interface DispatcherJob {
   /** Puts deliveries a stopped process was sending back in the queue (once; again after a failure). */
   recover(): Promise<void>;
 }
+
+/**
+ * A delivery `sending` this long is no longer being posted by anyone (a post gives up after
+ * POST_TIMEOUT_MS): its claim's answer was lost or its attempt could not be recorded.
+ */
+export const STALE_CLAIM_MS = 8 * POST_TIMEOUT_MS;
 
 /**
  * Sends the webhook outbox: a scheduler job that posts due deliveries, signed, and records each
@@ -126,9 +132,11 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     name: 'webhooks',
     intervalMs: DISPATCH_INTERVAL_MS,
     recover,
-    async run() {
+    async run(now) {
       await recover();
       standingDown = false;
+      const stale = await repo.releaseStale(now - STALE_CLAIM_MS, now);
+      if (stale > 0) ctx.logger.warn('webhook deliveries left sending by a lost claim or an unrecorded attempt will be posted again', { count: stale });
       for (;;) {
         // A claim is atomic, so two runs (the old leader's and the new one's) never post one delivery twice.
         if (!stopping && !standingDown && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);

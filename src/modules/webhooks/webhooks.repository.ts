@@ -72,6 +72,13 @@ export interface WebhooksRepository {
    */
   recoverSending(now: number): Promise<number>;
   /**
+   * Deliveries `sending` since before `before` go back to the queue: a claim whose answer was lost
+   * with its connection, or an attempt that could not be recorded (the database away), would
+   * otherwise stay `sending` while the process that claimed it lives. Receivers deduplicate by
+   * webhook-id, so the rare late second post is harmless.
+   */
+  releaseStale(before: number, now: number): Promise<number>;
+  /**
    * Deletes finished deliveries and attempts older than `before`, and events left without deliveries
    * older than `eventsBefore` (in the caller's transaction: the retention job's).
    */

@@ -110,6 +110,9 @@ export function webhooksPg({ q, atomic, owner }: PgScope): WebhooksRepository {
         );
       }),
 
+    releaseStale: (before, now) =>
+      run(q, `UPDATE webhook_deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE status = 'sending' AND updated_at < $2`, [now, before]),
+
     recoverSending: (now) =>
       run(q, `UPDATE webhook_deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE status = 'sending' AND ${orphaned('claimed_by')}`, [now]),
 

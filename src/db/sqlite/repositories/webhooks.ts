@@ -115,6 +115,10 @@ function webhooksStatements(db: Db) {
       }).immediate();
     },
 
+    releaseStale(before: number, now: number): number {
+      return client.query(`UPDATE webhook_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending' AND updated_at < ?`).run(now, before).changes;
+    },
+
     /** At start: what a previous process was sending is due again (receivers deduplicate by webhook-id). */
     recoverSending(now: number): number {
       return client.query(`UPDATE webhook_deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'`).run(now).changes;
