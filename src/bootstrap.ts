@@ -42,20 +42,25 @@ export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
 export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: OpenedStore }; generatedAdminToken?: string }> {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
-  const db = openStore(config, logger, { checkpointPages: config.database.outbox_thread ? API_CONNECTION_CHECKPOINT_PAGES : undefined });
+  // Before the store: PostgreSQL claims are made under this instance's id.
+  const coordination = options.coordination ?? coordinationFor(config, logger);
+  const db = openStore(config, logger, {
+    checkpointPages: config.database.outbox_thread ? API_CONNECTION_CHECKPOINT_PAGES : undefined,
+    instanceId: coordination.instance.id,
+  });
   try {
     await migrateStore(db, options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
     const box = new SecretBox(key);
     await checkMasterKey(db.repos.meta, box);
     const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
-    const coordination = options.coordination ?? coordinationFor(config);
     bindWakeUps(db, coordination.wakeUps);
     const ctx: AppContext & { db: OpenedStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
     await seedAppsFromConfig(ctx, credentialsReset(ctx));
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {
     await db.close();
+    if (!options.coordination) await coordination.close();
     throw e;
   }
 }

@@ -77,7 +77,8 @@ function readConfig(configFlag: string | undefined): Config {
 }
 
 async function serve(config: Config): Promise<void> {
-  // Held until the process ends: restore refuses meanwhile, and a second server cannot start.
+  // Held until the process ends. SQLite: restore refuses meanwhile, and a second server on the file
+  // cannot start. PostgreSQL: this instance's lease, beside those of the other instances.
   const coordination = coordinationFor(config);
   const lock = await coordination.instance.acquire();
   if (!lock) throw new ConfigError([`another Islet server is running on ${describeDatabase(config)}`]);
@@ -88,14 +89,15 @@ async function serve(config: Config): Promise<void> {
     if (signalled) return;
     signalled = true;
     ctx.logger.info('stopping', { signal });
-    server.stop().then(
-      () => {
-        lock.release();
+    server
+      .stop()
+      .then(async () => {
+        await lock.release();
+        await coordination.close();
         ctx.logger.info('stopped');
         process.exit(0);
-      },
-      () => process.exit(1),
-    );
+      })
+      .catch(() => process.exit(1));
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
@@ -165,6 +167,7 @@ async function demo(config: Config): Promise<number> {
     return 0;
   } finally {
     await ctx.db.close();
+    await ctx.coordination.close();
   }
 }
 

@@ -24,8 +24,9 @@ export interface RunningServer {
 }
 
 /**
- * Starts listening with the application built from `ctx`. Called by `serve` once it holds the
- * database's instance lock: only the process that owns the database recovers what a stopped one left.
+ * Starts listening with the application built from `ctx`. Called by `serve` once it may serve
+ * (SQLite: the file's instance lock; PostgreSQL: its lease): recovery puts back only what no live
+ * instance holds.
  */
 export async function startServer(ctx: AppContext): Promise<RunningServer> {
   // Migrations ran in bootstrap; what a previous process left unfinished goes back in the queue
@@ -69,8 +70,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         maxRequestBodySize: Number.MAX_SAFE_INTEGER,
         // A second server on a taken port must fail, not share it with this one (SO_REUSEPORT).
         // With TLS the port is shared for a moment on purpose: a certificate reload starts the next
-        // listener before the old one stops (Bun's server.reload ignores `tls`); the instance lock
-        // still keeps a second server off the same database.
+        // listener before the old one stops (Bun's server.reload ignores `tls`); on SQLite the
+        // instance lock still keeps a second server off the same file.
         reusePort: Boolean(tls),
         // Bundle the console once and serve it minified, not in Bun's watch-and-reload mode.
         development: false,

@@ -62,6 +62,15 @@ export const SECTIONS = {
       doc: 'CA certificate (PEM) the PostgreSQL server’s certificate must chain to; raises an sslmode below verify-ca to verify-full.',
     },
   },
+  cluster: {
+    lease_seconds: {
+      kind: 'integer',
+      default: 10,
+      min: 2,
+      max: 300,
+      doc: 'Several instances on one PostgreSQL ([database] url): how long an instance that stopped answering keeps its claimed deliveries before another instance sends them again (renewed every third of it). Shorter: faster takeover after a crash; longer: fewer resends after a PostgreSQL outage.',
+    },
+  },
   admin: {
     token: {
       kind: 'string',

@@ -55,3 +55,12 @@ describe('[database] url, pool_size, ca_file', () => {
     expect(redactUrlPasswordIn('connection refused', 'postgres://islet@db/islet')).toBe('connection refused');
   });
 });
+
+describe('[cluster] lease_seconds', () => {
+  test('10 by default, ISLET_CLUSTER_LEASE_SECONDS sets it, and a lease under 2 or over 300 seconds is refused at its position', () => {
+    expect(parseConfig('', 'f').cluster.lease_seconds).toBe(10);
+    expect(parseConfig('', 'f', { ISLET_CLUSTER_LEASE_SECONDS: '4' }).cluster.lease_seconds).toBe(4);
+    expect(problemsOf('[cluster]\nlease_seconds = 1\n')).toEqual(['islet.toml:2:1: cluster.lease_seconds must be at least 2']);
+    expect(problemsOf('[cluster]\nlease_seconds = 301\n')).toEqual(['islet.toml:2:1: cluster.lease_seconds must be at most 300']);
+  });
+});

@@ -34,10 +34,10 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
         let resets = 0;
         expect(await instance.recover('deliveries', () => ++resets && 7)).toBe(7);
         expect(resets).toBe(1);
-        lease!.release();
+        await lease!.release();
         const again = await instance.acquire();
         expect(again).toBeDefined();
-        again!.release();
+        await again!.release();
       }),
     );
 

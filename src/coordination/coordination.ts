@@ -32,6 +32,8 @@ export interface Coordination {
   rateLimiter(name: string, perSecond: number, clock: Clock): RateLimiter;
   /** Failures per client address that make guessing a secret slow; `name` tells throttles apart. */
   failureThrottle(name: string, clock: Clock, options?: ThrottleOptions): FailureThrottle;
+  /** Stops every piece (heartbeats, held connections) once the lease is released; nothing is used after it. */
+  close(): Promise<void>;
 }
 
 /**
@@ -40,26 +42,31 @@ export interface Coordination {
  * later (the repositories of such a database scope their resets to those claims).
  */
 export interface InstanceOwnership {
+  /** This process's instance id (`<host>-<pid>-<random>`, new at every start): the owner of its claims. */
+  readonly id: string;
   /**
    * Takes this process's right to serve, held until `release` (or the process's end, however it
    * ends). Undefined when it may not serve now. Local: the exclusive lock on `<database>.lock`, so
-   * a second server on the same file is refused; on PostgreSQL, a session advisory lock held on a
-   * connection of its own (db/postgres/instance-lock.ts).
+   * a second server on the same file is refused; on PostgreSQL, a lease in `cluster_instances`
+   * renewed by a heartbeat (postgres/instance.ts), so several instances serve side by side.
    */
   acquire(): Promise<InstanceLease | undefined>;
   /**
    * Start-up recovery: runs `reset` (a repository's "put back what was in flight": deliveries and
    * webhook deliveries being sent, deliveries held for a down endpoint, running Idempotency-Keys)
-   * and returns what it returned (how many it put back). Local: at once, since the owner of the
-   * file knows every row in flight was left by a stopped process. `what` names the work.
+   * and answers what it answered (how many it put back). Local: at once, since the owner of the
+   * file knows every row in flight was left by a stopped process. PostgreSQL: at once (the resets
+   * touch only claims of dead instances), and again whenever another instance's lease runs out.
+   * `what` names the work.
    */
-  recover<T>(what: RecoveredWork, reset: () => T): T;
+  recover(what: RecoveredWork, reset: () => Promise<number> | number): Promise<number>;
 }
 
 export type RecoveredWork = 'deliveries' | 'endpoint holds' | 'webhook deliveries' | 'idempotency keys';
 
 export interface InstanceLease {
-  release(): void;
+  /** Gives the right to serve back (PostgreSQL: ends the lease, so nothing waits for it to run out). */
+  release(): Promise<void> | void;
 }
 
 /** What a wake-up is about. */

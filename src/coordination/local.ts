@@ -1,4 +1,3 @@
-import type { PostgresSettings } from '../db/postgres/connection';
 import type { Coordination } from './coordination';
 import { localEndpointHealth } from './local/endpoint-health';
 import { failureThrottle } from './local/failure-throttle';
@@ -10,13 +9,13 @@ import { localSessionStore } from './local/sessions';
 import { localWakeUps } from './local/wake-ups';
 
 /**
- * Today's coordination: one process serves the database, so every piece of shared state lives in
+ * The coordination of a SQLite file: one process serves the database, so every piece of shared state lives in
  * its memory (lost at a restart, which each user of it allows for) and it is always the leader.
  * @example const coordination = localCoordination({ databasePath: config.database.path });
  */
-export function localCoordination(options: { databasePath: string; postgres?: PostgresSettings }): Coordination {
+export function localCoordination(options: { databasePath: string }): Coordination {
   return {
-    instance: localInstance(options.databasePath, options.postgres),
+    instance: localInstance(options.databasePath),
     wakeUps: localWakeUps(),
     leadership: alwaysLeader,
     keyedLocks: () => localKeyedLocks(),
@@ -24,5 +23,6 @@ export function localCoordination(options: { databasePath: string; postgres?: Po
     endpointHealth: localEndpointHealth,
     rateLimiter: (_name, perSecond, clock) => rateLimiter(perSecond, clock),
     failureThrottle: (_name, clock, options) => failureThrottle(clock, options),
+    close: async () => {},
   };
 }

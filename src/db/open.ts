@@ -8,13 +8,14 @@ import { openSqliteStore, type SqliteStore } from './sqlite/store';
 export type OpenedStore = SqliteStore | PostgresStore;
 
 /**
- * Opens the configured database (nothing migrated yet: `migrateStore` next).
+ * Opens the configured database (nothing migrated yet: `migrateStore` next). `instanceId`: the
+ * serving instance's (coordination.instance.id), whose lease PostgreSQL claims are under.
  * @example const db = openStore(config, logger); await migrateStore(db);
  */
-export function openStore(config: Config, logger: Logger, sqlite: { checkpointPages?: number } = {}): OpenedStore {
+export function openStore(config: Config, logger: Logger, options: { checkpointPages?: number; instanceId?: string } = {}): OpenedStore {
   const postgres = postgresSettings(config);
-  if (postgres) return openPostgresStore(postgres, logger);
-  return openSqliteStore(config.database.path, { logger, maxSizeMb: config.database.max_size_mb, checkpointPages: sqlite.checkpointPages });
+  if (postgres) return openPostgresStore(postgres, logger, options.instanceId ?? null);
+  return openSqliteStore(config.database.path, { logger, maxSizeMb: config.database.max_size_mb, checkpointPages: options.checkpointPages });
 }
 
 /** Applies the migrations not yet applied (PostgreSQL: under its advisory lock); `sqliteFolder` only for SQLite tests. */

@@ -110,6 +110,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     },
     async close() {
       await ctx.db.close();
+      await ctx.coordination.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

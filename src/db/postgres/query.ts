@@ -13,6 +13,11 @@ export interface Pg {
 export interface PgScope {
   q: Pg;
   atomic<T>(job: (q: Pg) => Promise<T>): Promise<T>;
+  /**
+   * The instance whose claims these repositories make (`claimed_by`, see claims.ts): only it
+   * records or releases them. Null outside a serving instance (tools, tests of one store).
+   */
+  owner: string | null;
 }
 
 type Row = Record<string, unknown>;

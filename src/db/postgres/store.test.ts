@@ -3,7 +3,6 @@ import { SQL } from 'bun';
 import { silentLogger } from '../../lib/logger';
 import type { AppRow } from '../../modules/apps/apps.repository';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
-import { tryPostgresInstanceLock } from './instance-lock';
 import { openPostgresStore, type PostgresStore } from './store';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
@@ -90,17 +89,5 @@ describe('the PostgreSQL store', () => {
       });
     const outcomes = await Promise.all(Array.from({ length: 4 }, createOnce));
     expect(outcomes.sort()).toEqual(['created', 'found', 'found', 'found']);
-  }, POSTGRES_TEST_TIMEOUT_MS);
-
-  test('one serving instance per database: a second instance lock is refused until the first is released', async () => {
-    const { url } = await testDatabase();
-    const first = await tryPostgresInstanceLock({ url, poolSize: 1 });
-    expect(first).toBeDefined();
-    expect(await tryPostgresInstanceLock({ url, poolSize: 1 })).toBeUndefined();
-    first!.release();
-    // The server drops a session's locks when its connection closes, a moment after release.
-    let next = await tryPostgresInstanceLock({ url, poolSize: 1 });
-    while (!next) next = await tryPostgresInstanceLock({ url, poolSize: 1 });
-    next.release();
   }, POSTGRES_TEST_TIMEOUT_MS);
 });

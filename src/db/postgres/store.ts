@@ -26,17 +26,19 @@ export class PostgresStore implements Store {
 
   constructor(
     private readonly settings: PostgresSettings,
-    /** The pool, for what only the store does (the instance lock, tests). */
+    /** The pool, for what only the store does (the storage probe, tests). */
     readonly client: SQL,
     logger: Logger,
+    /** The serving instance whose claims its repositories make (PgScope.owner). */
+    private readonly owner: string | null = null,
   ) {
     const begin = <T>(job: (tx: Pg) => Promise<T>) => this.transaction(job);
-    this.repos = postgresRepositories(autocommitRetrying(client), begin);
+    this.repos = postgresRepositories(autocommitRetrying(client), begin, owner);
     this.storage = new PostgresStorageHealth(logger, () => this.probe());
   }
 
   write<T>(job: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.transaction((tx) => job(postgresRepositories(tx)));
+    return this.transaction((tx) => job(postgresRepositories(tx, undefined, this.owner)));
   }
 
   async read<T>(job: (r: Repositories) => Promise<T>): Promise<T> {
@@ -183,9 +185,10 @@ export class PostgresStorageHealth implements StorageStatus {
 }
 
 /**
- * A store on the PostgreSQL of `settings`; `migrate` before using its repositories.
- * @example const store = openPostgresStore({ url, poolSize: 10 }, logger); await store.migrate();
+ * A store on the PostgreSQL of `settings`; `migrate` before using its repositories. `owner`: the
+ * serving instance's id, under whose lease its deliveries and keys are claimed.
+ * @example const store = openPostgresStore({ url, poolSize: 10 }, logger, coordination.instance.id); await store.migrate();
  */
-export function openPostgresStore(settings: PostgresSettings, logger: Logger): PostgresStore {
-  return new PostgresStore(settings, new SQL(settings.url, clientOptions(settings)), logger);
+export function openPostgresStore(settings: PostgresSettings, logger: Logger, owner: string | null = null): PostgresStore {
+  return new PostgresStore(settings, new SQL(settings.url, clientOptions(settings)), logger, owner);
 }

@@ -17,7 +17,10 @@ export interface IdempotencyRepository {
   claim(appId: string, key: string, fingerprint: string, now: number, expiredBefore: number): Promise<boolean>;
   complete(appId: string, key: string, answer: { status: number; contentType: string | null; body: string }): Promise<void>;
   release(appId: string, key: string): Promise<void>;
-  /** At start: no request is in flight, so a `running` row is one a stopped process left. */
+  /**
+   * At start: no request is in flight, so a `running` row is one a stopped process left. PostgreSQL:
+   * only keys of instances without a live lease (db/postgres/claims.ts).
+   */
   releaseAllRunning(): Promise<number>;
   /** Every key held, oldest first (what tests and an operator's check look at). */
   all(): Promise<{ appId: string; key: string; status: number | null }[]>;

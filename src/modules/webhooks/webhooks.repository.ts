@@ -66,7 +66,10 @@ export interface WebhooksRepository {
     result: { ok: boolean; status: number | null; error: string | null; durationMs: number; at: number },
     next: { status: 'pending' | 'delivered' | 'failed'; nextAttemptAt: number; disableReason?: string },
   ): Promise<void>;
-  /** At start: what a previous process was sending is due again (receivers deduplicate by webhook-id). */
+  /**
+   * At start: what a previous process was sending is due again (receivers deduplicate by webhook-id).
+   * PostgreSQL: only claims of instances without a live lease (db/postgres/claims.ts).
+   */
   recoverSending(now: number): Promise<number>;
   /**
    * Deletes finished deliveries and attempts older than `before`, and events left without deliveries

@@ -1,5 +1,6 @@
 import { parkedReason, type ClaimedDelivery } from '../../../modules/delivery/worker/delivery.routing';
 import type { DeliveryRepository, PausedChannel, RecordedOutcomes } from '../../../modules/delivery/worker/delivery.repository';
+import { orphaned } from '../claims';
 import { all, one, run, type PgScope } from '../query';
 import { tokenStatementsPg } from './tokens';
 import { webhookEventStatementsPg } from './webhook-events';
@@ -14,15 +15,18 @@ const ACTIVITY_TOKEN = `(SELECT id FROM tokens WHERE activity_id = $1 AND device
 /**
  * The worker's statements on PostgreSQL (see modules/delivery/delivery.repository.ts). A claim is one
  * statement: the due rows are locked with SKIP LOCKED, so claims running side by side never take
- * the same row and never wait on each other.
+ * the same row and never wait on each other. A claim names its instance (`claimed_by`, claims.ts):
+ * outcomes and releases write only rows still claimed by this instance, so one whose claim was
+ * taken over after its lease ran out (a paused or cut-off process coming back) writes nothing.
  */
-export function deliveryPg({ q, atomic }: PgScope): DeliveryRepository {
+export function deliveryPg({ q, atomic, owner }: PgScope): DeliveryRepository {
+  const mine = (param: string) => `status = 'sending' AND claimed_by IS NOT DISTINCT FROM ${param}`;
   return {
     claim: (now, limit) =>
       all<ClaimedDelivery>(
         q,
         `WITH claimed AS (
-           UPDATE deliveries SET status = 'sending', updated_at = $1
+           UPDATE deliveries SET status = 'sending', claimed_by = $3, updated_at = $1
             WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
             RETURNING id)
          SELECT ${CLAIMED_COLUMNS} FROM deliveries d
@@ -31,7 +35,7 @@ export function deliveryPg({ q, atomic }: PgScope): DeliveryRepository {
            LEFT JOIN devices dev ON dev.id = d.device_id
            LEFT JOIN tokens t ON t.id = d.token_id
           ORDER BY d.id`,
-        [now, limit],
+        [now, limit, owner],
         ['id', 'messageId', 'nextAttemptAt', 'tokenId'],
       ),
 
@@ -47,18 +51,18 @@ export function deliveryPg({ q, atomic }: PgScope): DeliveryRepository {
               c,
               `UPDATE deliveries SET token_id = ${ACTIVITY_TOKEN},
                       status = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN 'held' ELSE 'pending' END,
-                      reason = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN $3 END, updated_at = $4
-                WHERE id = $5 AND status = 'sending'`,
-              [r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id],
+                      reason = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN $3 END, updated_at = $4, claimed_by = NULL
+                WHERE id = $5 AND ${mine('$6')}`,
+              [r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id, owner],
             );
           else {
             const written =
               (await run(
                 c,
                 `UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3, provider = COALESCE($4, provider), provider_id = $5,
-                        reason = $6, sent_payload = COALESCE($7, sent_payload), updated_at = $8
-                  WHERE id = $9 AND status = 'sending'`,
-                [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id],
+                        reason = $6, sent_payload = COALESCE($7, sent_payload), updated_at = $8, claimed_by = NULL
+                  WHERE id = $9 AND ${mine('$10')}`,
+                [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id, owner],
               )) > 0;
             if (written && r.status === 'pending' && r.provider !== null)
               await run(
@@ -116,8 +120,11 @@ export function deliveryPg({ q, atomic }: PgScope): DeliveryRepository {
       (await one(q, `SELECT 1 AS one FROM deliveries WHERE status = 'held' AND reason IN ($1, $2) LIMIT 1`, [parkedReason('apns'), parkedReason('fcm')])) !== undefined,
 
     release: async (ids, now) =>
-      ids.length === 0 ? 0 : run(q, `UPDATE deliveries SET status = 'pending', updated_at = $1 WHERE id = ANY($2::bigint[]) AND status = 'sending'`, [now, ids]),
+      ids.length === 0
+        ? 0
+        : run(q, `UPDATE deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE id = ANY($2::bigint[]) AND ${mine('$3')}`, [now, ids, owner]),
 
-    recoverSending: (now) => run(q, `UPDATE deliveries SET status = 'pending', updated_at = $1 WHERE status = 'sending'`, [now]),
+    recoverSending: (now) =>
+      run(q, `UPDATE deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE status = 'sending' AND ${orphaned('claimed_by')}`, [now]),
   };
 }

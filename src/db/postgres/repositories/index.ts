@@ -22,10 +22,11 @@ import { webhooksPg } from './webhooks';
 
 /**
  * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
- * several statements opens its own transaction) or one transaction's connection (they join it).
+ * several statements opens its own transaction) or one transaction's connection (they join it),
+ * claiming work for `owner` (this instance's id).
  */
-export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>): Repositories {
-  const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)) };
+export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>, owner: string | null = null): Repositories {
+  const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
   return {
     activityStreams: activityStreamsPg(scope),
     activityUsage: activityUsagePg(scope),

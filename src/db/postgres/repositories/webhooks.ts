@@ -1,4 +1,5 @@
 import type { AttemptRow, DueDelivery, EndpointRow, WebhooksRepository } from '../../../modules/webhooks/webhooks.repository';
+import { orphaned } from '../claims';
 import { all, one, run, type PgScope } from '../query';
 
 const ENDPOINT_COLUMNS = `id, app_id AS "appId", url, description, events, secret_sealed AS "secretSealed",
@@ -6,8 +7,12 @@ const ENDPOINT_COLUMNS = `id, app_id AS "appId", url, description, events, secre
   failing_since AS "failingSince", created_at AS "createdAt", updated_at AS "updatedAt"`;
 const ENDPOINT_NUMBERS = ['previousSecretUntil', 'failingSince', 'createdAt', 'updatedAt'];
 
-/** Webhook endpoints, their outbox and their attempts on PostgreSQL (see modules/webhooks/webhooks.repository.ts). */
-export function webhooksPg({ q, atomic }: PgScope): WebhooksRepository {
+/**
+ * Webhook endpoints, their outbox and their attempts on PostgreSQL (see modules/webhooks/webhooks.repository.ts).
+ * Claims name their instance as deliveries' do (claims.ts): an attempt is recorded only while the
+ * delivery is still claimed by this instance.
+ */
+export function webhooksPg({ q, atomic, owner }: PgScope): WebhooksRepository {
   return {
     list: (appId) => all<EndpointRow>(q, `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE app_id = $1 ORDER BY created_at, id`, [appId], ENDPOINT_NUMBERS),
     find: (appId, id) => one<EndpointRow>(q, `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE app_id = $1 AND id = $2`, [appId, id], ENDPOINT_NUMBERS),
@@ -53,7 +58,7 @@ export function webhooksPg({ q, atomic }: PgScope): WebhooksRepository {
       all<DueDelivery>(
         q,
         `WITH claimed AS (
-           UPDATE webhook_deliveries SET status = 'sending', updated_at = $1
+           UPDATE webhook_deliveries SET status = 'sending', claimed_by = $6, updated_at = $1
             WHERE id IN (SELECT id FROM webhook_deliveries WHERE id IN (
                            SELECT id FROM (
                              SELECT d.id, d.next_attempt_at AS due,
@@ -68,24 +73,24 @@ export function webhooksPg({ q, atomic }: PgScope): WebhooksRepository {
                 w.previous_secret_sealed AS "previousSecretSealed", w.previous_secret_until AS "previousSecretUntil", w.failing_since AS "failingSince"
            FROM claimed c JOIN webhook_deliveries d ON d.id = c.id JOIN webhook_events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
           ORDER BY d.id`,
-        [now, limit, [...busy.keys()], [...busy.values()], perEndpoint],
+        [now, limit, [...busy.keys()], [...busy.values()], perEndpoint, owner],
         ['id', 'previousSecretUntil', 'failingSince'],
       ),
 
     record: (d, result, next) =>
       atomic(async (c) => {
+        const mine = await run(
+          c,
+          `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, updated_at = $4, claimed_by = NULL
+            WHERE id = $5 AND status = 'sending' AND claimed_by IS NOT DISTINCT FROM $6`,
+          [next.status, d.attempts + 1, next.nextAttemptAt, result.at, d.id, owner],
+        );
+        if (mine === 0) return;
         await run(
           c,
           `INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempt, at, response_status, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
           [d.endpointId, d.eventId, d.eventType, d.attempts + 1, result.at, result.status, result.error, result.durationMs],
         );
-        await run(c, 'UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, updated_at = $4 WHERE id = $5', [
-          next.status,
-          d.attempts + 1,
-          next.nextAttemptAt,
-          result.at,
-          d.id,
-        ]);
         if (result.ok) await run(c, 'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL', [d.endpointId]);
         else await run(c, 'UPDATE webhook_endpoints SET failing_since = $2 WHERE id = $1 AND failing_since IS NULL', [d.endpointId, result.at]);
         if (next.disableReason)
@@ -102,7 +107,8 @@ export function webhooksPg({ q, atomic }: PgScope): WebhooksRepository {
         );
       }),
 
-    recoverSending: (now) => run(q, `UPDATE webhook_deliveries SET status = 'pending', updated_at = $1 WHERE status = 'sending'`, [now]),
+    recoverSending: (now) =>
+      run(q, `UPDATE webhook_deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE status = 'sending' AND ${orphaned('claimed_by')}`, [now]),
 
     prune: async (before, eventsBefore) =>
       (await run(q, `DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < $1`, [before])) +

@@ -54,6 +54,9 @@ export interface DeliveryRepository {
   hasParked(): Promise<boolean>;
   /** Gives claimed deliveries back (shutting down before their outcome was known). */
   release(ids: number[], now: number): Promise<number>;
-  /** At start: whatever a previous process claimed and did not finish is due again (at least once). */
+  /**
+   * At start: whatever a previous process claimed and did not finish is due again (at least once).
+   * PostgreSQL: only claims of instances without a live lease (db/postgres/claims.ts).
+   */
   recoverSending(now: number): Promise<number>;
 }

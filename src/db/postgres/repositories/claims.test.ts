@@ -1,0 +1,137 @@
+import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import type { AppContext } from '../../../context';
+import { silentLogger } from '../../../lib/logger';
+import type { DeliveryResult } from '../../../modules/delivery/worker/delivery.repository';
+import { apnsToken } from '../../../test-support/apns-standin';
+import { createHarness, type Harness } from '../../../test-support/harness';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../../test-support/postgres';
+import { openPostgresStore, type PostgresStore } from '../store';
+
+/*
+ * Claims under leases, as two instances (stores with owners A and B) on one database see them: what
+ * one claimed is invisible to the other, recovery leaves a live instance's claims alone and puts
+ * back those of an instance whose lease ran out, and a late outcome of a taken-over claim writes
+ * nothing. The instances' leases are rows of cluster_instances, as the registry writes them.
+ */
+describe('claims under leases (PostgreSQL)', () => {
+  beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
+  let h: Harness<AppContext> | undefined;
+  let stores: PostgresStore[] = [];
+  afterEach(async () => {
+    for (const s of stores) await s.close();
+    stores = [];
+    await h?.close();
+    h = undefined;
+  });
+
+  /** A harness with app a1, and stores of instances A and B on its database, both with a live lease. */
+  async function twoInstances() {
+    h = await createHarness({ database: 'postgres' });
+    await h.createApp({ id: 'a1' });
+    const settings = { url: h.ctx.config.database.url!, poolSize: 2 };
+    const [a, b] = [openPostgresStore(settings, silentLogger, 'A'), openPostgresStore(settings, silentLogger, 'B')];
+    stores.push(a, b);
+    const sql = (text: string, values: unknown[] = []) => a.client.unsafe(text, values as never[]);
+    for (const id of ['A', 'B'])
+      await sql(
+        `INSERT INTO cluster_instances (id, host, pid, version, started_at, last_seen, lease_until) VALUES ($1, 'test', 1, 'test', 0, 0, (extract(epoch from clock_timestamp()) * 1000)::bigint + 600000)`,
+        [id],
+      );
+    return { a, b, sql, lapse: (id: string) => sql('UPDATE cluster_instances SET lease_until = 0 WHERE id = $1', [id]) };
+  }
+
+  async function queueDeliveries(n: number) {
+    await h!.admin('POST', '/api/admin/apps/a1/releases', { version: 1, status: 'Live', templates: [{ slug: 'hi', title: 'Hi', body: 'there' }] });
+    for (let i = 0; i < n; i++) await h!.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: `u${i}`, platform: 'ios', token: apnsToken(`t${i}`) });
+    expect((await h!.service('a1', 'POST', '/api/apps/a1/notifications/send', { templateSlug: 'hi' })).status).toBe(200);
+  }
+
+  const delivered = (id: number, now: number): DeliveryResult => ({
+    id,
+    status: 'delivered',
+    attempts: 1,
+    nextAttemptAt: now,
+    provider: 'apns',
+    providerId: null,
+    reason: null,
+    sentPayload: null,
+  });
+
+  test(
+    'deliveries: A\'s claims are invisible to B, survive B\'s recovery while A lives, are put back once its lease ran out, and A\'s late outcome writes nothing',
+    async () => {
+      const { a, b, sql, lapse } = await twoInstances();
+      await queueDeliveries(4);
+      const now = Date.now();
+      const byA = (await a.repos.deliveries.claim(now, 2)).map((d) => d.id);
+      const byB = (await b.repos.deliveries.claim(now, 10)).map((d) => d.id);
+      expect([byA.length, byB.length, byA.filter((id) => byB.includes(id))]).toEqual([2, 2, []]);
+      const owners = async () => (await sql(`SELECT claimed_by AS owner, status FROM deliveries ORDER BY id`)) as { owner: string | null; status: string }[];
+      expect((await owners()).map((r) => r.owner).sort()).toEqual(['A', 'A', 'B', 'B']);
+
+      expect(await b.repos.deliveries.recoverSending(now)).toBe(0);
+      await lapse('A');
+      expect(await b.repos.deliveries.recoverSending(now)).toBe(2);
+      expect((await owners()).filter((r) => r.status === 'sending').map((r) => r.owner)).toEqual(['B', 'B']);
+
+      const takenOver = (await b.repos.deliveries.claim(now, 10)).map((d) => d.id).sort();
+      expect(takenOver).toEqual([...byA].sort());
+      await a.repos.deliveries.record([delivered(byA[0]!, now)], now);
+      expect(await a.repos.deliveries.release(byA, now)).toBe(0);
+      expect((await owners()).map((r) => [r.status, r.owner])).toEqual(Array(4).fill(['sending', 'B']));
+
+      await b.repos.deliveries.record([...byA, ...byB].map((id) => delivered(id, now)), now);
+      expect((await owners()).map((r) => [r.status, r.owner])).toEqual(Array(4).fill(['delivered', null]));
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'webhook deliveries: B leaves A\'s claim while A lives, takes it over once A\'s lease ran out, and A\'s late attempt records nothing',
+    async () => {
+      const { a, b, sql, lapse } = await twoInstances();
+      const hook = await h!.admin('POST', '/api/admin/apps/a1/webhooks', { url: 'http://127.0.0.1:9/hook' });
+      expect((await h!.admin('POST', `/api/admin/apps/a1/webhooks/${hook.body.id}/test`)).status).toBeLessThan(300);
+      const now = Date.now();
+      const [claimed] = await a.repos.webhooks.claim(now, 10);
+      expect(claimed).toBeDefined();
+      expect(await b.repos.webhooks.claim(now, 10)).toEqual([]);
+      expect(await b.repos.webhooks.recoverSending(now)).toBe(0);
+      await lapse('A');
+      expect(await b.repos.webhooks.recoverSending(now)).toBe(1);
+      const [again] = await b.repos.webhooks.claim(now, 10);
+      expect(again?.id).toBe(claimed!.id);
+
+      const result = { ok: true, status: 204, error: null, durationMs: 1, at: now };
+      await a.repos.webhooks.record(claimed!, result, { status: 'delivered', nextAttemptAt: now });
+      const state = async () => ({
+        delivery: (await sql('SELECT status, claimed_by AS owner FROM webhook_deliveries')) as unknown[],
+        attempts: ((await sql('SELECT count(*)::int AS n FROM webhook_attempts')) as { n: number }[])[0]!.n,
+      });
+      expect(await state()).toEqual({ delivery: [{ status: 'sending', owner: 'B' }], attempts: 0 });
+      await b.repos.webhooks.record(again!, result, { status: 'delivered', nextAttemptAt: now });
+      expect(await state()).toEqual({ delivery: [{ status: 'delivered', owner: null }], attempts: 1 });
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+
+  test(
+    'Idempotency-Keys: a running key of a live instance is kept by recovery and only its instance completes it; a dead instance\'s is freed',
+    async () => {
+      const { a, b, lapse } = await twoInstances();
+      const now = Date.now();
+      expect(await a.repos.idempotency.claim('a1', 'k1', 'f', now, now - 1000)).toBe(true);
+      expect(await b.repos.idempotency.releaseAllRunning()).toBe(0);
+      await b.repos.idempotency.complete('a1', 'k1', { status: 200, contentType: null, body: 'from B' });
+      expect((await a.repos.idempotency.find('a1', 'k1'))?.state).toBe('running');
+      await a.repos.idempotency.complete('a1', 'k1', { status: 200, contentType: null, body: 'from A' });
+      expect(await a.repos.idempotency.find('a1', 'k1')).toMatchObject({ state: 'done', body: 'from A' });
+
+      expect(await a.repos.idempotency.claim('a1', 'k2', 'f', now, now - 1000)).toBe(true);
+      await lapse('A');
+      expect(await b.repos.idempotency.releaseAllRunning()).toBe(1);
+      expect(await b.repos.idempotency.find('a1', 'k2')).toBeUndefined();
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
+});
