@@ -71,6 +71,8 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
  * Throws ConfigError listing the problems.
  */
 export function checkConfigForServe(config: Config): void {
+  // With SQLite this is the only instance: nothing would ever send.
+  if (!config.delivery.worker && config.database.url === undefined) throw new ConfigError(['delivery.worker = false needs [database] url: another instance on that PostgreSQL must send']);
   readMasterKey(config.security.master_key, config.database.path);
   readConfiguredCredentials(config);
 }

@@ -34,6 +34,7 @@ describe('command line', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
     const cases: [string, string][] = [
       ['[security]\nmaster_key = "c2hvcnQ="\n', 'security.master_key must be base64 of exactly 32 bytes'],
+      ['[delivery]\nworker = false\n', 'delivery.worker = false needs [database] url'],
       [
         '[[apps]]\nid = "a"\n[apps.apns]\nbundle_id = "com.example.app"\nteam_id = "TEAM123456"\nkey_id = "ABC123DEFG"\nkey_file = "missing.p8"\n',
         'apns.key_file = "missing.p8": cannot read',

@@ -6,6 +6,7 @@ import { redactConfig } from './config/config.redact';
 import type { Config } from './config/config.schema';
 import { describeDatabase, migrateStore, openStore } from './db/open';
 import { coordinationFor } from './coordination/choose';
+import { notifyInstances } from './coordination/postgres/notifications';
 import { postgresSettings } from './db/postgres/connection';
 import { diagnosePostgres } from './db/postgres/diagnose';
 import { postgresBackupAdvice } from './db/postgres/backup-advice';
@@ -240,8 +241,11 @@ async function main(argv: string[]): Promise<number> {
         await migrateStore(db);
         const token = await resetAdminToken(db.repos.meta, config.admin.token);
         await auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
+        const postgres = postgresSettings(config);
+        // Running instances refuse the old token at their next request anyway; this ends open console streams at once.
+        if (postgres) await notifyInstances(postgres, 'admin-token-changed').catch(() => {});
         console.log(token);
-        console.error('The previous admin token no longer works; console sessions signed in with it stay until they expire or sign out.');
+        console.error('The previous admin token no longer works, nor do console sessions signed in with it.');
       } finally {
         await db.close();
       }

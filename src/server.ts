@@ -85,10 +85,13 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   origin = selfOrigin(server);
   // Lets handlers see the client's address (the throttles, the audit log); Elysia sets this in listen().
   app.server = server;
-  delivery.start();
   // Broadcasts (channels, channel sends, topic messages) go over the same transports and connections.
   const broadcasts = new BroadcastWorker(ctx, delivery.transports);
-  broadcasts.start();
+  // An API-only instance ([delivery] worker = false) queues; the other instances send.
+  if (ctx.config.delivery.worker) {
+    delivery.start();
+    broadcasts.start();
+  } else ctx.logger.info('[delivery] worker = false: this instance sends no pushes or broadcasts; other instances on this PostgreSQL send what it queues');
   scheduler.start();
   let stopping: Promise<void> | undefined;
   return {

@@ -90,6 +90,13 @@ export const SECTIONS = {
       doc: 'Allow provider endpoints and token_uri on loopback, private, link-local or unique-local addresses (and plain http to them). For tests and stand-ins only.',
     },
   },
+  delivery: {
+    worker: {
+      kind: 'boolean',
+      default: true,
+      doc: 'false: this instance queues pushes and broadcasts but sends none (no delivery or broadcast worker): an API-only instance beside others on the same PostgreSQL that send (webhooks go from the scheduler leader, whichever it is). Needs [database] url.',
+    },
+  },
   scheduler: {
     tick_seconds: { kind: 'integer', default: 5, min: 1, max: 3600, doc: 'Interval of quota and expiry enforcement.' },
     retention_interval_minutes: { kind: 'integer', default: 60, min: 1, max: 10080, doc: 'Interval of the retention job (pruning old data).' },

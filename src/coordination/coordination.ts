@@ -76,17 +76,26 @@ export type WakeUpTopic =
   /** Deliveries were queued, released or answered: the console's live pages reload. */
   | 'deliveries-changed'
   /** Broadcast steps were queued: the broadcast worker looks at once. */
-  | 'broadcasts-queued';
+  | 'broadcasts-queued'
+  /** An app's credentials for a provider changed or were removed (subject `<app id>/<apns|fcm>`): what is kept of its endpoints and opened credentials is dropped. */
+  | 'credentials-changed'
+  /** The admin token was reset: open console event streams check at once whether their session still holds. */
+  | 'admin-token-changed';
+
+/** Hears a wake-up; `subject` says what it is about when the topic has one (undefined: anything may have changed). */
+export type WakeUpListener = (subject?: string) => void;
 
 /**
  * Multi-instance: a notify reaches the listeners of every instance once the transaction it was
- * sent in commits (PostgreSQL: NOTIFY); a lost one only delays work until the next poll.
+ * sent in commits (PostgreSQL: NOTIFY); a lost one only delays work until the next poll, and a
+ * listener must also take a wake-up without its subject (the connection that listens came back:
+ * anything may have changed meanwhile).
  */
 export interface WakeUps {
   /** Tells the topic's listeners; a writer calls it through `store.afterCommit`, once its unit of work has committed. */
-  notify(topic: WakeUpTopic): void;
+  notify(topic: WakeUpTopic, subject?: string): void;
   /** Calls `listener` at each notify of the topic; it must only schedule work. Returns the unsubscribe. */
-  on(topic: WakeUpTopic, listener: () => void): () => void;
+  on(topic: WakeUpTopic, listener: WakeUpListener): () => void;
 }
 
 /**
@@ -188,7 +197,8 @@ export interface FailureThrottle {
 // Guarantee "latest read in a write" (read in this write transaction, so it is the latest): code
 // that reads a row inside a write and writes a value computed from it. SQLite has one writer (group
 // commit's IMMEDIATE transaction), so such a read is the latest; PostgreSQL must read those rows with
-// `SELECT … FOR UPDATE` (a row lock) in the same transaction. Relied on by:
+// `SELECT … FOR UPDATE` (a row lock) in the same transaction: the live-activities repository's
+// `findForWrite`. Relied on by:
 // - live-activities.service.ts `updateNow`: the activity's `lastTimestamp`, from which the APNs
 //   timestamp of the update is computed (strictly increasing per activity) and written back;
 // - live-activities.service.ts `endNow` and `reportPushToken`: the activity's state, checked and then

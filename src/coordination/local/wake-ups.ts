@@ -1,4 +1,4 @@
-import type { WakeUps, WakeUpTopic } from '../coordination';
+import type { WakeUpListener, WakeUps, WakeUpTopic } from '../coordination';
 
 /**
  * Wake-ups inside one process: `notify` calls this process's listeners synchronously. Writers
@@ -6,10 +6,10 @@ import type { WakeUps, WakeUpTopic } from '../coordination';
  * @example const w = localWakeUps(); const off = w.on('deliveries-queued', wake); w.notify('deliveries-queued'); off();
  */
 export function localWakeUps(): WakeUps {
-  const listeners = new Map<WakeUpTopic, Set<() => void>>();
+  const listeners = new Map<WakeUpTopic, Set<WakeUpListener>>();
   return {
-    notify(topic) {
-      listeners.get(topic)?.forEach((listener) => listener());
+    notify(topic, subject) {
+      listeners.get(topic)?.forEach((listener) => listener(subject));
     },
     on(topic, listener) {
       const set = listeners.get(topic) ?? new Set();

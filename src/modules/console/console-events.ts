@@ -10,7 +10,8 @@ const open = new WeakMap<WakeUps, Set<() => void>>();
 /**
  * A server-sent event stream for one console page: `ready` once connected, then `change` when
  * deliveries were queued, released or answered (coalesced to one per MIN_EVENT_GAP_MS), and
- * `signed-out` (then the end) when `stillSignedIn` says no. The page reloads what it shows on
+ * `signed-out` (then the end) when `stillSignedIn` says no (asked at each heartbeat, and at once
+ * when the admin token was reset). The page reloads what it shows on
  * `change`; the events carry no data, so they leak nothing across apps.
  */
 export function eventStream(wakeUps: WakeUps, signal: AbortSignal, stillSignedIn: () => Promise<boolean>, timing = { gapMs: MIN_EVENT_GAP_MS, heartbeatMs: HEARTBEAT_MS }): Response {
@@ -38,15 +39,19 @@ export function eventStream(wakeUps: WakeUps, signal: AbortSignal, stillSignedIn
         if (pending !== undefined) return;
         pending = setTimeout(send, Math.max(0, lastSent + timing.gapMs - Date.now()));
       });
-      const heartbeat = setInterval(async () => {
+      const check = async () => {
         if (await stillSignedIn().catch(() => true)) return write(`: ${Date.now()}\n\n`);
         write(`event: signed-out\ndata: {}\n\n`);
         close();
-      }, timing.heartbeatMs);
+      };
+      const heartbeat = setInterval(check, timing.heartbeatMs);
+      // A reset admin token (through any instance, or the CLI) ends its sessions' streams at once.
+      const unsubscribeToken = wakeUps.on('admin-token-changed', () => void check());
       close = () => {
         if (closed) return;
         closed = true;
         unsubscribe();
+        unsubscribeToken();
         clearInterval(heartbeat);
         clearTimeout(pending);
         streams.delete(close);

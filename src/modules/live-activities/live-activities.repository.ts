@@ -41,6 +41,12 @@ export interface LiveActivitiesRepository {
   /** The app's activity with that id; another app's id is simply not found. */
   find(appId: string, id: string): Promise<ActivityRow | undefined>;
   /**
+   * `find` for a write that computes from the row (its state, its lastTimestamp): the row stays the
+   * latest until the transaction ends. PostgreSQL locks it (`FOR UPDATE`: concurrent writers, also
+   * on other instances, wait); SQLite's one writer makes it `find`.
+   */
+  findForWrite(appId: string, id: string): Promise<ActivityRow | undefined>;
+  /**
    * An update of an Active activity: its new contentState and the APNs timestamp of the update
    * (`timestampAfter` its row's `lastTimestamp`, read in the same transaction), in one statement.
    * False when it is not (or no longer) Active.

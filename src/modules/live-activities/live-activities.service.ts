@@ -68,6 +68,13 @@ export function liveActivitiesService(ctx: AppContext) {
     return row;
   };
 
+  /** requireActivity in a write that changes the activity from what it reads (see `findForWrite`). */
+  const requireActivityForWrite = async (tx: Tx, appId: string, id: string): Promise<ActivityRow> => {
+    const row = await tx.liveActivities.findForWrite(appId, id);
+    if (!row) throw notFound();
+    return row;
+  };
+
   /** The iOS device of the activity's end user that reports a token: the one named, or the only one. */
   const reportingDevice = async (tx: Tx, appId: string, activity: ActivityRow, deviceId: string | undefined) => {
     if (deviceId !== undefined) {
@@ -141,14 +148,14 @@ export function liveActivitiesService(ctx: AppContext) {
    * queues the update to each live instance, in the caller's write transaction `tx`.
    */
   const updateNow = async (tx: Tx, appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> => {
-    const row = await requireActivity(tx, appId, id);
+    const row = await requireActivityForWrite(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
     const activity = parsed(row);
     const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
     if (problem) throw new HttpError(400, problem);
     const now = clock.now();
-    // The row was read in this write transaction, so its lastTimestamp is the latest (the guarantee
-    // "latest read in a write" of coordination.ts: a row lock on PostgreSQL).
+    // Read for this write, so its lastTimestamp is the latest (the guarantee "latest read in a write"
+    // of coordination.ts: a row lock on PostgreSQL, which updates through other instances wait for).
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options });
     requireDeliverable(content);
@@ -159,7 +166,7 @@ export function liveActivitiesService(ctx: AppContext) {
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
   const endNow = async (tx: Tx, appId: string, id: string, input: EndInput = {}): Promise<void> => {
-    const row = await requireActivity(tx, appId, id);
+    const row = await requireActivityForWrite(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
     if (input.contentState) {
       const problem = contentStateError(requireTemplate(row.templateSlug), input.contentState, parsed(row).attributes);
@@ -260,7 +267,7 @@ export function liveActivitiesService(ctx: AppContext) {
      */
     reportPushToken(appId: string, id: string, input: { token: string; deviceId?: string }): Promise<void> {
       return store.write(async (tx) => {
-        const activity = await requireActivity(tx, appId, id);
+        const activity = await requireActivityForWrite(tx, appId, id);
         const device = await reportingDevice(tx, appId, activity, input.deviceId);
         const now = clock.now();
         const tokenId = await tx.tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);

@@ -38,6 +38,8 @@ export function liveActivitiesPg({ q }: PgScope): LiveActivitiesRepository {
         [cutoff],
       ),
     find: async (appId, id) => (await rows(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2`, [appId, id]))[0],
+    // The row lock keeps a concurrent write (another request, another instance) waiting until this transaction ends.
+    findForWrite: async (appId, id) => (await rows(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2 FOR UPDATE`, [appId, id]))[0],
     recordUpdate: async (id, contentState, apnsTimestamp) =>
       (await run(q, `UPDATE activities SET content_state = $1, last_timestamp = $2 WHERE id = $3 AND state = 'Active'`, [contentState, apnsTimestamp, id])) === 1,
     pruneEnded: (before) =>

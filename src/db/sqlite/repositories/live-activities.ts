@@ -63,6 +63,11 @@ function liveActivitiesStatements(db: Db) {
       return byId.get(appId, id) ?? undefined;
     },
 
+    /** SQLite has one writer: what a write reads is the latest until it commits. */
+    findForWrite(appId: string, id: string): ActivityRow | undefined {
+      return byId.get(appId, id) ?? undefined;
+    },
+
     /**
      * An update of an Active activity: its new contentState and the APNs timestamp of the update
      * (`timestampAfter` its row's `lastTimestamp`, read in the same transaction), in one statement.

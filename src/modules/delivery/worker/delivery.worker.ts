@@ -5,7 +5,7 @@ import type { DeliveryOutcomeLabel, IsletMetrics } from '../../metrics/metrics';
 import { refusalReason } from '../../tokens/tokens.service';
 import { DEFAULT_BACKOFF, retryDelay, type BackoffPolicy } from './backoff';
 import { EndpointGuard, type Gate, type HeldBack } from '../endpoint-health/endpoint-guard';
-import { credentialsReset } from '../endpoint-health/endpoint-reset';
+import { credentialsReset, forgetCredentials } from '../endpoint-health/endpoint-reset';
 import type { EndpointHealthOptions } from '../endpoint-health/endpoint-health';
 import { Semaphore } from './concurrency';
 import type { DeliveryResult } from './delivery.repository';
@@ -48,6 +48,7 @@ export class DeliveryWorker {
   private readonly options: Required<Omit<WorkerOptions, 'store'>>;
   private readonly store: OutboxStore;
   private readonly limiters = new Map<string, Semaphore>();
+  /** Opened credentials by their sealed value (a change seals anew); emptied when any app's change. */
   private readonly credentials = new Map<string, unknown>();
   /**
    * The body each recent message records (`messages.sent_body`; null: none yet), so deliveries
@@ -71,6 +72,8 @@ export class DeliveryWorker {
   private unsubscribe: (() => void) | undefined;
   private sleeper: { timer: ReturnType<typeof setTimeout>; resolve: () => void } | undefined;
   private stopping = false;
+  /** A wake-up came while no wait was under way. */
+  private wokenMeanwhile = false;
   /** Whether parked deliveries may exist, so the resume check runs only then. */
   private parked = true;
   private readonly guard: EndpointGuard;
@@ -129,7 +132,17 @@ export class DeliveryWorker {
   start(): void {
     if (this.loop) return;
     // New work starts at once; the poll only covers retries coming due.
-    this.unsubscribe = this.ctx.coordination.wakeUps.on('deliveries-queued', () => this.wake());
+    const { wakeUps } = this.ctx.coordination;
+    const offQueued = wakeUps.on('deliveries-queued', () => this.wake());
+    // Changed through any instance: opened credentials and what is known of the old endpoints go,
+    // and deliveries another instance parked on the channel may go now (it may have died since).
+    const offCredentials = wakeUps.on('credentials-changed', (subject) => {
+      this.credentials.clear();
+      forgetCredentials(this.ctx, subject);
+      this.parked = true;
+      this.wake();
+    });
+    this.unsubscribe = () => (offQueued(), offCredentials());
     this.loop = (async () => {
       while (!this.stopping) {
         let storageFailed = false;
@@ -143,14 +156,19 @@ export class DeliveryWorker {
           storageFailed = this.storage.failed(e);
           if (!storageFailed) this.ctx.logger.error('delivery worker failed', { error: e instanceof Error ? e.message : String(e) });
         }
-        await this.sleep(storageFailed || this.flushFailures > 0 ? 1000 : this.options.pollMs);
+        const failing = storageFailed || this.flushFailures > 0;
+        // A wake-up heard while draining skips the poll's wait, never a failure's.
+        if (failing || !this.wokenMeanwhile) await this.sleep(failing ? 1000 : this.options.pollMs);
+        this.wokenMeanwhile = false;
       }
     })();
   }
 
   /** Cuts the idle wait short: new deliveries were queued. */
   wake(): void {
-    this.sleeper?.resolve();
+    // Heard while draining (after its last claim, perhaps): the next wait is skipped, not slept through.
+    if (this.sleeper) this.sleeper.resolve();
+    else this.wokenMeanwhile = true;
   }
 
   /**
