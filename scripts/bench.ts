@@ -12,14 +12,26 @@
  *   npm run bench -- --database postgres
  *                                  the fan-out and update benchmarks on SQLite and on PostgreSQL (a server on
  *                                  this machine), the latter's keys prefixed pg_, with their ratios to SQLite's
+ *   npm run bench -- --database postgres --instances 1,2,3 [--devices 100000]
+ *                                  instead: the fan-out and the update load with 1, 2 and 3 instances on one
+ *                                  PostgreSQL (scripts/bench/cluster.ts), CPU per delivery and per update of each
+ *                                  instance and of PostgreSQL next to the totals
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false }, database: { type: 'string', default: 'sqlite' } } });
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    database: { type: 'string', default: 'sqlite' },
+    instances: { type: 'string' },
+    devices: { type: 'string', default: '100000' },
+  },
+});
 if (values.database !== 'sqlite' && values.database !== 'postgres') throw new Error(`--database must be sqlite or postgres, not ${values.database}`);
+if (values.instances && values.database !== 'postgres') throw new Error('--instances needs --database postgres (several instances share one PostgreSQL; SQLite serves one)');
 const root = join(import.meta.dir, '..');
 const bench = (name: string) => join(import.meta.dir, 'bench', `${name}.ts`);
 
@@ -67,7 +79,10 @@ try {
   if (build.exitCode !== 0) throw new Error('building the binary failed');
   const runs = (n: number) => ['--runs', String(values.quick ? 1 : n)];
 
-  if (values.database === 'postgres') {
+  if (values.instances) {
+    const seconds = values.quick ? '3' : '10';
+    console.log(JSON.stringify(await run('cluster', ['--instances', values.instances, '--devices', values.devices, '--seconds', seconds, '--binary', binary])));
+  } else if (values.database === 'postgres') {
     // The same two benchmarks on each database, back to back, so the ratios compare like with like.
     const figures: Record<string, number> = {
       ...(await run('fanout', [...runs(3), '--binary', binary])),

@@ -18,6 +18,7 @@ import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { healthRoutes } from './modules/health/health.routes';
+import { instancesAdminRoutes } from './modules/instances/instances.admin.routes';
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
 import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
@@ -117,6 +118,7 @@ export function createApp(ctx: AppContext) {
     .use(broadcastsAdminRoutes(services))
     .use(usageAdminRoutes(services))
     .use(auditAdminRoutes(services))
+    .use(instancesAdminRoutes(services))
     .use(webhooksAdminRoutes(services));
 
   allowedMethods = methodLookup(app.routes);

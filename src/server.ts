@@ -110,6 +110,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         closeEventStreams(ctx.coordination.wakeUps);
         await server.stop(false);
         await scheduler.stop();
+        // Another instance takes the scheduler over at its next try, not once this lock's session ends.
+        await ctx.coordination.leadership.release();
         await broadcasts.stop();
         await delivery.stop();
         await ctx.db.close();

@@ -10,6 +10,7 @@ import { AuditPage } from './pages/audit';
 import { BroadcastsPage } from './pages/broadcasts';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryDetailPage } from './pages/delivery-detail';
+import { InstancesPage } from './pages/instances';
 import { DevicesPage } from './pages/devices';
 import { ReleaseDetailPage } from './pages/release-detail';
 import { ReleasesPage } from './pages/releases';
@@ -30,6 +31,7 @@ const ROUTES: Route[] = [
   { pattern: '/', title: 'Apps', render: () => html`<${AppsPage} />` },
   { pattern: '/templates', title: 'Template gallery', render: () => html`<${TemplateGalleryPage} />` },
   { pattern: '/audit', title: 'Audit log', render: () => html`<${AuditPage} />` },
+  { pattern: '/instances', title: 'Instances', render: () => html`<${InstancesPage} />` },
   { pattern: '/apps/:appId', title: 'Overview', render: (p) => html`<${AppOverviewPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/broadcasts', title: 'Broadcasts', render: (p) => html`<${BroadcastsPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/devices', title: 'End users & devices', render: (p) => html`<${DevicesPage} key=${p.appId} appId=${p.appId} />` },

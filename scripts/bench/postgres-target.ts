@@ -16,10 +16,15 @@ export function benchDatabase(value: string | undefined): BenchDatabase {
 
 let server: Promise<PostgresServer> | undefined;
 
+/** This process's benchmark server, started on first use. */
+export function benchPostgresServer(): Promise<PostgresServer> {
+  server ??= startPostgres({ durable: true, settings: { max_connections: '100', shared_buffers: '256MB' } });
+  return server;
+}
+
 /** A new empty database on this process's benchmark server (started on first use), and its URL. */
 export async function benchPostgresDatabase(): Promise<string> {
-  server ??= startPostgres({ durable: true, settings: { max_connections: '100', shared_buffers: '256MB' } });
-  const pg = await server;
+  const pg = await benchPostgresServer();
   const name = `bench_${randomBytes(4).toString('hex')}`;
   const admin = new SQL(pg.url('postgres'), { max: 1 });
   try {

@@ -23,6 +23,8 @@ export interface StandinProcess {
   /** Stops listening and drops its connections (comeBack listens again on the same port). */
   goAway(): void;
   comeBack(): void;
+  /** Counts from zero again (accepted, distinct, lastAt): the same tokens in the next run count anew. */
+  reset(): Promise<void>;
   /** Injected faults from now on (rate 0: none). */
   faults(settings: FaultSettings): void;
   /** Resolves with the time (epoch ms) the stand-in received its `count`-th valid request. */
@@ -77,6 +79,12 @@ export async function startStandinProcess(keys: StandinKey[], options: { seed?: 
     goAway: () => command({ goAway: true }),
     comeBack: () => command({ comeBack: true }),
     faults: (settings) => command({ faults: settings }),
+    async reset() {
+      // The zero report comes after every report of the counts before.
+      progress = { accepted: -1, distinct: -1, lastAt: 0 };
+      command({ reset: true });
+      await waitUntil(() => progress.accepted === 0, 'reset its counts', 10_000);
+    },
     async stop() {
       proc.kill('SIGTERM');
       await proc.exited;

@@ -49,7 +49,8 @@ export interface Fleet {
   standin: StandinProcess;
   /** A fresh server directory with a copy of the seeded database and its config. */
   prepare(): { dir: string; dbPath: string; config: string };
-  spawn(dir: string, config: string, command?: string[]): Promise<SpawnedServer>;
+  /** `env`: e.g. ISLET_DATABASE_URL, to serve from PostgreSQL (cluster-fleet.ts). */
+  spawn(dir: string, config: string, command?: string[], env?: Record<string, string>): Promise<SpawnedServer>;
   close(): Promise<void>;
 }
 
@@ -80,7 +81,7 @@ export async function createFleet(devices: number, options: { seed?: number; dbD
       const dbPath = join(options.dbDir?.(dir) ?? dir, 'islet.db');
       return { dir, dbPath, config: config(dir, dbPath) };
     },
-    spawn: (dir, toml, command) => spawnServer(dir, toml, command),
+    spawn: (dir, toml, command, env) => spawnServer(dir, toml, command, { env, database: 'sqlite' }),
     async close() {
       await standin.stop();
       for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

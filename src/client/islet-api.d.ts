@@ -321,6 +321,13 @@ export interface paths {
      */
     get: operations["getApiAdminAudit"];
   };
+  "/api/admin/instances": {
+    /**
+     * List the live instances
+     * @description The instances serving this database whose lease has not lapsed (an instance that stopped or died leaves the list within its lease), newest first, then by id. On SQLite, and on PostgreSQL with one instance, the list holds the one answering.
+     */
+    get: operations["getApiAdminInstances"];
+  };
   "/api/admin/apps/{appId}/webhooks": {
     /** List webhook endpoints */
     get: operations["getApiAdminAppsByAppIdWebhooks"];
@@ -7107,6 +7114,64 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List the live instances
+   * @description The instances serving this database whose lease has not lapsed (an instance that stopped or died leaves the list within its lease), newest first, then by id. On SQLite, and on PostgreSQL with one instance, the list holds the one answering.
+   */
+  getApiAdminInstances: {
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            instances: {
+                /** @description New at every start (`<host>-<pid>-<random>`); the `islet_instance` label of its metrics. */
+                id: string;
+                /** @description The host name it runs on. */
+                host: string;
+                /** @description The Islet version it runs. */
+                version: string;
+                /** Format: date-time */
+                startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description Its last heartbeat.
+                 */
+                lastSeen: string;
+                /** @description Whether it runs the scheduler (quota, iOS expiry, retention, webhooks), as of its last heartbeat. */
+                leader: boolean;
+              }[];
           };
         };
       };

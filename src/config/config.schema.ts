@@ -22,7 +22,7 @@ export const SECTIONS = {
       kind: 'integer',
       default: 1000,
       min: 0,
-      doc: 'Requests per second allowed per app on the public API (bursts up to twice that); 0 turns the limit off.',
+      doc: 'Requests per second allowed per app on the public API (bursts up to twice that); 0 turns the limit off. Several instances on one PostgreSQL: the total of all of them, each enforcing an equal share (this / live instances).',
     },
     tls_cert: { kind: 'string', doc: 'PEM certificate chain: serve HTTPS directly (with tls_key). Re-read on SIGHUP.' },
     tls_key: { kind: 'string', secret: true, doc: 'PEM private key of tls_cert. Re-read on SIGHUP.' },

@@ -59,9 +59,26 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
     );
 
     test(
-      'leadership: a lone instance leads the scheduler',
+      'leadership: a lone instance leads the scheduler (once it took the lead), and current() says so without asking',
       withCoordination(async ({ leadership }) => {
+        await leadership.isLeader();
+        await until(() => leadership.current());
         expect(await leadership.isLeader()).toBe(true);
+        await leadership.release();
+      }),
+    );
+
+    test(
+      'instances: once it holds its lease, this instance is among the live ones, under its id',
+      withCoordination(async ({ instance, instances }) => {
+        const lease = await instance.acquire();
+        try {
+          const self = (await instances.live()).find((i) => i.id === instance.id);
+          expect(self).toMatchObject({ id: instance.id, version: expect.any(String) });
+          expect(self!.lastSeen).toBeGreaterThanOrEqual(self!.startedAt);
+        } finally {
+          lease?.release();
+        }
       }),
     );
 
@@ -123,6 +140,19 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
         // A result of a request sent before the forget says nothing about the channel any more.
         expect(reader.connectionFailed(key, 'refused', false)).toBe(false);
         expect(reader.list('a')).toEqual([]);
+      }),
+    );
+
+    test(
+      'endpoint health: one taker of a down endpoint’s probe per round, another once the round is over or the probe was lost',
+      withCoordination(async (c) => {
+        const state = c.endpointHealth<EndpointRecord>();
+        const now = Date.parse('2026-01-15T12:00:00.000Z');
+        expect([await state.takeProbe('a|apns|x', now, now, 60_000), await state.takeProbe('a|apns|x', now, now, 60_000)]).toEqual([true, false]);
+        expect(await state.takeProbe('a|apns|y', now, now, 60_000)).toBe(true);
+        // The next round is due after the probe failed: its probe is taken once more.
+        expect([await state.takeProbe('a|apns|x', now + 2000, now + 2000, 60_000), await state.takeProbe('a|apns|x', now + 2000, now + 2000, 60_000)]).toEqual([true, false]);
+        expect(await state.takeProbe('a|apns|x', now + 2000, now + 70_000, 60_000)).toBe(true);
       }),
     );
 

@@ -7,10 +7,11 @@ import type { Clock } from '../lib/clock';
  * line what that implementation must guarantee; `coordination.contract.ts` holds the behaviour
  * every implementation must pass.
  *
- * Sessions, rate limits, throttles and endpoint health answer synchronously, although their
- * callers (requireAdmin, the admin guard, serviceAuth) are async now: kept so, because they are
- * asked on every request and every send and must stay cheap. A shared implementation keeps a local
- * copy it refreshes (the contract already awaits every answer, so Promises would also pass it).
+ * Rate limits, throttle waits and endpoint health answer synchronously: they are asked on every
+ * request and every send and must stay cheap, so a shared implementation keeps a local copy it
+ * refreshes. Console sessions (asked only by console requests), a throttle's writes and taking a
+ * down endpoint's probe may answer with a Promise, which their callers await: a session made on
+ * one instance is then valid on every other by the time its cookie is sent.
  *
  * Not here, because no process state is involved:
  * - Webhook deliveries need no wake-up: the scheduler's `webhooks` job (leader only) finds them
@@ -20,6 +21,8 @@ import type { Clock } from '../lib/clock';
  */
 export interface Coordination {
   instance: InstanceOwnership;
+  /** The live instances of the database (`GET /api/admin/instances`). */
+  instances: InstanceDirectory;
   wakeUps: WakeUps;
   leadership: Leadership;
   /** Per-key locks of one use; `name` keeps the keys of different uses apart in a shared store. */
@@ -42,7 +45,7 @@ export interface Coordination {
  * later (the repositories of such a database scope their resets to those claims).
  */
 export interface InstanceOwnership {
-  /** This process's instance id (`<host>-<pid>-<random>`, new at every start): the owner of its claims. */
+  /** This process's instance id (`<host>-<pid>-<random>`, new at every start): the owner of its claims, the `islet_instance` label of its metrics. */
   readonly id: string;
   /**
    * Takes this process's right to serve, held until `release` (or the process's end, however it
@@ -60,6 +63,27 @@ export interface InstanceOwnership {
    * `what` names the work.
    */
   recover(what: RecoveredWork, reset: () => Promise<number> | number): Promise<number>;
+}
+
+/** One serving instance as the registry saw it; times in milliseconds since the epoch. */
+export interface InstanceInfo {
+  id: string;
+  host: string;
+  version: string;
+  startedAt: number;
+  /** Its last heartbeat (local: now). */
+  lastSeen: number;
+  /** Whether it led the scheduler at its last heartbeat. */
+  leader: boolean;
+}
+
+/**
+ * Multi-instance: every instance whose lease has not lapsed (PostgreSQL: `cluster_instances`,
+ * written by each instance's heartbeat), as of the last heartbeats.
+ */
+export interface InstanceDirectory {
+  /** The live instances, newest first (then by id). Local: this process alone. */
+  live(): Promise<InstanceInfo[]>;
 }
 
 export type RecoveredWork = 'deliveries' | 'endpoint holds' | 'webhook deliveries' | 'idempotency keys';
@@ -105,6 +129,10 @@ export interface WakeUps {
 export interface Leadership {
   /** Whether this instance runs the scheduler's jobs now (asked before each round). Local: always. */
   isLeader(): Promise<boolean>;
+  /** The last answer, without asking (the instance registry's heartbeat, `/metrics`). */
+  current(): boolean;
+  /** Gives leadership up at a clean stop (after the scheduler stopped), so another takes over at once. */
+  release(): Promise<void>;
 }
 
 /**
@@ -132,9 +160,9 @@ export interface StoredSession {
  */
 export interface SessionStore {
   /** Keeps a session under the hash of its id; may drop expired ones (and, locally, the oldest beyond a cap). */
-  set(idHash: string, session: StoredSession, now: number): void;
-  get(idHash: string): StoredSession | undefined;
-  delete(idHash: string): void;
+  set(idHash: string, session: StoredSession, now: number): void | Promise<void>;
+  get(idHash: string): StoredSession | undefined | Promise<StoredSession | undefined>;
+  delete(idHash: string): void | Promise<void>;
 }
 
 /** A map of state that a shared implementation keeps for every instance. */
@@ -160,6 +188,12 @@ export interface EndpointHealthState<R> {
   forgotten: StateMap<string, true>;
   /** Per device token: until when it backs off (a 429 about that token). */
   tokenBackoffs: StateMap<string, number>;
+  /**
+   * Takes the probe of a down endpoint's current round (the round whose probe is due at `due`):
+   * true for one taker in all, unless the probe taken was taken over `lostAfterMs` ago (its
+   * instance died). Asked by the sender after the record let a probe go.
+   */
+  takeProbe(endpointId: string, due: number, now: number, lostAfterMs: number): boolean | Promise<boolean>;
 }
 
 /**
@@ -187,9 +221,10 @@ export interface ThrottleOptions {
 export interface FailureThrottle {
   /** Seconds the address must wait before its next attempt; 0 = it may try now. */
   wait(address: string): number;
-  fail(address: string): void;
+  /** Counts a failure; a shared implementation answers once it is counted for every instance. */
+  fail(address: string): void | Promise<void>;
   /** A success clears the address's record. */
-  succeed(address: string): void;
+  succeed(address: string): void | Promise<void>;
   /** Addresses currently remembered (the memory bound). */
   readonly size: number;
 }

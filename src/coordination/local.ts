@@ -2,6 +2,7 @@ import type { Coordination } from './coordination';
 import { localEndpointHealth } from './local/endpoint-health';
 import { failureThrottle } from './local/failure-throttle';
 import { localInstance } from './local/instance';
+import { localInstances } from './local/instances';
 import { alwaysLeader } from './local/leadership';
 import { localKeyedLocks } from './local/keyed-locks';
 import { rateLimiter } from './local/rate-limiter';
@@ -14,8 +15,10 @@ import { localWakeUps } from './local/wake-ups';
  * @example const coordination = localCoordination({ databasePath: config.database.path });
  */
 export function localCoordination(options: { databasePath: string }): Coordination {
+  const instance = localInstance(options.databasePath);
   return {
-    instance: localInstance(options.databasePath),
+    instance,
+    instances: localInstances(instance.id, alwaysLeader),
     wakeUps: localWakeUps(),
     leadership: alwaysLeader,
     keyedLocks: () => localKeyedLocks(),

@@ -1,39 +1,48 @@
 import type { Logger } from '../lib/logger';
 import type { Coordination } from './coordination';
-import { localEndpointHealth } from './local/endpoint-health';
-import { failureThrottle } from './local/failure-throttle';
-import { rateLimiter } from './local/rate-limiter';
-import { localSessionStore } from './local/sessions';
 import type { PgCluster } from './postgres/cluster';
+import { pgEndpointHealth } from './postgres/endpoint-health';
+import { pgFailureThrottle } from './postgres/failure-throttle';
 import { pgInstance, type PgInstance } from './postgres/instance';
+import { pgInstances } from './postgres/instances';
 import { lockPool, pgKeyedLocks } from './postgres/keyed-locks';
 import { pgLeadership } from './postgres/leadership';
 import { pgNotifications } from './postgres/notifications';
+import { pgRateLimiter } from './postgres/rate-limiter';
+import { pgSessionStore } from './postgres/sessions';
 import { pgWakeUps } from './postgres/wake-ups';
 
 /**
  * The coordination of several instances on one PostgreSQL database: claims under leases (the
- * instance registry), one scheduler leader, wake-ups over LISTEN/NOTIFY and keyed locks on advisory
- * locks. The pieces still local (sessions, endpoint health, rate limits, throttles) hold per
- * instance until their shared implementations replace them here.
+ * instance registry), one scheduler leader, wake-ups over LISTEN/NOTIFY, keyed locks on advisory
+ * locks, console sessions, failure throttles and endpoint health shared through tables, rate
+ * limits as a per-instance share of the configured total.
  * @example const coordination = postgresCoordination(pgCluster(settings), { leaseMs: 10_000, logger });
  */
 export function postgresCoordination(cluster: PgCluster, options: { leaseMs: number; logger: Logger; migrationsFolder?: string }): Coordination & { instance: PgInstance } {
   const notifications = pgNotifications(cluster, options.logger);
   const wakeUps = pgWakeUps(notifications);
   const locks = lockPool(cluster);
-  const leadership = pgLeadership(cluster);
+  const leadership = pgLeadership(cluster.settings, cluster.id, options.logger);
+  /** Pieces with a listener or a timer, stopped by `close`. */
+  const running: { stop(): Promise<void> }[] = [];
+  const started = <T extends { stop(): Promise<void> }>(piece: T): T => {
+    running.push(piece);
+    return piece;
+  };
   return {
-    instance: pgInstance(cluster, { ...options, wakeUps }),
+    instance: pgInstance(cluster, { ...options, wakeUps, leading: leadership.current }),
+    instances: pgInstances(cluster),
     wakeUps,
     leadership,
     keyedLocks: (name) => pgKeyedLocks(locks, name),
-    sessions: () => localSessionStore(),
-    endpointHealth: localEndpointHealth,
-    rateLimiter: (_name, perSecond, clock) => rateLimiter(perSecond, clock),
-    failureThrottle: (_name, clock, options) => failureThrottle(clock, options),
+    sessions: () => pgSessionStore(cluster),
+    endpointHealth: <R>() => started(pgEndpointHealth<R>(cluster)),
+    rateLimiter: (_name, perSecond, clock) => pgRateLimiter(cluster, perSecond, clock),
+    failureThrottle: (name, clock, options) => started(pgFailureThrottle(cluster, name, clock, options)),
     close: async () => {
-      await leadership.stop();
+      await Promise.all(running.splice(0).map((piece) => piece.stop().catch(() => {})));
+      await leadership.release();
       await notifications.close();
       await locks.close();
       await cluster.close();

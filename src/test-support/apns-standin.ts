@@ -342,7 +342,8 @@ function safeJson(raw: string): unknown {
 // StandinKey), prints one JSON line {url, ca} once listening, then, every 20 ms while it changes,
 // {accepted, distinct, lastAt}: the valid requests answered 200 so far, how many distinct device
 // tokens they went to (fewer: duplicates), and when the last arrived (epoch ms, fractional).
-// Commands, one JSON line each on stdin: {"goAway": true}, {"comeBack": true}, {"faults": FaultSettings}.
+// Commands, one JSON line each on stdin: {"goAway": true}, {"comeBack": true}, {"faults": FaultSettings},
+// {"reset": true} (the counts start again from zero, for the next run of the same devices).
 if (import.meta.main) {
   const standin = await startApnsStandin({
     keys: JSON.parse(process.env.APNS_STANDIN_KEYS ?? '[]') as StandinKey[],
@@ -374,11 +375,18 @@ if (import.meta.main) {
       buffered += decoder.decode(chunk, { stream: true });
       let end: number;
       while ((end = buffered.indexOf('\n')) >= 0) {
-        const command = JSON.parse(buffered.slice(0, end)) as { goAway?: true; comeBack?: true; faults?: FaultSettings };
+        const command = JSON.parse(buffered.slice(0, end)) as { goAway?: true; comeBack?: true; faults?: FaultSettings; reset?: true };
         buffered = buffered.slice(end + 1);
         if (command.goAway) await standin.goAway();
         if (command.comeBack) await standin.comeBack();
         if (command.faults) standin.faults.set(command.faults);
+        if (command.reset) {
+          accepted = 0;
+          lastAt = 0;
+          tokens.clear();
+          // Reported at once, even when nothing had arrived since the last report.
+          reported = -1;
+        }
       }
     }
   })();

@@ -105,6 +105,7 @@ export function Shell(props: { path: string; appId?: string; onSignOut: () => vo
         <ul class="nav nav-secondary">
           <li><${Link} href="/templates" class="nav-link" aria-current=${pathname === '/templates' ? 'page' : undefined}><${Icon} d="M4 4h7v7H4zM13 4h7v7h-7zM4 13h7v7H4zM13 13h7v7h-7z" />Template gallery<//></li>
           <li><${Link} href="/audit" class="nav-link" aria-current=${pathname === '/audit' ? 'page' : undefined}><${Icon} d="M9 5h10M9 12h10M9 19h10M4 5h.01M4 12h.01M4 19h.01" />Audit log<//></li>
+          <li><${Link} href="/instances" class="nav-link" aria-current=${pathname === '/instances' ? 'page' : undefined}><${Icon} d="M4 5h16v5H4zM4 14h16v5H4zM8 7.5h.01M8 16.5h.01" />Instances<//></li>
           <li><a class="nav-link" href="/swagger" target="_blank" rel="noopener"><${Icon} d="M8 6l-5 6 5 6M16 6l5 6-5 6" />API docs<span class="sr-only"> (opens in a new tab)</span></a></li>
         </ul>
       </nav>

@@ -258,6 +258,15 @@ describe('console', () => {
     expect(await table.locator('tbody tr').count()).toBe(1);
   }, SLOW);
 
+  test('lists the instance serving the console as the scheduler leader', async () => {
+    await nav(page, 'Instances').click();
+    await heading(page, 'Instances').waitFor();
+    const rows = page.getByRole('table', { name: 'Live instances, newest first' }).locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.count()).toBe(1);
+    await rows.first().getByText('leader', { exact: true }).waitFor();
+  }, SLOW);
+
   test('shows a channel whose provider cannot be reached as down, with the deliveries it holds', async () => {
     const call = async (method: string, path: string, body: unknown, headers: Record<string, string>) => {
       const res = await fetch(`${islet.url}${path}`, { method, headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -290,6 +299,7 @@ describe('console', () => {
     for (const [name, path] of [
       ['apps', '/console'],
       ['audit', '/console/audit'],
+      ['instances', '/console/instances'],
       ['app-overview', flow.appPath!],
       ['activities', `${flow.appPath}/activities`],
       ['start-activity', `${flow.appPath}/activities/new`],

@@ -150,3 +150,13 @@ export interface AuditEntry {
   target: string;
   summary: Record<string, unknown>;
 }
+
+/** An Islet process serving the database (GET /api/admin/instances). */
+export interface InstanceView {
+  id: string;
+  host: string;
+  version: string;
+  startedAt: string;
+  lastSeen: string;
+  leader: boolean;
+}

@@ -24,7 +24,7 @@ export interface PgCluster {
   close(): Promise<void>;
 }
 
-/** Connections of the coordination's own pool: heartbeat, leader lock, notifications sent (the listener and keyed locks have connections of their own: notifications.ts, keyed-locks.ts). */
+/** Connections of the coordination's own pool: heartbeat, notifications sent (the leader lock, the listener and keyed locks have connections of their own: leadership.ts, notifications.ts, keyed-locks.ts). */
 export const CLUSTER_POOL_SIZE = 4;
 
 /**

@@ -2,6 +2,7 @@ import { SQL } from 'bun';
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import type { PostgresSettings } from '../../db/postgres/connection';
 import { INSTANCE_LOCK_KEY } from '../../db/postgres/instance-lock';
+import { migratePostgres } from '../../db/postgres/migrate';
 import { createLogger } from '../../lib/logger';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { describeCoordinationContract } from '../coordination.contract';
@@ -28,7 +29,10 @@ async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 20
 }
 
 describeCoordinationContract('PostgreSQL (several instances)', async () => {
-  const { coordination } = instance({ url: (await testDatabase()).url, poolSize: 2 });
+  const settings = { url: (await testDatabase()).url, poolSize: 2 };
+  // Sessions, throttles and endpoint health live in tables: the database is migrated, as a served one is.
+  await migratePostgres(settings);
+  const { coordination } = instance(settings);
   return { coordination, close: () => coordination.close() };
 });
 

@@ -14,6 +14,8 @@ export interface PgInstanceOptions {
   wakeUps: WakeUps;
   /** The migrations applied before registering (tests); else the shipped ones. */
   migrationsFolder?: string;
+  /** Whether this instance leads the scheduler now (written with each heartbeat: `leader`). */
+  leading?: () => boolean;
 }
 
 export interface PgInstance extends InstanceOwnership {
@@ -64,8 +66,8 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
 
   async function beat(): Promise<void> {
     const renewed = (await sql.unsafe(
-      `UPDATE cluster_instances SET last_seen = ${NOW}, lease_until = ${NOW} + $2 WHERE id = $1 AND lease_until > ${NOW} RETURNING id`,
-      [cluster.id, leaseMs],
+      `UPDATE cluster_instances SET last_seen = ${NOW}, lease_until = ${NOW} + $2, leader = $3 WHERE id = $1 AND lease_until > ${NOW} RETURNING id`,
+      [cluster.id, leaseMs, options.leading?.() ?? false],
     )) as unknown[];
     if (renewed.length === 0) {
       // Paused or cut off longer than the lease: others may have sent this instance's claims again.
@@ -136,8 +138,8 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
     async recover(what, reset) {
       // Held deliveries wait for an endpoint whose health is shared by the live instances: put back
       // only when none is live besides this one, and never at a takeover (the holds are not the dead
-      // instance's). While endpoint health is still kept per instance, a dead instance's holds wait
-      // for the next start of an instance alone (or an endpoint release by another).
+      // instance's). Endpoint health is shared (endpoint-health.ts): a dead instance's holds are
+      // released with every other's once any instance's probe of the endpoint is answered.
       if (what === 'endpoint holds') return (await liveCount()) > 1 ? 0 : reset();
       resets.set(what, reset);
       return reset();

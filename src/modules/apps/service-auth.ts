@@ -18,8 +18,8 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
   const limit = ctx.coordination.rateLimiter('service-api', ctx.config.server.rate_limit_per_second, ctx.clock);
   const authenticated = new WeakMap<Request, AppRow>();
 
-  const admit = (request: Request, row: AppRow): AppRow => {
-    throttle.succeed(clients.of(request));
+  const admit = async (request: Request, row: AppRow): Promise<AppRow> => {
+    await throttle.succeed(clients.of(request));
     const wait = limit(row.id);
     if (wait > 0) throw new HttpError(429, 'rate limit exceeded', { 'retry-after': String(wait) });
     authenticated.set(request, row);
@@ -27,8 +27,8 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
   };
 
   /** A failed attempt counts against the client's address (guessing is throttled), then 401. */
-  const refuse = (request: Request, detail: string): never => {
-    throttle.fail(clients.of(request));
+  const refuse = async (request: Request, detail: string): Promise<never> => {
+    await throttle.fail(clients.of(request));
     throw new HttpError(401, detail);
   };
 

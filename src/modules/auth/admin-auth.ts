@@ -58,7 +58,7 @@ export async function requireAdmin(
 ): Promise<string> {
   const header = request.headers.get('authorization');
   if (!header && sessions) {
-    const session = admitConsoleSession(sessions, request, await currentHash());
+    const session = await admitConsoleSession(sessions, request, await currentHash());
     if (session) return consoleActor(session);
   }
   const match = header ? /^Bearer\s+(.+)$/i.exec(header) : null;
@@ -66,10 +66,10 @@ export async function requireAdmin(
   const tokenHash = await currentHash();
   guard?.throttle.check(guard.address);
   if (!isAdminToken(tokenHash, match[1]!.trim())) {
-    guard?.throttle.fail(guard.address);
+    await guard?.throttle.fail(guard.address);
     throw new HttpError(401, 'invalid admin token');
   }
-  guard?.throttle.succeed(guard.address);
+  await guard?.throttle.succeed(guard.address);
   return `admin-token:${tokenHash.slice(0, 8)}`;
 }
 

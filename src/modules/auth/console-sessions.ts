@@ -12,31 +12,31 @@ export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 export type ConsoleSession = StoredSession;
 
 /**
- * Console sign-in sessions, kept in the coordination's session store (in memory today: a restart
- * signs everybody out). The store is keyed by the SHA-256 of the session id, so a heap dump or a
+ * Console sign-in sessions, kept in the coordination's session store (in memory with SQLite: a
+ * restart signs everybody out; a table with several instances on PostgreSQL). The store is keyed by the SHA-256 of the session id, so a heap dump or a
  * table does not hand out live cookies.
- * @example const s = consoleSessions(clock, ctx.coordination.sessions()); const { id, session } = s.create(hash); s.find(id, hash);
+ * @example const s = consoleSessions(clock, ctx.coordination.sessions()); const { id, session } = await s.create(hash); await s.find(id, hash);
  */
 export function consoleSessions(clock: Clock, store: SessionStore, lifetimeMs = SESSION_LIFETIME_MS) {
   return {
     lifetimeMs,
 
     /** Opens a session; the returned id goes into the cookie and is not kept. */
-    create(tokenHash: string): { id: string; session: ConsoleSession } {
+    async create(tokenHash: string): Promise<{ id: string; session: ConsoleSession }> {
       const now = clock.now();
       const id = randomBytes(32).toString('base64url');
       const session = { csrfToken: randomBytes(24).toString('base64url'), expiresAt: now + lifetimeMs, tokenHash };
-      store.set(sha256Hex(id), session, now);
+      await store.set(sha256Hex(id), session, now);
       return { id, session };
     },
 
     /** The live session with this id, or undefined when unknown, signed out, expired or of a replaced admin token. */
-    find(id: string, currentTokenHash: string): ConsoleSession | undefined {
+    async find(id: string, currentTokenHash: string): Promise<ConsoleSession | undefined> {
       const hash = sha256Hex(id);
-      const session = store.get(hash);
+      const session = await store.get(hash);
       if (!session) return undefined;
       if (session.expiresAt <= clock.now() || session.tokenHash !== currentTokenHash) {
-        store.delete(hash);
+        await store.delete(hash);
         return undefined;
       }
       return session;
@@ -48,8 +48,8 @@ export function consoleSessions(clock: Clock, store: SessionStore, lifetimeMs = 
     },
 
     /** Signs a session out; it is refused from then on. */
-    destroy(id: string): void {
-      store.delete(sha256Hex(id));
+    async destroy(id: string): Promise<void> {
+      await store.delete(sha256Hex(id));
     },
   };
 }
@@ -75,10 +75,10 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * site cannot set without a CORS preflight, on top of the SameSite=Strict cookie).
  * Returns the session id, or undefined when the request has no session cookie at all.
  */
-export function admitConsoleSession(sessions: ConsoleSessions, request: Request, currentTokenHash: string): string | undefined {
+export async function admitConsoleSession(sessions: ConsoleSessions, request: Request, currentTokenHash: string): Promise<string | undefined> {
   const id = readCookie(request, SESSION_COOKIE);
   if (!id) return undefined;
-  const session = sessions.find(id, currentTokenHash);
+  const session = await sessions.find(id, currentTokenHash);
   if (!session) throw new HttpError(401, 'console session expired or signed out; sign in again');
   if (MUTATING.has(request.method) && !sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) {
     throw new HttpError(403, 'missing or invalid CSRF token');

@@ -170,8 +170,10 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         const options = { dismissalAt: input.dismissalAt ?? now, ...(input.priority ? { priority: input.priority } : {}) };
         const content = { ...activityContent('end', { ...data, contentState }, { now, apnsTimestamp, options }), topic: row.topic };
         requireDeliverable(content);
+        // The state read above may be stale (an end through another instance, or two quota runs
+        // during a scheduler takeover): only the write that moves it from Active ends it.
+        if (!(await tx.broadcasts.end(id, reason, now))) throw notActive();
         await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
-        await tx.broadcasts.end(id, reason, now);
         await tx.webhookEvents.emit(appId, 'broadcast.ended', { broadcastId: id, endReason: reason }, now);
         await queueEvent(tx, row, content, now);
       });

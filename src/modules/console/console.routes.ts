@@ -29,12 +29,12 @@ export function consoleRoutes(services: Services) {
         throttle.check(address);
         const tokenHash = await ctx.adminTokenHash();
         if (!isAdminToken(tokenHash, body.token.trim())) {
-          throttle.fail(address);
+          await throttle.fail(address);
           ctx.logger.warn('console sign-in refused', { address });
           throw new HttpError(401, 'invalid admin token');
         }
-        throttle.succeed(address);
-        const { id, session } = sessions.create(tokenHash);
+        await throttle.succeed(address);
+        const { id, session } = await sessions.create(tokenHash);
         await services.audit.record({ actor: consoleActor(id), address, action: 'console.sign-in', target: 'console' });
         set.headers['set-cookie'] = cookie(id, Math.floor(sessions.lifetimeMs / 1000));
         return view(session);
@@ -43,24 +43,24 @@ export function consoleRoutes(services: Services) {
     )
     .get('/events', async ({ request, server }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      if (!id || !sessions.find(id, await ctx.adminTokenHash())) throw new HttpError(401, 'not signed in');
+      if (!id || !(await sessions.find(id, await ctx.adminTokenHash()))) throw new HttpError(401, 'not signed in');
       // A live stream is never idle in Bun's sense: it ends when the page goes or the session does.
       server?.timeout(request, 0);
-      return eventStream(ctx.coordination.wakeUps, request.signal, async () => sessions.find(id, await ctx.adminTokenHash()) !== undefined);
+      return eventStream(ctx.coordination.wakeUps, request.signal, async () => (await sessions.find(id, await ctx.adminTokenHash())) !== undefined);
     })
     .get('/session', async ({ request }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id, await ctx.adminTokenHash()) : undefined;
+      const session = id ? await sessions.find(id, await ctx.adminTokenHash()) : undefined;
       if (!session) throw new HttpError(401, 'not signed in');
       return view(session);
     })
     .delete('/session', async ({ request, set }) => {
       const id = readCookie(request, SESSION_COOKIE);
-      const session = id ? sessions.find(id, await ctx.adminTokenHash()) : undefined;
+      const session = id ? await sessions.find(id, await ctx.adminTokenHash()) : undefined;
       if (id && session) {
         // A live session needs its CSRF token to be ended, so another site cannot sign people out.
         if (!sessions.checkCsrf(session, request.headers.get(CSRF_HEADER))) throw new HttpError(403, 'missing or invalid CSRF token');
-        sessions.destroy(id);
+        await sessions.destroy(id);
       }
       set.headers['set-cookie'] = cookie('', 0);
       return { success: true as const };

@@ -6,6 +6,7 @@ import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-stan
 import { addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
+import { unlabelled } from '../../test-support/metrics-text';
 
 let h: Harness;
 let apns: ApnsStandin | undefined;
@@ -116,7 +117,7 @@ describe('durability of the outbox', () => {
     const server = await startServer(h.ctx);
     try {
       await until(() => count('delivered') === 2);
-      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      const metrics = unlabelled(await (await fetch(`${server.url}/metrics`)).text());
       expect(metrics).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="notification",outcome="delivered"} 2');
     } finally {
       await server.stop();

@@ -4,6 +4,7 @@ import type { SpawnedServer } from '../../test-support/spawn-server';
 import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { serverClient } from '../../test-support/server-client';
 import { forEachDatabase } from '../../test-support/databases';
+import { unlabelled } from '../../test-support/metrics-text';
 
 forEachDatabase('supersede-e2e', (database) => {
   const SECRET = 'sk_supersede_e2e';
@@ -63,7 +64,7 @@ forEachDatabase('supersede-e2e', (database) => {
         ['la_start', 'delivered'],
       ]);
       expect(progressSent()).toEqual(['10', '20', '30']);
-      const metrics = (await call('GET', '/metrics')).body as string;
+      const metrics = unlabelled((await call('GET', '/metrics')).body);
       expect(metrics).toContain('islet_deliveries_total{app="sup",provider="fcm",kind="la_update",outcome="superseded"} 1');
     }, 30_000);
   });

@@ -6,6 +6,7 @@ import { closeRig, fcmRig } from '../../test-support/delivery-rig';
 import { activitiesPath, connect, start } from '../../test-support/live-activity-fixtures';
 import { endpointDownReason } from './endpoint-health/endpoint-health';
 import type { DeliveryEngine } from './delivery.engine';
+import { unlabelled } from '../../test-support/metrics-text';
 
 let h: Harness;
 let fcm: FcmStandin;
@@ -52,7 +53,7 @@ describe('latest wins for updates that were in flight', () => {
     ]);
     const sent = fcm.requests.map((r) => JSON.parse(r.body.message.data.contentState).progress);
     expect(sent).toEqual(['10', '20', '30']);
-    expect((await h.request('GET', '/metrics')).body).toContain('islet_deliveries_total{app="demo",provider="fcm",kind="la_update",outcome="superseded"} 1');
+    expect(unlabelled((await h.request('GET', '/metrics')).body)).toContain('islet_deliveries_total{app="demo",provider="fcm",kind="la_update",outcome="superseded"} 1');
   });
 
   test('an update claimed before a newer end and held back for a down channel is superseded; a start or end in the same place waits', async () => {

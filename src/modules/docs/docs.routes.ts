@@ -26,6 +26,7 @@ const TAGS = [
   { name: 'Admin: deliveries', description: 'What was queued and what the providers answered (admin token).' },
   { name: 'Admin: usage', description: 'Live activity minutes used in the billing period (admin token).' },
   { name: 'Admin: audit log', description: 'Who changed what, when and from where (admin token).' },
+  { name: 'Admin: instances', description: 'The Islet processes serving this database, and which one runs the scheduler (admin token).' },
   { name: 'Admin: webhooks', description: 'Endpoints that receive signed events (Standard Webhooks), and their attempts (admin token).' },
   { name: 'Operations', description: 'Health, readiness and metrics, without authentication.' },
 ];

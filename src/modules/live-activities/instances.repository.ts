@@ -40,8 +40,12 @@ export interface InstancesRepository {
   live(activityId: string): Promise<InstanceTarget[]>;
   /** When the oldest live iOS instance of the activity started (the 8-hour limit runs from it); null without one. */
   oldestLiveIos(activityId: string): Promise<number | null>;
-  /** Ends the live instances of an activity (all, or those of the given devices). */
-  end(activityId: string, at: number, deviceIds?: readonly string[]): Promise<void>;
+  /**
+   * Ends the live instances of an activity (all, or those of the given devices) and answers the
+   * devices of those it ended: not those already ended, also by a concurrent unit of work that
+   * committed first (PostgreSQL re-checks `ended_at IS NULL` once the row lock is its).
+   */
+  end(activityId: string, at: number, deviceIds?: readonly string[]): Promise<string[]>;
   /** Whether the activity was started on any device (live or ended): only then are its minutes billed. */
   any(activityId: string): Promise<boolean>;
   /** Live iOS instances started at or before `cutoff`. */

@@ -104,14 +104,19 @@ export async function endInstances(
 ): Promise<void> {
   const chosen = new Set(deviceIds);
   const live = (await tx.instances.live(row.id)).filter((i) => chosen.has(i.deviceId));
-  const targets = followUpTargets(live, await tx.apps.hasApnsCredentials(row.appId));
+  // Only the instances this unit of work ended get the end: two expiry runs at once (a scheduler
+  // leader taking over while the old one's run finishes) queue it once.
+  const ended = new Set(await tx.instances.end(row.id, options.endedAt, deviceIds));
+  const targets = followUpTargets(
+    live.filter((i) => ended.has(i.deviceId)),
+    await tx.apps.hasApnsCredentials(row.appId),
+  );
   const content = activityContent('end', parsed(row), {
     now: options.now,
     apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),
     options: { dismissalAt: options.dismissalAt },
   });
   await enqueue(store, tx, { appId: row.appId, content, targets, now: options.now });
-  await tx.instances.end(row.id, options.endedAt, deviceIds);
 }
 
 /** The attributes and contentState of a stored activity, parsed. */

@@ -13,12 +13,12 @@ forEachDatabase('metrics-e2e', (database) => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The label sets of every sample of one family, e.g. [{method: 'GET', route: '/metrics', status: '200'}]. */
+  /** The label sets of every sample of one family, e.g. [{method: 'GET', route: '/metrics', status: '200'}], without `islet_instance` (on every sample). */
   function samples(text: string, name: string): Record<string, string>[] {
     return text
       .split('\n')
       .filter((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `))
-      .map((l) => Object.fromEntries([...l.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!])));
+      .map((l) => Object.fromEntries([...l.matchAll(/(\w+)="([^"]*)"/g)].filter((m) => m[1] !== 'islet_instance').map((m) => [m[1]!, m[2]!])));
   }
 
   describe('GET /metrics through a real server process', () => {
@@ -79,10 +79,19 @@ forEachDatabase('metrics-e2e', (database) => {
       expect(text).toContain('# TYPE islet_delivery_queue_depth gauge');
       expect(samples(text, 'islet_provider_request_seconds_count')).toContainEqual({ provider: 'simulator' });
       expect(samples(text, 'islet_channel_state')).toContainEqual({ app: 'shop', provider: 'fcm', state: 'simulator' });
-      expect(text).toContain('islet_live_activities_active{app="shop",platform="android"} 2');
+      // Every series names this instance: the id GET /api/admin/instances lists, leading the scheduler.
+      const listed = await fetch(`${server.url}/api/admin/instances`, { headers: { authorization: 'Bearer adm' } });
+      expect(listed.status).toBe(200);
+      const { instances } = (await listed.json()) as { instances: { id: string; leader: boolean }[] };
+      expect(instances).toEqual([expect.objectContaining({ leader: true })]);
+      const id = instances[0]!.id;
+      const series = text.split('\n').filter((l) => l && !l.startsWith('#'));
+      expect(series.filter((l) => !l.includes(`islet_instance="${id}"`))).toEqual([]);
+      expect(text).toContain(`islet_scheduler_leader{islet_instance="${id}"} 1`);
+      expect(text).toContain(`islet_live_activities_active{app="shop",platform="android",islet_instance="${id}"} 2`);
       expect(samples(text, 'islet_scheduler_job_duration_seconds_count').map((s) => s.job)).toContain('ios-expiry');
       for (const family of ['islet_process_resident_memory_bytes', 'islet_nodejs_eventloop_lag_p99_seconds', 'islet_process_open_fds', 'islet_nodejs_handles_active'])
-        expect(text).toContain(`\n${family} `);
+        expect(text).toContain(`\n${family}{islet_instance="${id}"} `);
       // Prometheus' own checker (Debian's prometheus package): names, types, suffixes, format.
       const promtool = Bun.spawn(['promtool', 'check', 'metrics'], { stdin: new TextEncoder().encode(text), stdout: 'pipe', stderr: 'pipe' });
       const [checkOut, checkErr, checkCode] = await Promise.all([new Response(promtool.stdout).text(), new Response(promtool.stderr).text(), promtool.exited]);
@@ -90,7 +99,7 @@ forEachDatabase('metrics-e2e', (database) => {
 
       // No label names a device, an end user or an activity: not as a label, not as a value.
       const labelNames = new Set([...text.matchAll(/[{,](\w+)="/g)].map((m) => m[1]!));
-      for (const name of labelNames) expect(['method', 'route', 'status', 'app', 'provider', 'kind', 'outcome', 'state', 'platform', 'job', 'le', 'version', 'major', 'minor', 'patch', 'space', 'type', 'quantile']).toContain(name);
+      for (const name of labelNames) expect(['method', 'route', 'status', 'app', 'provider', 'kind', 'outcome', 'state', 'platform', 'job', 'le', 'version', 'major', 'minor', 'patch', 'space', 'type', 'quantile', 'islet_instance']).toContain(name);
       for (const secretish of ['alice', 'bob', 'tok-alice', ...ids]) expect(text).not.toContain(secretish);
     }, 30_000);
   });

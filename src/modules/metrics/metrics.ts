@@ -16,7 +16,7 @@ export const CHANNEL_STATES = ['simulator', 'active', 'paused'] as const;
 /**
  * The Prometheus metrics of one application (context). Counters and histograms are fed where
  * things happen (HTTP hooks, delivery worker, scheduler); gauges are read from the database at
- * scrape time. This module imports no feature: delivery adds its own (registerDeliveryMetrics). No label names a device or an end user: apps, providers, routes and states only.
+ * scrape time; every series carries `islet_instance`. This module imports no feature: delivery adds its own (registerDeliveryMetrics). No label names a device or an end user: apps, providers, routes and states only.
  */
 export interface IsletMetrics {
   registry: Registry;
@@ -51,6 +51,9 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 function createMetrics(ctx: AppContext): IsletMetrics {
   const registry = new Registry();
+  // Every series names the instance it came from (several on one PostgreSQL); not `instance`,
+  // which Prometheus sets from the scrape target.
+  registry.setDefaultLabels({ islet_instance: ctx.coordination.instance.id });
   // Process memory, CPU, open file descriptors, handles, heap, and event-loop lag (p50/p90/p99).
   collectDefaultMetrics({ register: registry, prefix: 'islet_' });
   const repo = ctx.db.repos.metrics;
@@ -121,6 +124,14 @@ function createMetrics(ctx: AppContext): IsletMetrics {
       const rows = await repo.queueDepth();
       this.reset();
       for (const row of rows) this.set({ app: row.app, provider: row.provider, state: row.state }, row.n);
+    },
+  });
+  new Gauge({
+    name: 'islet_scheduler_leader',
+    help: 'Whether this instance runs the scheduler (quota, iOS expiry, retention, webhooks): 1 or 0; one instance of a database is 1.',
+    registers: r,
+    collect() {
+      this.set(ctx.coordination.leadership.current() ? 1 : 0);
     },
   });
   new Gauge({

@@ -47,6 +47,8 @@ describe('scheduler', () => {
     let leader = false;
     const s = new Scheduler([{ name: 'expiry', intervalMs: 1000, run: (now) => void runs.push(now) }], clock, silentLogger, undefined, undefined, {
       isLeader: async () => leader,
+      current: () => leader,
+      release: async () => {},
     });
     await s.tick();
     clock.advance(5000);

@@ -10,6 +10,8 @@ export interface Job {
   run(now: number): void | Promise<void>;
   /** Told when the scheduler stops: a run that goes on by itself (the webhook posts) takes nothing new. */
   stop?(): void;
+  /** Told, while it runs, that this instance no longer leads: the run finishes what it holds and takes nothing new. */
+  standDown?(): void;
   /** Start-up recovery of what a stopped process left in flight (the webhook posts); awaited by `Scheduler.recover`. */
   recover?(): Promise<void>;
 }
@@ -17,7 +19,14 @@ export interface Job {
 /**
  * Runs jobs on their intervals, by the injected clock: a job is due when its interval has passed
  * since it last started. A job never runs twice at once; `stop` waits for running jobs to finish.
- * Only the leader runs jobs (several instances on one database: one of them, see Leadership).
+ * Only the leader runs jobs (several instances on one database: one of them, see Leadership); a
+ * leader that lost its lock starts no new job, but one already running goes on, so during a
+ * takeover a job may run on two instances at once. Each job is safe so (jobs/takeover.test.ts):
+ * retention deletes; iOS expiry queues an end only for the instances its write ended
+ * (instances.end); quota ends activities and broadcasts by moving them from Active (markEnded,
+ * broadcasts.end) and checks for its webhook events under a lock (hadEventSince); the webhook
+ * job's claims are atomic and it claims nothing once told to stand down. Stream rotation is not a
+ * job: it happens in a PUT, under the stream key's lock.
  * Tests drive it with `tick()` and a fake clock instead of `start()`.
  * @example const s = new Scheduler([retentionJob(ctx)], clock, logger); s.start(); await s.stop();
  */
@@ -40,7 +49,10 @@ export class Scheduler {
 
   /** Runs every job that is due now (all of them on the first call) and waits for them; nothing when not the leader. */
   async tick(): Promise<void> {
-    if (!(await this.leadership.isLeader())) return;
+    if (!(await this.leadership.isLeader())) {
+      for (const job of this.jobs) if (this.running.has(job.name)) job.standDown?.();
+      return;
+    }
     const now = this.clock.now();
     const started: Promise<void>[] = [];
     for (const job of this.jobs) {

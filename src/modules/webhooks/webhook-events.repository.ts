@@ -19,7 +19,11 @@ export interface WebhookEventsRepository {
    * such endpoints writes nothing. Returns the event id (`webhook-id`), or undefined.
    */
   emit(appId: string, type: WebhookEventType, data: Record<string, unknown>, now: number): Promise<string | undefined>;
-  /** Whether the app already had an event of this type since `since` (quota events: once a period). */
+  /**
+   * Whether the app already had an event of this type since `since` (quota events: once a period).
+   * Asked in a write, the answer holds until that write commits: another write asking the same
+   * waits for it (PostgreSQL: a transaction-level advisory lock; SQLite has one writer).
+   */
   hadEventSince(appId: string, type: WebhookEventType, from: number): Promise<boolean>;
   /** Apps with at least one enabled endpoint, and their plans (the quota events look only at these). */
   appsWithEndpoints(): Promise<{ id: string; plan: string }[]>;

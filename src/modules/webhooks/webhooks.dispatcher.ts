@@ -33,6 +33,8 @@ export interface DispatcherJob {
   run(now: number): Promise<void>;
   /** The scheduler stops: posts in flight finish, nothing new is claimed. */
   stop(): void;
+  /** This instance no longer leads: this run's posts finish, it claims nothing more (the new leader's run does). */
+  standDown(): void;
   /** Puts deliveries a stopped process was sending back in the queue (once; again after a failure). */
   recover(): Promise<void>;
 }
@@ -103,6 +105,7 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
   const busy = new Map<string, number>();
   let inFlight = 0;
   let stopping = false;
+  let standingDown = false;
   let wake: (() => void) | undefined;
 
   const post = (d: DueDelivery) => {
@@ -125,8 +128,10 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     recover,
     async run() {
       await recover();
+      standingDown = false;
       for (;;) {
-        if (!stopping && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
+        // A claim is atomic, so two runs (the old leader's and the new one's) never post one delivery twice.
+        if (!stopping && !standingDown && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
         if (inFlight === 0) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, DISPATCH_INTERVAL_MS);
@@ -140,6 +145,10 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     },
     stop() {
       stopping = true;
+    },
+    standDown() {
+      standingDown = true;
+      wake?.();
     },
   };
 }

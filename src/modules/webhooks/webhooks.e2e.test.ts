@@ -5,6 +5,7 @@ import type { SpawnedServer } from '../../test-support/spawn-server';
 import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { forEachDatabase } from '../../test-support/databases';
+import { unlabelled } from '../../test-support/metrics-text';
 
 forEachDatabase('webhooks-e2e', (database) => {
   const SECRET = 'sk_webhooks_e2e';
@@ -99,7 +100,7 @@ forEachDatabase('webhooks-e2e', (database) => {
           reason: 'device has no push-to-start token',
           attempts: 0,
         });
-        const metrics = await (await fetch(`${server.url}/metrics`)).text();
+        const metrics = unlabelled(await (await fetch(`${server.url}/metrics`)).text());
         expect(metrics).toContain('islet_deliveries_total{app="hooks",provider="none",kind="la_start",outcome="failed"} 1');
       } finally {
         await failures.close();

@@ -16,6 +16,7 @@ import { webhooksService } from './webhooks.service';
 import { failInserts, testRows } from '../../test-support/test-sql';
 import { forEachDatabase } from '../../test-support/databases';
 import type { AppContext } from '../../context';
+import { unlabelled } from '../../test-support/metrics-text';
 
 forEachDatabase('webhooks', (database) => {
   let h: Harness<AppContext>;
@@ -252,7 +253,7 @@ forEachDatabase('webhooks', (database) => {
       const started = await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['no-start'] });
       expect(started.status).toBe(200);
       expect((await events()).map((e) => e.type)).toEqual(['delivery.failed']);
-      expect((await h.request('GET', '/metrics')).body).toContain('islet_deliveries_total{app="hooks",provider="none",kind="la_start",outcome="failed"} 1');
+      expect(unlabelled((await h.request('GET', '/metrics')).body)).toContain('islet_deliveries_total{app="hooks",provider="none",kind="la_start",outcome="failed"} 1');
       await webhookDispatcher(h.ctx).run(h.clock.now());
       expect(receiver.rejected).toEqual([]);
       expect(receiver.events.map((e) => e.data)).toMatchObject([

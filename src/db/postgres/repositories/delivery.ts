@@ -124,6 +124,9 @@ export function deliveryPg({ q, atomic, owner }: PgScope): DeliveryRepository {
         ? 0
         : run(q, `UPDATE deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE id = ANY($2::bigint[]) AND ${mine('$3')}`, [now, ids, owner]),
 
+    releaseUnheld: (held, now) =>
+      run(q, `UPDATE deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE ${mine('$3')} AND NOT (id = ANY($2::bigint[]))`, [now, held, owner]),
+
     recoverSending: (now) =>
       run(q, `UPDATE deliveries SET status = 'pending', claimed_by = NULL, updated_at = $1 WHERE status = 'sending' AND ${orphaned('claimed_by')}`, [now]),
   };

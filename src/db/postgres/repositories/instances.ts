@@ -34,15 +34,16 @@ export function instancesPg({ q }: PgScope): InstancesRepository {
         [activityId],
         ['at'],
       ))?.at ?? null,
-    async end(activityId, at, deviceIds) {
-      if (!deviceIds) await run(q, 'UPDATE activity_instances SET ended_at = $1 WHERE activity_id = $2 AND ended_at IS NULL', [at, activityId]);
-      else
-        await run(q, 'UPDATE activity_instances SET ended_at = $1 WHERE activity_id = $2 AND device_id = ANY($3::text[]) AND ended_at IS NULL', [
-          at,
-          activityId,
-          [...deviceIds],
-        ]);
-    },
+    end: async (activityId, at, deviceIds) =>
+      (
+        await (deviceIds
+          ? all<{ deviceId: string }>(
+              q,
+              'UPDATE activity_instances SET ended_at = $1 WHERE activity_id = $2 AND device_id = ANY($3::text[]) AND ended_at IS NULL RETURNING device_id AS "deviceId"',
+              [at, activityId, [...deviceIds]],
+            )
+          : all<{ deviceId: string }>(q, 'UPDATE activity_instances SET ended_at = $1 WHERE activity_id = $2 AND ended_at IS NULL RETURNING device_id AS "deviceId"', [at, activityId]))
+      ).map((r) => r.deviceId),
     any: async (activityId) => (await one(q, 'SELECT 1 AS yes FROM activity_instances WHERE activity_id = $1 LIMIT 1', [activityId])) !== undefined,
     dueIos: (cutoff) =>
       all<{ activityId: string; deviceId: string }>(

@@ -3,6 +3,9 @@ import { newId } from '../../../lib/ids';
 import type { WebhookEventsRepository } from '../../../modules/webhooks/webhook-events.repository';
 import { all, one, run, type Pg, type PgScope } from '../query';
 
+/** The first key of hadEventSince's advisory locks (two int4 keys: apart from the bigint ones). 0x69736c71 = "islq". */
+const QUOTA_EVENT_LOCK_CLASS = 0x69736c71;
+
 /** Webhook events and their deliveries on PostgreSQL, in the transaction of their cause; `q` may be a transaction's. */
 export function webhookEventStatementsPg(q: Pg): WebhookEventsRepository {
   const statements: WebhookEventsRepository = {
@@ -35,8 +38,12 @@ export function webhookEventStatementsPg(q: Pg): WebhookEventsRepository {
       return endpoints.length === 0 ? undefined : statements.writeEvent(appId, type, data, endpoints, now);
     },
 
-    hadEventSince: async (appId, type, from) =>
-      (await one(q, 'SELECT 1 AS one FROM webhook_events WHERE app_id = $1 AND type = $2 AND created_at >= $3 LIMIT 1', [appId, type, from])) !== undefined,
+    async hadEventSince(appId, type, from) {
+      // Held to the end of the write: a second writer asking about the same app and type (two
+      // scheduler leaders during a takeover) waits, then sees the event the first one emitted.
+      await run(q, `SELECT pg_advisory_xact_lock(${QUOTA_EVENT_LOCK_CLASS}, hashtext($1 || ' ' || $2))`, [appId, type]);
+      return (await one(q, 'SELECT 1 AS one FROM webhook_events WHERE app_id = $1 AND type = $2 AND created_at >= $3 LIMIT 1', [appId, type, from])) !== undefined;
+    },
 
     appsWithEndpoints: () => all<{ id: string; plan: string }>(q, 'SELECT DISTINCT a.id, a.plan FROM apps a JOIN webhook_endpoints w ON w.app_id = a.id AND w.enabled'),
 

@@ -53,7 +53,9 @@ export function webhooksPg({ q, atomic, owner }: PgScope): WebhooksRepository {
     }),
 
     // One statement: the due rows are locked with SKIP LOCKED, and at most perEndpoint per endpoint
-    // counting its posts in flight (busy: endpoint ids and counts as two arrays).
+    // counting its posts in flight (busy: endpoint ids and counts as two arrays). `status = 'pending'`
+    // at the locking level: a row another claim took and committed after this statement's snapshot
+    // is re-checked on its newest version once locked, and left (two runs during a scheduler takeover).
     claim: (now, limit, perEndpoint = limit, busy = new Map()) =>
       all<DueDelivery>(
         q,
@@ -67,6 +69,7 @@ export function webhooksPg({ q, atomic, owner }: PgScope): WebhooksRepository {
                                LEFT JOIN unnest($3::text[], $4::int[]) AS busy(endpoint, n) ON busy.endpoint = d.endpoint_id
                               WHERE d.status = 'pending' AND d.next_attempt_at <= $1) ranked
                             WHERE slot <= $5 ORDER BY due, id LIMIT $2)
+                           AND status = 'pending'
                          FOR UPDATE SKIP LOCKED)
             RETURNING id)
          SELECT d.id, d.attempts, e.id AS "eventId", e.type AS "eventType", e.body, w.id AS "endpointId", w.url, w.secret_sealed AS "secretSealed",

@@ -82,6 +82,9 @@ function deliveryStatements(db: Db) {
     `UPDATE deliveries SET status = 'pending', updated_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'sending'`,
   );
   const recover = client.query(`UPDATE deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending'`);
+  const releaseUnheld = client.query(
+    `UPDATE deliveries SET status = 'pending', updated_at = ? WHERE status = 'sending' AND id NOT IN (SELECT value FROM json_each(?))`,
+  );
 
   return {
     /** Takes up to `limit` due deliveries (marking them `sending`) and returns them joined for routing. */
@@ -136,6 +139,11 @@ function deliveryStatements(db: Db) {
     /** Gives claimed deliveries back (shutting down before their outcome was known). */
     release(ids: number[], now: number): number {
       return ids.length === 0 ? 0 : release.run(now, JSON.stringify(ids)).changes;
+    },
+
+    /** This process's claims other than `held` go back to the queue (one process serves the file: every claim is its own). */
+    releaseUnheld(held: number[], now: number): number {
+      return releaseUnheld.run(now, JSON.stringify(held)).changes;
     },
 
     /** At start: whatever a previous process claimed and did not finish is due again (at least once). */

@@ -24,9 +24,11 @@ function instancesStatements(db: Db) {
   const oldestLiveIos = client.query<{ at: number | null }, [string]>(
     `SELECT MIN(started_at) AS at FROM activity_instances WHERE activity_id = ? AND ended_at IS NULL AND platform = 'ios'`,
   );
-  const endAll = client.query<never, [number, string]>(`UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND ended_at IS NULL`);
-  const endOne = client.query<never, [number, string, string]>(
-    `UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND device_id = ? AND ended_at IS NULL`,
+  const endAll = client.query<{ deviceId: string }, [number, string]>(
+    `UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND ended_at IS NULL RETURNING device_id AS deviceId`,
+  );
+  const endOne = client.query<{ deviceId: string }, [number, string, string]>(
+    `UPDATE activity_instances SET ended_at = ? WHERE activity_id = ? AND device_id = ? AND ended_at IS NULL RETURNING device_id AS deviceId`,
   );
   const any = client.query<{ yes: number }, [string]>(`SELECT 1 AS yes FROM activity_instances WHERE activity_id = ? LIMIT 1`);
   const dueIos = client.query<{ activityId: string; deviceId: string }, [number]>(
@@ -63,10 +65,10 @@ function instancesStatements(db: Db) {
       return oldestLiveIos.get(activityId)?.at ?? null;
     },
 
-    /** Ends the live instances of an activity (all, or those of the given devices). */
-    end(activityId: string, at: number, deviceIds?: readonly string[]): void {
-      if (!deviceIds) endAll.run(at, activityId);
-      else for (const deviceId of deviceIds) endOne.run(at, activityId, deviceId);
+    /** Ends the live instances of an activity (all, or those of the given devices); answers the devices of those it ended. */
+    end(activityId: string, at: number, deviceIds?: readonly string[]): string[] {
+      if (!deviceIds) return endAll.all(at, activityId).map((r) => r.deviceId);
+      return deviceIds.flatMap((deviceId) => endOne.all(at, activityId, deviceId).map((r) => r.deviceId));
     },
 
     /** Whether the activity was started on any device (live or ended): only then are its minutes billed. */

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
+import { unlabelled } from '../../../test-support/metrics-text';
 
 let h: Harness;
 let engine: DeliveryEngine;
@@ -209,10 +210,10 @@ describe('GET /metrics', () => {
     const before = await h.request('GET', '/metrics');
     expect(before.status).toBe(200);
     expect(before.headers.get('content-type')).toStartWith('text/plain; version=0.0.4');
-    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="pending"} 3');
-    expect(before.body).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="held"} 1');
+    expect(unlabelled(before.body)).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="pending"} 3');
+    expect(unlabelled(before.body)).toContain('islet_delivery_queue_depth{app="demo",provider="unassigned",state="held"} 1');
     await engine.drain();
-    const after = (await h.request('GET', '/metrics')).body as string;
+    const after = unlabelled((await h.request('GET', '/metrics')).body);
     expect(after).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="notification",outcome="delivered"} 2');
     expect(after).toContain('islet_deliveries_total{app="demo",provider="simulator",kind="la_start",outcome="delivered"} 1');
     expect(after).not.toContain('state="pending"');
@@ -228,7 +229,7 @@ describe('GET /metrics', () => {
 
   test('updates superseded when a newer one is queued count as superseded', async () => {
     const { pixel, activity } = await setup();
-    const metrics = async () => (await h.request('GET', '/metrics')).body as string;
+    const metrics = async () => unlabelled((await h.request('GET', '/metrics')).body);
     expect(await metrics()).not.toContain('outcome="superseded"');
     // The update held in setup and a pending one are replaced by the newest.
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '80' }), [pixel.id]);

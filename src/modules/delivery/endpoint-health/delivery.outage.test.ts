@@ -4,6 +4,7 @@ import { addDevice, apnsKey, deliveryRows, notificationContent, queue } from '..
 import type { Harness } from '../../../test-support/harness';
 import { apnsRig, closeRig } from '../../../test-support/delivery-rig';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
+import { unlabelled } from '../../../test-support/metrics-text';
 
 let h: Harness;
 let apns: ApnsStandin;
@@ -58,7 +59,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     // The name before the rename, kept one release: the same list under `channels`, marked deprecated in the API document.
     expect(await h.admin('GET', '/api/admin/apps/demo/channels')).toMatchObject({ status: 200, body: { channels } });
     const metrics = await h.request('GET', '/metrics');
-    expect(metrics.body).toContain(`islet_endpoint_health{app="demo",provider="apns",endpoint="${apns.url}",state="down"} 1`);
+    expect(unlabelled(metrics.body)).toContain(`islet_endpoint_health{app="demo",provider="apns",endpoint="${apns.url}",state="down"} 1`);
     expect(h.logs.some((l) => l.includes('"delivery channel down"'))).toBe(true);
 
     // Probes: one delivery at a time, at 1 s, then 2 s later, 4 s later… none spends an attempt.

@@ -70,16 +70,24 @@ export class EndpointGuard {
     return released;
   }
 
-  /** Just before a send: may it go now? */
-  admit(row: ClaimedDelivery, route: SendRoute): Gate | HeldBack | undefined {
+  /** Just before a send: may it go now? A probe answers later: it is taken for every instance sharing the health. */
+  admit(row: ClaimedDelivery, route: SendRoute): Gate | HeldBack | undefined | Promise<Gate | HeldBack> {
     if (route.transport === 'simulator') return undefined;
     const key = endpointOf(row.appId, route.request.provider, route.request.url);
     const now = this.ctx.clock.now();
     const admission = this.health.admit(key, tokenKey(row, route), now);
-    if (admission.go) return { key, probe: admission.probe };
     const base = { id: row.id, attempts: row.attempts, provider: null, providerId: null, sentPayload: null };
-    if (admission.hold) return { kind: 'held-back', result: { ...base, status: 'held', nextAttemptAt: row.nextAttemptAt, reason: endpointDownReason(key) } };
+    const held = (): HeldBack => ({ kind: 'held-back', result: { ...base, status: 'held', nextAttemptAt: row.nextAttemptAt, reason: endpointDownReason(key) } });
+    if (admission.go && admission.probe) return this.probe(key, now, held);
+    if (admission.go) return { key, probe: false };
+    if (admission.hold) return held();
     return { kind: 'held-back', result: { ...base, status: 'pending', nextAttemptAt: admission.until, reason: `${key.provider} asked to wait` } };
+  }
+
+  /** The probe goes when this instance takes it; else (another took it, or the shared state is unreachable) the delivery is held. */
+  private async probe(key: EndpointKey, now: number, held: () => HeldBack): Promise<Gate | HeldBack> {
+    const taken = await Promise.resolve(this.health.takeProbe(key, now)).catch(() => false);
+    return taken ? { key, probe: true } : held();
   }
 
   /** Any answer from the provider proves the endpoint reachable. */

@@ -26,7 +26,12 @@ class CopyingMap<K, V> implements StateMap<K, V> {
 
 const states: Record<string, () => EndpointHealthState<EndpointRecord>> = {
   'in memory': localEndpointHealth,
-  'copied at every read and write, as in a shared store': () => ({ endpoints: new CopyingMap(), forgotten: new CopyingMap(), tokenBackoffs: new CopyingMap() }),
+  'copied at every read and write, as in a shared store': () => ({
+    endpoints: new CopyingMap(),
+    forgotten: new CopyingMap(),
+    tokenBackoffs: new CopyingMap(),
+    takeProbe: localEndpointHealth().takeProbe,
+  }),
 };
 
 for (const [name, makeState] of Object.entries(states)) {
@@ -54,6 +59,8 @@ for (const [name, makeState] of Object.entries(states)) {
       for (const wait of [1000, 2000, 4000, 4000]) {
         clock.advance(wait);
         expect(h.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
+        expect(h.takeProbe(key, clock.now())).toBe(true);
+        expect(h.takeProbe(key, clock.now())).toBe(false);
         // While the probe is out, everything else is held.
         expect(h.admit(key, undefined, clock.now())).toEqual({ go: false, hold: true });
         h.connectionFailed(key, 'still refused', true);

@@ -2,68 +2,9 @@ import type { EndpointHealthState, StateMap } from '../../../coordination/coordi
 import type { AppContext } from '../../../context';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
+import type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
 
-/**
- * healthy: answers arrive. degraded: connection-level failures or the provider's overload
- * answers, deliveries still go (spaced when the provider asked). down: the provider cannot be
- * reached; the endpoint's deliveries are held (no attempt spent) and a single probe goes at a time.
- */
-export type HealthState = 'healthy' | 'degraded' | 'down';
-
-/** One app's way to one provider endpoint (APNs production and sandbox are two endpoints); not an APNs broadcast channel. */
-export interface EndpointKey {
-  appId: string;
-  provider: 'apns' | 'fcm';
-  endpoint: string;
-}
-
-export interface EndpointStatus extends EndpointKey {
-  state: HealthState;
-  /** Why it is not healthy (the last connection failure or throttling answer). */
-  reason: string | null;
-  /** When it entered its current state (ms since the epoch). */
-  since: number;
-  /** Down: when the next probe may go. */
-  nextProbeAt: number | null;
-  /** Degraded by a provider's Retry-After: nothing goes before this. */
-  slowUntil: number | null;
-}
-
-export interface EndpointHealthOptions {
-  /** Connection-level failures in a row (no answer in between) that take a endpoint down… */
-  downAfter?: number;
-  /**
-   * …once they have gone on for this long (real time): a connection that drops fails all its
-   * streams in the same instant, and the next connection usually answers at once.
-   */
-  downAfterMs?: number;
-  /** The first probe waits this long; each failed probe doubles it up to `probeCapMs`. */
-  probeBaseMs?: number;
-  probeCapMs?: number;
-  /** Throttling answers in a row without Retry-After that slow the endpoint down on their own. */
-  slowAfter?: number;
-}
-
-/** What the worker may do with a delivery for a endpoint right now. */
-export type Admission = { go: true; probe: boolean } | { go: false; hold: true } | { go: false; hold: false; until: number };
-
-/** What is known of one endpoint (the coordination's endpoint health state holds these). */
-export interface EndpointRecord {
-  key: EndpointKey;
-  state: HealthState;
-  reason: string | null;
-  since: number;
-  failures: number;
-  /** Real time (performance.now) of the first failure of the current streak. */
-  failingSince: number;
-  throttles: number;
-  probes: number;
-  nextProbeAt: number;
-  probeInFlight: boolean;
-  /** A held delivery was released to serve as the probe and has not reached `admit` yet. */
-  probeReleasedAt: number | null;
-  slowUntil: number;
-}
+export type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
 
 /**
  * Per endpoint (app, provider, endpoint) state driven by connection-level results, kept in the
@@ -89,7 +30,7 @@ export class EndpointHealth {
   constructor(
     private readonly clock: Clock,
     private readonly logger: Logger,
-    state: EndpointHealthState<EndpointRecord>,
+    private readonly state: EndpointHealthState<EndpointRecord>,
     options: EndpointHealthOptions = {},
   ) {
     this.endpoints = state.endpoints;
@@ -121,10 +62,7 @@ export class EndpointHealth {
     if (this.forgotten.size > 0) this.forgotten.delete(EndpointHealth.id(key));
     const c = this.endpoints.get(EndpointHealth.id(key));
     if (c?.state === 'down') {
-      if (c.probeInFlight || now < c.nextProbeAt) return { go: false, hold: true };
-      c.probeInFlight = true;
-      c.probeReleasedAt = null;
-      this.save(c);
+      if (probeOut(c, now) || now < c.nextProbeAt) return { go: false, hold: true };
       return { go: true, probe: true };
     }
     if (c && c.slowUntil > now) return { go: false, hold: false, until: c.slowUntil };
@@ -136,6 +74,30 @@ export class EndpointHealth {
       }
     }
     return { go: true, probe: false };
+  }
+
+  /**
+   * After `admit` let a probe go: whether this sender takes it (false: another sender, of this or
+   * another instance sharing the state, took this round's probe; the delivery is held). Once taken,
+   * the record says a probe is out. Only a taken probe writes the record, so a sender whose copy
+   * was behind never writes it back over a newer one.
+   */
+  takeProbe(key: EndpointKey, now: number): boolean | Promise<boolean> {
+    const id = EndpointHealth.id(key);
+    const c = this.endpoints.get(id);
+    if (!c) return true;
+    const taken = this.state.takeProbe(id, c.nextProbeAt, now, PROBE_LOST_MS);
+    return typeof taken === 'boolean' ? this.probeTaken(id, taken, now) : taken.then((t) => this.probeTaken(id, t, now));
+  }
+
+  private probeTaken(id: string, taken: boolean, now: number): boolean {
+    const c = this.endpoints.get(id);
+    if (!taken || c?.state !== 'down') return taken;
+    c.probeInFlight = true;
+    c.probeTakenAt = now;
+    c.probeReleasedAt = null;
+    this.save(c);
+    return true;
   }
 
   /**
@@ -183,7 +145,7 @@ export class EndpointHealth {
   private failedOn(c: EndpointRecord, reason: string, probe: boolean): boolean {
     const { key } = c;
     const now = this.clock.now();
-    if (c.failures++ === 0) c.failingSince = performance.now();
+    if (c.failures++ === 0) c.failingSince = realNow();
     if (c.state === 'down') {
       if (probe) {
         c.probeInFlight = false;
@@ -193,7 +155,7 @@ export class EndpointHealth {
       }
       return true;
     }
-    if (c.failures < this.downAfter || performance.now() - c.failingSince < this.downAfterMs) {
+    if (c.failures < this.downAfter || realNow() - c.failingSince < this.downAfterMs) {
       if (c.state === 'healthy') this.enter(c, 'degraded', reason);
       else c.reason = reason;
       return false;
@@ -244,7 +206,7 @@ export class EndpointHealth {
   probesDue(now: number): EndpointKey[] {
     const due: EndpointKey[] = [];
     for (const c of this.endpoints.values()) {
-      if (c.state !== 'down' || c.probeInFlight || now < c.nextProbeAt) continue;
+      if (c.state !== 'down' || probeOut(c, now) || now < c.nextProbeAt) continue;
       if (c.probeReleasedAt !== null && now - c.probeReleasedAt < 5000) continue;
       c.probeReleasedAt = now;
       this.save(c);
@@ -323,6 +285,7 @@ export class EndpointHealth {
         probes: 0,
         nextProbeAt: 0,
         probeInFlight: false,
+        probeTakenAt: 0,
         probeReleasedAt: null,
         slowUntil: 0,
       };
@@ -346,6 +309,17 @@ export class EndpointHealth {
     for (const [token, until] of this.tokens.entries()) if (until <= now) this.tokens.delete(token);
   }
 }
+
+/**
+ * Longer than any request lasts (connect and answer timeouts): a probe out this long never comes
+ * back (the instance that sent it died, when several share the records), so another may go.
+ */
+export const PROBE_LOST_MS = 60_000;
+
+const probeOut = (c: EndpointRecord, now: number) => c.probeInFlight && now - c.probeTakenAt < PROBE_LOST_MS;
+
+/** Real time as ms since the epoch (performance's monotonic clock, from the process's start). */
+const realNow = () => performance.timeOrigin + performance.now();
 
 const byContext = new WeakMap<AppContext, EndpointHealth>();
 

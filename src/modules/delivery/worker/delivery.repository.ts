@@ -55,6 +55,12 @@ export interface DeliveryRepository {
   /** Gives claimed deliveries back (shutting down before their outcome was known). */
   release(ids: number[], now: number): Promise<number>;
   /**
+   * Gives back this process's claims other than `held`: a claim whose answer was lost with its
+   * connection (PostgreSQL restarting) may have committed, and nobody else would ever take it over
+   * while this instance lives. PostgreSQL: only claims under this instance's id.
+   */
+  releaseUnheld(held: number[], now: number): Promise<number>;
+  /**
    * At start: whatever a previous process claimed and did not finish is due again (at least once).
    * PostgreSQL: only claims of instances without a live lease (db/postgres/claims.ts).
    */

@@ -57,6 +57,8 @@ export class DeliveryWorker {
   private readonly messageBodies = new Map<number, string | null>();
   /** Claimed and not yet written back. */
   private readonly claimed = new Set<number>();
+  /** A claim failed (it may have committed all the same), or its rows could not be routed: see claimBatch. */
+  private claimUncertain = false;
   private results: DeliveryResult[] = [];
   /** Outcomes counted since the last write, by their labels (see count()). */
   private readonly tallies = new Map<string, { labels: { app: string; provider: string; kind: string; outcome: DeliveryOutcomeLabel }; n: number }>();
@@ -218,12 +220,14 @@ export class DeliveryWorker {
     await this.guard.releaseProbes(this.ctx.clock.now());
     for (;;) {
       // Claim a whole batch or nothing while sends are in flight: a claim per finished send would
-      // turn one statement per batch into one per delivery.
-      const room = this.options.maxInFlight - this.inFlight;
+      // turn one statement per batch into one per delivery. Room counts every claim whose outcome
+      // is not written yet, not only sends in flight: those are what goes twice after a kill -9, and
+      // when writing lags sending (PostgreSQL under load) they would otherwise grow without bound.
+      const room = this.options.maxInFlight - this.claimed.size;
       // While outcomes cannot be written (disk full), nothing more is claimed: they would pile up in memory.
-      const mayClaim = !this.stopping && this.flushFailures === 0 && (room >= batch || this.inFlight === 0);
+      const mayClaim = !this.stopping && this.flushFailures === 0 && (room >= batch || this.claimed.size === 0);
       // Sends in flight go on while the claim runs (on the outbox thread, when there is one).
-      const rows = mayClaim ? await this.store.claim(this.ctx.clock.now(), batch) : [];
+      const rows = mayClaim ? await this.claimBatch(batch) : [];
       claimedTotal += rows.length;
       if (rows.length > 0) {
         await this.dispatch(rows);
@@ -233,7 +237,7 @@ export class DeliveryWorker {
       }
       // Big batches for throughput, but a trickle is written within a moment too (the console shows it).
       if (this.results.length >= this.options.flushSize || (this.results.length > 0 && performance.now() - this.flushedAt > 200)) void this.flush();
-      if (rows.length > 0 && this.options.maxInFlight - this.inFlight >= batch) continue;
+      if (rows.length > 0 && this.options.maxInFlight - this.claimed.size >= batch) continue;
       if (this.inFlight > 0) {
         await this.nextSettle();
         continue;
@@ -245,10 +249,35 @@ export class DeliveryWorker {
     return claimedTotal;
   }
 
+  /**
+   * One claim. When a claim fails its rows may still be claimed (the statement committed and the
+   * answer was lost with the connection): before the next claim, whatever this process claimed and
+   * does not hold goes back to the queue, or it would stay `sending` until this process ends.
+   */
+  private async claimBatch(batch: number): Promise<ClaimedDelivery[]> {
+    if (this.claimUncertain) {
+      const released = await this.repo.releaseUnheld([...this.claimed], this.ctx.clock.now());
+      if (released > 0) this.ctx.logger.warn('deliveries of a claim whose answer was lost will be sent again', { count: released });
+      this.claimUncertain = false;
+    }
+    try {
+      return await this.store.claim(this.ctx.clock.now(), batch);
+    } catch (e) {
+      this.claimUncertain = true;
+      throw e;
+    }
+  }
+
   private async dispatch(rows: ClaimedDelivery[]): Promise<void> {
     const channels = new Map<string, AppChannels | null>();
+    try {
+      for (const row of rows) if (!channels.has(row.appId)) channels.set(row.appId, await this.channels(row.appId));
+    } catch (e) {
+      // The database went away after the claim: these rows are not held, so the next claim gives them back.
+      this.claimUncertain = true;
+      throw e;
+    }
     for (const row of rows) this.claimed.add(row.id);
-    for (const row of rows) if (!channels.has(row.appId)) channels.set(row.appId, await this.channels(row.appId));
     for (const row of rows) {
       const app = channels.get(row.appId)!;
       const route: Route = app ? this.router.route(row, app) : { action: 'drop', reason: 'app removed' };
@@ -267,7 +296,7 @@ export class DeliveryWorker {
     limiter
       .run(async (): Promise<Outcome | HeldBack> => {
         // Asked at the moment of sending: the channel may have gone down while this one queued.
-        const admitted = this.guard.admit(row, route);
+        const admitted = await this.guard.admit(row, route);
         if (admitted && 'kind' in admitted) return admitted;
         gate = admitted;
         const started = performance.now();

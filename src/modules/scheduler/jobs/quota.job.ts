@@ -1,4 +1,5 @@
 import type { AppContext } from '../../../context';
+import { HttpError } from '../../../lib/errors';
 import { appsService } from '../../apps/apps.service';
 import { broadcastsService } from '../../broadcasts/broadcasts.service';
 import { credentialsReset } from '../../delivery/endpoint-health/endpoint-reset';
@@ -52,9 +53,18 @@ async function endBroadcastsOverQuota(ctx: AppContext, now: number): Promise<num
     const plan = ctx.config.plans[app.plan];
     if (!plan || !minutesExhausted(plan, await usedMinutes(ctx.db.repos, app.appId, now))) continue;
     const broadcasts = broadcastsService(ctx, appsService(ctx, credentialsReset(ctx)));
-    for (const id of app.ids) await broadcasts.end(app.appId, id, {}, 'quota');
-    ended += app.ids.length;
-    ctx.logger.info('minutes quota reached: broadcasts ended', { appId: app.appId, count: app.ids.length });
+    let count = 0;
+    for (const id of app.ids) {
+      try {
+        await broadcasts.end(app.appId, id, {}, 'quota');
+        count++;
+      } catch (e) {
+        // Ended meanwhile (through the API, or by another leader's run during a takeover).
+        if (!(e instanceof HttpError && e.status === 409)) throw e;
+      }
+    }
+    ended += count;
+    ctx.logger.info('minutes quota reached: broadcasts ended', { appId: app.appId, count });
   }
   return ended;
 }
