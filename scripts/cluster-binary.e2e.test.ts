@@ -130,7 +130,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     expect((await fetch(`${a.url}/metrics`)).status).toBe(200);
   });
 
-  test('both are registered as live instances', async () => {
+  test('both are registered as live instances and listed by GET /api/admin/instances', async () => {
     const sql = new SQL(env.ISLET_DATABASE_URL, { max: 1 });
     try {
       const rows = await sql`SELECT pid FROM cluster_instances WHERE lease_until > (extract(epoch from clock_timestamp()) * 1000)::bigint ORDER BY pid`;
@@ -138,8 +138,17 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     } finally {
       await sql.close();
     }
-    // TODO(lead): once `leader` lands, GET /api/admin/instances through either lists both, one leader.
-  });
+    // Through either instance, GET /api/admin/instances lists both, one of them leading the scheduler.
+    let instances: { id: string; version: string; leader: boolean }[] = [];
+    await until('two listed instances, one leading', async () => {
+      instances = (await adminB('GET', '/api/admin/instances')).body.instances;
+      return instances.length === 2 && instances.filter((i) => i.leader).length === 1;
+    });
+    expect(instances.map((i) => i.version)).toEqual(['0.1.0', '0.1.0']);
+    const ids = (list: { id: string }[]) => list.map((i) => i.id).sort();
+    expect(ids((await adminA('GET', '/api/admin/instances')).body.instances)).toEqual(ids(instances));
+    expect(new Set(ids(instances)).size).toBe(2);
+  }, 60_000);
 
   test('an instance of this version keeps serving a database a newer release has migrated (rolling upgrade)', async () => {
     // Release N+1's migration, applied as its first instance would at start: only additions.
