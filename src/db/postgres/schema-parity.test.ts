@@ -47,6 +47,7 @@ const PG_ONLY_COLUMNS: Record<string, string[]> = {
   deliveries: ['claimed_by'],
   webhook_deliveries: ['claimed_by'],
   idempotency_keys: ['claimed_by'],
+  broadcast_ops: ['claimed_by'],
 };
 const PG_ONLY_INDEXES = ['deliveries_claimed', 'webhook_deliveries_claimed'];
 

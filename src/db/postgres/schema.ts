@@ -15,7 +15,7 @@ import { bigint, boolean, foreignKey, index, integer, pgTable, primaryKey, text,
  * - JSON stays `text`: webhook bodies and sent payloads are kept byte for byte (jsonb reorders keys).
  * - SQLite's integer booleans are `boolean`.
  * - Several instances on one database (PostgreSQL only): the `claimed_by` columns of deliveries,
- *   webhook deliveries and Idempotency-Keys name the instance whose lease a claim is under, and
+ *   webhook deliveries, Idempotency-Keys and broadcast steps name the instance whose lease a claim is under, and
  *   cluster-schema.ts holds the tables only several instances need; schema-parity.test.ts lists both.
  */
 
@@ -428,6 +428,8 @@ export const broadcastOps = pgTable(
     reason: text('reason'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    /** PostgreSQL only: the instance working on a pending step (taken over when its lease lapses). */
+    claimedBy: text('claimed_by'),
   },
   (t) => [index('broadcast_ops_due').on(t.status, t.nextAttemptAt), index('broadcast_ops_broadcast').on(t.broadcastId, t.status)],
 );

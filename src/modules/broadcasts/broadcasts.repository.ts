@@ -73,7 +73,10 @@ export interface BroadcastsRepository {
   queue(op: { broadcastId: string; appId: string; kind: OpKind; content: string | null; dueAt: number }, now: number): Promise<void>;
   /** Latest wins: the broadcast's updates not attempted yet are superseded; returns how many. */
   supersedeUpdates(broadcastId: string, now: number): Promise<number>;
-  /** The first unfinished step of each broadcast, when it is due (steps of one broadcast go in order). */
+  /**
+   * The first unfinished step of each broadcast, when it is due (steps of one broadcast go in order).
+   * PostgreSQL: claimed for this instance, so two sending instances never take the same step (saveOp ends the claim).
+   */
   due(now: number, limit: number): Promise<BroadcastOp[]>;
   saveOp(op: BroadcastOp, now: number): Promise<void>;
   /** The broadcast is over: its steps still pending fail with `reason` (the channel's deletion still runs). */

@@ -1,4 +1,5 @@
 import type { BroadcastOp, BroadcastRow, BroadcastsRepository } from '../../../modules/broadcasts/broadcasts.repository';
+import { orphaned } from '../claims';
 import { all, one, run, type PgScope } from '../query';
 
 const COLUMNS = `id, app_id AS "appId", template_slug AS "templateSlug", attributes, content_state AS "contentState", storage_policy AS "storagePolicy",
@@ -11,7 +12,7 @@ const OP_COLUMNS = `id, broadcast_id AS "broadcastId", app_id AS "appId", kind, 
 const OP_NUMBERS = ['id', 'nextAttemptAt'];
 
 /** Broadcasts and their outbox (`broadcast_ops`) on PostgreSQL (see db/sqlite/repositories/broadcasts.ts). */
-export function broadcastsPg({ q }: PgScope): BroadcastsRepository {
+export function broadcastsPg({ q, owner }: PgScope): BroadcastsRepository {
   const rows = (text: string, params: unknown[]) => all<BroadcastRow>(q, text, params, NUMBERS);
   const count = async (text: string, params: unknown[]) => (await one<{ n: number }>(q, text, params))!.n;
   return {
@@ -92,19 +93,29 @@ export function broadcastsPg({ q }: PgScope): BroadcastsRepository {
           WHERE broadcast_id = $1 AND status = 'pending' AND kind = 'update' AND NOT apns_done AND NOT fcm_done AND attempts = 0`,
         [broadcastId, now],
       ),
+    // A claim under this instance's lease (several instances on one database): a step claimed by
+    // another live instance is skipped, and so is every later step of its broadcast (steps go in
+    // order). This instance takes its own claims again: its worker never runs two rounds at once,
+    // so a claim of its own still pending is one a failed round left.
     due: (now, limit) =>
       all<BroadcastOp>(
         q,
-        `SELECT ${OP_COLUMNS} FROM broadcast_ops o WHERE status = 'pending' AND next_attempt_at <= $1
-           AND id = (SELECT min(id) FROM broadcast_ops WHERE broadcast_id = o.broadcast_id AND status = 'pending')
-         ORDER BY next_attempt_at, id LIMIT $2`,
-        [now, limit],
+        `WITH claimed AS (
+           UPDATE broadcast_ops SET claimed_by = $3
+            WHERE id IN (
+              SELECT id FROM broadcast_ops o WHERE status = 'pending' AND next_attempt_at <= $1
+                 AND id = (SELECT min(id) FROM broadcast_ops WHERE broadcast_id = o.broadcast_id AND status = 'pending')
+                 AND (claimed_by = $3 OR ${orphaned('claimed_by')})
+               ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+            RETURNING ${OP_COLUMNS})
+         SELECT * FROM claimed ORDER BY "nextAttemptAt", id`,
+        [now, limit, owner],
         OP_NUMBERS,
       ),
     async saveOp(op, now) {
       await run(
         q,
-        'UPDATE broadcast_ops SET status = $2, apns_done = $3, fcm_done = $4, attempts = $5, next_attempt_at = $6, reason = $7, updated_at = $8 WHERE id = $1',
+        'UPDATE broadcast_ops SET status = $2, apns_done = $3, fcm_done = $4, attempts = $5, next_attempt_at = $6, reason = $7, updated_at = $8, claimed_by = NULL WHERE id = $1',
         [op.id, op.status, op.apnsDone, op.fcmDone, op.attempts, op.nextAttemptAt, op.reason, now],
       );
     },

@@ -134,4 +134,39 @@ describe('claims under leases (PostgreSQL)', () => {
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );
+
+  test(
+    'broadcast steps: a step claimed by A is skipped by B with every later step of its broadcast, its own saveOp ends the claim, and a dead instance\'s step is taken over',
+    async () => {
+      const { a, b, lapse } = await twoInstances();
+      const now = Date.now();
+      for (const id of ['b1', 'b2'])
+        await a.repos.broadcasts.insert({
+          id, appId: 'a1', templateSlug: 'score', attributes: '{}', contentState: '{}', storagePolicy: 0, environment: 'simulator',
+          channelId: null, channelState: 'creating', topic: 't', lastTimestamp: 0, startedAt: now,
+        });
+      for (const [broadcastId, kind] of [['b1', 'create_channel'], ['b1', 'update'], ['b2', 'create_channel']] as const)
+        await a.repos.broadcasts.queue({ broadcastId, appId: 'a1', kind, content: null, dueAt: now }, now);
+      const steps = async (repo: typeof a) => (await repo.repos.broadcasts.due(now, 1)).map((op) => `${op.broadcastId}:${op.kind}`);
+
+      // Each takes one broadcast's first step; looking again, B finds only its own (a round of its
+      // that failed left it), never A's, and not b1's update, which waits for b1's create.
+      const [byA, byB] = [await steps(a), await steps(b)];
+      expect([...byA, ...byB].sort()).toEqual(['b1:create_channel', 'b2:create_channel']);
+      const all = async (repo: typeof a) => (await repo.repos.broadcasts.due(now, 10)).map((op) => `${op.broadcastId}:${op.kind}`);
+      expect(await all(b)).toEqual(byB);
+
+      // A finishes its step: the next step of that broadcast is free for anybody.
+      const aBroadcast = byA[0]!.split(':')[0]!;
+      const [done] = await a.repos.broadcasts.ops(aBroadcast);
+      await a.repos.broadcasts.saveOp({ ...done!, status: 'done' }, now);
+      expect((await all(b)).sort()).toEqual(aBroadcast === 'b1' ? ['b1:update', ...byB].sort() : byB);
+
+      // B dies with its claims: A takes them over once B's lease ran out.
+      expect(await all(a)).toEqual([]);
+      await lapse('B');
+      expect((await all(a)).sort()).toEqual(aBroadcast === 'b1' ? ['b1:update', ...byB].sort() : byB);
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "broadcast_ops" ADD COLUMN "claimed_by" text;
