@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { SQL } from 'bun';
+import { nextReleaseMigrations } from '../../test-support/next-release';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { appliedPostgresMigrations, defaultPgMigrationsFolder, migratePostgres } from './migrate';
 
@@ -37,6 +38,39 @@ describe('PostgreSQL migrations', () => {
       expect(await appliedPostgresMigrations(client)).toBe(shipped);
     } finally {
       await client.close();
+    }
+  }, POSTGRES_TEST_TIMEOUT_MS);
+
+  test('a migration that deadlocks with an instance serving meanwhile (a rolling upgrade) is tried again and applied', async () => {
+    const { url } = await testDatabase();
+    await migratePostgres({ url, poolSize: 1 });
+    // The next release adds a column to devices, then one to deliveries.
+    const next = nextReleaseMigrations(['ALTER TABLE "devices" ADD COLUMN "next_a" text;', 'ALTER TABLE "deliveries" ADD COLUMN "next_b" text;']);
+    const serving = new SQL(url, { max: 1 });
+    const watcher = new SQL(url, { max: 1 });
+    const waitingFor = async (table: string) =>
+      ((await watcher`SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = ${table} AND NOT l.granted`)[0].n as number) > 0;
+    try {
+      // A statement of the running release takes deliveries, then reads devices (as a delivery
+      // claim does): it reaches devices only once the migration holds devices and waits for deliveries.
+      const { promise: holding, resolve: held } = Promise.withResolvers<void>();
+      const statement = serving.begin(async (tx) => {
+        await tx`LOCK TABLE deliveries IN ROW EXCLUSIVE MODE`;
+        held();
+        while (!(await waitingFor('deliveries'))) await Bun.sleep(20);
+        await tx`SELECT count(*) FROM devices`;
+      });
+      await holding;
+      await migratePostgres({ url, poolSize: 1 }, next);
+      await statement;
+      const columns = await watcher`SELECT table_name || '.' || column_name AS c FROM information_schema.columns WHERE column_name IN ('next_a', 'next_b') ORDER BY 1`;
+      expect(columns.map((r: { c: string }) => r.c)).toEqual(['deliveries.next_b', 'devices.next_a']);
+      const [locks] = await watcher`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory'`;
+      expect(locks.n).toBe(0);
+    } finally {
+      await serving.close();
+      await watcher.close();
+      rmSync(dirname(next), { recursive: true, force: true });
     }
   }, POSTGRES_TEST_TIMEOUT_MS);
 });

@@ -18,6 +18,15 @@ export function defaultPgMigrationsFolder(): string {
 }
 
 /**
+ * SQLSTATEs of a migration that lost a race with the statements of instances serving the database
+ * meanwhile (a rolling upgrade: its ALTER TABLEs wait for tables those statements hold): deadlock
+ * detected, lock not available. The migrations run in one transaction, rolled back whole, so they
+ * are tried again.
+ */
+const LOST_RACE = new Set(['40P01', '55P03']);
+const MIGRATE_ATTEMPTS = 5;
+
+/**
  * Applies every migration not yet applied, under the migration lock, on a connection of its own
  * (the lock is its session's: it goes with the connection should the process die meanwhile).
  * Running it again, or beside another instance doing the same, changes nothing.
@@ -27,7 +36,17 @@ export async function migratePostgres(settings: PostgresSettings, migrationsFold
   try {
     await client`SELECT pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
     try {
-      await migrate(drizzle({ client }), { migrationsFolder });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await migrate(drizzle({ client }), { migrationsFolder });
+          break;
+        } catch (e) {
+          // drizzle wraps the driver's error (its `cause`).
+          const errno = ((e as { cause?: { errno?: unknown } }).cause ?? (e as { errno?: unknown }))?.errno;
+          if (attempt === MIGRATE_ATTEMPTS || !LOST_RACE.has(String(errno))) throw e;
+          await Bun.sleep(100 * attempt);
+        }
+      }
     } finally {
       await client`SELECT pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
     }
