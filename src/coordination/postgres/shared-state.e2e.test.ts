@@ -8,6 +8,7 @@ import { apnsKey } from '../../test-support/delivery-fixtures';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { serverClient } from '../../test-support/server-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { closedPort } from '../../test-support/closed-port';
 
 const SECRET = 'sk_shared_state_e2e';
 const ADMIN = 'admin-shared-state';
@@ -45,14 +46,6 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
     if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; output:\n${servers.map((s) => s.output()).join('\n---\n')}`);
     await Bun.sleep(50);
   }
-}
-
-/** A loopback port nothing listens on: connections to it are refused. */
-function closedPort(): number {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const { port } = listener;
-  listener.stop(true);
-  return port;
 }
 
 describe('state shared by two served instances on one PostgreSQL', () => {

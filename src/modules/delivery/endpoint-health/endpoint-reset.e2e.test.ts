@@ -4,6 +4,7 @@ import { apnsKey } from '../../../test-support/delivery-fixtures';
 import type { SpawnedServer } from '../../../test-support/spawn-server';
 import { serveApp, type ServedApp } from '../../../test-support/served-app';
 import { serverClient } from '../../../test-support/server-client';
+import { closedPort } from '../../../test-support/closed-port';
 
 const SECRET = 'sk_channel_reset_e2e';
 const key = apnsKey();
@@ -29,14 +30,6 @@ async function until(check: () => Promise<boolean>): Promise<void> {
     if (Date.now() > deadline) throw new Error(`gave up waiting; server output:\n${server.output()}`);
     await Bun.sleep(50);
   }
-}
-
-/** A loopback port nothing listens on: connections to it are refused. */
-function closedPort(): number {
-  const listener = Bun.listen({ hostname: '127.0.0.1', port: 0, socket: { data() {} } });
-  const { port } = listener;
-  listener.stop(true);
-  return port;
 }
 
 describe('credentials changed while a channel is down (real server process)', () => {
