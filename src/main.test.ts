@@ -15,11 +15,16 @@ const run = (args: string[], env: Record<string, string> = {}) =>
 const startServer = (config: string) => spawnServer(dir, config);
 
 describe('command line', () => {
-  test('version prints the version and commit', () => {
+  test('version, --version and -v print the version and commit; --help and -h the usage, also after a command', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
-    const res = run(['version']);
-    expect(res.exitCode).toBe(0);
-    expect(res.stdout.toString()).toMatch(/^islet \d+\.\d+\.\d+ \(\w+\)\n$/);
+    for (const args of [['version'], ['--version'], ['-v'], ['serve', '--version']]) {
+      const res = run(args);
+      expect({ args, code: res.exitCode, out: res.stdout.toString() }).toEqual({ args, code: 0, out: expect.stringMatching(/^islet \d+\.\d+\.\d+ \(\w+\)\n$/) });
+    }
+    for (const args of [['--help'], ['-h'], ['backup', '--help']]) {
+      const res = run(args);
+      expect({ args, code: res.exitCode, out: res.stdout.toString() }).toEqual({ args, code: 0, out: expect.stringContaining('islet --version') });
+    }
   }, 30_000);
 
   test('check-config reports a bad key with its position and exits 1', () => {

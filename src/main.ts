@@ -24,6 +24,7 @@ import { startServer } from './server';
 import { COMMIT, VERSION } from './version';
 
 const USAGE = `Usage: islet <command> [--config FILE]
+       islet --version | -v    islet --help | -h
 
 Commands:
   serve          migrate the database, then serve the API, console and docs (default)
@@ -54,6 +55,8 @@ function parseArgs(argv: string[]): { command: string; args: string[]; configFla
   let configFlag: string | undefined;
   let to: string | undefined;
   let sawCommand = false;
+  // `--help` and `--version` answer whatever else the line holds (`islet backup --help`).
+  let flag: 'help' | 'version' | undefined;
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -61,13 +64,15 @@ function parseArgs(argv: string[]): { command: string; args: string[]; configFla
     else if (arg.startsWith('--config=')) configFlag = arg.slice('--config='.length);
     else if (arg === '--to') to = argv[++i];
     else if (arg.startsWith('--to=')) to = arg.slice('--to='.length);
-    else if (arg === '--help' || arg === '-h') command = 'help';
+    else if (arg === '--help' || arg === '-h') flag = 'help';
+    else if (arg === '--version' || arg === '-v') flag = 'version';
     else if (!sawCommand) {
       command = arg;
       sawCommand = true;
     } else if (args.length < (ARITY[command] ?? 0)) args.push(arg);
     else throw new ConfigError([`unexpected argument "${arg}"`]);
   }
+  if (flag) return { command: flag, args: [] };
   if (command in ARITY && args.length < ARITY[command]!) throw new ConfigError([`${command} needs ${command === 'admin-token' ? '"reset"' : 'a FILE'}\n\n${USAGE}`]);
   if (to !== undefined && command !== 'migrate-to-postgres') throw new ConfigError([`--to is an option of migrate-to-postgres only`]);
   return { command, args, configFlag, to };
