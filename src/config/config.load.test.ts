@@ -37,6 +37,18 @@ describe('configuration', () => {
     expect(config.apps[0]).toMatchObject({ id: 'a1', plan: 'gold' });
   });
 
+  test('a string left open names the line and column where it starts, not "control characters"', () => {
+    expect(problemsOf('[server]\npublic_url = "https://push.example.com\nport = 9000\n')).toEqual([
+      'islet.toml:2:14: the string started here is not closed: line 2 ends before its closing " (a string that spans lines needs """)',
+    ]);
+    expect(problemsOf("[server]\ntrusted_proxies = ['10.0.0.1', '10.0.0.2]\n")).toEqual([
+      "islet.toml:2:32: the string started here is not closed: line 2 ends before its closing ' (a string that spans lines needs ''')",
+    ]);
+    expect(problemsOf('[admin]\ntoken = """abc\n')).toEqual(['islet.toml:2:9: the string started here is not closed before the end of the file']);
+    // A real control character keeps the parser's own words.
+    expect(problemsOf('[admin]\ntoken = "a\u0001b"\n')).toEqual(['islet.toml:2:11: control characters are not allowed in strings']);
+  });
+
   test('an unknown key is refused with file:line:column and its path', () => {
     expect(problemsOf('[server]\nport = 8080\n  prot = 1\n')).toEqual(['islet.toml:3:3: server.prot is not a known key']);
   });
