@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { Database } from 'bun:sqlite';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap } from './bootstrap';
-import { parseConfig } from './config/config.load';
-import { silentLogger } from './lib/logger';
 import { spawnServer, type SpawnedServer } from './test-support/spawn-server';
 
 const MAIN = join(import.meta.dir, 'main.ts');
@@ -57,25 +56,35 @@ describe('the first start and its admin token', () => {
     expect(await adminStatus(server, first.token!)).toBe(200);
   }, 60_000);
 
-  test('a start that generated a token but stopped before serving: the next start replaces it with one it prints', async () => {
+  test('a start that generated a token, then failed before serving, says so; the next start replaces that token with one it prints', async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-first-start-'));
     const config = `[server]\nport = 0\nhost = "127.0.0.1"\n[database]\npath = "${join(dir, 'i.db')}"\n`;
-    // What serve does up to the moment it would listen, then stops: as when start-up recovery fails.
-    const earlier = await bootstrap(parseConfig(config, join(dir, 'islet.toml')), { logger: silentLogger });
-    const unshown = earlier.generatedAdminToken!;
-    expect(unshown).toMatch(/^adm_/);
-    await earlier.ctx.db.close();
-    await earlier.ctx.coordination.close();
+    writeFileSync(join(dir, 'islet.toml'), config);
+    const islet = (command: string) =>
+      Bun.spawnSync([process.execPath, MAIN, command, '--config', join(dir, 'islet.toml')], { cwd: dir, env: { ...process.env, ISLET_CONFIG: '' }, stdout: 'pipe', stderr: 'pipe' });
+    expect(islet('migrate').exitCode).toBe(0);
+    // An Idempotency-Key a stopped process left running, whose release at start-up the database refuses.
+    const db = new Database(join(dir, 'i.db'));
+    db.run(`INSERT INTO idempotency_keys (app_id, key, fingerprint, state, created_at) VALUES ('a', 'k', 'f', 'running', ${Date.now()})`);
+    db.run(`CREATE TRIGGER refuse_recovery BEFORE DELETE ON idempotency_keys BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END`);
+    const failed = islet('serve');
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr.toString()).toBe(
+      'islet: start-up recovery failed: disk I/O error\n  The admin token this start generated was not shown: the next start that serves prints a new one.\n',
+    );
+    const unshown = db.query<{ value: string }, []>(`SELECT value FROM meta WHERE key = 'admin_token_sha256'`).get()?.value;
+    expect(unshown).toMatch(/^[0-9a-f]{64}$/);
+    db.run('DROP TRIGGER refuse_recovery');
+    db.close();
 
     const next = await serveOnce(config);
     expect(next.stderr).toContain('An earlier start generated an admin token but stopped before showing it; this one replaces it.');
     expect(next.token).toMatch(/^adm_/);
-    expect(next.token).not.toBe(unshown);
+    expect(createHash('sha256').update(next.token!).digest('hex')).not.toBe(unshown);
 
     // Shown now: the start after keeps it (and prints none).
     server = await spawnServer(dir, config);
     expect(await adminStatus(server, next.token!)).toBe(200);
-    expect(await adminStatus(server, unshown)).toBe(401);
     await server.stop();
     expect(await server.stderr).not.toContain('Admin token');
     server = undefined;
