@@ -247,10 +247,17 @@ export interface paths {
      */
     get: operations["getApiAdminAppsByAppIdChannels"];
   };
+  "/api/apps/{appId}/notifications/{messageId}": {
+    /**
+     * Follow a sent notification
+     * @description The template, release and creation time of a message a send queued, and what became of its deliveries. 404 `message not found` for an unknown id or another app's.
+     */
+    get: operations["getApiAppsByAppIdNotificationsByMessageId"];
+  };
   "/api/apps/{appId}/notifications/send": {
     /**
      * Send a notification
-     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdNotificationsSend"];
   };
@@ -5597,8 +5604,131 @@ export interface operations {
     };
   };
   /**
+   * Follow a sent notification
+   * @description The template, release and creation time of a message a send queued, and what became of its deliveries. 404 `message not found` for an unknown id or another app's.
+   */
+  getApiAppsByAppIdNotificationsByMessageId: {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+        messageId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            messageId: string;
+            templateSlug: string;
+            releaseVersion: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Deliveries (one per device) by state. */
+            deliveries: {
+              total: number;
+              /** @description Waiting to be sent (also while retrying). */
+              queued: number;
+              /** @description Waiting for the provider's channel (paused credentials, an endpoint down). */
+              held: number;
+              /** @description Being sent now. */
+              sending: number;
+              /** @description Accepted by APNs or FCM (or the simulator). */
+              sent: number;
+              /** @description Refused by the provider, or out of attempts. */
+              failed: number;
+              /** @description Not sent: the device token became invalid first. */
+              dropped: number;
+              /** @description Replaced by a newer message before it went. */
+              superseded: number;
+            };
+            /** @description The same counts per platform (deliveries of devices deleted since are only in `deliveries`). */
+            platforms: {
+              /** @description Deliveries (one per device) by state. */
+              ios: {
+                total: number;
+                /** @description Waiting to be sent (also while retrying). */
+                queued: number;
+                /** @description Waiting for the provider's channel (paused credentials, an endpoint down). */
+                held: number;
+                /** @description Being sent now. */
+                sending: number;
+                /** @description Accepted by APNs or FCM (or the simulator). */
+                sent: number;
+                /** @description Refused by the provider, or out of attempts. */
+                failed: number;
+                /** @description Not sent: the device token became invalid first. */
+                dropped: number;
+                /** @description Replaced by a newer message before it went. */
+                superseded: number;
+              };
+              /** @description Deliveries (one per device) by state. */
+              android: {
+                total: number;
+                /** @description Waiting to be sent (also while retrying). */
+                queued: number;
+                /** @description Waiting for the provider's channel (paused credentials, an endpoint down). */
+                held: number;
+                /** @description Being sent now. */
+                sending: number;
+                /** @description Accepted by APNs or FCM (or the simulator). */
+                sent: number;
+                /** @description Refused by the provider, or out of attempts. */
+                failed: number;
+                /** @description Not sent: the device token became invalid first. */
+                dropped: number;
+                /** @description Replaced by a newer message before it went. */
+                superseded: number;
+              };
+            };
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
    * Send a notification
-   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   postApiAppsByAppIdNotificationsSend: {
     parameters: {
@@ -5624,6 +5754,16 @@ export interface operations {
           targetUsers?: string[];
           /** @description Use the template from this release version instead of the live release. That release must be in Testing status. Delivery goes to testers. */
           testReleaseVersion?: number;
+          /** @description Custom data merged over the template's (this send's values win), taken as given (no placeholders): APNs keys beside `aps`, FCM `message.data`. Reserved keys are refused as in templates. */
+          data?: {
+            [key: string]: string;
+          };
+          /** @description Replaces the template's badge: APNs `aps.badge`, FCM `android.notification.notification_count`. Not with a silent template. */
+          badge?: number;
+          /** @description Replaces the template's collapseId: APNs `apns-collapse-id`, FCM `android.collapse_key`. At most 64 bytes. */
+          collapseId?: string;
+          /** @description Replaces the template's ttlSeconds: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+          ttlSeconds?: number;
         };
       };
     };
@@ -5634,6 +5774,8 @@ export interface operations {
           "application/json": {
             /** @description The number of notifications queued for delivery (one per device). */
             messageCount: number;
+            /** @description The id to follow the message by (`GET …/notifications/{messageId}`), also in the payload a device receives (`isletMessageId`). Null when nothing was queued. */
+            messageId: string | null;
           };
         };
       };
@@ -5780,13 +5922,43 @@ export interface operations {
                 createdAt: string;
                 /** Format: date-time */
                 updatedAt: string;
-                templates: {
+                templates: ({
                     slug: string;
                     title: string;
                     body: string;
-                    /** @description Placeholder names found in title and body, in order of appearance. */
+                    /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
                     placeholders: string[];
-                  }[];
+                    /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+                    subtitle?: string;
+                    /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+                    data?: {
+                      [key: string]: string;
+                    };
+                    /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+                    sound?: string;
+                    /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+                    badge?: number;
+                    /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+                    image?: string;
+                    /** @description APNs `aps.thread-id`: groups notifications. */
+                    threadId?: string;
+                    /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+                    category?: string;
+                    /** @enum {string} */
+                    interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+                    /** @description APNs `aps.relevance-score`, 0 to 1. */
+                    relevanceScore?: number;
+                    /** @description FCM `android.notification.channel_id`: a channel the app created. */
+                    androidChannelId?: string;
+                    /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+                    collapseId?: string;
+                    /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+                    ttlSeconds?: number;
+                    /** @enum {string} */
+                    priority?: "high" | "normal";
+                    /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+                    silent?: boolean;
+                  })[];
               })[];
           };
         };
@@ -5851,14 +6023,44 @@ export interface operations {
           /** @description Default Draft. */
           status?: "Draft" | "Testing" | "Live";
           /** @description Notification templates; slugs must be unique within the release. */
-          templates?: {
+          templates?: ({
               /** @description Identifies the template within its release: letters, digits, `.`, `_`, `-`. */
               slug: string;
-              /** @description Notification title; may hold `{{name}}` placeholders. */
+              /** @description Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`. */
               title: string;
               /** @description Notification body; may hold `{{name}}` placeholders. */
               body: string;
-            }[];
+              /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+              subtitle?: string;
+              /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+              data?: {
+                [key: string]: string;
+              };
+              /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+              sound?: string;
+              /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+              badge?: number;
+              /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+              image?: string;
+              /** @description APNs `aps.thread-id`: groups notifications. */
+              threadId?: string;
+              /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+              category?: string;
+              /** @description APNs `aps.interruption-level`. `critical` also sends the sound as a critical alert sound (needs Apple's entitlement). */
+              interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+              /** @description APNs `aps.relevance-score`, 0 to 1. */
+              relevanceScore?: number;
+              /** @description FCM `android.notification.channel_id`: a channel the app created. */
+              androidChannelId?: string;
+              /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+              collapseId?: string;
+              /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+              ttlSeconds?: number;
+              /** @description `high` (default): APNs priority 10, FCM high; `normal`: 5 and normal. */
+              priority?: "high" | "normal";
+              /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+              silent?: boolean;
+            })[];
         };
       };
     };
@@ -5874,13 +6076,43 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            templates: {
+            templates: ({
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title and body, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
                 placeholders: string[];
-              }[];
+                /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+                subtitle?: string;
+                /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+                data?: {
+                  [key: string]: string;
+                };
+                /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+                sound?: string;
+                /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+                badge?: number;
+                /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+                image?: string;
+                /** @description APNs `aps.thread-id`: groups notifications. */
+                threadId?: string;
+                /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+                category?: string;
+                /** @enum {string} */
+                interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+                /** @description APNs `aps.relevance-score`, 0 to 1. */
+                relevanceScore?: number;
+                /** @description FCM `android.notification.channel_id`: a channel the app created. */
+                androidChannelId?: string;
+                /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+                collapseId?: string;
+                /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+                ttlSeconds?: number;
+                /** @enum {string} */
+                priority?: "high" | "normal";
+                /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+                silent?: boolean;
+              })[];
           };
         };
       };
@@ -6012,13 +6244,43 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            templates: {
+            templates: ({
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title and body, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
                 placeholders: string[];
-              }[];
+                /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+                subtitle?: string;
+                /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+                data?: {
+                  [key: string]: string;
+                };
+                /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+                sound?: string;
+                /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+                badge?: number;
+                /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+                image?: string;
+                /** @description APNs `aps.thread-id`: groups notifications. */
+                threadId?: string;
+                /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+                category?: string;
+                /** @enum {string} */
+                interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+                /** @description APNs `aps.relevance-score`, 0 to 1. */
+                relevanceScore?: number;
+                /** @description FCM `android.notification.channel_id`: a channel the app created. */
+                androidChannelId?: string;
+                /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+                collapseId?: string;
+                /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+                ttlSeconds?: number;
+                /** @enum {string} */
+                priority?: "high" | "normal";
+                /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+                silent?: boolean;
+              })[];
           };
         };
       };
@@ -6108,13 +6370,43 @@ export interface operations {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            templates: {
+            templates: ({
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title and body, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
                 placeholders: string[];
-              }[];
+                /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+                subtitle?: string;
+                /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+                data?: {
+                  [key: string]: string;
+                };
+                /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+                sound?: string;
+                /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+                badge?: number;
+                /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+                image?: string;
+                /** @description APNs `aps.thread-id`: groups notifications. */
+                threadId?: string;
+                /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+                category?: string;
+                /** @enum {string} */
+                interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+                /** @description APNs `aps.relevance-score`, 0 to 1. */
+                relevanceScore?: number;
+                /** @description FCM `android.notification.channel_id`: a channel the app created. */
+                androidChannelId?: string;
+                /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+                collapseId?: string;
+                /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+                ttlSeconds?: number;
+                /** @enum {string} */
+                priority?: "high" | "normal";
+                /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+                silent?: boolean;
+              })[];
           };
         };
       };
@@ -6242,10 +6534,40 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Notification title; may hold `{{name}}` placeholders. */
+          /** @description Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`. */
           title: string;
           /** @description Notification body; may hold `{{name}}` placeholders. */
           body: string;
+          /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+          subtitle?: string;
+          /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+          data?: {
+            [key: string]: string;
+          };
+          /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+          sound?: string;
+          /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+          badge?: number;
+          /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+          image?: string;
+          /** @description APNs `aps.thread-id`: groups notifications. */
+          threadId?: string;
+          /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+          category?: string;
+          /** @description APNs `aps.interruption-level`. `critical` also sends the sound as a critical alert sound (needs Apple's entitlement). */
+          interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+          /** @description APNs `aps.relevance-score`, 0 to 1. */
+          relevanceScore?: number;
+          /** @description FCM `android.notification.channel_id`: a channel the app created. */
+          androidChannelId?: string;
+          /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+          collapseId?: string;
+          /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+          ttlSeconds?: number;
+          /** @description `high` (default): APNs priority 10, FCM high; `normal`: 5 and normal. */
+          priority?: "high" | "normal";
+          /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+          silent?: boolean;
         };
       };
     };
@@ -6257,8 +6579,38 @@ export interface operations {
             slug: string;
             title: string;
             body: string;
-            /** @description Placeholder names found in title and body, in order of appearance. */
+            /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
             placeholders: string[];
+            /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+            subtitle?: string;
+            /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+            data?: {
+              [key: string]: string;
+            };
+            /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+            sound?: string;
+            /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+            badge?: number;
+            /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+            image?: string;
+            /** @description APNs `aps.thread-id`: groups notifications. */
+            threadId?: string;
+            /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+            category?: string;
+            /** @enum {string} */
+            interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+            /** @description APNs `aps.relevance-score`, 0 to 1. */
+            relevanceScore?: number;
+            /** @description FCM `android.notification.channel_id`: a channel the app created. */
+            androidChannelId?: string;
+            /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+            collapseId?: string;
+            /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+            ttlSeconds?: number;
+            /** @enum {string} */
+            priority?: "high" | "normal";
+            /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+            silent?: boolean;
           };
         };
       };
@@ -6269,8 +6621,38 @@ export interface operations {
             slug: string;
             title: string;
             body: string;
-            /** @description Placeholder names found in title and body, in order of appearance. */
+            /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
             placeholders: string[];
+            /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
+            subtitle?: string;
+            /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
+            data?: {
+              [key: string]: string;
+            };
+            /** @description A sound file of the app, or `default` (the default); `none` sends no sound. APNs `aps.sound`, FCM `android.notification.sound`. */
+            sound?: string;
+            /** @description APNs `aps.badge` (0 clears it), FCM `android.notification.notification_count`. */
+            badge?: number;
+            /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
+            image?: string;
+            /** @description APNs `aps.thread-id`: groups notifications. */
+            threadId?: string;
+            /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
+            category?: string;
+            /** @enum {string} */
+            interruptionLevel?: "passive" | "active" | "time-sensitive" | "critical";
+            /** @description APNs `aps.relevance-score`, 0 to 1. */
+            relevanceScore?: number;
+            /** @description FCM `android.notification.channel_id`: a channel the app created. */
+            androidChannelId?: string;
+            /** @description APNs `apns-collapse-id` and FCM `android.collapse_key`: a newer notification with the same id replaces the older. Placeholders allowed; at most 64 bytes once rendered. */
+            collapseId?: string;
+            /** @description How long the providers keep the notification for an offline device: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
+            ttlSeconds?: number;
+            /** @enum {string} */
+            priority?: "high" | "normal";
+            /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
+            silent?: boolean;
           };
         };
       };

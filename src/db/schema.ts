@@ -305,11 +305,35 @@ export const notificationTemplates = sqliteTable(
     placeholders: text('placeholders').notNull(),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
+    /**
+     * JSON of the template's optional platform features (notifications/template-options.ts:
+     * subtitle, data, sound, badge, image, …); null when it has none, as every template made before
+     * they existed.
+     */
+    options: text('options'),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.version, t.slug] }),
     foreignKey({ columns: [t.appId, t.version], foreignColumns: [releases.appId, releases.version] }).onDelete('cascade'),
   ],
+);
+
+/**
+ * The public id of a sent notification (`msg_…`, what the send answers and the device receives),
+ * for its message row: the message status endpoint reads the message's deliveries through it.
+ * Removed with its message (retention).
+ */
+export const notificationMessages = sqliteTable(
+  'notification_messages',
+  {
+    publicId: text('public_id').primaryKey(),
+    appId: text('app_id').notNull(),
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+  },
+  // Deleting a message checks the cascade through this index instead of a scan.
+  (t) => [uniqueIndex('notification_messages_message').on(t.messageId)],
 );
 
 /**

@@ -13,6 +13,7 @@ import type { InstancesRepository } from '../modules/live-activities/instances.r
 import type { LiveActivitiesRepository } from '../modules/live-activities/live-activities.repository';
 import type { MetaRepository } from '../modules/auth/meta.repository';
 import type { MetricsRepository } from '../modules/metrics/metrics.repository';
+import type { NotificationMessagesRepository } from '../modules/notifications/notification-messages.repository';
 import type { ReleasesRepository } from '../modules/notifications/releases.repository';
 import type { TokensRepository } from '../modules/tokens/tokens.repository';
 import type { WebhookEventsRepository } from '../modules/webhooks/webhook-events.repository';
@@ -38,6 +39,7 @@ export interface Repositories {
   liveActivities: LiveActivitiesRepository;
   meta: MetaRepository;
   metrics: MetricsRepository;
+  notificationMessages: NotificationMessagesRepository;
   outbox: OutboxRepository;
   releases: ReleasesRepository;
   tokens: TokensRepository;

@@ -244,11 +244,24 @@ export const notificationTemplates = pgTable(
     placeholders: text('placeholders').notNull(),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+    options: text('options'),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.version, t.slug] }),
     foreignKey({ columns: [t.appId, t.version], foreignColumns: [releases.appId, releases.version] }).onDelete('cascade'),
   ],
+);
+
+export const notificationMessages = pgTable(
+  'notification_messages',
+  {
+    publicId: text('public_id').primaryKey(),
+    appId: text('app_id').notNull(),
+    messageId: bigint('message_id', { mode: 'number' })
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+  },
+  (t) => [uniqueIndex('notification_messages_message').on(t.messageId)],
 );
 
 export const auditLog = pgTable(

@@ -3,10 +3,11 @@ import type { Sql } from '../sql/sql';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
 import { metaRepository } from './meta';
+import { notificationMessagesRepository } from './notification-messages';
 import { tokensRepository } from './tokens';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'tokens'>;
+export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'notificationMessages' | 'tokens'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -18,6 +19,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     apps: appsRepository(sql),
     audit: auditRepository(sql),
     meta: metaRepository(sql),
+    notificationMessages: notificationMessagesRepository(sql),
     tokens: tokensRepository(sql),
   };
 }

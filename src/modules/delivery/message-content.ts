@@ -9,8 +9,35 @@ export interface NotificationContent {
   releaseVersion: number;
   title: string;
   body: string;
-  /** How long FCM keeps the message for an offline device (`delivery.notification_ttl_seconds`). */
+  /**
+   * How long FCM keeps the message for an offline device: the template's or the send's
+   * `ttlSeconds`, else `notifications.ttl_seconds`.
+   */
   ttlSeconds?: number;
+  // The template's platform features, rendered (issue 36); every one optional, so a content queued
+  // before they existed is sent as it was. Where each goes: payloads.ts.
+  /** The public id (`msg_…`) the send answered; the device gets it as `isletMessageId`. */
+  messageId?: string;
+  subtitle?: string;
+  /** The template's data merged with the send's (the send's wins). */
+  data?: Record<string, string>;
+  /** A sound file, `default` or `none`; absent: `default`. */
+  sound?: string;
+  badge?: number;
+  /** An https URL. */
+  image?: string;
+  threadId?: string;
+  category?: string;
+  interruptionLevel?: 'passive' | 'active' | 'time-sensitive' | 'critical';
+  relevanceScore?: number;
+  androidChannelId?: string;
+  collapseId?: string;
+  /** The `apns-expiration`, Unix seconds (0: deliver once or not at all); only when the template or the send set `ttlSeconds`. */
+  apnsExpiration?: number;
+  /** Absent: high. */
+  priority?: 'high' | 'normal';
+  /** A background push (APNs) and a data-only message (FCM): no title, body, sound or badge. */
+  silent?: boolean;
 }
 
 /** An alert that lights the screen with a Live Activity event (start, update). */

@@ -1,4 +1,5 @@
-import type { LiveActivityContent, MessageContent, NotificationContent } from './message-content';
+import type { LiveActivityContent, MessageContent } from './message-content';
+import { notificationMessage, notificationRequest } from './notification-payloads';
 
 /** APNs refuses payloads larger than this; FCM's data limit is the same size. */
 export const MAX_PAYLOAD_BYTES = 4096;
@@ -24,12 +25,7 @@ const UPDATE_TTL_S = HOUR_S;
  * @example apnsRequest(content, 'com.example.app').headers['apns-push-type'] // 'liveactivity'
  */
 export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequest {
-  if (content.type === 'notification') {
-    return {
-      headers: { 'apns-push-type': 'alert', 'apns-topic': bundleId, 'apns-priority': '10' },
-      body: { aps: { alert: { title: content.title, body: content.body }, sound: 'default' } },
-    };
-  }
+  if (content.type === 'notification') return notificationRequest(content, bundleId);
   return {
     headers: {
       'apns-push-type': 'liveactivity',
@@ -92,10 +88,6 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
   return { android: { priority: content.priority === 5 ? 'normal' : 'high', collapse_key: content.activityId, ttl: `${ttl}s` }, data };
 }
 
-function notificationMessage(content: NotificationContent): Record<string, unknown> {
-  const android = content.ttlSeconds === undefined ? { priority: 'high' } : { priority: 'high', ttl: `${content.ttlSeconds}s` };
-  return { notification: { title: content.title, body: content.body }, android };
-}
 
 /** The larger of the two providers' payload sizes in bytes, to refuse what neither would accept. */
 export function payloadBytes(content: MessageContent): number {

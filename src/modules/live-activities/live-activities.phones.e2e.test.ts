@@ -223,7 +223,7 @@ forEachDatabase('phones-e2e', (database) => {
 
       const next = await startFor('dismisser', { progress: '1', detail: 'again' });
       await eventually(() => expect(progressOn(phone, next)).toBe('1'));
-      expect((await call('POST', `/api/apps/${APP}/notifications/send`, { templateSlug: 'hello', targetUsers: ['dismisser'] })).body).toEqual({ messageCount: 1 });
+      expect((await call('POST', `/api/apps/${APP}/notifications/send`, { templateSlug: 'hello', targetUsers: ['dismisser'] })).body).toMatchObject({ messageCount: 1 });
       await eventually(() => expect(phone.notifications).toEqual([{ title: 'Hi', body: 'there' }]));
       const devices = (await admin('GET', `/api/admin/apps/${APP}/devices?endUserId=dismisser`)).body.devices;
       expect(devices).toEqual([expect.objectContaining({ id: deviceId, valid: true, hasPushToStartToken: true })]);

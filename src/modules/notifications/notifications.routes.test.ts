@@ -10,6 +10,8 @@ forEachDatabase('notifications', (database) => {
   afterEach(() => h?.close());
 
   const SEND = '/api/apps/a1/notifications/send';
+  /** A send's public message id, opaque: `msg_` then 25 symbols. */
+  const MESSAGE_ID = expect.stringMatching(/^msg_[0-9a-z]{25}$/);
   const RELEASES = '/api/admin/apps/a1/releases';
   const welcome = { slug: 'welcome', title: 'Hi {{ name }}', body: 'You have {{count}} new messages' };
 
@@ -49,7 +51,7 @@ forEachDatabase('notifications', (database) => {
       const devices = [await register('u1', 't1'), await register('u1', 't2', { platform: 'android' }), await register('u2', 't3')];
       const res = await send({ templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ messageCount: 3 });
+      expect(res.body).toEqual({ messageCount: 3, messageId: MESSAGE_ID });
       const [message, ...others] = (await queued());
       expect(others).toEqual([]);
       expect(message).toMatchObject({
@@ -67,7 +69,7 @@ forEachDatabase('notifications', (database) => {
       await h.admin('POST', RELEASES, { version: 1, status: 'Live', templates: [template] });
       await register('u1', 't1');
       const res = await send({ templateSlug: 'promo', variables: { who: 'Tom & Jerry', html: '<b>"50%"</b>', unused: 'x' } });
-      expect(res.body).toEqual({ messageCount: 1 });
+      expect(res.body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
       expect((await queued())[0]!.content).toMatchObject({ title: 'Tom & Jerry & !', body: '<b>"50%"</b>' });
     });
 
@@ -78,7 +80,7 @@ forEachDatabase('notifications', (database) => {
       await register('u2', 't2');
       const u3 = await register('u3', 't3');
       const res = await send({ templateSlug: 'welcome', targetUsers: ['u3', 'u1', 'u1', 'ghost'] });
-      expect(res.body).toEqual({ messageCount: 2 });
+      expect(res.body).toEqual({ messageCount: 2, messageId: MESSAGE_ID });
       expect(deviceIds((await queued())[0])).toEqual([u1, u3].sort());
     });
 
@@ -89,8 +91,8 @@ forEachDatabase('notifications', (database) => {
       const invalid = await register('u1', 't2');
       const onlyInvalid = await register('u2', 't3');
       await testRows(h.ctx, `UPDATE tokens SET state = 'invalid', invalid_reason = 'Unregistered' WHERE device_id IN (?, ?)`, [invalid, onlyInvalid]);
-      expect((await send({ templateSlug: 'welcome' })).body).toEqual({ messageCount: 1 });
-      expect((await send({ templateSlug: 'welcome', targetUsers: ['u2'] })).body).toEqual({ messageCount: 0 });
+      expect((await send({ templateSlug: 'welcome' })).body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
+      expect((await send({ templateSlug: 'welcome', targetUsers: ['u2'] })).body).toEqual({ messageCount: 0, messageId: null });
       const all = (await queued());
       expect(all).toHaveLength(1);
       expect(deviceIds(all[0])).toEqual([valid]);
@@ -99,7 +101,7 @@ forEachDatabase('notifications', (database) => {
     test('with nobody to deliver to, the answer is 0 and nothing is written', async () => {
       await setup();
       await h.admin('POST', RELEASES, { version: 1, status: 'Live', templates: [welcome] });
-      expect((await send({ templateSlug: 'welcome' })).body).toEqual({ messageCount: 0 });
+      expect((await send({ templateSlug: 'welcome' })).body).toEqual({ messageCount: 0, messageId: null });
       expect((await queued())).toEqual([]);
     });
 
@@ -109,7 +111,7 @@ forEachDatabase('notifications', (database) => {
       await h.service('a2', 'POST', '/api/apps/a2/devices', { endUserId: 'u1', platform: 'ios', token: apnsToken('other') });
       await h.admin('POST', RELEASES, { version: 1, status: 'Live', templates: [welcome] });
       const mine = await register('u1', 't1');
-      expect((await send({ templateSlug: 'welcome', targetUsers: ['u1'] })).body).toEqual({ messageCount: 1 });
+      expect((await send({ templateSlug: 'welcome', targetUsers: ['u1'] })).body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
       expect(deviceIds((await queued())[0])).toEqual([mine]);
     });
 
@@ -128,7 +130,7 @@ forEachDatabase('notifications', (database) => {
       const gone = await send({ templateSlug: 'old' });
       expect(gone.body).toEqual({ title: 'Not Found', status: 404, detail: 'notification template not found' });
       await h.admin('PATCH', `${RELEASES}/1`, { status: 'Live' });
-      expect((await send({ templateSlug: 'old' })).body).toEqual({ messageCount: 1 });
+      expect((await send({ templateSlug: 'old' })).body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
     });
 
     test('a rendered payload over 4096 bytes is refused and nothing is queued', async () => {
@@ -136,9 +138,9 @@ forEachDatabase('notifications', (database) => {
       await h.admin('POST', RELEASES, { version: 1, status: 'Live', templates: [{ slug: 'long', title: 'T', body: '{{text}}' }] });
       await register('u1', 't1');
       const res = await send({ templateSlug: 'long', variables: { text: 'x'.repeat(4100) } });
-      expect(res.body).toEqual({ title: 'Bad Request', status: 400, detail: 'payload exceeds 4096 bytes' });
+      expect(res.body).toEqual({ title: 'Bad Request', status: 400, detail: 'payload exceeds 4096 bytes: 4245 bytes once rendered' });
       expect((await queued())).toEqual([]);
-      expect((await send({ templateSlug: 'long', variables: { text: 'x'.repeat(3900) } })).body).toEqual({ messageCount: 1 });
+      expect((await send({ templateSlug: 'long', variables: { text: 'x'.repeat(3900) } })).body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
     });
   });
 
@@ -160,7 +162,7 @@ forEachDatabase('notifications', (database) => {
     test('a Testing release goes only to the devices of testers', async () => {
       const ids = await testers();
       const res = await send({ templateSlug: 'welcome', variables: { name: 'Ada' }, testReleaseVersion: 2 });
-      expect(res.body).toEqual({ messageCount: 2 });
+      expect(res.body).toEqual({ messageCount: 2, messageId: MESSAGE_ID });
       const [message] = (await queued());
       expect(message!.content).toMatchObject({ releaseVersion: 2, title: 'Beta Ada' });
       expect(deviceIds(message)).toEqual([ids.t1, ids.t2].sort());
@@ -169,15 +171,15 @@ forEachDatabase('notifications', (database) => {
     test('with targetUsers, a test send goes to the testers among them', async () => {
       const ids = await testers();
       const res = await send({ templateSlug: 'welcome', targetUsers: ['tester-1', 'user-1'], testReleaseVersion: 2 });
-      expect(res.body).toEqual({ messageCount: 1 });
+      expect(res.body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
       expect(deviceIds((await queued())[0])).toEqual([ids.t1]);
-      expect((await send({ templateSlug: 'welcome', targetUsers: ['user-1'], testReleaseVersion: 2 })).body).toEqual({ messageCount: 0 });
+      expect((await send({ templateSlug: 'welcome', targetUsers: ['user-1'], testReleaseVersion: 2 })).body).toEqual({ messageCount: 0, messageId: null });
     });
 
     test('an end user no longer marked as a tester gets no test sends', async () => {
       const ids = await testers();
       await h.admin('PATCH', '/api/admin/apps/a1/end-users/tester-2', { tester: false });
-      expect((await send({ templateSlug: 'welcome', testReleaseVersion: 2 })).body).toEqual({ messageCount: 1 });
+      expect((await send({ templateSlug: 'welcome', testReleaseVersion: 2 })).body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
       expect(deviceIds((await queued())[0])).toEqual([ids.t1]);
     });
 
@@ -198,7 +200,7 @@ forEachDatabase('notifications', (database) => {
       await setup();
       await h.admin('POST', RELEASES, { version: 1, status: 'Testing', templates: [welcome] });
       await register('tester-1', 't1', { tester: true });
-      expect((await send({ templateSlug: 'welcome', testReleaseVersion: 1 })).body).toEqual({ messageCount: 1 });
+      expect((await send({ templateSlug: 'welcome', testReleaseVersion: 1 })).body).toEqual({ messageCount: 1, messageId: MESSAGE_ID });
     });
   });
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { AppParams, errors } from '../../http/schemas';
 import type { Services } from '../../services';
+import { MAX_BADGE, MAX_COLLAPSE_ID_BYTES, MAX_TTL_SECONDS } from './template-options';
 
 const SendBody = t.Object(
   {
@@ -23,14 +24,62 @@ const SendBody = t.Object(
         description: 'Use the template from this release version instead of the live release. That release must be in Testing status. Delivery goes to testers.',
       }),
     ),
+    data: t.Optional(
+      t.Record(t.String(), t.String({ maxLength: 4096 }), {
+        description:
+          "Custom data merged over the template's (this send's values win), taken as given (no placeholders): APNs keys beside `aps`, FCM `message.data`. " +
+          'Reserved keys are refused as in templates.',
+      }),
+    ),
+    badge: t.Optional(Type.Integer({ minimum: 0, maximum: MAX_BADGE, description: "Replaces the template's badge: APNs `aps.badge`, FCM `android.notification.notification_count`. Not with a silent template." })),
+    collapseId: t.Optional(
+      t.String({ minLength: 1, maxLength: 256, description: `Replaces the template's collapseId: APNs \`apns-collapse-id\`, FCM \`android.collapse_key\`. At most ${MAX_COLLAPSE_ID_BYTES} bytes.` }),
+    ),
+    ttlSeconds: t.Optional(
+      Type.Integer({ minimum: 0, maximum: MAX_TTL_SECONDS, description: "Replaces the template's ttlSeconds: APNs `apns-expiration` (0: not stored), FCM `android.ttl`." }),
+    ),
   },
   { additionalProperties: false },
 );
 
+const Counts = t.Object(
+  {
+    total: Type.Integer(),
+    queued: Type.Integer({ description: 'Waiting to be sent (also while retrying).' }),
+    held: Type.Integer({ description: "Waiting for the provider's channel (paused credentials, an endpoint down)." }),
+    sending: Type.Integer({ description: 'Being sent now.' }),
+    sent: Type.Integer({ description: 'Accepted by APNs or FCM (or the simulator).' }),
+    failed: Type.Integer({ description: 'Refused by the provider, or out of attempts.' }),
+    dropped: Type.Integer({ description: 'Not sent: the device token became invalid first.' }),
+    superseded: Type.Integer({ description: 'Replaced by a newer message before it went.' }),
+  },
+  { description: 'Deliveries (one per device) by state.' },
+);
+
+const MessageStatus = t.Object({
+  messageId: t.String(),
+  templateSlug: t.String(),
+  releaseVersion: Type.Integer(),
+  createdAt: t.String({ format: 'date-time' }),
+  deliveries: Counts,
+  platforms: t.Object({ ios: Counts, android: Counts }, { description: 'The same counts per platform (deliveries of devices deleted since are only in `deliveries`).' }),
+});
+
 /** The public send endpoint (spec endpoint 5). */
 export function notificationsRoutes(services: Services) {
   const { auth, notifications } = services;
-  return new Elysia({ detail: { tags: ['Notifications'] } }).post(
+  return new Elysia({ detail: { tags: ['Notifications'] } })
+    .get('/api/apps/:appId/notifications/:messageId', ({ request, params }) => notifications.status(auth.appOf(request).id, params.messageId), {
+      transform: auth.requireKey,
+      params: t.Object({ appId: t.String({ description: 'The app identifier.' }), messageId: t.String({ description: 'The `messageId` a send answered.' }) }),
+      response: { 200: MessageStatus, ...errors(401, 404, 429) },
+      detail: {
+        summary: 'Follow a sent notification',
+        description: "The template, release and creation time of a message a send queued, and what became of its deliveries. 404 `message not found` for an unknown id or another app's.",
+        security: [{ serviceKey: [] }],
+      },
+    })
+    .post(
     '/api/apps/:appId/notifications/send',
     ({ request, body }) => notifications.send(auth.appOf(request).id, body),
     {
@@ -39,7 +88,12 @@ export function notificationsRoutes(services: Services) {
       params: AppParams,
       body: SendBody,
       response: {
-        200: t.Object({ messageCount: Type.Integer({ description: 'The number of notifications queued for delivery (one per device).' }) }),
+        200: t.Object({
+          messageCount: Type.Integer({ description: 'The number of notifications queued for delivery (one per device).' }),
+          messageId: t.Union([t.String(), t.Null()], {
+            description: 'The id to follow the message by (`GET …/notifications/{messageId}`), also in the payload a device receives (`isletMessageId`). Null when nothing was queued.',
+          }),
+        }),
         ...errors(400, 401, 404, 413, 422, 429),
       },
       detail: {
@@ -48,7 +102,8 @@ export function notificationsRoutes(services: Services) {
           'Sends a push notification from a notification template, identified by its slug, to end users of the app. ' +
           'Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. ' +
           'Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; ' +
-          'with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes`.',
+          'with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, ' +
+          '400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send.',
         security: [{ serviceKey: [] }],
       },
     },

@@ -1,17 +1,24 @@
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
-import { enqueue } from '../delivery/outbox/outbox';
+import { newId } from '../../lib/ids';
+import { isoTime } from '../../lib/clock';
 import type { NotificationContent } from '../delivery/message-content';
-import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
-import { renderTemplate } from './placeholders';
+import { enqueue } from '../delivery/outbox/outbox';
 import { releaseNotFound, templateNotFound, type ReleasesService } from './releases.service';
 import type { ReleaseRow } from './releases.repository';
+import { notificationContent, type SendAdditions } from './notification-content';
 
-export interface SendInput {
+export interface SendInput extends SendAdditions {
   templateSlug: string;
   variables?: Record<string, string>;
   targetUsers?: string[];
   testReleaseVersion?: number;
+}
+
+/** What a send answers: the deliveries queued, and the id to follow them by (null when nothing was queued). */
+export interface SendResult {
+  messageCount: number;
+  messageId: string | null;
 }
 
 /** Sending notifications: pick the release, render its template once, queue one delivery per device. */
@@ -33,25 +40,24 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
   };
 
   return {
+    /** What became of a sent notification (see messageStatus). */
+    status: (appId: string, messageId: string) => messageStatus(ctx, appId, messageId),
+
     /**
      * Renders the template and queues it for every valid device of the targeted end users (all
      * connected ones when `targetUsers` is absent; only testers for a test send). The message and
      * all its deliveries are written in one transaction before this returns.
-     * @example send('demo', { templateSlug: 'welcome', variables: { name: 'Ada' } }) // { messageCount: 3 }
+     * The content (template, send's additions, message id) is checked whole before anything is
+     * written: an invalid send queues nothing.
+     * @example send('demo', { templateSlug: 'welcome', variables: { name: 'Ada' } }) // { messageCount: 3, messageId: 'msg_…' }
      */
-    async send(appId: string, input: SendInput): Promise<{ messageCount: number }> {
+    async send(appId: string, input: SendInput): Promise<SendResult> {
       const release = await releaseFor(appId, input.testReleaseVersion);
       const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
       if (!template) throw templateNotFound();
-      const content: NotificationContent = {
-        type: 'notification',
-        templateSlug: template.slug,
-        releaseVersion: release.version,
-        title: renderTemplate(template.title, input.variables),
-        body: renderTemplate(template.body, input.variables),
-        ttlSeconds: ctx.config.notifications.ttl_seconds,
-      };
-      if (payloadBytes(content) > MAX_PAYLOAD_BYTES) throw new HttpError(400, `payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+      const now = clock.now();
+      const messageId = newId('msg', now);
+      const content = notificationContent(template, input, { messageId, now, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
       const filter = {
         endUserIds: input.targetUsers && [...new Set(input.targetUsers)],
         testersOnly: input.testReleaseVersion !== undefined,
@@ -60,12 +66,77 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
         const targets = await tx.devices.sendTargets(appId, filter);
         const first = targets.next();
         // Nothing to deliver: no message row either, it would only clutter the outbox.
-        if (first.done) return { messageCount: 0 };
-        const { deliveries } = await enqueue(store, tx, { appId, content, targets: startingWith(first.value, targets), now: clock.now() });
-        return { messageCount: deliveries };
+        if (first.done) return { messageCount: 0, messageId: null };
+        const queued = await enqueue(store, tx, { appId, content, targets: startingWith(first.value, targets), now });
+        await tx.notificationMessages.insert(messageId, appId, queued.messageId);
+        return { messageCount: queued.deliveries, messageId };
       });
     },
   };
+}
+
+/** How many deliveries of a message are in each state. `queued`: waiting to go; `sent`: the provider accepted it. */
+export interface DeliveryCounts {
+  total: number;
+  queued: number;
+  held: number;
+  sending: number;
+  sent: number;
+  failed: number;
+  dropped: number;
+  superseded: number;
+}
+
+export interface MessageStatus {
+  messageId: string;
+  templateSlug: string;
+  releaseVersion: number;
+  createdAt: string;
+  /** Every delivery, of devices deleted since too. */
+  deliveries: DeliveryCounts;
+  platforms: { ios: DeliveryCounts; android: DeliveryCounts };
+}
+
+/** The delivery states as the status endpoint names them (the outbox's `pending` and `delivered` are what a caller calls queued and sent). */
+const STATE_NAMES: Record<string, Exclude<keyof DeliveryCounts, 'total'>> = {
+  pending: 'queued',
+  held: 'held',
+  sending: 'sending',
+  delivered: 'sent',
+  failed: 'failed',
+  dropped: 'dropped',
+  superseded: 'superseded',
+};
+
+const noCounts = (): DeliveryCounts => ({ total: 0, queued: 0, held: 0, sending: 0, sent: 0, failed: 0, dropped: 0, superseded: 0 });
+
+/**
+ * What became of a sent notification: its template and release, and its deliveries counted by
+ * state, in all and per platform. Another app's message id, or one retention removed, is 404.
+ */
+export async function messageStatus(ctx: AppContext, appId: string, publicId: string): Promise<MessageStatus> {
+  const repo = ctx.db.repos.notificationMessages;
+  const message = await repo.find(appId, publicId);
+  if (!message) throw new HttpError(404, 'message not found');
+  const content = JSON.parse(message.content) as NotificationContent;
+  const status: MessageStatus = {
+    messageId: publicId,
+    templateSlug: content.templateSlug,
+    releaseVersion: content.releaseVersion,
+    createdAt: isoTime(message.createdAt),
+    deliveries: noCounts(),
+    platforms: { ios: noCounts(), android: noCounts() },
+  };
+  for (const row of await repo.counts(message.messageId)) {
+    const state = STATE_NAMES[row.status];
+    if (!state) continue;
+    const platform = row.platform === 'ios' || row.platform === 'android' ? status.platforms[row.platform] : undefined;
+    for (const counts of platform ? [status.deliveries, platform] : [status.deliveries]) {
+      counts[state] += row.count;
+      counts.total += row.count;
+    }
+  }
+  return status;
 }
 
 /** `first`, then the rest of `rest`: the iterator again after a look at its first item. */

@@ -157,7 +157,7 @@ forEachDatabase('releases', (database) => {
       expect(res.body).toEqual({
         title: 'Bad Request',
         status: 400,
-        detail: 'templates.0 exceeds 4096 bytes of payload even with every placeholder empty',
+        detail: 'templates.0 exceeds 4096 bytes of payload even with every placeholder empty (4271 bytes)',
       });
     });
 

@@ -3,11 +3,13 @@ import { t } from 'elysia';
 import { AppParams, errors, IntegerParam, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
+import { TemplateOptionFields } from './template-options';
 
 const MAX_VERSION = 2_147_483_647;
 const SLUG_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
 const Slug = t.String({ pattern: SLUG_PATTERN, description: 'Identifies the template within its release: letters, digits, `.`, `_`, `-`.' });
-const Title = t.String({ minLength: 1, maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders.' });
+// Not empty unless the template is silent (checked by the service, with the schema's own words).
+const Title = t.String({ maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`.' });
 const BodyText = t.String({ maxLength: 4096, description: 'Notification body; may hold `{{name}}` placeholders.' });
 const Status = t.Union([t.Literal('Draft'), t.Literal('Testing'), t.Literal('Live'), t.Literal('Archived')]);
 
@@ -15,8 +17,12 @@ const TemplateRecord = t.Object({
   slug: t.String(),
   title: t.String(),
   body: t.String(),
-  placeholders: t.Array(t.String(), { description: 'Placeholder names found in title and body, in order of appearance.' }),
+  placeholders: t.Array(t.String(), { description: 'Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance.' }),
+  ...TemplateOptionFields,
 });
+
+/** A template's texts and optional platform features, as create and put take them. */
+const TemplateFields = { title: Title, body: BodyText, ...TemplateOptionFields };
 
 const ReleaseRecord = t.Object({
   version: Type.Integer(),
@@ -57,7 +63,7 @@ export function releasesAdminRoutes(services: Services) {
             version: Type.Integer({ minimum: 1, maximum: MAX_VERSION, description: 'Release version, unique within the app.' }),
             status: t.Optional(t.Union([t.Literal('Draft'), t.Literal('Testing'), t.Literal('Live')], { description: 'Default Draft.' })),
             templates: t.Optional(
-              t.Array(t.Object({ slug: Slug, title: Title, body: BodyText }, { additionalProperties: false }), {
+              t.Array(t.Object({ slug: Slug, ...TemplateFields }, { additionalProperties: false }), {
                 description: 'Notification templates; slugs must be unique within the release.',
               }),
             ),
@@ -91,7 +97,7 @@ export function releasesAdminRoutes(services: Services) {
       },
       {
         params: TemplateParams,
-        body: t.Object({ title: Title, body: BodyText }, { additionalProperties: false }),
+        body: t.Object(TemplateFields, { additionalProperties: false }),
         response: { 200: TemplateRecord, 201: TemplateRecord, ...errors(400, 401, 404, 409) },
         detail: {
           summary: 'Create or replace a notification template',

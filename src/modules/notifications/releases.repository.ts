@@ -12,6 +12,8 @@ export interface TemplateInput {
   title: string;
   body: string;
   placeholders: string[];
+  /** JSON of the template's TemplateOptions (template-options.ts), null when it has none. */
+  options: string | null;
 }
 
 /** The releases repository: what every database implements (SQLite's in src/db/sqlite/repositories/releases.ts). */

@@ -5,6 +5,7 @@ import type { AppsService } from '../apps/apps.service';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { PlaceholderSyntaxError, placeholderNames, renderTemplate } from './placeholders';
 import type { ReleaseRow, ReleaseStatus, TemplateInput, TemplateRow } from './releases.repository';
+import { checkedOptions, optionsJson, parseOptions, type TemplateOptions } from './template-options';
 
 /**
  * Allowed status changes. Templates can be edited only in Draft and Testing, and a release that
@@ -20,12 +21,11 @@ const NEXT: Record<ReleaseStatus, readonly ReleaseStatus[]> = {
 
 const FROZEN: readonly ReleaseStatus[] = ['Live', 'Archived'];
 
-export interface TemplateView {
-  slug: string;
-  title: string;
-  body: string;
-  placeholders: string[];
-}
+/** A template as the admin API shows it: its texts, placeholders and the options it was given. */
+export type TemplateView = { slug: string; title: string; body: string; placeholders: string[] } & TemplateOptions;
+
+/** What the admin API takes for a template: texts and the optional features. */
+export type TemplateBody = { title: string; body: string } & TemplateOptions;
 
 export interface ReleaseView {
   version: number;
@@ -81,7 +81,7 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
     },
 
     /** Creates a release with its templates; created Live, it archives the previous Live one. */
-    async create(appId: string, input: { version: number; status?: ReleaseStatus; templates?: { slug: string; title: string; body: string }[] }): Promise<ReleaseView> {
+    async create(appId: string, input: { version: number; status?: ReleaseStatus; templates?: ({ slug: string } & TemplateBody)[] }): Promise<ReleaseView> {
       await apps.get(appId);
       const templates = (input.templates ?? []).map((t, i) => checkedTemplate(t, `templates.${i}.`));
       const seen = new Map<string, number>();
@@ -111,11 +111,11 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
     },
 
     /** Creates or replaces a template of a Draft or Testing release. */
-    async putTemplate(appId: string, version: number, slug: string, input: { title: string; body: string }): Promise<{ created: boolean; template: TemplateView }> {
+    async putTemplate(appId: string, version: number, slug: string, input: TemplateBody): Promise<{ created: boolean; template: TemplateView }> {
       requireEditable(await requireRelease(appId, version));
       const template = checkedTemplate({ slug, ...input }, '');
       const created = await repo.putTemplate(appId, version, template, clock.now());
-      return { created, template: { slug, title: template.title, body: template.body, placeholders: template.placeholders } };
+      return { created, template: templateView({ ...template, placeholders: JSON.stringify(template.placeholders) }) };
     },
 
     /** Removes a template of a Draft or Testing release. */
@@ -127,10 +127,12 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
 }
 
 /**
- * Finds a template's placeholders, refusing bad syntax (naming the field and the bad text) and
- * texts that could never be sent because they exceed the payload limit with every placeholder empty.
+ * Finds a template's placeholders, refusing bad syntax (naming the field and the bad text), an
+ * empty title (allowed only for a silent push, which sends none), options the platforms would
+ * refuse (template-options.ts), and texts that could never be sent because they exceed the payload
+ * limit with every placeholder empty.
  */
-function checkedTemplate(t: { slug: string; title: string; body: string }, path: string): TemplateInput {
+function checkedTemplate(t: { slug: string } & TemplateBody, path: string): TemplateInput {
   const names = new Set<string>();
   for (const field of ['title', 'body'] as const) {
     try {
@@ -140,16 +142,33 @@ function checkedTemplate(t: { slug: string; title: string; body: string }, path:
       throw e;
     }
   }
-  const smallest = payloadBytes({ type: 'notification', templateSlug: t.slug, releaseVersion: 0, title: renderTemplate(t.title), body: renderTemplate(t.body) });
+  const { options, placeholders } = checkedOptions(t, path);
+  if (t.title === '' && !options?.silent) throw new HttpError(400, `${path}title must not be empty`);
+  for (const name of placeholders) names.add(name);
+  const smallest = payloadBytes({ ...renderedEmpty(options), type: 'notification', templateSlug: t.slug, releaseVersion: 0, title: renderTemplate(t.title), body: renderTemplate(t.body) });
   if (smallest > MAX_PAYLOAD_BYTES) {
-    throw new HttpError(400, `${path ? path.slice(0, -1) : 'template'} exceeds ${MAX_PAYLOAD_BYTES} bytes of payload even with every placeholder empty`);
+    throw new HttpError(400, `${path ? path.slice(0, -1) : 'template'} exceeds ${MAX_PAYLOAD_BYTES} bytes of payload even with every placeholder empty (${smallest} bytes)`);
   }
-  return { slug: t.slug, title: t.title, body: t.body, placeholders: [...names] };
+  return { slug: t.slug, title: t.title, body: t.body, placeholders: [...names], options: optionsJson(options) };
 }
 
-/** A template as the admin API shows it. */
-export function templateView(row: TemplateRow): TemplateView {
-  return { slug: row.slug, title: row.title, body: row.body, placeholders: JSON.parse(row.placeholders) as string[] };
+/** The options as sent with every placeholder empty, for the smallest payload a template can make. */
+function renderedEmpty(options: TemplateOptions | undefined): TemplateOptions {
+  if (!options) return {};
+  const { ttlSeconds: _ttl, ...rest } = options;
+  const data = options.data && Object.fromEntries(Object.entries(options.data).map(([k, v]) => [k, renderTemplate(v)]));
+  return {
+    ...rest,
+    ...(data ? { data } : {}),
+    ...(options.subtitle !== undefined ? { subtitle: renderTemplate(options.subtitle) } : {}),
+    ...(options.image !== undefined ? { image: renderTemplate(options.image) } : {}),
+    ...(options.collapseId !== undefined ? { collapseId: renderTemplate(options.collapseId) } : {}),
+  };
+}
+
+/** A template as the admin API shows it: the options it was given, beside its texts. */
+export function templateView(row: Pick<TemplateRow, 'slug' | 'title' | 'body' | 'placeholders' | 'options'>): TemplateView {
+  return { slug: row.slug, title: row.title, body: row.body, placeholders: JSON.parse(row.placeholders) as string[], ...parseOptions(row.options) };
 }
 
 export type ReleasesService = ReturnType<typeof releasesService>;

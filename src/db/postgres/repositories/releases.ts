@@ -2,7 +2,7 @@ import type { ReleaseRow, ReleasesRepository, TemplateRow } from '../../../modul
 import { all, one, run, valuesList, type Pg, type PgScope } from '../query';
 
 const RELEASE = `app_id AS "appId", version, status, created_at AS "createdAt", updated_at AS "updatedAt"`;
-const TEMPLATE = `app_id AS "appId", version, slug, title, body, placeholders, created_at AS "createdAt", updated_at AS "updatedAt"`;
+const TEMPLATE = `app_id AS "appId", version, slug, title, body, placeholders, created_at AS "createdAt", updated_at AS "updatedAt", options`;
 const NUMBERS = ['createdAt', 'updatedAt'];
 
 /** Archives the app's Live release (other than `version`): the partial unique index allows one Live. */
@@ -36,8 +36,8 @@ export function releasesPg({ q, atomic }: PgScope): ReleasesRepository {
         if (templates.length > 0)
           await run(
             c,
-            `INSERT INTO notification_templates (app_id, version, slug, title, body, placeholders, created_at, updated_at) VALUES ${valuesList(templates.length, 8)}`,
-            templates.flatMap((t) => [release.appId, release.version, t.slug, t.title, t.body, JSON.stringify(t.placeholders), release.createdAt, release.createdAt]),
+            `INSERT INTO notification_templates (app_id, version, slug, title, body, placeholders, created_at, updated_at, options) VALUES ${valuesList(templates.length, 9)}`,
+            templates.flatMap((t) => [release.appId, release.version, t.slug, t.title, t.body, JSON.stringify(t.placeholders), release.createdAt, release.createdAt, t.options]),
           );
       }),
 
@@ -52,10 +52,10 @@ export function releasesPg({ q, atomic }: PgScope): ReleasesRepository {
         // xmax = 0 on the returned row: it was inserted, not updated.
         const row = await one<{ inserted: boolean }>(
           c,
-          `INSERT INTO notification_templates (app_id, version, slug, title, body, placeholders, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
-           ON CONFLICT (app_id, version, slug) DO UPDATE SET title = excluded.title, body = excluded.body, placeholders = excluded.placeholders, updated_at = excluded.updated_at
+          `INSERT INTO notification_templates (app_id, version, slug, title, body, placeholders, created_at, updated_at, options) VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
+           ON CONFLICT (app_id, version, slug) DO UPDATE SET title = excluded.title, body = excluded.body, placeholders = excluded.placeholders, options = excluded.options, updated_at = excluded.updated_at
            RETURNING (xmax = 0) AS inserted`,
-          [appId, version, t.slug, t.title, t.body, JSON.stringify(t.placeholders), now],
+          [appId, version, t.slug, t.title, t.body, JSON.stringify(t.placeholders), now, t.options],
         );
         await touch(c, appId, version, now);
         return row!.inserted;

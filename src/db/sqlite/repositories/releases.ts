@@ -13,6 +13,7 @@ function releasesStatements(db: Db) {
     title: t.title,
     body: t.body,
     placeholders: JSON.stringify(t.placeholders),
+    options: t.options,
     createdAt: now,
     updatedAt: now,
   });
@@ -95,7 +96,7 @@ function releasesStatements(db: Db) {
           .values(row)
           .onConflictDoUpdate({
             target: [notificationTemplates.appId, notificationTemplates.version, notificationTemplates.slug],
-            set: { title: row.title, body: row.body, placeholders: row.placeholders, updatedAt: now },
+            set: { title: row.title, body: row.body, placeholders: row.placeholders, options: row.options, updatedAt: now },
           })
           .run();
         touch(tx, appId, version, now);

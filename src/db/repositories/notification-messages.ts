@@ -1,0 +1,27 @@
+import type { NotificationMessagesRepository, NotificationMessageRow, DeliveryStateCount } from '../../modules/notifications/notification-messages.repository';
+import type { Sql } from '../sql/sql';
+import { statement } from '../sql/statement';
+
+const insert = statement('INSERT INTO notification_messages (public_id, app_id, message_id) VALUES ($1, $2, $3)');
+const find = statement<NotificationMessageRow>(
+  `SELECT m.id AS "messageId", m.content, m.created_at AS "createdAt" FROM notification_messages n JOIN messages m ON m.id = n.message_id
+   WHERE n.public_id = $1 AND n.app_id = $2`,
+  { numbers: ['messageId', 'createdAt'] },
+);
+// Through deliveries_message; the platform is the device's (a delivery keeps its device id after the device is deleted).
+const counts = statement<DeliveryStateCount>(
+  `SELECT dv.platform, d.status, count(*) AS count FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
+   WHERE d.message_id = $1 GROUP BY dv.platform, d.status`,
+  { numbers: ['count'] },
+);
+
+/** The public ids of sent notifications and the counts of their deliveries. */
+export function notificationMessagesRepository(sql: Sql): NotificationMessagesRepository {
+  return {
+    async insert(publicId, appId, messageId) {
+      await sql.run(insert, [publicId, appId, messageId]);
+    },
+    find: (appId, publicId) => sql.one(find, [publicId, appId]),
+    counts: (messageId) => sql.all(counts, [messageId]),
+  };
+}
