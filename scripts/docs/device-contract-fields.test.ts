@@ -36,6 +36,21 @@ describe('the field reference of docs/device-contract.md', () => {
     expect(section).toContain('| `remaining` | contentState | unless `targetDate` is given | `text` |');
   });
 
+  test("the page's Swift and Kotlin show every template and read every field (a new one needs code there too)", () => {
+    const blocks = (language: string) => [...page().matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]).join('\n');
+    const swift = blocks('swift');
+    const kotlin = blocks('kotlin');
+    for (const t of LIVE_ACTIVITY_TEMPLATES) {
+      expect(swift).toContain(`case "${t.slug}"`);
+      expect(kotlin).toContain(`"${t.slug}"`);
+      for (const f of [...t.attributes, ...t.contentState]) {
+        expect(swift).toContain(`"${f.name}"`);
+        // An SF Symbol name means nothing on Android (its description says so).
+        if (f.name !== 'statusIcon') expect(kotlin).toContain(`"${f.name}"`);
+      }
+    }
+  });
+
   test('a page without both markers, in order, is refused rather than half rewritten', () => {
     expect(() => withFieldReference('no markers', 'x')).toThrow('must hold');
     expect(() => withFieldReference(`${END_MARKER}\n${BEGIN_MARKER}`, 'x')).toThrow('must hold');
