@@ -74,7 +74,7 @@ export function docsRoutes(routes: () => DocumentedRoute[], services: Services, 
             version: VERSION,
             description:
               'Live Activities (iOS Lock Screen and Dynamic Island, Android ongoing notifications) and templated push notifications. ' +
-              'Every error is `{title, status, detail}`. Public endpoints take the App Secret in `X-Service-Key`; ' +
+              'Every error is `{title, status, detail}` (RFC 9457 problem JSON; where the detail is a fixed text, extension members name the value: see each answer). Public endpoints take the App Secret in `X-Service-Key`; ' +
               'the admin API takes `Authorization: Bearer <admin token>`.',
           },
           tags: TAGS,
