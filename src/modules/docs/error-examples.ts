@@ -159,6 +159,9 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'GET /metrics': { '401': [example('Without the metrics token', 401, 'metrics need Authorization: Bearer <metrics token>')] },
 });
 
+/** The table of each facts object (the app's one), made once rather than for each answer of each document served. */
+const PARTICULAR = new WeakMap<ErrorFacts, ReturnType<typeof particular>>();
+
 /** A path parameter's own 400, by name, where its format is checked. */
 const PARAMETER_400: Record<string, string> = {
   key: 'key must be 1 to 128 characters of A-Z, a-z, 0-9, ., _, : and -',
@@ -202,7 +205,9 @@ const ADMIN_401 = [
  */
 export function errorExamples(path: string, method: string, status: string, operation: Json, facts: ErrorFacts): ProblemExample[] {
   const key = `${method.toUpperCase()} ${path}`;
-  const list = [...(particular(facts)[key]?.[status] ?? [])];
+  let table = PARTICULAR.get(facts);
+  if (!table) PARTICULAR.set(facts, (table = particular(facts)));
+  const list = [...(table[key]?.[status] ?? [])];
   const isPublic = path.startsWith('/api/apps/');
   const parameters: Json[] = operation.parameters ?? [];
   switch (status) {
