@@ -552,6 +552,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -685,6 +691,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -857,6 +869,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -971,6 +989,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -984,6 +1006,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1133,6 +1161,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1232,6 +1266,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1406,6 +1446,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1562,6 +1608,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1748,6 +1800,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1854,6 +1912,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -1867,6 +1929,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2013,6 +2081,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2192,6 +2266,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2292,6 +2372,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -2305,6 +2389,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2463,6 +2553,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2562,6 +2658,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2736,6 +2838,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2895,6 +3003,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5660,6 +5774,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5673,6 +5793,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
@@ -6441,6 +6565,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
