@@ -6996,6 +6996,8 @@ export interface operations {
         content: {
           "application/json": {
             plan: string;
+            /** @description Whether the plan lets the app start Live Activities and broadcasts. false: every start answers 403 `live activities are not available on your current plan`; minutes already used this period (on an earlier plan) still show. */
+            liveActivities: boolean;
             /**
              * Format: date-time
              * @description Start of the billing period (calendar month, UTC).
@@ -7005,7 +7007,7 @@ export interface operations {
             periodEnd: string;
             /** @description Live activity minutes used in the period. */
             minutesUsed: number;
-            /** @description The plan's minutes; null = unlimited. */
+            /** @description The plan's minutes; null = no minute limit (with `liveActivities: false`, nothing can be started at all). */
             quota: number | null;
             /** @description Whether the plan allows going over the quota. */
             overage: boolean;
