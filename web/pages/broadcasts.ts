@@ -37,19 +37,19 @@ export function BroadcastsPage(props: { appId: string }) {
       ? html`<div class="card"><${Empty} title="No broadcasts yet">Create one with <code>POST /api/apps/${props.appId}/broadcasts</code>.<//></div>`
       : ''}
     ${rows.length > 0
-      ? html`<div class="card card-flush"><div class="table-wrap"><table class="table broadcasts-table">
+      ? html`<div class="card card-flush"><div class="table-wrap"><table class="table broadcasts-table stacked">
           <caption class="sr-only">Broadcasts, newest first</caption>
           <thead><tr><th scope="col">Broadcast</th><th scope="col">State</th><th scope="col">APNs channel</th><th scope="col">FCM topic</th><th scope="col">Subscribers started</th><th scope="col">Updates sent</th><th scope="col">Started</th></tr></thead>
           <tbody>
             ${rows.map(
               (b) => html`<tr data-id=${b.id}>
-                <td><div class="mono small">${b.id}</div><div class="muted small">${b.templateSlug}</div></td>
-                <td class="small">${b.state}${b.endReason ? html`<div class="muted">${b.endReason}</div>` : ''}</td>
-                <td class="small"><div class="mono break">${b.channel.id ?? '—'}</div><div class="muted">${b.channel.environment} · ${b.channel.state}</div>${b.channel.reason ? html`<div class="warn">${b.channel.reason}</div>` : ''}</td>
-                <td class="mono small break">${b.topic}</td>
-                <td class="num">${b.subscribersStarted}</td>
-                <td class="num">${b.updatesSent}</td>
-                <td class="nowrap small" title=${formatDateTime(b.startedAt)}>${relativeTime(b.startedAt)}</td>
+                <td data-label="Broadcast"><div class="mono small">${b.id}</div><div class="muted small">${b.templateSlug}</div></td>
+                <td data-label="State" class="small">${b.state}${b.endReason ? html`<div class="muted">${b.endReason}</div>` : ''}</td>
+                <td data-label="APNs channel" class="small"><div class="mono break">${b.channel.id ?? '—'}</div><div class="muted">${b.channel.environment} · ${b.channel.state}</div>${b.channel.reason ? html`<div class="warn">${b.channel.reason}</div>` : ''}</td>
+                <td data-label="FCM topic" class="mono small break">${b.topic}</td>
+                <td data-label="Subscribers" class="num">${b.subscribersStarted}</td>
+                <td data-label="Updates" class="num">${b.updatesSent}</td>
+                <td data-label="Started" class="nowrap small" title=${formatDateTime(b.startedAt)}>${relativeTime(b.startedAt)}</td>
               </tr>`,
             )}
           </tbody>
