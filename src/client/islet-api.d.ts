@@ -294,7 +294,7 @@ export interface paths {
   "/api/admin/apps/{appId}/broadcasts": {
     /**
      * An app's broadcasts
-     * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+     * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
      */
     get: operations["getApiAdminAppsByAppIdBroadcasts"];
   };
@@ -6629,7 +6629,7 @@ export interface operations {
   };
   /**
    * An app's broadcasts
-   * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+   * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
    */
   getApiAdminAppsByAppIdBroadcasts: {
     parameters: {
@@ -6680,6 +6680,14 @@ export interface operations {
                 startedAt: string;
                 /** Format: date-time */
                 endedAt?: string;
+                /** @description Static data, set at creation. */
+                attributes: {
+                  [key: string]: string;
+                };
+                /** @description The current dynamic data: that of the last update (or of the creation). */
+                contentState: {
+                  [key: string]: string;
+                };
               })[];
             total: number;
           };

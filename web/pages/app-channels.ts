@@ -76,8 +76,8 @@ function HealthLines(props: { provider: 'APNs' | 'FCM'; health: EndpointHealth[]
       <${Badge} tone=${HEALTH_TONE[h.state]}>${h.state}<//> <span class="mono small">${h.endpoint}</span>
       ${h.state === 'down'
         ? html`<${Alert} tone="warn">
-            <strong>${props.provider} is unreachable</strong> (since ${relativeTime(h.since)}).${' '}
-            ${h.held === 1 ? '1 delivery waits' : `${h.held} deliveries wait`} without spending attempts; one probe goes${' '}
+            <strong>${props.provider} is unreachable</strong> (since ${relativeTime(h.since)}).
+            ${h.held === 1 ? '1 delivery waits' : `${h.held} deliveries wait`} without spending attempts; one probe goes
             ${h.nextProbeAt ? `at ${new Date(h.nextProbeAt).toLocaleTimeString()}` : 'soon'}, and everything goes as soon as it answers.
             <div class="mono small">${h.reason}</div>
           <//>`

@@ -142,7 +142,7 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
         onConfirm=${() => void start.run()}
       >
         ${reach.data
-          ? // One line: htm drops a line break between words, which ran "on" into the count ("on1 device").
+          ? // One line: htm drops a line break (and its indentation) before a tag, which ran "on" into the count ("on1 device").
             html`<p>A <strong>${def.title}</strong> activity starts for ${reach.data.endUsers === 1 ? 'the one end user' : `each of ${plural(reach.data.endUsers, 'end user')}`}, on <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
               ${reach.data.ios > reach.data.iosStartable ? html`<p class="muted small">${plural(reach.data.ios - reach.data.iosStartable, 'iPhone')} without a push-to-start token cannot be reached.</p>` : ''}
               <p class="muted small">Each activity counts minutes until it ends. To reach a few people, name them under “Who gets it”.</p>`
