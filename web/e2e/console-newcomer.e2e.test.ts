@@ -56,15 +56,20 @@ describe('the console as a newcomer found it', () => {
     expect(text).not.toContain('minutes left');
     await screenshot(page, 'newcomer-free-usage');
 
-    for (const path of ['/apps/free', '/apps/free/activities']) {
+    for (const [path, name] of [
+      ['/apps/free', 'Start a Live Activity'],
+      ['/apps/free/activities', 'Start a Live Activity'],
+      ['/apps/free/broadcasts', 'Create a broadcast'],
+    ] as const) {
       await go(page, path);
-      const start = page.getByRole('button', { name: 'Start a Live Activity' });
-      await start.waitFor();
+      // Once the plan is known (before, the action is the usual one).
+      await page.getByText('No Live Activities on the free plan', { exact: true }).first().waitFor();
+      const start = page.getByRole('button', { name }).first();
       expect(await start.isDisabled()).toBe(true);
       // The reason is written out and tied to the button.
       const reason = await start.getAttribute('aria-describedby');
       expect(await page.locator(`[id="${reason}"]`).innerText()).toBe('No Live Activities on the free plan');
-      expect(await page.getByRole('link', { name: 'Start a Live Activity' }).count()).toBe(0);
+      expect(await page.getByRole('link', { name }).count()).toBe(0);
     }
 
     // The form itself (reachable by its address) shows the reason and cannot start.

@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
+import { usePlanAllowsActivities } from '../components/start-action';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { randomHex, randomId, relativeTime } from '../lib/format';
@@ -142,6 +143,7 @@ export function DevicesPage(props: { appId: string }) {
   const adding = useDialogState();
   const [version, setVersion] = useState(0);
   const [endUserId, setEndUserId] = useState('');
+  const plan = usePlanAllowsActivities(props.appId);
   const count = useLoad(() => admin<{ total: number }>('GET', `/apps/${encodeURIComponent(props.appId)}/devices?limit=1`), [props.appId, version]);
   const addButton = html`<${Button} variant="primary" onClick=${adding.show}>Add a simulated device<//>`;
   return html`<div class="page">
@@ -155,7 +157,11 @@ export function DevicesPage(props: { appId: string }) {
           <${EndUsersCard} appId=${props.appId} version=${version} onPick=${setEndUserId} />
           <${DevicesCard} appId=${props.appId} version=${version} endUserId=${endUserId} onClear=${() => setEndUserId('')} />
         </div>
-        ${count.data ? html`<p class="muted small">Next: <${Link} href=${`/apps/${encodeURIComponent(props.appId)}/activities/new`}>start a Live Activity<//> for these devices.</p>` : ''}`}
+        ${count.data
+          ? html`<p class="muted small">Next: ${plan.allowed === false
+              ? html`<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/send`}>send a notification<//> to these devices (no Live Activities on the ${plan.plan} plan).`
+              : html`<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/activities/new`}>start a Live Activity<//> for these devices.`}</p>`
+          : ''}`}
     <${AddDeviceDialog} key=${adding.round} appId=${props.appId} open=${adding.open} onClose=${adding.close} onAdded=${() => setVersion(version + 1)} />
   </div>`;
 }
