@@ -294,7 +294,7 @@ export interface paths {
   "/api/admin/apps/{appId}/broadcasts": {
     /**
      * An app's broadcasts
-     * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+     * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
      */
     get: operations["getApiAdminAppsByAppIdBroadcasts"];
   };
@@ -6757,7 +6757,7 @@ export interface operations {
   };
   /**
    * An app's broadcasts
-   * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+   * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
    */
   getApiAdminAppsByAppIdBroadcasts: {
     parameters: {
@@ -6808,6 +6808,14 @@ export interface operations {
                 startedAt: string;
                 /** Format: date-time */
                 endedAt?: string;
+                /** @description Static data, set at creation. */
+                attributes: {
+                  [key: string]: string;
+                };
+                /** @description The current dynamic data: that of the last update (or of the creation). */
+                contentState: {
+                  [key: string]: string;
+                };
               })[];
             total: number;
           };
@@ -7124,6 +7132,8 @@ export interface operations {
         content: {
           "application/json": {
             plan: string;
+            /** @description Whether the plan lets the app start Live Activities and broadcasts. false: every start answers 403 `live activities are not available on your current plan`; minutes already used this period (on an earlier plan) still show. */
+            liveActivities: boolean;
             /**
              * Format: date-time
              * @description Start of the billing period (calendar month, UTC).
@@ -7133,7 +7143,7 @@ export interface operations {
             periodEnd: string;
             /** @description Live activity minutes used in the period. */
             minutesUsed: number;
-            /** @description The plan's minutes; null = unlimited. */
+            /** @description The plan's minutes; null = no minute limit (with `liveActivities: false`, nothing can be started at all). */
             quota: number | null;
             /** @description Whether the plan allows going over the quota. */
             overage: boolean;
