@@ -4,9 +4,10 @@ import { appsRepository } from './apps';
 import { auditRepository } from './audit';
 import { metaRepository } from './meta';
 import { tokensRepository } from './tokens';
+import { webhooksRepository } from './webhooks';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'tokens'>;
+export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'tokens' | 'webhooks'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -19,5 +20,6 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     audit: auditRepository(sql),
     meta: metaRepository(sql),
     tokens: tokensRepository(sql),
+    webhooks: webhooksRepository(sql),
   };
 }

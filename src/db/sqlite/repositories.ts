@@ -12,7 +12,6 @@ import { liveActivitiesRepository } from './repositories/live-activities';
 import { metricsRepository } from './repositories/metrics';
 import { releasesRepository } from './repositories/releases';
 import { webhookEventsRepository } from './repositories/webhook-events';
-import { webhooksRepository } from './repositories/webhooks';
 import type { Repositories } from '../store';
 import { repositoriesOn } from '../repositories';
 import { sqliteSql } from './sqlite-sql';
@@ -35,6 +34,5 @@ export function sqliteRepositories(db: Db): Repositories {
     outbox: outboxRepository(db),
     releases: releasesRepository(db),
     webhookEvents: webhookEventsRepository(db),
-    webhooks: webhooksRepository(db),
   });
 }

@@ -16,7 +16,6 @@ import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
 import { releasesPg } from './releases';
 import { webhookEventsPg } from './webhook-events';
-import { webhooksPg } from './webhooks';
 
 /**
  * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
@@ -40,6 +39,5 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     outbox: outboxPg(scope),
     releases: releasesPg(scope),
     webhookEvents: webhookEventsPg(scope),
-    webhooks: webhooksPg(scope),
   });
 }
