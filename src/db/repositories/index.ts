@@ -2,12 +2,13 @@ import type { Repositories } from '../store';
 import type { Sql } from '../sql/sql';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
+import { deliveryHistoryRepository } from './delivery-history';
 import { metaRepository } from './meta';
 import { tokensRepository } from './tokens';
 import { webhooksRepository } from './webhooks';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'tokens' | 'webhooks'>;
+export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'deliveryHistory' | 'meta' | 'tokens' | 'webhooks'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -18,6 +19,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     ...perDialect,
     apps: appsRepository(sql),
     audit: auditRepository(sql),
+    deliveryHistory: deliveryHistoryRepository(sql),
     meta: metaRepository(sql),
     tokens: tokensRepository(sql),
     webhooks: webhooksRepository(sql),

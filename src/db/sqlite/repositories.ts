@@ -2,7 +2,6 @@ import { activityStreamsRepository } from './repositories/activity-streams';
 import { activityUsageRepository } from './repositories/activity-usage';
 import { broadcastsRepository } from './repositories/broadcasts';
 import { endpointHoldsRepository } from './repositories/endpoint-holds';
-import { deliveryHistoryRepository } from './repositories/delivery-history';
 import { deliveryRepository } from './repositories/deliveries';
 import { outboxRepository } from './repositories/outbox';
 import { devicesRepository } from './repositories/devices';
@@ -25,7 +24,6 @@ export function sqliteRepositories(db: Db): Repositories {
     broadcasts: broadcastsRepository(db),
     endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
-    deliveryHistory: deliveryHistoryRepository(db),
     devices: devicesRepository(db),
     idempotency: idempotencyRepository(db),
     instances: instancesRepository(db),

@@ -7,7 +7,6 @@ import { activityUsagePg } from './activity-usage';
 import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
-import { deliveryHistoryPg } from './delivery-history';
 import { devicesPg } from './devices';
 import { idempotencyPg } from './idempotency';
 import { instancesPg } from './instances';
@@ -30,7 +29,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     broadcasts: broadcastsPg(scope),
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
-    deliveryHistory: deliveryHistoryPg(scope),
     devices: devicesPg(scope),
     idempotency: idempotencyPg(scope),
     instances: instancesPg(scope),
