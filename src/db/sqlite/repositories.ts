@@ -1,5 +1,3 @@
-import { activityStreamsRepository } from './repositories/activity-streams';
-import { activityUsageRepository } from './repositories/activity-usage';
 import { broadcastsRepository } from './repositories/broadcasts';
 import { endpointHoldsRepository } from './repositories/endpoint-holds';
 import { deliveryRepository } from './repositories/deliveries';
@@ -8,7 +6,6 @@ import { devicesRepository } from './repositories/devices';
 import { idempotencyRepository } from './repositories/idempotency';
 import { instancesRepository } from './repositories/instances';
 import { liveActivitiesRepository } from './repositories/live-activities';
-import { metricsRepository } from './repositories/metrics';
 import { releasesRepository } from './repositories/releases';
 import { webhookEventsRepository } from './repositories/webhook-events';
 import type { Repositories } from '../store';
@@ -19,8 +16,6 @@ import type { Db } from './database';
 /** Every repository on the SQLite connection `db`, its statements prepared once. */
 export function sqliteRepositories(db: Db): Repositories {
   return repositoriesOn(sqliteSql(db.$client), {
-    activityStreams: activityStreamsRepository(db),
-    activityUsage: activityUsageRepository(db),
     broadcasts: broadcastsRepository(db),
     endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
@@ -28,7 +23,6 @@ export function sqliteRepositories(db: Db): Repositories {
     idempotency: idempotencyRepository(db),
     instances: instancesRepository(db),
     liveActivities: liveActivitiesRepository(db),
-    metrics: metricsRepository(db),
     outbox: outboxRepository(db),
     releases: releasesRepository(db),
     webhookEvents: webhookEventsRepository(db),

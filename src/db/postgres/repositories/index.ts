@@ -2,8 +2,6 @@ import type { Repositories } from '../../store';
 import type { Pg, PgScope } from '../query';
 import { repositoriesOn } from '../../repositories';
 import { postgresSql } from '../postgres-sql';
-import { activityStreamsPg } from './activity-streams';
-import { activityUsagePg } from './activity-usage';
 import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
@@ -11,7 +9,6 @@ import { devicesPg } from './devices';
 import { idempotencyPg } from './idempotency';
 import { instancesPg } from './instances';
 import { liveActivitiesPg } from './live-activities';
-import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
 import { releasesPg } from './releases';
 import { webhookEventsPg } from './webhook-events';
@@ -24,8 +21,6 @@ import { webhookEventsPg } from './webhook-events';
 export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>, owner: string | null = null): Repositories {
   const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
   return repositoriesOn(postgresSql(q, begin, owner), {
-    activityStreams: activityStreamsPg(scope),
-    activityUsage: activityUsagePg(scope),
     broadcasts: broadcastsPg(scope),
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
@@ -33,7 +28,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     idempotency: idempotencyPg(scope),
     instances: instancesPg(scope),
     liveActivities: liveActivitiesPg(scope),
-    metrics: metricsPg(scope),
     outbox: outboxPg(scope),
     releases: releasesPg(scope),
     webhookEvents: webhookEventsPg(scope),
