@@ -301,7 +301,7 @@ export interface paths {
   "/api/admin/apps/{appId}/broadcasts": {
     /**
      * An app's broadcasts
-     * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+     * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
      */
     get: operations["getApiAdminAppsByAppIdBroadcasts"];
   };
@@ -559,6 +559,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -692,6 +698,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -864,6 +876,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -978,6 +996,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -991,6 +1013,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1140,6 +1168,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1239,6 +1273,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1413,6 +1453,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1569,6 +1615,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1755,6 +1807,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1861,6 +1919,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -1874,6 +1936,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2020,6 +2088,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2199,6 +2273,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2299,6 +2379,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -2312,6 +2396,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2470,6 +2560,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2569,6 +2665,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2743,6 +2845,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2902,6 +3010,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5802,6 +5916,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5815,6 +5935,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
@@ -6823,6 +6947,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
@@ -7011,7 +7139,7 @@ export interface operations {
   };
   /**
    * An app's broadcasts
-   * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+   * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
    */
   getApiAdminAppsByAppIdBroadcasts: {
     parameters: {
@@ -7062,6 +7190,14 @@ export interface operations {
                 startedAt: string;
                 /** Format: date-time */
                 endedAt?: string;
+                /** @description Static data, set at creation. */
+                attributes: {
+                  [key: string]: string;
+                };
+                /** @description The current dynamic data: that of the last update (or of the creation). */
+                contentState: {
+                  [key: string]: string;
+                };
               })[];
             total: number;
           };
@@ -7378,6 +7514,8 @@ export interface operations {
         content: {
           "application/json": {
             plan: string;
+            /** @description Whether the plan lets the app start Live Activities and broadcasts. false: every start answers 403 `live activities are not available on your current plan`; minutes already used this period (on an earlier plan) still show. */
+            liveActivities: boolean;
             /**
              * Format: date-time
              * @description Start of the billing period (calendar month, UTC).
@@ -7387,7 +7525,7 @@ export interface operations {
             periodEnd: string;
             /** @description Live activity minutes used in the period. */
             minutesUsed: number;
-            /** @description The plan's minutes; null = unlimited. */
+            /** @description The plan's minutes; null = no minute limit (with `liveActivities: false`, nothing can be started at all). */
             quota: number | null;
             /** @description Whether the plan allows going over the quota. */
             overage: boolean;

@@ -54,7 +54,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
     async send(appId: string, input: SendInput): Promise<SendResult> {
       const release = await releaseFor(appId, input.testReleaseVersion);
       const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
-      if (!template) throw templateNotFound();
+      if (!template) throw templateNotFound(input.templateSlug, release.version);
       const now = clock.now();
       const messageId = newId('msg', now);
       const content = notificationContent(template, input, { messageId, now, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
