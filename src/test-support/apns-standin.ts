@@ -6,6 +6,7 @@ import { BroadcastChannels, isBroadcastPath } from './apns-broadcast-standin';
 import type { PhoneFleet } from './apns-device-model';
 import { FaultInjector, seededRandom, type Fault, type FaultSettings } from './fault-injection';
 import { testCertificate } from './tls';
+import { checkNotificationPush } from './apns-notification-rules';
 
 /** A key the stand-in accepts provider tokens from. */
 export interface StandinKey {
@@ -98,7 +99,8 @@ const PUSH_TYPES = new Set(['alert', 'background', 'liveactivity', 'voip', 'comp
 /**
  * An HTTP/2 TLS server that speaks enough APNs for tests and benchmarks: it verifies the ES256
  * provider token against the registered public keys, checks the path, topic, push type, priority
- * and payload size, answers with Apple's reason codes, and can send GOAWAY or lower its stream limit.
+ * and payload size (and for alert and background pushes Apple's rules of apns-notification-rules.ts),
+ * answers with Apple's reason codes, and can send GOAWAY or lower its stream limit.
  * @example const apns = await startApnsStandin({ keys: [{ keyId, teamId, publicKey }] });
  */
 export async function startApnsStandin(options: ApnsStandinOptions): Promise<ApnsStandin> {
@@ -168,12 +170,15 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     const priority = headers['apns-priority'];
     if (priority !== undefined && priority !== '5' && priority !== '10') return { status: 400, reason: 'BadPriority' };
     if (Buffer.byteLength(raw) > 4096) return { status: 413, reason: 'PayloadTooLarge' };
+    let body: { aps?: unknown };
     try {
-      const body = JSON.parse(raw) as { aps?: unknown };
+      body = JSON.parse(raw) as { aps?: unknown };
       if (typeof body.aps !== 'object' || body.aps === null) return { status: 400, reason: 'PayloadEmpty' };
     } catch {
       return { status: 400, reason: 'PayloadEmpty' };
     }
+    const refused = checkNotificationPush(pushType, headers, body as { aps: Record<string, unknown> });
+    if (refused) return refused;
     if (unregistered.has(token)) return { status: 410, reason: 'Unregistered' };
     return undefined;
   }

@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { importSPKI, jwtVerify } from 'jose';
 import type { ServiceAccount } from '../modules/apps/credentials';
 import { FaultInjector, seededRandom } from './fault-injection';
+import { checkFcmMessage } from './fcm-message-rules';
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
 
@@ -85,7 +86,7 @@ const badRequest = (field: string, description: string) =>
  * An HTTP server that speaks FCM HTTP v1 `messages:send` and the OAuth2 JWT-bearer token exchange:
  * it verifies the RS256 assertion against the service account's public key (issuer, audience =
  * its token_uri, scope), accepts only the access tokens it issued for the message's project, and
- * checks that data values are strings.
+ * checks that data values are strings and Google's other rules (fcm-message-rules.ts).
  * @example const fcm = await startFcmStandin(); const account = fcm.serviceAccount('demo-project');
  */
 export async function startFcmStandin(options: { port?: number; seed?: number } = {}): Promise<FcmStandin> {
@@ -156,6 +157,8 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
       const field = `message.data[${nonString}].value`;
       return json(400, badRequest(field, `Invalid value at '${field}' (TYPE_STRING), ${JSON.stringify(Object.values(message.data)[nonString])}`));
     }
+    const refused = checkFcmMessage(message);
+    if (refused) return json(400, fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', refused.description, refused.violation ? [refused.violation] : []));
     const ttl = message.android?.ttl;
     if (ttl !== undefined && !(typeof ttl === 'string' && /^\d+(\.\d{1,9})?s$/.test(ttl)))
       return json(400, badRequest('message.android.ttl', `Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), "${ttl}"`));
