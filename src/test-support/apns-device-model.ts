@@ -61,6 +61,8 @@ export class ModelPhone {
   readonly updateTokens = new Map<string, string>();
   /** Alert notifications received (to the device token). */
   readonly notifications: { title: string; body: string }[] = [];
+  /** Alert and background pushes received at the device token, headers and payload as the app gets them. */
+  readonly pushes: { headers: Record<string, string>; payload: any }[] = [];
   /** Push-to-starts the phone turned down (an `input-push-channel` on iOS 17, an unknown channel). */
   readonly refusedStarts: { activityId: string; reason: string }[] = [];
   private readonly retired = new Map<string, number>();
@@ -136,6 +138,7 @@ export class ModelPhone {
     if (retiredAt !== undefined) return { status: 410, reason: 'Unregistered', timestamp: retiredAt };
     const aps = body.aps ?? {};
     if (token === this.deviceToken) {
+      if (headers['apns-push-type'] === 'alert' || headers['apns-push-type'] === 'background') this.pushes.push({ headers, payload: body });
       if (headers['apns-push-type'] === 'alert' && aps.alert) this.notifications.push({ title: aps.alert.title, body: aps.alert.body });
       return undefined;
     }
