@@ -2,7 +2,7 @@ import type { AppContext } from '../context';
 import { PostgresStore } from '../db/postgres/store';
 import { SqliteStore } from '../db/sqlite/store';
 
-/** PostgreSQL's int8 and numeric (count(*), bigint columns, sums), which postgres.js gives as strings. */
+/** PostgreSQL's int8 and numeric (count(*), bigint columns, sums), which Bun's SQL client gives as strings. */
 const WIDE_NUMBERS = new Set([20, 1700]);
 
 /**
@@ -15,10 +15,10 @@ export async function testRows<T>(ctx: AppContext, text: string, params: (string
   if (ctx.db instanceof SqliteStore) return ctx.db.sqlite.$client.query<T, (string | number | null)[]>(text).all(...params);
   if (!(ctx.db instanceof PostgresStore)) throw new Error('testRows: an unknown store');
   let n = 0;
-  const result = await ctx.db.client.unsafe(text.replace(/\?/g, () => `$${++n}`), params);
+  const result = await ctx.db.client.unsafe<Record<string, unknown>[]>(text.replace(/\?/g, () => `$${++n}`), params);
   // Told by the column's type, not its name: a text id such as 'la_1' stays a string.
   const wide = new Set((result.columns ?? []).filter((c) => WIDE_NUMBERS.has(c.type)).map((c) => c.name));
-  return (result as unknown as Record<string, unknown>[]).map(
+  return result.map(
     (row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && wide.has(k) ? Number(v) : v])) as T,
   );
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
+import type { AppContext } from '../../context';
 import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
@@ -8,7 +9,7 @@ import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.deliver
 import { activitiesPath, connect, count, progress, queuedFor, sign, start } from '../../test-support/live-activity-fixtures';
 
 forEachDatabase('live-activity delivery', (database) => {
-  let h: Harness;
+  let h: Harness<AppContext>;
   afterEach(() => h?.close());
 
   const PATH = activitiesPath('a1');

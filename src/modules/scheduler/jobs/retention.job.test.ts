@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import type { AppContext } from '../../../context';
 import { FakeClock } from '../../../lib/clock';
 import { enqueue } from '../../delivery/outbox/outbox';
 import { forEachDatabase } from '../../../test-support/databases';
@@ -8,7 +9,7 @@ import { retentionJob } from './retention.job';
 
 const DAY = 24 * 60 * 60 * 1000;
 
-function insertActivity(h: Harness, id: string, startedAt: number, endedAt: number | null) {
+function insertActivity(h: Harness<AppContext>, id: string, startedAt: number, endedAt: number | null) {
   return testRows(
     h.ctx,
     `INSERT INTO activities (id, app_id, end_user_id, template_slug, platform, state, attributes, content_state, started_at, ended_at, end_reason)
@@ -17,10 +18,10 @@ function insertActivity(h: Harness, id: string, startedAt: number, endedAt: numb
   );
 }
 
-const activityIds = async (h: Harness) => (await testRows<{ id: string }>(h.ctx, 'SELECT id FROM activities ORDER BY id')).map((r) => r.id);
+const activityIds = async (h: Harness<AppContext>) => (await testRows<{ id: string }>(h.ctx, 'SELECT id FROM activities ORDER BY id')).map((r) => r.id);
 
 forEachDatabase('retention', (database) => {
-  let h: Harness;
+  let h: Harness<AppContext>;
   afterEach(() => h?.close());
 
   test('prunes old finished deliveries and old ended activities, keeps the rest', async () => {
