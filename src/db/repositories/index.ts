@@ -1,12 +1,17 @@
 import type { Repositories } from '../store';
 import type { Sql } from '../sql/sql';
+import { activityStreamsRepository } from './activity-streams';
+import { activityUsageRepository } from './activity-usage';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
+import { deliveryHistoryRepository } from './delivery-history';
 import { metaRepository } from './meta';
+import { metricsRepository } from './metrics';
 import { tokensRepository } from './tokens';
+import { webhooksRepository } from './webhooks';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'tokens'>;
+export type PerDialect = Omit<Repositories, 'activityStreams' | 'activityUsage' | 'apps' | 'audit' | 'deliveryHistory' | 'meta' | 'metrics' | 'tokens' | 'webhooks'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -15,9 +20,14 @@ export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'tokens'
 export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
   return {
     ...perDialect,
+    activityStreams: activityStreamsRepository(sql),
+    activityUsage: activityUsageRepository(sql),
     apps: appsRepository(sql),
     audit: auditRepository(sql),
+    deliveryHistory: deliveryHistoryRepository(sql),
     meta: metaRepository(sql),
+    metrics: metricsRepository(sql),
     tokens: tokensRepository(sql),
+    webhooks: webhooksRepository(sql),
   };
 }
