@@ -1,4 +1,4 @@
-import type { StandinAnswer } from './apns-standin';
+import type { StandinAnswer } from './apns-answer';
 
 /**
  * Apple's rules for alert and background pushes, as the APNs stand-in applies them after its header

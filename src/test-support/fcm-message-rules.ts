@@ -1,9 +1,7 @@
-import type { FieldViolation } from './fcm-standin';
-
-/** What the FCM stand-in answers for a message Google refuses: 400 INVALID_ARGUMENT with its description and field. */
+/** Why Google refuses a message: the stand-in answers 400 INVALID_ARGUMENT with the description, naming the field when Google does. */
 export interface FcmRefusal {
   description: string;
-  violation?: FieldViolation;
+  field?: string;
 }
 
 /** FCM's limit on a message's payload (Google: "Maximum payload for both message types is 4096 bytes"). */
@@ -24,7 +22,7 @@ export function checkFcmMessage(message: Record<string, any>): FcmRefusal | unde
   for (const key of Object.keys(message.data ?? {})) {
     const lower = key.toLowerCase();
     if (key === 'from' || key === 'message_type' || lower.startsWith('google') || lower.startsWith('gcm'))
-      return { description: `Invalid data payload key: ${key}`, violation: { field: 'message.data', description: `Invalid data payload key: ${key}` } };
+      return { description: `Invalid data payload key: ${key}`, field: 'message.data' };
   }
   const { token: _token, topic: _topic, ...payload } = message;
   if (Buffer.byteLength(JSON.stringify(payload)) > MAX_MESSAGE_BYTES) return { description: 'Android message is too big' };
@@ -44,4 +42,4 @@ export function checkFcmMessage(message: Record<string, any>): FcmRefusal | unde
   return undefined;
 }
 
-const invalid = (field: string, description: string): FcmRefusal => ({ description, violation: { field, description } });
+const invalid = (field: string, description: string): FcmRefusal => ({ description, field });

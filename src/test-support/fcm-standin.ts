@@ -158,7 +158,7 @@ export async function startFcmStandin(options: { port?: number; seed?: number } 
       return json(400, badRequest(field, `Invalid value at '${field}' (TYPE_STRING), ${JSON.stringify(Object.values(message.data)[nonString])}`));
     }
     const refused = checkFcmMessage(message);
-    if (refused) return json(400, fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', refused.description, refused.violation ? [refused.violation] : []));
+    if (refused) return json(400, fcmError(400, 'INVALID_ARGUMENT', 'INVALID_ARGUMENT', refused.description, refused.field ? [{ field: refused.field, description: refused.description }] : []));
     const ttl = message.android?.ttl;
     if (ttl !== undefined && !(typeof ttl === 'string' && /^\d+(\.\d{1,9})?s$/.test(ttl)))
       return json(400, badRequest('message.android.ttl', `Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), "${ttl}"`));
