@@ -5752,7 +5752,7 @@ export interface operations {
               sent: number;
               /** @description Refused by the provider, or out of attempts. */
               failed: number;
-              /** @description Not sent: the device token became invalid first. */
+              /** @description Not delivered because the device's token is no longer valid (the provider said so, or it was invalidated before the send). */
               dropped: number;
               /** @description Replaced by a newer message before it went. */
               superseded: number;
@@ -5772,7 +5772,7 @@ export interface operations {
                 sent: number;
                 /** @description Refused by the provider, or out of attempts. */
                 failed: number;
-                /** @description Not sent: the device token became invalid first. */
+                /** @description Not delivered because the device's token is no longer valid (the provider said so, or it was invalidated before the send). */
                 dropped: number;
                 /** @description Replaced by a newer message before it went. */
                 superseded: number;
@@ -5790,7 +5790,7 @@ export interface operations {
                 sent: number;
                 /** @description Refused by the provider, or out of attempts. */
                 failed: number;
-                /** @description Not sent: the device token became invalid first. */
+                /** @description Not delivered because the device's token is no longer valid (the provider said so, or it was invalidated before the send). */
                 dropped: number;
                 /** @description Replaced by a newer message before it went. */
                 superseded: number;
@@ -5809,6 +5809,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };

@@ -50,7 +50,7 @@ const Counts = t.Object(
     sending: Type.Integer({ description: 'Being sent now.' }),
     sent: Type.Integer({ description: 'Accepted by APNs or FCM (or the simulator).' }),
     failed: Type.Integer({ description: 'Refused by the provider, or out of attempts.' }),
-    dropped: Type.Integer({ description: 'Not sent: the device token became invalid first.' }),
+    dropped: Type.Integer({ description: "Not delivered because the device's token is no longer valid (the provider said so, or it was invalidated before the send)." }),
     superseded: Type.Integer({ description: 'Replaced by a newer message before it went.' }),
   },
   { description: 'Deliveries (one per device) by state.' },
