@@ -123,7 +123,7 @@ export const SECTIONS = {
       default: 2419200,
       min: 0,
       max: 2419200,
-      doc: 'How long FCM keeps a notification for an offline Android device (android.ttl); default and maximum 4 weeks, FCM’s own.',
+      doc: 'How long FCM keeps a notification for an offline Android device (android.ttl) when its template or send sets no ttlSeconds; default and maximum 4 weeks, FCM’s own.',
     },
   },
   log: {
