@@ -8,7 +8,8 @@ import { admin } from '../lib/api';
 import { audienceOf, plural } from '../lib/audience';
 import { useAction, useLoad } from '../lib/hooks';
 import { Link } from '../lib/router';
-import type { NotificationTemplate, Release, ReleaseStatus } from '../lib/types';
+import type { Release, ReleaseStatus } from '../lib/types';
+import { draftOf, NotificationOptionsFields, optionCount, optionsOf, type RichTemplate } from '../components/notification-options';
 import { NotificationPreview, TemplateText } from '../previews/notification-preview';
 
 /** The moves the server allows from each status, worded as actions. */
@@ -42,42 +43,48 @@ function placeholdersOf(title: string, body: string): { names: string[]; error?:
   }
 }
 
-function TemplateEditor(props: { appId: string; version: number; template?: NotificationTemplate; onDone: () => void; onCancel?: () => void }) {
+function TemplateEditor(props: { appId: string; version: number; template?: RichTemplate; onDone: () => void; onCancel?: () => void }) {
   const [slug, setSlug] = useState(props.template?.slug ?? '');
   const [title, setTitle] = useState(props.template?.title ?? '');
   const [body, setBody] = useState(props.template?.body ?? '');
+  const [draft, setDraft] = useState(draftOf(props.template));
   const found = placeholdersOf(title, body);
+  const { options, error: optionsError } = optionsOf(draft);
+  // A silent push shows nothing: its title may be empty.
+  const titled = title !== '' || draft.silent;
   const save = useAction(async () => {
-    await admin('PUT', `/apps/${encodeURIComponent(props.appId)}/releases/${props.version}/templates/${encodeURIComponent(slug.trim())}`, { title, body });
+    await admin('PUT', `/apps/${encodeURIComponent(props.appId)}/releases/${props.version}/templates/${encodeURIComponent(slug.trim())}`, { title, body, ...options });
     toast(`Template ${slug.trim()} saved`);
     if (!props.template) {
       setSlug('');
       setTitle('');
       setBody('');
+      setDraft(draftOf(undefined));
     }
     props.onDone();
   });
   const submit = (e: TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
-    if (slug.trim() && title && !found.error) void save.run();
+    if (slug.trim() && titled && !found.error && !optionsError) void save.run();
   };
   return html`<form class="template-editor" onSubmit=${submit}>
     <div class="stack">
       ${props.template ? '' : html`<${TextField} label="Slug" required mono value=${slug} onInput=${setSlug} placeholder="order-shipped" />`}
-      <${TextField} label="Title" required value=${title} onInput=${setTitle} placeholder="Your order {{order}} has shipped" error=${found.error} />
+      <${TextField} label="Title" required=${!draft.silent} value=${title} onInput=${setTitle} placeholder="Your order {{order}} has shipped" error=${found.error} />
       <${TextField} label="Body" multiline value=${body} onInput=${setBody} placeholder="It arrives {{ eta }}." />
       <p class="small">Placeholders: ${found.names.length === 0 ? html`<span class="muted">none</span>` : found.names.map((n) => html`<span class="ph">${n}</span> `)}</p>
+      <${NotificationOptionsFields} draft=${draft} onChange=${setDraft} open=${optionCount(props.template) > 0} error=${optionsError} />
       ${save.error ? html`<${Alert}>${save.error}<//>` : ''}
       <div class="form-actions">
         ${props.onCancel ? html`<${Button} onClick=${props.onCancel}>Cancel<//>` : ''}
-        <${Button} type="submit" variant="primary" busy=${save.busy} disabled=${!slug.trim() || !title}>${props.template ? 'Save template' : 'Add template'}<//>
+        <${Button} type="submit" variant="primary" busy=${save.busy} disabled=${!slug.trim() || !titled}>${props.template ? 'Save template' : 'Add template'}<//>
       </div>
     </div>
-    <${NotificationPreview} title=${title || 'Title'} body=${body} />
+    <${NotificationPreview} title=${title || 'Title'} body=${body} options=${options} />
   </form>`;
 }
 
-function TemplateCard(props: { appId: string; release: Release; template: NotificationTemplate; onChange: () => void }) {
+function TemplateCard(props: { appId: string; release: Release; template: RichTemplate; onChange: () => void }) {
   const [editing, setEditing] = useState(false);
   const editable = props.release.status === 'Draft' || props.release.status === 'Testing';
   const remove = useAction(async () => {
@@ -103,6 +110,7 @@ function TemplateCard(props: { appId: string; release: Release; template: Notifi
           <p class="notif-title"><${TemplateText} text=${t.title} /></p>
           ${t.body ? html`<p><${TemplateText} text=${t.body} /></p>` : ''}
           <p class="small muted">Placeholders: ${t.placeholders.length === 0 ? 'none' : t.placeholders.map((p) => html`<span class="ph">${p}</span> `)}</p>
+          ${optionCount(t) > 0 ? html`<p class="small muted template-options">${Object.entries(optionsOf(draftOf(t)).options).map(([k, v]) => html`<span class="mono">${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}</span> `)}</p>` : ''}
         </div>`}
   </li>`;
 }

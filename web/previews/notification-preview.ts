@@ -1,5 +1,6 @@
 import { html } from 'htm/preact';
 import { parseTemplate, PlaceholderSyntaxError } from '../../src/modules/notifications/placeholders';
+import type { TemplateOptions } from '../../src/modules/notifications/template-options';
 
 /**
  * A template's text with its placeholders: filled from `variables` when given (as the server
@@ -22,9 +23,16 @@ export function TemplateText(props: { text: string; variables?: Record<string, s
   )}</span>`;
 }
 
-/** How the notification looks in an iOS banner and an Android heads-up, side by side. */
-export function NotificationPreview(props: { title: string; body: string; variables?: Record<string, string>; appName?: string }) {
+/** How the notification looks in an iOS banner and an Android heads-up, side by side (a silent one: that nothing is shown). */
+export function NotificationPreview(props: { title: string; body: string; variables?: Record<string, string>; appName?: string; options?: TemplateOptions }) {
   const app = props.appName ?? 'Your app';
+  const o = props.options ?? {};
+  if (o.silent)
+    return html`<div class="notif-previews" role="group" aria-label="Notification preview">
+      <p class="muted small">Silent: nothing is shown. The app wakes in the background with its data${o.data ? html` (<span class="mono">${Object.keys(o.data).join(', ')}</span>)` : ''}.</p>
+    </div>`;
+  // The image is named, not fetched: the console loads nothing from elsewhere.
+  const extras = html`${o.image ? html`<div class="muted small" title=${o.image}>🖼 image</div>` : ''}${o.badge !== undefined ? html`<div class="muted small">badge ${o.badge}</div>` : ''}`;
   return html`<div class="notif-previews" role="group" aria-label="Notification preview">
     <figure class="preview">
       <figcaption><span>iOS banner</span></figcaption>
@@ -34,7 +42,9 @@ export function NotificationPreview(props: { title: string; body: string; variab
           <div>
             <div class="notif-row"><strong>${app}</strong><span class="muted small">now</span></div>
             <div class="notif-title"><${TemplateText} text=${props.title} variables=${props.variables} /></div>
+            ${o.subtitle ? html`<div class="notif-subtitle"><${TemplateText} text=${o.subtitle} variables=${props.variables} /></div>` : ''}
             <div class="notif-body"><${TemplateText} text=${props.body} variables=${props.variables} /></div>
+            ${extras}
           </div>
         </div>
       </div>
@@ -46,6 +56,7 @@ export function NotificationPreview(props: { title: string; body: string; variab
           <div class="pv-android-head"><span class="pv-android-icon" aria-hidden="true"></span><span>${app}</span><span aria-hidden="true">·</span><span>now</span></div>
           <div class="pv-android-title"><${TemplateText} text=${props.title} variables=${props.variables} /></div>
           <div class="pv-android-text"><${TemplateText} text=${props.body} variables=${props.variables} /></div>
+          ${extras}
         </div>
       </div>
     </figure>
