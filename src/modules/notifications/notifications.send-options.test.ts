@@ -134,6 +134,17 @@ forEachDatabase('notification sends with options', (database) => {
       expect((await h.service('a2', 'GET', `/api/apps/a1/notifications/${messageId}`)).status).toBe(401);
     });
 
+    test('once retention has removed the message (its deliveries first), its id answers 404 and the public id goes with it', async () => {
+      await setup();
+      await register('u1');
+      const { messageId } = (await send({ templateSlug: 'order' })).body;
+      // What the retention job's statements do (outbox repositories: deleteDeliveries, then deleteMessages).
+      await testRows(h.ctx, 'DELETE FROM deliveries');
+      await testRows(h.ctx, 'DELETE FROM messages');
+      expect((await h.service('a1', 'GET', `/api/apps/a1/notifications/${messageId}`)).status).toBe(404);
+      expect(await testRows(h.ctx, 'SELECT public_id FROM notification_messages')).toEqual([]);
+    });
+
     test('a send that queued nothing answers a null message id', async () => {
       await setup();
       expect((await send({ templateSlug: 'order' })).body).toEqual({ messageCount: 0, messageId: null });
