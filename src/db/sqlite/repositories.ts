@@ -5,7 +5,6 @@ import { endpointHoldsRepository } from './repositories/endpoint-holds';
 import { deliveryHistoryRepository } from './repositories/delivery-history';
 import { deliveryRepository } from './repositories/deliveries';
 import { outboxRepository } from './repositories/outbox';
-import { devicesRepository } from './repositories/devices';
 import { idempotencyRepository } from './repositories/idempotency';
 import { instancesRepository } from './repositories/instances';
 import { liveActivitiesRepository } from './repositories/live-activities';
@@ -27,7 +26,6 @@ export function sqliteRepositories(db: Db): Repositories {
     endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),
-    devices: devicesRepository(db),
     idempotency: idempotencyRepository(db),
     instances: instancesRepository(db),
     liveActivities: liveActivitiesRepository(db),

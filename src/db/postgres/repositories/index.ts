@@ -8,7 +8,6 @@ import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
 import { deliveryHistoryPg } from './delivery-history';
-import { devicesPg } from './devices';
 import { idempotencyPg } from './idempotency';
 import { instancesPg } from './instances';
 import { liveActivitiesPg } from './live-activities';
@@ -32,7 +31,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
     deliveryHistory: deliveryHistoryPg(scope),
-    devices: devicesPg(scope),
     idempotency: idempotencyPg(scope),
     instances: instancesPg(scope),
     liveActivities: liveActivitiesPg(scope),
