@@ -3,11 +3,12 @@ import type { Sql } from '../sql/sql';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
 import { devicesRepository } from './devices';
+import { instancesRepository } from './instances';
 import { metaRepository } from './meta';
 import { tokensRepository } from './tokens';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'meta' | 'tokens'>;
+export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'instances' | 'meta' | 'tokens'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -19,6 +20,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     apps: appsRepository(sql),
     audit: auditRepository(sql),
     devices: devicesRepository(sql),
+    instances: instancesRepository(sql),
     meta: metaRepository(sql),
     tokens: tokensRepository(sql),
   };

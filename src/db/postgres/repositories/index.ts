@@ -9,7 +9,6 @@ import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
 import { deliveryHistoryPg } from './delivery-history';
 import { idempotencyPg } from './idempotency';
-import { instancesPg } from './instances';
 import { liveActivitiesPg } from './live-activities';
 import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
@@ -32,7 +31,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     deliveries: deliveryPg(scope),
     deliveryHistory: deliveryHistoryPg(scope),
     idempotency: idempotencyPg(scope),
-    instances: instancesPg(scope),
     liveActivities: liveActivitiesPg(scope),
     metrics: metricsPg(scope),
     outbox: outboxPg(scope),
