@@ -4,11 +4,12 @@ import { appsRepository } from './apps';
 import { auditRepository } from './audit';
 import { devicesRepository } from './devices';
 import { instancesRepository } from './instances';
+import { liveActivitiesRepository } from './live-activities';
 import { metaRepository } from './meta';
 import { tokensRepository } from './tokens';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'instances' | 'meta' | 'tokens'>;
+export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'instances' | 'liveActivities' | 'meta' | 'tokens'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -21,6 +22,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     audit: auditRepository(sql),
     devices: devicesRepository(sql),
     instances: instancesRepository(sql),
+    liveActivities: liveActivitiesRepository(sql),
     meta: metaRepository(sql),
     tokens: tokensRepository(sql),
   };

@@ -6,7 +6,6 @@ import { deliveryHistoryRepository } from './repositories/delivery-history';
 import { deliveryRepository } from './repositories/deliveries';
 import { outboxRepository } from './repositories/outbox';
 import { idempotencyRepository } from './repositories/idempotency';
-import { liveActivitiesRepository } from './repositories/live-activities';
 import { metricsRepository } from './repositories/metrics';
 import { releasesRepository } from './repositories/releases';
 import { webhookEventsRepository } from './repositories/webhook-events';
@@ -26,7 +25,6 @@ export function sqliteRepositories(db: Db): Repositories {
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),
     idempotency: idempotencyRepository(db),
-    liveActivities: liveActivitiesRepository(db),
     metrics: metricsRepository(db),
     outbox: outboxRepository(db),
     releases: releasesRepository(db),

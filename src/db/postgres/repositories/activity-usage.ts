@@ -1,7 +1,7 @@
 import type { ActivityUsageRepository } from '../../../modules/live-activities/activity-usage.repository';
 import type { ActivityRow } from '../../../modules/live-activities/live-activities.repository';
 import { all, one, type PgScope } from '../query';
-import { ACTIVITY_COLUMNS, ACTIVITY_NUMBERS } from './live-activities';
+import { ACTIVITY_COLUMNS, ACTIVITY_SHAPE } from '../../repositories/live-activities';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Only activities with an instance are billed (see modules/live-activities/activity-usage.repository.ts). */
@@ -40,6 +40,6 @@ export function activityUsagePg({ q }: PgScope): ActivityUsageRepository {
       ).map((d) => ({ day: d.day, ms: d.ms ?? 0 })),
     appsWithActive: () => all<{ id: string; plan: string }>(q, `SELECT DISTINCT a.id, a.plan FROM apps a JOIN activities x ON x.app_id = a.id AND x.state = 'Active'`),
     activeCount: async (appId) => (await one<{ n: number }>(q, `SELECT count(*)::int AS n FROM activities WHERE app_id = $1 AND state = 'Active'`, [appId]))!.n,
-    active: (appId) => all<ActivityRow>(q, `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND state = 'Active' ORDER BY started_at, id`, [appId], ACTIVITY_NUMBERS),
+    active: (appId) => all<ActivityRow>(q, `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND state = 'Active' ORDER BY started_at, id`, [appId], ACTIVITY_SHAPE.numbers),
   };
 }

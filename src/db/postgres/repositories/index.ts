@@ -9,7 +9,6 @@ import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
 import { deliveryHistoryPg } from './delivery-history';
 import { idempotencyPg } from './idempotency';
-import { liveActivitiesPg } from './live-activities';
 import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
 import { releasesPg } from './releases';
@@ -31,7 +30,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     deliveries: deliveryPg(scope),
     deliveryHistory: deliveryHistoryPg(scope),
     idempotency: idempotencyPg(scope),
-    liveActivities: liveActivitiesPg(scope),
     metrics: metricsPg(scope),
     outbox: outboxPg(scope),
     releases: releasesPg(scope),

@@ -1,7 +1,7 @@
 import type { Db } from '../database';
 import { promised } from '../promised';
 import type { ActivityRow } from '../../../modules/live-activities/live-activities.repository';
-import { ACTIVITY_COLUMNS } from './live-activities';
+import { ACTIVITY_COLUMNS } from '../../repositories/live-activities';
 import type { Period, ActivityUsageRepository } from '../../../modules/live-activities/activity-usage.repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
