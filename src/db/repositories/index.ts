@@ -6,10 +6,11 @@ import { devicesRepository } from './devices';
 import { instancesRepository } from './instances';
 import { liveActivitiesRepository } from './live-activities';
 import { metaRepository } from './meta';
+import { releasesRepository } from './releases';
 import { tokensRepository } from './tokens';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'instances' | 'liveActivities' | 'meta' | 'tokens'>;
+export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'instances' | 'liveActivities' | 'meta' | 'releases' | 'tokens'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -24,6 +25,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     instances: instancesRepository(sql),
     liveActivities: liveActivitiesRepository(sql),
     meta: metaRepository(sql),
+    releases: releasesRepository(sql),
     tokens: tokensRepository(sql),
   };
 }

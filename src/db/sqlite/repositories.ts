@@ -7,7 +7,6 @@ import { deliveryRepository } from './repositories/deliveries';
 import { outboxRepository } from './repositories/outbox';
 import { idempotencyRepository } from './repositories/idempotency';
 import { metricsRepository } from './repositories/metrics';
-import { releasesRepository } from './repositories/releases';
 import { webhookEventsRepository } from './repositories/webhook-events';
 import { webhooksRepository } from './repositories/webhooks';
 import type { Repositories } from '../store';
@@ -27,7 +26,6 @@ export function sqliteRepositories(db: Db): Repositories {
     idempotency: idempotencyRepository(db),
     metrics: metricsRepository(db),
     outbox: outboxRepository(db),
-    releases: releasesRepository(db),
     webhookEvents: webhookEventsRepository(db),
     webhooks: webhooksRepository(db),
   });

@@ -11,7 +11,6 @@ import { deliveryHistoryPg } from './delivery-history';
 import { idempotencyPg } from './idempotency';
 import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
-import { releasesPg } from './releases';
 import { webhookEventsPg } from './webhook-events';
 import { webhooksPg } from './webhooks';
 
@@ -32,7 +31,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     idempotency: idempotencyPg(scope),
     metrics: metricsPg(scope),
     outbox: outboxPg(scope),
-    releases: releasesPg(scope),
     webhookEvents: webhookEventsPg(scope),
     webhooks: webhooksPg(scope),
   });
