@@ -5,7 +5,6 @@ import { endpointHoldsRepository } from './repositories/endpoint-holds';
 import { deliveryHistoryRepository } from './repositories/delivery-history';
 import { deliveryRepository } from './repositories/deliveries';
 import { outboxRepository } from './repositories/outbox';
-import { idempotencyRepository } from './repositories/idempotency';
 import { metricsRepository } from './repositories/metrics';
 import { webhookEventsRepository } from './repositories/webhook-events';
 import { webhooksRepository } from './repositories/webhooks';
@@ -23,7 +22,6 @@ export function sqliteRepositories(db: Db): Repositories {
     endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),
-    idempotency: idempotencyRepository(db),
     metrics: metricsRepository(db),
     outbox: outboxRepository(db),
     webhookEvents: webhookEventsRepository(db),

@@ -8,7 +8,6 @@ import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
 import { deliveryHistoryPg } from './delivery-history';
-import { idempotencyPg } from './idempotency';
 import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
 import { webhookEventsPg } from './webhook-events';
@@ -28,7 +27,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
     deliveryHistory: deliveryHistoryPg(scope),
-    idempotency: idempotencyPg(scope),
     metrics: metricsPg(scope),
     outbox: outboxPg(scope),
     webhookEvents: webhookEventsPg(scope),
