@@ -1,17 +1,38 @@
 import type { Repositories } from '../store';
 import type { Sql } from '../sql/sql';
+import { activityStreamsRepository } from './activity-streams';
+import { activityUsageRepository } from './activity-usage';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
+import { deliveryHistoryRepository } from './delivery-history';
 import { devicesRepository } from './devices';
 import { idempotencyRepository } from './idempotency';
 import { instancesRepository } from './instances';
 import { liveActivitiesRepository } from './live-activities';
 import { metaRepository } from './meta';
+import { metricsRepository } from './metrics';
 import { releasesRepository } from './releases';
 import { tokensRepository } from './tokens';
+import { webhooksRepository } from './webhooks';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'idempotency' | 'instances' | 'liveActivities' | 'meta' | 'releases' | 'tokens'>;
+export type PerDialect = Omit<
+  Repositories,
+  | 'activityStreams'
+  | 'activityUsage'
+  | 'apps'
+  | 'audit'
+  | 'deliveryHistory'
+  | 'devices'
+  | 'idempotency'
+  | 'instances'
+  | 'liveActivities'
+  | 'meta'
+  | 'metrics'
+  | 'releases'
+  | 'tokens'
+  | 'webhooks'
+>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -20,14 +41,19 @@ export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'devices' | 'idem
 export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
   return {
     ...perDialect,
+    activityStreams: activityStreamsRepository(sql),
+    activityUsage: activityUsageRepository(sql),
     apps: appsRepository(sql),
     audit: auditRepository(sql),
+    deliveryHistory: deliveryHistoryRepository(sql),
     devices: devicesRepository(sql),
     idempotency: idempotencyRepository(sql),
     instances: instancesRepository(sql),
     liveActivities: liveActivitiesRepository(sql),
     meta: metaRepository(sql),
+    metrics: metricsRepository(sql),
     releases: releasesRepository(sql),
     tokens: tokensRepository(sql),
+    webhooks: webhooksRepository(sql),
   };
 }

@@ -1,11 +1,7 @@
 import { firstTimestamp, type ActivityRow, type LiveActivitiesRepository, type NewActivity } from '../../modules/live-activities/live-activities.repository';
 import type { Param, Sql } from '../sql/sql';
 import { oneOff, statement, valuesList } from '../sql/statement';
-
-/** The columns of an ActivityRow, named as its fields, and how to read them (ACTIVITY_SHAPE). */
-export const ACTIVITY_COLUMNS = `id, app_id AS "appId", end_user_id AS "endUserId", template_slug AS "templateSlug", platform, state, attributes,
-  content_state AS "contentState", last_timestamp AS "lastTimestamp", started_at AS "startedAt", ended_at AS "endedAt", end_reason AS "endReason"`;
-export const ACTIVITY_SHAPE = { numbers: ['lastTimestamp', 'startedAt', 'endedAt'] };
+import { ACTIVITY_COLUMNS, ACTIVITY_SHAPE } from './activity-columns';
 
 /** Rows per INSERT statement when starting many activities (9 parameters each): full batches use one prepared statement. */
 const INSERT_BATCH = 100;

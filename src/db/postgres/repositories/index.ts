@@ -2,16 +2,11 @@ import type { Repositories } from '../../store';
 import type { Pg, PgScope } from '../query';
 import { repositoriesOn } from '../../repositories';
 import { postgresSql } from '../postgres-sql';
-import { activityStreamsPg } from './activity-streams';
-import { activityUsagePg } from './activity-usage';
 import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
-import { deliveryHistoryPg } from './delivery-history';
-import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
 import { webhookEventsPg } from './webhook-events';
-import { webhooksPg } from './webhooks';
 
 /**
  * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
@@ -21,15 +16,10 @@ import { webhooksPg } from './webhooks';
 export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>, owner: string | null = null): Repositories {
   const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
   return repositoriesOn(postgresSql(q, begin, owner), {
-    activityStreams: activityStreamsPg(scope),
-    activityUsage: activityUsagePg(scope),
     broadcasts: broadcastsPg(scope),
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
-    deliveryHistory: deliveryHistoryPg(scope),
-    metrics: metricsPg(scope),
     outbox: outboxPg(scope),
     webhookEvents: webhookEventsPg(scope),
-    webhooks: webhooksPg(scope),
   });
 }
