@@ -5,16 +5,35 @@ import { activityUsageRepository } from './activity-usage';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
 import { deliveryHistoryRepository } from './delivery-history';
+import { devicesRepository } from './devices';
+import { idempotencyRepository } from './idempotency';
+import { instancesRepository } from './instances';
+import { liveActivitiesRepository } from './live-activities';
 import { metaRepository } from './meta';
 import { metricsRepository } from './metrics';
 import { notificationMessagesRepository } from './notification-messages';
+import { releasesRepository } from './releases';
 import { tokensRepository } from './tokens';
 import { webhooksRepository } from './webhooks';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
 export type PerDialect = Omit<
   Repositories,
-  'activityStreams' | 'activityUsage' | 'apps' | 'audit' | 'deliveryHistory' | 'meta' | 'metrics' | 'notificationMessages' | 'tokens' | 'webhooks'
+  | 'activityStreams'
+  | 'activityUsage'
+  | 'apps'
+  | 'audit'
+  | 'deliveryHistory'
+  | 'devices'
+  | 'idempotency'
+  | 'instances'
+  | 'liveActivities'
+  | 'meta'
+  | 'metrics'
+  | 'notificationMessages'
+  | 'releases'
+  | 'tokens'
+  | 'webhooks'
 >;
 
 /**
@@ -29,9 +48,14 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     apps: appsRepository(sql),
     audit: auditRepository(sql),
     deliveryHistory: deliveryHistoryRepository(sql),
+    devices: devicesRepository(sql),
+    idempotency: idempotencyRepository(sql),
+    instances: instancesRepository(sql),
+    liveActivities: liveActivitiesRepository(sql),
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
     notificationMessages: notificationMessagesRepository(sql),
+    releases: releasesRepository(sql),
     tokens: tokensRepository(sql),
     webhooks: webhooksRepository(sql),
   };

@@ -12,11 +12,11 @@ export interface TemplateInput {
   title: string;
   body: string;
   placeholders: string[];
-  /** JSON of the template's TemplateOptions (template-options.ts), null when it has none. */
-  options: string | null;
+  /** JSON of the template's TemplateOptions (template-options.ts); null or absent when it has none. */
+  options?: string | null;
 }
 
-/** The releases repository: what every database implements (SQLite's in src/db/sqlite/repositories/releases.ts). */
+/** The releases repository: what every database implements (one implementation for both databases: src/db/repositories/releases.ts). */
 export interface ReleasesRepository {
   /** Every release of an app, newest version first. */
   list(appId: string): Promise<ReleaseRow[]>;

@@ -117,7 +117,7 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
       requireEditable(await requireRelease(appId, version));
       const template = checkedTemplate({ slug, ...input }, '');
       const created = await repo.putTemplate(appId, version, template, clock.now());
-      return { created, template: templateView({ ...template, placeholders: JSON.stringify(template.placeholders) }) };
+      return { created, template: templateView({ ...template, options: template.options ?? null, placeholders: JSON.stringify(template.placeholders) }) };
     },
 
     /** Removes a template of a Draft or Testing release. */
