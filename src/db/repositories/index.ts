@@ -2,11 +2,12 @@ import type { Repositories } from '../store';
 import type { Sql } from '../sql/sql';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
+import { liveActivityTemplatesRepository } from './live-activity-templates';
 import { metaRepository } from './meta';
 import { tokensRepository } from './tokens';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'meta' | 'tokens'>;
+export type PerDialect = Omit<Repositories, 'apps' | 'audit' | 'liveActivityTemplates' | 'meta' | 'tokens'>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -17,6 +18,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     ...perDialect,
     apps: appsRepository(sql),
     audit: auditRepository(sql),
+    liveActivityTemplates: liveActivityTemplatesRepository(sql),
     meta: metaRepository(sql),
     tokens: tokensRepository(sql),
   };

@@ -1,3 +1,4 @@
+import { swiftDate } from '../../lib/swift-date';
 import type { LiveActivityContent, MessageContent, NotificationContent } from './message-content';
 
 /** APNs refuses payloads larger than this; FCM's data limit is the same size. */
@@ -5,6 +6,9 @@ export const MAX_PAYLOAD_BYTES = 4096;
 
 /** The name of the ActivityAttributes type the iOS app declares (docs/device-contract.md). */
 export const ATTRIBUTES_TYPE = 'IsletActivityAttributes';
+
+/** The attribute key of Islet's activity id in an app-defined template's start (custom-templates.ts ACTIVITY_ID_KEY). */
+const CUSTOM_ACTIVITY_ID_KEY = 'isletActivityId';
 
 export interface ApnsRequest {
   /** Which token: the device token, the push-to-start token, or the activity's own update token. */
@@ -40,11 +44,29 @@ export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequ
   };
 }
 
+/**
+ * Values as an app's Codable struct decodes them with the defaults: dates (ISO 8601 in the
+ * content) as seconds since 2001-01-01, Swift's `Date` encoding; everything else as given.
+ */
+function swiftValues(values: Record<string, unknown>, dates: readonly string[] | undefined): Record<string, unknown> {
+  if (!dates?.length) return values;
+  const out = { ...values };
+  for (const name of dates) {
+    const v = out[name];
+    if (v !== undefined) out[name] = Array.isArray(v) ? v.map((d) => swiftDate(String(d))) : swiftDate(String(v));
+  }
+  return out;
+}
+
 function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {
-  const aps: Record<string, unknown> = { timestamp: c.apnsTimestamp ?? seconds(c.timestamp), event: c.event, 'content-state': c.contentState };
+  const contentState = c.custom ? swiftValues(c.contentState, c.custom.dates?.contentState) : c.contentState;
+  const aps: Record<string, unknown> = { timestamp: c.apnsTimestamp ?? seconds(c.timestamp), event: c.event, 'content-state': contentState };
   if (c.event === 'start') {
-    aps['attributes-type'] = ATTRIBUTES_TYPE;
-    aps.attributes = { activityId: c.activityId, templateSlug: c.templateSlug, values: c.attributes };
+    aps['attributes-type'] = c.custom?.attributesType ?? ATTRIBUTES_TYPE;
+    // An app-defined type gets its own fields at the top, plus Islet's activity id (ignored unless the struct declares it).
+    aps.attributes = c.custom
+      ? { ...swiftValues(c.attributes, c.custom.dates?.attributes), [CUSTOM_ACTIVITY_ID_KEY]: c.activityId }
+      : { activityId: c.activityId, templateSlug: c.templateSlug, values: c.attributes };
     // A broadcast's activity follows its channel; any other needs its own update token, which
     // iOS 18 issues only when asked.
     if (c.inputPushChannel !== undefined) aps['input-push-channel'] = c.inputPushChannel;
@@ -72,6 +94,7 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
     event: content.event,
     activityId: content.activityId,
     templateSlug: content.templateSlug,
+    ...(content.custom ? { attributesType: content.custom.attributesType } : {}),
     attributes: JSON.stringify(content.attributes),
     contentState: JSON.stringify(content.contentState),
     timestamp: String(content.timestamp),

@@ -6,12 +6,12 @@ import { all, one, run, type Pg, type PgScope } from '../query';
 import { tokenStatementsPg } from './tokens';
 
 const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d.os_version AS "osVersion", d.created_at AS "createdAt", t.id AS "tokenId",
-     (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS "pushToStartTokenId"
+     (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active') AS "pushToStartTokenId"
      FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
 const TARGET_NUMBERS = ['createdAt', 'tokenId', 'pushToStartTokenId'];
 const WITH_TOKENS = `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
      d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
-     EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS "hasPushToStartToken"
+     EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active') AS "hasPushToStartToken"
      FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
 const DEVICE_NUMBERS = ['createdAt', 'updatedAt'];
 
@@ -25,7 +25,7 @@ export function devicesPg({ q, atomic }: PgScope): DevicesRepository {
         q,
         `SELECT count(DISTINCT d.end_user_id)::int AS "endUsers", count(*)::int AS devices, count(*) FILTER (WHERE d.platform = 'ios')::int AS ios,
                 count(*) FILTER (WHERE d.platform = 'android')::int AS android,
-                count(*) FILTER (WHERE d.platform = 'ios' AND EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active'))::int AS "iosStartable"
+                count(*) FILTER (WHERE d.platform = 'ios' AND EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active'))::int AS "iosStartable"
            FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'
           WHERE d.app_id = $1 AND ($2::boolean = false OR d.end_user_id IN (SELECT id FROM end_users WHERE app_id = $1 AND tester))`,
         [appId, testersOnly],

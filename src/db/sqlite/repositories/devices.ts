@@ -11,7 +11,7 @@ function devicesStatements(db: Db) {
   const tokens = tokensStatements(db);
   // A device is valid while its registration token is active in the ledger.
   const targetColumns = `SELECT d.id, d.end_user_id AS endUserId, d.platform, d.os_version AS osVersion, d.created_at AS createdAt, t.id AS tokenId,
-       (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS pushToStartTokenId
+       (SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active') AS pushToStartTokenId
        FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
   const allTargets = db.$client.query<TargetDevice, [string]>(`${targetColumns} WHERE d.app_id = ? ORDER BY d.end_user_id, d.created_at`);
   const usersTargets = db.$client.query<TargetDevice, [string, string]>(
@@ -31,7 +31,7 @@ function devicesStatements(db: Db) {
   );
   const withTokens = `SELECT d.id, d.app_id AS appId, d.end_user_id AS endUserId, d.platform, d.token, d.environment, d.os_version AS osVersion,
        d.created_at AS createdAt, d.updated_at AS updatedAt, t.state AS tokenState, t.invalid_reason AS invalidReason,
-       EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active') AS hasPushToStartToken
+       EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active') AS hasPushToStartToken
        FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
   const listWithTokens = db.$client.query<DeviceWithTokens, [string, string | null, number, number]>(
     `${withTokens} WHERE d.app_id = ?1 AND (?2 IS NULL OR d.end_user_id = ?2) ORDER BY d.created_at DESC, d.id DESC LIMIT ?3 OFFSET ?4`,
@@ -42,7 +42,7 @@ function devicesStatements(db: Db) {
   const audience = db.$client.query<Audience, [string, number]>(
     `SELECT count(DISTINCT d.end_user_id) AS endUsers, count(*) AS devices, coalesce(sum(d.platform = 'ios'), 0) AS ios,
             coalesce(sum(d.platform = 'android'), 0) AS android,
-            coalesce(sum(d.platform = 'ios' AND EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active')), 0) AS iosStartable
+            coalesce(sum(d.platform = 'ios' AND EXISTS (SELECT 1 FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active')), 0) AS iosStartable
        FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'
       WHERE d.app_id = ?1 AND (?2 = 0 OR d.end_user_id IN (SELECT id FROM end_users WHERE app_id = ?1 AND tester = 1))`,
   );
