@@ -73,6 +73,7 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
   'PUT /api/admin/apps/{appId}/releases/{version}/templates/{slug}': { version: DEMO.draftVersion },
   'DELETE /api/admin/apps/{appId}/releases/{version}/templates/{slug}': { version: DEMO.draftVersion },
   'GET /api/admin/apps/{appId}/deliveries/{id}': { id: 1 },
+  ...Object.fromEntries(['GET', 'PUT', 'DELETE'].map((m) => [`${m} /api/admin/apps/{appId}/live-activity-templates/{slug}`, { slug: DEMO.liveActivityTemplateSlug }])),
   ...Object.fromEntries(
     ['GET', 'PATCH', 'DELETE'].map((m) => [`${m} /api/admin/apps/{appId}/webhooks/{id}`, { id: EXAMPLE_WEBHOOK_ID }]),
   ),

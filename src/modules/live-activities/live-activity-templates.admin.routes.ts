@@ -2,6 +2,7 @@ import { t } from 'elysia';
 import { AppParams, errors, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
+import { DEMO_RIDE_TEMPLATE } from '../apps/demo.service';
 import { ACTIVITY_ID_KEY, ATTRIBUTES_TYPE_PATTERN, MAX_FIELDS, MAX_TEMPLATES, SLUG_PATTERN } from './custom-templates';
 import { TEMPLATE_SLUGS } from './templates';
 
@@ -31,25 +32,30 @@ const Definition = {
   contentState: Fields('dynamic (contentState)'),
 };
 
-const RIDE = {
-  slug: 'ride',
-  attributesType: 'RideAttributes',
-  attributes: { driver: { type: 'string', required: true }, plate: { type: 'string' } },
+/** A new template for the create example (the demo already has `ride`, the other examples' template). */
+const MATCH = {
+  slug: 'match',
+  attributesType: 'MatchAttributes',
+  attributes: { home: { type: 'string', required: true }, away: { type: 'string', required: true } },
   contentState: {
-    etaMinutes: { type: 'integer', required: true },
-    progress: { type: 'number' },
-    arrived: { type: 'boolean' },
-    pickupAt: { type: 'date' },
-    stops: { type: 'string', list: true },
+    homeScore: { type: 'integer', required: true },
+    awayScore: { type: 'integer', required: true },
+    possession: { type: 'number' },
+    halfTime: { type: 'boolean' },
+    kickoff: { type: 'date' },
+    scorers: { type: 'string', list: true },
   },
 };
 
 const CreateBody = t.Object(
   { slug: t.String({ pattern: SLUG_PATTERN, description: `Lowercase letters, digits and -; not one of the built-ins (${TEMPLATE_SLUGS.join(', ')}).` }), ...Definition },
-  { additionalProperties: false, examples: [RIDE] },
+  { additionalProperties: false, examples: [MATCH] },
 );
-const { slug: _slug, ...rideBody } = RIDE;
-const ReplaceBody = t.Object(Definition, { additionalProperties: false, examples: [{ ...rideBody, contentState: { ...RIDE.contentState, speedKmh: { type: 'number' } } }] });
+const { slug: _slug, ...rideBody } = DEMO_RIDE_TEMPLATE;
+const ReplaceBody = t.Object(Definition, {
+  additionalProperties: false,
+  examples: [{ ...rideBody, contentState: { ...DEMO_RIDE_TEMPLATE.contentState, speedKmh: { type: 'number' } } }],
+});
 
 const TemplateView = t.Object({
   slug: t.String(),
