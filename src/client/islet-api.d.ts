@@ -320,7 +320,7 @@ export interface paths {
   "/api/admin/apps/{appId}/broadcasts": {
     /**
      * An app's broadcasts
-     * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+     * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
      */
     get: operations["getApiAdminAppsByAppIdBroadcasts"];
   };
@@ -580,6 +580,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -713,6 +719,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -885,6 +897,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -999,6 +1017,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -1012,6 +1034,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1161,6 +1189,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1260,6 +1294,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1434,6 +1474,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1590,6 +1636,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1776,6 +1828,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1882,6 +1940,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -1895,6 +1957,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2041,6 +2109,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2220,6 +2294,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2320,6 +2400,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -2333,6 +2417,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2491,6 +2581,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2590,6 +2686,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2764,6 +2866,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2923,6 +3031,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5690,6 +5804,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5703,6 +5823,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
@@ -6471,6 +6595,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
@@ -7323,7 +7451,7 @@ export interface operations {
   };
   /**
    * An app's broadcasts
-   * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+   * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
    */
   getApiAdminAppsByAppIdBroadcasts: {
     parameters: {
@@ -7374,6 +7502,14 @@ export interface operations {
                 startedAt: string;
                 /** Format: date-time */
                 endedAt?: string;
+                /** @description Static data, set at creation. */
+                attributes: {
+                  [key: string]: string;
+                };
+                /** @description The current dynamic data: that of the last update (or of the creation). */
+                contentState: {
+                  [key: string]: string;
+                };
               })[];
             total: number;
           };
@@ -7690,6 +7826,8 @@ export interface operations {
         content: {
           "application/json": {
             plan: string;
+            /** @description Whether the plan lets the app start Live Activities and broadcasts. false: every start answers 403 `live activities are not available on your current plan`; minutes already used this period (on an earlier plan) still show. */
+            liveActivities: boolean;
             /**
              * Format: date-time
              * @description Start of the billing period (calendar month, UTC).
@@ -7699,7 +7837,7 @@ export interface operations {
             periodEnd: string;
             /** @description Live activity minutes used in the period. */
             minutesUsed: number;
-            /** @description The plan's minutes; null = unlimited. */
+            /** @description The plan's minutes; null = no minute limit (with `liveActivities: false`, nothing can be started at all). */
             quota: number | null;
             /** @description Whether the plan allows going over the quota. */
             overage: boolean;

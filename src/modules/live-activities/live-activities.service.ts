@@ -17,6 +17,7 @@ import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { emitterFor } from '../webhooks/webhooks.causes';
 import { contentContext, requireValidData, requireValidState, resolveTemplate } from './resolved-template';
+import { invalidTemplateSlug } from './template-errors';
 
 /** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
 export interface StartInput extends ContentOptionsInput {
@@ -119,7 +120,7 @@ export function liveActivitiesService(ctx: AppContext) {
     const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
     return async (tx: Tx) => {
       // A delete that committed since the checks must not leave an activity without its template.
-      if (template.custom && !(await tx.liveActivityTemplates.find(app.id, slug))) throw new HttpError(400, 'invalid template slug');
+      if (template.custom && !(await tx.liveActivityTemplates.find(app.id, slug))) throw invalidTemplateSlug(slug);
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);

@@ -4,6 +4,7 @@ import type { CustomContent } from '../delivery/message-content';
 import { customContentStateError, customDataError, type CustomFields, type CustomTemplateDefinition } from './custom-templates';
 import { customContent } from './live-activities.content';
 import type { TemplateRow } from './live-activity-templates.repository';
+import { invalidTemplateSlug } from './template-errors';
 import { activityDataError, contentStateError } from './template-validation';
 import { findTemplate, type TemplateDefinition } from './templates';
 
@@ -28,7 +29,7 @@ export async function resolveTemplate(r: Repositories, appId: string, slug: stri
   const builtIn = findTemplate(slug);
   if (builtIn) return { builtIn };
   const row = await r.liveActivityTemplates.find(appId, slug);
-  if (!row) throw new HttpError(400, 'invalid template slug');
+  if (!row) throw invalidTemplateSlug(slug, (await r.liveActivityTemplates.list(appId)).map((t) => t.slug));
   return { custom: definitionOf(row) };
 }
 
