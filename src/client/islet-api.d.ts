@@ -2336,15 +2336,15 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
+          /** @description One of the eight template slugs (status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table) or the slug of a template the app defined. */
           templateSlug: string;
-          /** @description Static data, set once; every value a string. */
+          /** @description Static data, set once. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           attributes?: {
-            [key: string]: string;
+            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
           };
-          /** @description Initial dynamic data (what a device shows when it starts the activity); every value a string. */
+          /** @description Initial dynamic data (what a device shows when it starts the activity). Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: string;
+            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
           };
           /** @description Apple’s message-storage-policy, fixed for the channel: 0 (default) No Message Stored, for frequent updates; 1 Most Recent Message Stored (up to 8 hours, for devices offline). */
           storagePolicy?: number;
@@ -2639,9 +2639,9 @@ export interface operations {
     requestBody?: {
       content: {
         "application/json": {
-          /** @description The final dynamic data; validated like an update. */
+          /** @description The final dynamic data; validated like an update. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState?: {
-            [key: string]: string;
+            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
           };
           /**
            * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
@@ -2808,9 +2808,9 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The new dynamic data; replaces the previous contentState entirely. */
+          /** @description The new dynamic data; replaces the previous contentState entirely. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: string;
+            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
           };
           /** @description Lights the screen and shows this alert with the event (iOS: `aps.alert`; Android: the app re-alerts on `alertTitle`/`alertBody`). On start, absent means the template alert. */
           alert?: {

@@ -282,7 +282,11 @@ export class ModelPhone {
     if ('error' in attributes || 'error' in contentState) {
       return void this.refusedStarts.push({ activityId, reason: `does not decode: ${'error' in attributes ? attributes.error : (contentState as { error: string }).error}` });
     }
+    const channelId = aps['input-push-channel'];
+    if (channelId !== undefined && (this.ios < 18 || !this.channelExists(this.environment, channelId)))
+      return void this.refusedStarts.push({ activityId, reason: 'cannot follow the channel' });
     this.show({
+      ...(channelId !== undefined ? { channelId } : {}),
       activityId,
       templateSlug: '',
       attributesType: type,

@@ -17,7 +17,12 @@ const put = statement(
      content_state = excluded.content_state, source = excluded.source, updated_at = excluded.updated_at`,
 );
 const remove = statement('DELETE FROM live_activity_templates WHERE app_id = $1 AND slug = $2');
-const active = statement<{ n: number }>(`SELECT count(*) AS n FROM activities WHERE app_id = $1 AND template_slug = $2 AND state = 'Active'`, COUNT);
+// Broadcasts too: their updates and ends are checked against the template as well.
+const active = statement<{ n: number }>(
+  `SELECT (SELECT count(*) FROM activities WHERE app_id = $1 AND template_slug = $2 AND state = 'Active')
+        + (SELECT count(*) FROM broadcasts WHERE app_id = $1 AND template_slug = $2 AND state = 'Active') AS n`,
+  COUNT,
+);
 const count = statement<{ n: number }>('SELECT count(*) AS n FROM live_activity_templates WHERE app_id = $1', COUNT);
 
 /** The `live_activity_templates` table. */

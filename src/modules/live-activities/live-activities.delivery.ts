@@ -32,6 +32,16 @@ export function startTargets(devices: readonly TargetDevice[], typed?: TypedToke
   });
 }
 
+/**
+ * The push-to-start token of an app-defined attributes type per iPhone of `devices`: iOS issues one
+ * per ActivityAttributes type, so the IsletActivityAttributes one cannot start it.
+ */
+export async function typedPushToStart(tx: Tx, devices: readonly TargetDevice[], attributesType: string): Promise<TypedTokens> {
+  const iphones = devices.filter((d) => d.platform === 'ios').map((d) => d.id);
+  const tokens = iphones.length === 0 ? [] : await tx.tokens.pushToStartFor(iphones, attributesType);
+  return { attributesType, byDevice: new Map(tokens.map((t) => [t.deviceId, t.id])) };
+}
+
 /** The instances a start creates: one per device its start was queued to (not the failed ones). */
 export function startInstances(activityId: string, devices: readonly TargetDevice[], targets: readonly DeliveryTarget[], startedAt: number): NewInstance[] {
   return targets.flatMap((t, i) => (t.status === 'failed' ? [] : [{ activityId, deviceId: t.deviceId, platform: devices[i]!.platform, startedAt }]));

@@ -11,7 +11,7 @@ import { isoTime } from '../../lib/clock';
 import type { InstanceDetail, NewInstance } from './instances.repository';
 import { activityContent, type EventOptions } from './live-activities.content';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
-import { endActivities, followUpTargets, parsed, startInstances, startTargets, type TypedTokens } from './live-activities.delivery';
+import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
 import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
@@ -290,16 +290,6 @@ function instanceView(i: InstanceDetail) {
     ...(i.tokenInvalidReason && i.tokenState === 'invalid' ? { tokenInvalidReason: i.tokenInvalidReason } : {}),
     lastDelivery: i.lastDeliveryStatus ? { status: i.lastDeliveryStatus, reason: i.lastDeliveryReason, at: isoTime(i.lastDeliveryAt!) } : null,
   };
-}
-
-/**
- * The push-to-start token of an app-defined attributes type per iPhone of `devices`: iOS issues one
- * per ActivityAttributes type, so the IsletActivityAttributes one cannot start it.
- */
-async function typedPushToStart(tx: Tx, devices: readonly TargetDevice[], attributesType: string): Promise<TypedTokens> {
-  const iphones = devices.filter((d) => d.platform === 'ios').map((d) => d.id);
-  const tokens = iphones.length === 0 ? [] : await tx.tokens.pushToStartFor(iphones, attributesType);
-  return { attributesType, byDevice: new Map(tokens.map((t) => [t.deviceId, t.id])) };
 }
 
 /** Devices ordered by end user, cut into one group per end user. */

@@ -59,7 +59,7 @@ forEachDatabase('live-activity-templates-e2e', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-la-templates-'));
     const key = apnsKey();
-    apns = await startApnsStandin({ keys: [key], environment: 'production', phones: fleet });
+    apns = await startApnsStandin({ keys: [key], environment: 'production', phones: fleet, bundleIds: ['com.example.rides'] });
     fcm = await startFcmStandin();
     writeFileSync(join(dir, 'firebase.json'), JSON.stringify(fcm.serviceAccount('rides-project')));
     writeFileSync(join(dir, 'apns.p8'), key.key);
@@ -69,7 +69,7 @@ forEachDatabase('live-activity-templates-e2e', () => {
       `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "${ADMIN}"\n[database]\npath = "${join(dir, 'i.db')}"\n` +
         `[[apps]]\nid = "${APP}"\napp_secret = "${SECRET}"\n` +
         `[apps.apns]\nbundle_id = "com.example.rides"\nteam_id = "${key.teamId}"\nkey_id = "${key.keyId}"\nkey_file = "apns.p8"\n` +
-        `environment = "production"\nendpoint = "${apns.url}"\nca_file = "ca.pem"\n` +
+        `environment = "production"\nendpoint = "${apns.url}"\nchannels_endpoint = "${apns.url}"\nbroadcast_endpoint = "${apns.url}"\nca_file = "ca.pem"\n` +
         `[apps.fcm]\nservice_account_file = "firebase.json"\nendpoint = "${fcm.url}"\n` +
         `[[apps.live_activity_templates]]\nslug = "match"\nattributes_type = "MatchAttributes"\n` +
         `[apps.live_activity_templates.attributes]\nhome = { type = "string", required = true }\n` +
@@ -263,6 +263,31 @@ forEachDatabase('live-activity-templates-e2e', () => {
       expect((await call('POST', la(), { templateSlug: 'match', attributes: { home: 'Lions' }, contentState: { score: [1, 'x'] } })).body.detail).toBe(
         'contentState.score must be a list of integers',
       );
+      expect((await call('DELETE', la(`/${id}`))).status).toBe(200);
+    }, 30_000);
+
+    test('a broadcast of an app-defined template: typed values checked, started at the push-to-start token of its type, typed updates through the channel', async () => {
+      const fan = fleet.add('broadcast-fan', { ios: 18 });
+      await registerIphone(fan, 'bfan', { MatchAttributes: fan.declareAttributesType('MatchAttributes', { attributes: { home: { type: 'String' } }, contentState: { score: { type: 'Int', array: true } } }) });
+      const other = fleet.add('broadcast-other', { ios: 18 });
+      const otherId = await registerIphone(other, 'bother');
+      const bc = (suffix = '') => `/api/apps/${APP}/broadcasts${suffix}`;
+      expect((await call('POST', bc(), { templateSlug: 'match', attributes: { home: 'Lions' }, contentState: { score: ['1'] } })).body.detail).toBe(
+        'contentState.score must be a list of integers',
+      );
+      const made = await call('POST', bc(), { templateSlug: 'match', attributes: { home: 'Lions' }, contentState: { score: [0, 0] } });
+      expect(made.status).toBe(201);
+      const id = made.body.id;
+      await eventually(async () => expect((await call('GET', bc(`/${id}`))).body.channel.state).toBe('open'));
+      expect((await admin('DELETE', templates('/match'))).body.detail).toBe('live activity template match is in use by 1 active activity');
+
+      const started = await call('POST', bc(`/${id}/subscribers`), { targetUsers: ['bfan', 'bother'] });
+      expect(started.body).toEqual({ started: 1, skipped: [{ deviceId: otherId, reason: 'device has no push-to-start token for MatchAttributes' }] });
+      await eventually(() => expect(fan.shows(id)?.contentState).toEqual({ score: [0, 0] }));
+      expect((await call('PATCH', bc(`/${id}`), { contentState: { score: [2, 1] } })).status).toBe(200);
+      await eventually(() => expect(fan.shows(id)?.contentState).toEqual({ score: [2, 1] }));
+      expect((await call('PATCH', bc(`/${id}`), { contentState: { score: 3 } })).body.detail).toBe('contentState.score must be a list of integers');
+      expect((await call('DELETE', bc(`/${id}`))).status).toBe(200);
     }, 30_000);
   });
 });

@@ -11,7 +11,7 @@ export interface LiveActivityTemplatesRepository {
   /** Inserts the template or replaces the one with its app and slug (createdAt kept). */
   put(row: TemplateRow): Promise<void>;
   remove(appId: string, slug: string): Promise<boolean>;
-  /** How many Active activities of the app use the template. */
+  /** How many Active activities and broadcasts of the app use the template. */
   activeCount(appId: string, slug: string): Promise<number>;
   /** How many templates the app has. */
   count(appId: string): Promise<number>;
