@@ -5,14 +5,36 @@ import { activityUsageRepository } from './activity-usage';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
 import { deliveryHistoryRepository } from './delivery-history';
+import { devicesRepository } from './devices';
+import { idempotencyRepository } from './idempotency';
+import { instancesRepository } from './instances';
+import { liveActivitiesRepository } from './live-activities';
 import { liveActivityTemplatesRepository } from './live-activity-templates';
 import { metaRepository } from './meta';
 import { metricsRepository } from './metrics';
+import { releasesRepository } from './releases';
 import { tokensRepository } from './tokens';
 import { webhooksRepository } from './webhooks';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<Repositories, 'activityStreams' | 'activityUsage' | 'apps' | 'audit' | 'deliveryHistory' | 'liveActivityTemplates' | 'meta' | 'metrics' | 'tokens' | 'webhooks'>;
+export type PerDialect = Omit<
+  Repositories,
+  | 'activityStreams'
+  | 'activityUsage'
+  | 'apps'
+  | 'audit'
+  | 'deliveryHistory'
+  | 'devices'
+  | 'idempotency'
+  | 'instances'
+  | 'liveActivities'
+  | 'liveActivityTemplates'
+  | 'meta'
+  | 'metrics'
+  | 'releases'
+  | 'tokens'
+  | 'webhooks'
+>;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
@@ -26,9 +48,14 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     apps: appsRepository(sql),
     audit: auditRepository(sql),
     deliveryHistory: deliveryHistoryRepository(sql),
+    devices: devicesRepository(sql),
+    idempotency: idempotencyRepository(sql),
+    instances: instancesRepository(sql),
+    liveActivities: liveActivitiesRepository(sql),
     liveActivityTemplates: liveActivityTemplatesRepository(sql),
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
+    releases: releasesRepository(sql),
     tokens: tokensRepository(sql),
     webhooks: webhooksRepository(sql),
   };

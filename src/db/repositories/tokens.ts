@@ -5,7 +5,7 @@ import { statement } from '../sql/statement';
 /** SQL list of the kinds that are a device's registration (alert) token. */
 export const DEVICE_KINDS_SQL = `('apns_device', 'fcm_registration')`;
 
-const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", environment, state,
+const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", attributes_type AS "attributesType", environment, state,
   invalid_reason AS "invalidReason", invalidated_at AS "invalidatedAt", reported_at AS "reportedAt", created_at AS "createdAt"`;
 const SHAPE = { numbers: ['id', 'invalidatedAt', 'reportedAt', 'createdAt'] };
 const ID = { numbers: ['id'] };

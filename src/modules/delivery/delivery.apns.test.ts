@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
-import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { activityContent, addActivity, addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import type { Harness } from '../../test-support/harness';
 import { apnsRig, closeRig } from '../../test-support/delivery-rig';
 import type { ApnsClient } from './providers/apns/apns.client';
@@ -27,8 +27,8 @@ describe('delivery to APNs', () => {
     await setup();
     const pushToStart = apnsToken();
     const activityToken = apnsToken();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: activityToken } });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
+    const activity = await addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: activityToken } });
     const startedAt = h.clock.now();
     await queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
@@ -77,8 +77,8 @@ describe('delivery to APNs', () => {
 
   test('after an outage each phone gets the latest update and the end, not the history', async () => {
     await setup();
-    const [one, two] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
+    const [one, two] = [await addDevice(h.ctx, 'demo', { platform: 'ios' }), await addDevice(h.ctx, 'demo', { platform: 'ios' })];
+    const activity = await addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
     await h.ctx.db.repos.tokens.reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
     await apns.goAway();
     for (let i = 1; i <= 60; i++) {
@@ -104,8 +104,8 @@ describe('delivery to APNs', () => {
 
   test('updates of an activity whose token is not known yet are held, latest wins, and go when the token arrives', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
+    const activity = await addActivity(h.ctx, 'demo', { platform: 'ios' });
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [iphone.id]);
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [{ deviceId: iphone.id, status: 'held' }]);
     // Queued as pending by mistake: the worker holds it too rather than send it nowhere.
@@ -128,8 +128,8 @@ describe('delivery to APNs', () => {
 
   test('410 Unregistered invalidates the device token; its other deliveries are dropped without sending', async () => {
     await setup();
-    const gone = addDevice(h.ctx, 'demo', { platform: 'ios' });
-    const fine = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const gone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const fine = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     apns.unregister(gone.token);
     await queue(h.ctx, 'demo', notificationContent(), [gone.id, fine.id]);
     await engine.drain();
@@ -149,15 +149,15 @@ describe('delivery to APNs', () => {
 
   test('a refusal invalidates exactly the token used: a dead activity token leaves the device token and push-to-start token alone', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
     const dead = apnsToken();
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: dead } });
+    const activity = await addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: dead } });
     apns.unregister(dead);
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
     await engine.drain();
     const states = Object.fromEntries((await h.ctx.db.repos.tokens.ofDevice(iphone.id)).map((t) => [t.kind, [t.state, t.invalidReason]]));
     expect(states).toEqual({ apns_device: ['active', null], apns_push_to_start: ['active', null], apns_activity: ['invalid', 'Unregistered'] });
-    const next = addActivity(h.ctx, 'demo', { platform: 'ios' });
+    const next = await addActivity(h.ctx, 'demo', { platform: 'ios' });
     await queue(h.ctx, 'demo', activityContent(h.ctx, next, 'start'), [iphone.id]);
     await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
@@ -166,7 +166,7 @@ describe('delivery to APNs', () => {
 
   test('a 410 whose timestamp is older than the token’s last report is ignored; a newer one invalidates it', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     const reportedAt = h.clock.now();
     apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt - 60_000 }));
     await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
@@ -191,8 +191,8 @@ describe('delivery to APNs', () => {
         bundleId: BUNDLE, teamId: key.teamId, keyId: key.keyId, key: key.key, ca: apns.ca,
         environment: 'sandbox', endpoint: production.url, sandboxEndpoint: apns.url,
       });
-      const undeclared = addDevice(h.ctx, 'demo', { platform: 'ios' });
-      const declared = addDevice(h.ctx, 'demo', { platform: 'ios', environment: 'production' });
+      const undeclared = await addDevice(h.ctx, 'demo', { platform: 'ios' });
+      const declared = await addDevice(h.ctx, 'demo', { platform: 'ios', environment: 'production' });
       await queue(h.ctx, 'demo', notificationContent(), [undeclared.id, declared.id]);
       await engine.drain();
       expect(apns.requests.map((r) => r.token)).toEqual([undeclared.token]);
@@ -204,7 +204,7 @@ describe('delivery to APNs', () => {
 
   test('BadDeviceToken names the likely environment mix-up', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     apns.respond(() => ({ status: 400, reason: 'BadDeviceToken' }));
     await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
@@ -217,7 +217,7 @@ describe('delivery to APNs', () => {
 
   test('503 is about APNs: retried soon without spending an attempt; 429 TooManyRequests spends one and honours Retry-After', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     const answers = [{ status: 503, reason: 'ServiceUnavailable' }, { status: 503, reason: 'ServiceUnavailable' }, { status: 429, reason: 'TooManyRequests', headers: { 'retry-after': '120' } }];
     apns.respond(() => answers.shift());
     await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
@@ -247,7 +247,7 @@ describe('delivery to APNs', () => {
 
   test('a 429 about one device token makes only that token wait', async () => {
     await setup();
-    const [busy, other] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
+    const [busy, other] = [await addDevice(h.ctx, 'demo', { platform: 'ios' }), await addDevice(h.ctx, 'demo', { platform: 'ios' })];
     let first = true;
     apns.respond((req) => {
       if (req.token !== busy.token || !first) return undefined;
@@ -272,7 +272,7 @@ describe('delivery to APNs', () => {
 
   test('a delivery that keeps failing is given up after the last attempt; a permanent error fails at once', async () => {
     await setup({ random: () => 0, backoff: { baseMs: 1000, capMs: 60_000, maxAttempts: 3 } });
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     apns.respond((req) => (req.body.aps.alert.title === 'big' ? { status: 413, reason: 'PayloadTooLarge' } : { status: 429, reason: 'TooManyRequests' }));
     await queue(h.ctx, 'demo', notificationContent('flaky'), [iphone.id]);
     await queue(h.ctx, 'demo', notificationContent('big'), [iphone.id]);
@@ -286,8 +286,8 @@ describe('delivery to APNs', () => {
   test('InvalidProviderToken pauses the APNs channel instead of retrying; new credentials resume it', async () => {
     const key = await setup();
     apns.respond(() => ({ status: 403, reason: 'InvalidProviderToken' }));
-    const devices = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const devices = await addDevices(h.ctx, 'demo', 3, { platform: 'ios' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
     await queue(h.ctx, 'demo', notificationContent(), [devices[0]!.id]);
     await engine.drain();
     await queue(h.ctx, 'demo', notificationContent('more'), [...devices.map((d) => d.id), pixel.id]);
@@ -319,7 +319,7 @@ describe('delivery to APNs', () => {
 
   test('one provider token per key is signed and reused until its refresh window (20–50 min) has passed', async () => {
     const key = await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     const send = async (n: number) => {
       await queue(h.ctx, 'demo', notificationContent(), Array(n).fill(iphone.id));
       await engine.drain();
@@ -338,7 +338,7 @@ describe('delivery to APNs', () => {
 
   test('ExpiredProviderToken makes the next attempt use a fresh token, never sooner than 20 minutes after the last', async () => {
     const key = await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     let refuse = 1;
     apns.respond(() => (refuse-- > 0 ? { status: 403, reason: 'ExpiredProviderToken' } : undefined));
     await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);

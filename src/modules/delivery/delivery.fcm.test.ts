@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { activityContent, addActivity, addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import type { FcmStandin } from '../../test-support/fcm-standin';
 import type { Harness } from '../../test-support/harness';
 import { closeRig, fcmRig, setFcmCredentials } from '../../test-support/delivery-rig';
@@ -17,7 +17,7 @@ async function setup() {
 describe('FCM going away and failing', () => {
   test('an FCM outage takes the channel down without spending attempts; the first answer after it releases everything', async () => {
     ({ h, fcm, engine } = await fcmRig({ engine: { health: { downAfterMs: 0 } } }));
-    const devices = Array.from({ length: 10 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+    const devices = await addDevices(h.ctx, 'demo', 10, { platform: 'android' });
     await fcm.goAway();
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
@@ -36,7 +36,7 @@ describe('FCM going away and failing', () => {
 
   test('with 30% injected 500, 503 and per-device 429 answers everything arrives and only the 429s spend attempts', async () => {
     ({ h, fcm, engine } = await fcmRig({ standin: { seed: 3 } }));
-    const devices = Array.from({ length: 50 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+    const devices = await addDevices(h.ctx, 'demo', 50, { platform: 'android' });
     fcm.faults.set({ rate: 0.3, kinds: ['internal', 'unavailable', 'too-many'], retryAfterS: 1 });
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     for (let i = 0; i < 30 && deliveryRows(h.ctx, `status = 'delivered'`).length < 50; i++) {
@@ -56,8 +56,8 @@ describe('FCM going away and failing', () => {
 describe('delivery to FCM', () => {
   test('live activities go as data messages with string values, notifications as notification messages', async () => {
     await setup();
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
+    const activity = await addActivity(h.ctx, 'demo', { platform: 'android' });
     // Each event goes out before the next is queued: a queued update is superseded by a newer one.
     for (const content of [
       activityContent(h.ctx, activity, 'start', { progress: '5' }),
@@ -112,8 +112,8 @@ describe('delivery to FCM', () => {
 
   test('UNREGISTERED and SENDER_ID_MISMATCH invalidate the token', async () => {
     await setup();
-    const gone = addDevice(h.ctx, 'demo', { platform: 'android' });
-    const foreign = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const gone = await addDevice(h.ctx, 'demo', { platform: 'android' });
+    const foreign = await addDevice(h.ctx, 'demo', { platform: 'android' });
     fcm.unregister(gone.token);
     fcm.respond((req) => (req.body.message.token === foreign.token ? { status: 403, errorCode: 'SENDER_ID_MISMATCH' } : undefined));
     await queue(h.ctx, 'demo', notificationContent(), [gone.id, foreign.id]);
@@ -128,8 +128,8 @@ describe('delivery to FCM', () => {
 
   test('INVALID_ARGUMENT naming the registration token invalidates that token; any other INVALID_ARGUMENT fails the delivery with the reason', async () => {
     await setup();
-    const malformed = addDevice(h.ctx, 'demo', { platform: 'android' });
-    const fine = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const malformed = await addDevice(h.ctx, 'demo', { platform: 'android' });
+    const fine = await addDevice(h.ctx, 'demo', { platform: 'android' });
     fcm.malform(malformed.token);
     const violations = [{ field: 'message.notification.title', description: "Invalid value at 'message.notification.title'" }];
     fcm.respond((req) => (req.body.message.notification?.title === 'bad' ? { status: 400, errorCode: 'INVALID_ARGUMENT', violations } : undefined));
@@ -147,10 +147,10 @@ describe('delivery to FCM', () => {
 
   test('UNAVAILABLE is retried without spending an attempt; project QUOTA_EXCEEDED makes the whole channel wait a minute; INVALID_ARGUMENT is not retried', async () => {
     await setup();
-    const a = addDevice(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
-    const b = addDevice(h.ctx, 'demo', { platform: 'android', token: 'quota' });
-    const c = addDevice(h.ctx, 'demo', { platform: 'android', token: 'invalid' });
-    const d = addDevice(h.ctx, 'demo', { platform: 'android', token: 'later' });
+    const a = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
+    const b = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'quota' });
+    const c = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'invalid' });
+    const d = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'later' });
     fcm.respond((req) => {
       const token = req.body.message.token;
       if (token === 'unavailable') return { status: 503, errorCode: 'UNAVAILABLE' };
@@ -190,8 +190,8 @@ describe('delivery to FCM', () => {
 
   test('a refused service account pauses the FCM channel until new credentials are set', async () => {
     await setup();
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     fcm.refuseTokens(true);
     await queue(h.ctx, 'demo', notificationContent(), [pixel.id, iphone.id]);
     await queue(h.ctx, 'demo', notificationContent('second'), [pixel.id]);

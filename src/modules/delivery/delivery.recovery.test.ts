@@ -3,7 +3,7 @@ import type { AppContext } from '../../context';
 import { openSqliteStore } from '../../db/sqlite/store';
 import { startServer } from '../../server';
 import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
-import { addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { addDevice, addDevices, apnsKey, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
 import { unlabelled } from '../../test-support/metrics-text';
@@ -37,7 +37,7 @@ const count = (status: string) => deliveryRows(h.ctx, `status = '${status}'`).le
 describe('durability of the outbox', () => {
   test('a process killed mid-batch delivers everything after restart', async () => {
     const apns = await setupApns();
-    const devices = Array.from({ length: 300 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const devices = await addDevices(h.ctx, 'demo', 300, { platform: 'ios' });
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
 
     // Process A: its own database connection; APNs never answers it before it dies.
@@ -67,7 +67,7 @@ describe('durability of the outbox', () => {
 
   test('stopping lets sends in flight finish and records them; what cannot finish goes back to the queue', async () => {
     const apns = await setupApns();
-    const devices = Array.from({ length: 20 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const devices = await addDevices(h.ctx, 'demo', 20, { platform: 'ios' });
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
     apns.respond((req) => (req.token === devices[0]!.token ? new Promise(() => {}) : gate.then(() => undefined)));
@@ -91,7 +91,7 @@ describe('durability of the outbox', () => {
   test('a worker started without the server recovers in its loop: a failed recovery is logged and tried again, then it delivers', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
     await queue(h.ctx, 'demo', notificationContent('queued before start'), [pixel.id]);
     const { deliveries } = h.ctx.db.repos;
     const reset = deliveries.recoverSending.bind(deliveries);
@@ -108,7 +108,7 @@ describe('durability of the outbox', () => {
   test('the server starts the engine after migrations, resends what a previous process left, and stops it before closing the database', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
     await queue(h.ctx, 'demo', notificationContent('queued before start'), [pixel.id]);
     await queue(h.ctx, 'demo', notificationContent('claimed by a process that died'), [pixel.id]);
     h.ctx.db.sqlite.$client.query(`UPDATE deliveries SET status = 'sending' WHERE id = (SELECT max(id) FROM deliveries)`).run();

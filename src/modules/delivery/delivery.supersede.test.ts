@@ -60,9 +60,9 @@ describe('latest wins for updates that were in flight', () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
     const repo = h.ctx.db.repos.deliveries;
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
-    const other = addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'user-2' });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
+    const other = await addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'user-2' });
+    const activity = await addActivity(h.ctx, 'demo', { platform: 'android' });
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '10' }), [pixel.id]);
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [pixel.id, other.id]);
     const claimed = await repo.claim(h.clock.now(), 10);

@@ -7,7 +7,7 @@ import { adminGroup } from '../admin/admin.guard';
 import { DeviceBody } from './devices.routes';
 import { DeviceRecord, deviceView } from './devices.view';
 import { checkDeviceTokens } from './token-format';
-import { reportTypedPushToStart } from './typed-push-to-start';
+import { withTypedPushToStart } from './typed-push-to-start';
 
 /** Admin API of an app's end users and devices (the console's "add a simulated device" uses POST). */
 export function devicesAdminRoutes(services: Services) {
@@ -80,10 +80,7 @@ export function devicesAdminRoutes(services: Services) {
       async ({ params, body }) => {
         await apps.get(params.appId);
         checkDeviceTokens(body);
-        const now = clock.now();
-        const { device } = await devices.upsert(params.appId, body, now);
-        await reportTypedPushToStart(services.ctx.db, params.appId, device, body.pushToStartTokens, now);
-        return { device: deviceView(device) };
+        return { device: deviceView((await devices.upsert(params.appId, withTypedPushToStart(body), clock.now())).device) };
       },
       {
         params: AppParams,

@@ -9,6 +9,8 @@ export interface DeviceInput {
   platform: 'ios' | 'android';
   token: string;
   pushToStartToken?: string;
+  /** Push-to-start tokens of app-defined ActivityAttributes types (issue 39), by type; the IsletActivityAttributes one is `pushToStartToken`. */
+  pushToStartTokens?: Record<string, string>;
   environment?: 'production' | 'sandbox';
   /** The OS version the device reports (`18.2`); absent: unchanged. */
   osVersion?: string;
@@ -52,7 +54,7 @@ export interface DeviceWithTokens extends DeviceRow {
   hasPushToStartToken: boolean;
 }
 
-/** The devices repository: what every database implements (SQLite's in src/db/sqlite/repositories/devices.ts). */
+/** The devices repository: what every database implements (one implementation for both databases: src/db/repositories/devices.ts). */
 export interface DevicesRepository {
   /** How many end users and valid devices a send or start to everyone (or every tester) reaches: what a confirmation names. */
   audience(appId: string, testersOnly: boolean): Promise<Audience>;

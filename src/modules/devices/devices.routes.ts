@@ -4,7 +4,7 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DeviceRecord, deviceView } from './devices.view';
 import { checkDeviceTokens } from './token-format';
-import { MAX_PUSH_TO_START_TYPES, reportTypedPushToStart, SWIFT_TYPE_NAME } from './typed-push-to-start';
+import { MAX_PUSH_TO_START_TYPES, SWIFT_TYPE_NAME, withTypedPushToStart } from './typed-push-to-start';
 
 const signedBy = 'Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device).';
 
@@ -62,9 +62,7 @@ export function devicesRoutes(services: Services) {
       '/api/apps/:appId/devices',
       async ({ params, body }) => {
         checkDeviceTokens(body);
-        const now = clock.now();
-        const { device } = await devices.upsert(params.appId, body, now);
-        await reportTypedPushToStart(services.ctx.db, params.appId, device, body.pushToStartTokens, now);
+        const { device } = await devices.upsert(params.appId, withTypedPushToStart(body), clock.now());
         return { device: deviceView(device) };
       },
       {

@@ -1,5 +1,4 @@
-import type { Store } from '../../db/store';
-import type { DeviceRow } from './devices.repository';
+import type { DeviceInput } from './devices.repository';
 
 /** The ActivityAttributes type of the eight built-in templates: its token is `pushToStartToken`. */
 const BUILT_IN_ATTRIBUTES_TYPE = 'IsletActivityAttributes';
@@ -9,23 +8,12 @@ export const SWIFT_TYPE_NAME = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 export const MAX_PUSH_TO_START_TYPES = 16;
 
 /**
- * Records the push-to-start tokens an iPhone reported per ActivityAttributes type (iOS issues one
- * per type: `Activity<RideAttributes>.pushToStartTokenUpdates`), in the ledger as
- * `apns_push_to_start` with their type; a device keeps one active token per type. The
- * IsletActivityAttributes entry is the same as `pushToStartToken`. Android devices have none.
+ * A registration's push-to-start tokens as the ledger keeps them: iOS issues one per
+ * ActivityAttributes type (`Activity<RideAttributes>.pushToStartTokenUpdates`); the
+ * IsletActivityAttributes entry of `pushToStartTokens` is the same as `pushToStartToken` (which
+ * wins when both are given), the others are kept per type.
  */
-export async function reportTypedPushToStart(
-  store: Store,
-  appId: string,
-  device: Pick<DeviceRow, 'id' | 'platform' | 'environment'>,
-  tokens: Record<string, string> | undefined,
-  now: number,
-): Promise<void> {
-  const entries = Object.entries(tokens ?? {});
-  if (device.platform !== 'ios' || entries.length === 0) return;
-  await store.write(async (tx) => {
-    for (const [type, value] of entries) {
-      await tx.tokens.report(appId, 'apns_push_to_start', value, device.id, device.environment, now, type === BUILT_IN_ATTRIBUTES_TYPE ? null : type);
-    }
-  });
+export function withTypedPushToStart<T extends DeviceInput>(input: T): T {
+  const { [BUILT_IN_ATTRIBUTES_TYPE]: builtIn, ...typed } = input.pushToStartTokens ?? {};
+  return { ...input, pushToStartToken: input.pushToStartToken ?? builtIn, pushToStartTokens: typed };
 }

@@ -5,12 +5,7 @@ import { postgresSql } from '../postgres-sql';
 import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
-import { devicesPg } from './devices';
-import { idempotencyPg } from './idempotency';
-import { instancesPg } from './instances';
-import { liveActivitiesPg } from './live-activities';
 import { outboxPg } from './outbox';
-import { releasesPg } from './releases';
 import { webhookEventsPg } from './webhook-events';
 
 /**
@@ -24,12 +19,7 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     broadcasts: broadcastsPg(scope),
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
-    devices: devicesPg(scope),
-    idempotency: idempotencyPg(scope),
-    instances: instancesPg(scope),
-    liveActivities: liveActivitiesPg(scope),
     outbox: outboxPg(scope),
-    releases: releasesPg(scope),
     webhookEvents: webhookEventsPg(scope),
   });
 }

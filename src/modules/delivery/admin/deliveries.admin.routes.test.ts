@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
+import { activityContent, addActivity, addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { unlabelled } from '../../../test-support/metrics-text';
@@ -16,9 +16,9 @@ async function setup() {
   await h.createApp({ id: 'demo' });
   await h.createApp({ id: 'other' });
   engine = createDeliveryEngine(h.ctx);
-  const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
-  const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
-  const activity = addActivity(h.ctx, 'demo', { platform: 'android' });
+  const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
+  const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
+  const activity = await addActivity(h.ctx, 'demo', { platform: 'android' });
   await queue(h.ctx, 'demo', notificationContent(), [iphone.id, pixel.id]);
   await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [pixel.id]);
   await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [{ deviceId: pixel.id, status: 'held' }]);
@@ -57,8 +57,8 @@ describe('admin API: deliveries', () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
     engine = createDeliveryEngine(h.ctx);
-    const iphones = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
+    const iphones = await addDevices(h.ctx, 'demo', 3, { platform: 'ios' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
     const { messageId } = await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [...iphones.map((d) => d.id), pixel.id]);
     await engine.drain();
 
@@ -80,8 +80,8 @@ describe('admin API: deliveries', () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
     engine = createDeliveryEngine(h.ctx);
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android' });
-    const iphones = [1, 2, 3].map(() => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
+    const iphones = await addDevices(h.ctx, 'demo', 3, { platform: 'ios' });
     // Claimed in id order: the Pixel's delivery goes first.
     const { messageId } = await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id, ...iphones.map((d) => d.id)]);
     await engine.drain();
@@ -124,7 +124,7 @@ describe('admin API: deliveries', () => {
     const kinds = async (q: string) => (await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`)).body.deliveries.map((d: { kind: string }) => d.kind);
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
     // The same token registered again by another end user: the activity stays user-1's.
-    addDevice(h.ctx, 'demo', { platform: 'android', token: pixel.token, endUserId: 'user-2' });
+    await addDevice(h.ctx, 'demo', { platform: 'android', token: pixel.token, endUserId: 'user-2' });
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
     expect(await kinds('endUserId=user-2')).toEqual(['la_update', 'la_start', 'notification']);
     h.ctx.db.sqlite.$client.run('DELETE FROM activity_instances');
@@ -134,7 +134,7 @@ describe('admin API: deliveries', () => {
 
   test('filters by end user, device, activity, template, kind, status, reason text and time range; total counts the matches', async () => {
     const { iphone, pixel, activity } = await setup();
-    const ada = addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'ada' });
+    const ada = await addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'ada' });
     h.clock.advance(60_000);
     await queue(h.ctx, 'demo', notificationContent('Later'), [ada.id]);
     await engine.drain();

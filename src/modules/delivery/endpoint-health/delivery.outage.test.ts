@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { startApnsStandin, type ApnsStandin } from '../../../test-support/apns-standin';
-import { addDevice, apnsKey, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
+import { addDevice, addDevices, apnsKey, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
 import type { Harness } from '../../../test-support/harness';
 import { apnsRig, closeRig } from '../../../test-support/delivery-rig';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
@@ -28,7 +28,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     const hook = await h.admin('POST', '/api/admin/apps/demo/webhooks', { url: 'http://127.0.0.1:9/hook' });
     expect(hook.status).toBe(201);
     h.ctx.db.sqlite.$client.run(`CREATE TRIGGER fail_webhook_events BEFORE INSERT ON webhook_events BEGIN SELECT RAISE(FAIL, 'database or disk is full'); END`);
-    const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const devices = await addDevices(h.ctx, 'demo', 5, { platform: 'ios' });
     await apns.goAway();
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
@@ -39,7 +39,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
 
   test('an unreachable provider takes the channel down: deliveries are held without spending attempts, one probe goes with backoff, and recovery drains at once', async () => {
     await setup();
-    const devices = Array.from({ length: 40 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const devices = await addDevices(h.ctx, 'demo', 40, { platform: 'ios' });
     await apns.goAway();
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
@@ -78,7 +78,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
     expect(apns.requests).toHaveLength(0);
 
     // New deliveries for the down channel wait with the others.
-    const late = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const late = await addDevice(h.ctx, 'demo', { platform: 'ios' });
     await queue(h.ctx, 'demo', notificationContent('late'), [late.id]);
     await engine.drain();
     expect(statuses()).toEqual({ held: 41 });
@@ -98,7 +98,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
   /** Five iPhones queued a notification while APNs was gone: the channel went down with two pending and three held. */
   async function fiveQueuedWhileDown() {
     await setup();
-    const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const devices = await addDevices(h.ctx, 'demo', 5, { platform: 'ios' });
     await apns.goAway();
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
@@ -143,7 +143,7 @@ describe('delivery through an outage (channel health in the worker)', () => {
 
   test('a restart releases what a previous process held for a down channel', async () => {
     await setup();
-    const devices = Array.from({ length: 5 }, () => addDevice(h.ctx, 'demo', { platform: 'ios' }));
+    const devices = await addDevices(h.ctx, 'demo', 5, { platform: 'ios' });
     await apns.goAway();
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();

@@ -16,7 +16,7 @@ afterEach(async () => {
 async function idleWorker() {
   h = await createHarness();
   await h.createApp({ id: 'demo' });
-  const device = addDevice(h.ctx, 'demo', { platform: 'android' });
+  const device = await addDevice(h.ctx, 'demo', { platform: 'android' });
   const simulator = new SimulatorTransport();
   engine = createDeliveryEngine(h.ctx, { transports: { simulator }, pollMs: 60_000 });
   engine.start();

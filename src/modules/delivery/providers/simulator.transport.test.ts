@@ -15,10 +15,10 @@ describe('simulator transport (apps without APNs or FCM credentials)', () => {
   test('records the exact request each kind of push would have been, and counts it delivered', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: 'a'.repeat(64), environment: 'sandbox' });
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
-    const iosActivity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: 'b'.repeat(64) } });
-    const androidActivity = addActivity(h.ctx, 'demo', { platform: 'android' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: 'a'.repeat(64), environment: 'sandbox' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
+    const iosActivity = await addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: 'b'.repeat(64) } });
+    const androidActivity = await addActivity(h.ctx, 'demo', { platform: 'android' });
     await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [iphone.id, pixel.id]);
     await queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'start'), [iphone.id]);
     await queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'update', { progress: '60' }), [iphone.id]);
@@ -55,8 +55,8 @@ describe('simulator transport (apps without APNs or FCM credentials)', () => {
   test('an iOS update before the activity token is known still shows what would be sent', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const activity = await addActivity(h.ctx, 'demo', { platform: 'ios' });
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
     engine = createDeliveryEngine(h.ctx);
     await engine.drain();
@@ -70,7 +70,7 @@ describe('a running engine', () => {
   test('starts on queued work at once instead of waiting for its next poll', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const pixel = addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
+    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
     // A poll an hour away: only the wake-up on enqueue can get this delivered.
     engine = createDeliveryEngine(h.ctx, { pollMs: 3_600_000 });
     engine.start();

@@ -19,7 +19,7 @@ describe('the delivery worker’s wake-ups', () => {
   test('a wake-up heard while a claim that found nothing was under way is not slept through', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const [first, second] = [addDevice(h.ctx, 'demo', { platform: 'android' }), addDevice(h.ctx, 'demo', { platform: 'android' })];
+    const [first, second] = [await addDevice(h.ctx, 'demo', { platform: 'android' }), await addDevice(h.ctx, 'demo', { platform: 'android' })];
     const inline = inlineStore(h.ctx.db.repos.deliveries);
     // Holds the answer of an empty claim until let go: as a claim whose snapshot came before the
     // commit of the deliveries it wakes up for (another instance's, on PostgreSQL).
