@@ -943,11 +943,11 @@ export interface operations {
           templateSlug: string;
           /** @description Static data, set once. Required in effect for templates with required attributes. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           attributes?: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Initial dynamic data. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description End user identifiers. When omitted, the activity starts for every connected end user. Duplicates are merged; unknown identifiers are skipped. */
           targetUsers?: string[];
@@ -1019,8 +1019,8 @@ export interface operations {
             detail: string;
             /** @description The templateSlug as sent (its first 200 characters). */
             templateSlug?: string;
-            /** @description The eight template slugs. */
-            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
+            /** @description The eight template slugs, then the slugs of the templates the app defined. */
+            validSlugs?: string[];
           };
         };
       };
@@ -1249,7 +1249,7 @@ export interface operations {
         "application/json": {
           /** @description The final dynamic data shown until the activity is dismissed; validated like an update. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState?: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /**
            * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
@@ -1418,7 +1418,7 @@ export interface operations {
         "application/json": {
           /** @description The new dynamic data; replaces the previous contentState entirely. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Lights the screen and shows this alert with the event (iOS: `aps.alert`; Android: the app re-alerts on `alertTitle`/`alertBody`). On start, absent means the template alert. */
           alert?: {
@@ -1889,11 +1889,11 @@ export interface operations {
           templateSlug: string;
           /** @description Static data, set once. Required in effect for templates with required attributes. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           attributes?: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Initial dynamic data. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description End user identifiers. When omitted, the activity starts for every connected end user. Duplicates are merged; unknown identifiers are skipped. */
           targetUsers?: string[];
@@ -1942,8 +1942,8 @@ export interface operations {
             detail: string;
             /** @description The templateSlug as sent (its first 200 characters). */
             templateSlug?: string;
-            /** @description The eight template slugs. */
-            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
+            /** @description The eight template slugs, then the slugs of the templates the app defined. */
+            validSlugs?: string[];
           };
         };
       };
@@ -2340,11 +2340,11 @@ export interface operations {
           templateSlug: string;
           /** @description Static data, set once. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           attributes?: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Initial dynamic data (what a device shows when it starts the activity). Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Apple’s message-storage-policy, fixed for the channel: 0 (default) No Message Stored, for frequent updates; 1 Most Recent Message Stored (up to 8 hours, for devices offline). */
           storagePolicy?: number;
@@ -2402,8 +2402,8 @@ export interface operations {
             detail: string;
             /** @description The templateSlug as sent (its first 200 characters). */
             templateSlug?: string;
-            /** @description The eight template slugs. */
-            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
+            /** @description The eight template slugs, then the slugs of the templates the app defined. */
+            validSlugs?: string[];
           };
         };
       };
@@ -2641,7 +2641,7 @@ export interface operations {
         "application/json": {
           /** @description The final dynamic data; validated like an update. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState?: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /**
            * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
@@ -2810,7 +2810,7 @@ export interface operations {
         "application/json": {
           /** @description The new dynamic data; replaces the previous contentState entirely. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: (string | number | boolean) | ((string | number | boolean)[]);
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Lights the screen and shows this alert with the event (iOS: `aps.alert`; Android: the app re-alerts on `alertTitle`/`alertBody`). On start, absent means the template alert. */
           alert?: {
