@@ -289,5 +289,20 @@ forEachDatabase('live-activity-templates-e2e', () => {
       expect((await call('PATCH', bc(`/${id}`), { contentState: { score: 3 } })).body.detail).toBe('contentState.score must be a list of integers');
       expect((await call('DELETE', bc(`/${id}`))).status).toBe(200);
     }, 30_000);
+
+    test('an activity stream of an app-defined template: typed values start it, the same values are a noop, new ones an update', async () => {
+      expect((await call('POST', `/api/apps/${APP}/devices`, { endUserId: 'stream-fan', platform: 'android', token: 'fcm-stream-fan' })).status).toBe(200);
+      const put = (score: unknown) =>
+        call('PUT', `/api/apps/${APP}/live-activity-streams/match-1`, { templateSlug: 'match', attributes: { home: 'Lions' }, contentState: { score }, targetUsers: ['stream-fan'] });
+      const first = await put([0, 0]);
+      expect(first.body.status).toBe('started');
+      expect((await put([0, 0])).body.status).toBe('noop');
+      expect((await put([1, 0])).body.status).toBe('updated');
+      expect((await put(['1', 0])).body).toMatchObject({ status: 400, detail: 'contentState.score must be a list of integers' });
+      const id = first.body.activityIds[0];
+      const update = await eventually(() => fcmFor(id, 'update') ?? Promise.reject(new Error('no FCM update yet')));
+      expect(JSON.parse(update.body.message.data.contentState)).toEqual({ score: [1, 0] });
+      expect((await call('DELETE', `/api/apps/${APP}/live-activity-streams/match-1`)).status).toBe(200);
+    }, 30_000);
   });
 });
