@@ -23,6 +23,13 @@ export interface ActivityAlert {
 
 export type LiveActivityEvent = 'start' | 'update' | 'end';
 
+/**
+ * The attribute key that carries Islet's activity id in an app-defined template's APNs start: the
+ * app's struct may declare it (`var isletActivityId: String?`) to report the activity's push token;
+ * Swift's synthesized `Decodable` ignores it otherwise. No field may use the name.
+ */
+export const CUSTOM_ACTIVITY_ID_KEY = 'isletActivityId';
+
 /** What the payloads of an app-defined template's event need beyond its values. */
 export interface CustomContent {
   attributesType: string;

@@ -1,14 +1,11 @@
-import { swiftDate } from '../../lib/swift-date';
-import type { LiveActivityContent, MessageContent, NotificationContent } from './message-content';
+import { swiftValues } from '../../lib/swift-date';
+import { CUSTOM_ACTIVITY_ID_KEY, type LiveActivityContent, type MessageContent, type NotificationContent } from './message-content';
 
 /** APNs refuses payloads larger than this; FCM's data limit is the same size. */
 export const MAX_PAYLOAD_BYTES = 4096;
 
 /** The name of the ActivityAttributes type the iOS app declares (docs/device-contract.md). */
 export const ATTRIBUTES_TYPE = 'IsletActivityAttributes';
-
-/** The attribute key of Islet's activity id in an app-defined template's start (custom-templates.ts ACTIVITY_ID_KEY). */
-const CUSTOM_ACTIVITY_ID_KEY = 'isletActivityId';
 
 export interface ApnsRequest {
   /** Which token: the device token, the push-to-start token, or the activity's own update token. */
@@ -42,20 +39,6 @@ export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequ
     },
     body: { aps: liveActivityAps(content) },
   };
-}
-
-/**
- * Values as an app's Codable struct decodes them with the defaults: dates (ISO 8601 in the
- * content) as seconds since 2001-01-01, Swift's `Date` encoding; everything else as given.
- */
-function swiftValues(values: Record<string, unknown>, dates: readonly string[] | undefined): Record<string, unknown> {
-  if (!dates?.length) return values;
-  const out = { ...values };
-  for (const name of dates) {
-    const v = out[name];
-    if (v !== undefined) out[name] = Array.isArray(v) ? v.map((d) => swiftDate(String(d))) : swiftDate(String(v));
-  }
-  return out;
 }
 
 function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {

@@ -3,6 +3,7 @@
  * typed fields. Pure functions without server imports, so the console can run the same checks.
  * Each check answers the first problem as a sentence naming the field, or undefined when valid.
  */
+import { CUSTOM_ACTIVITY_ID_KEY } from '../delivery/message-content';
 import { isIsoTimestamp } from './template-validation';
 import { findTemplate } from './templates';
 
@@ -32,12 +33,8 @@ export interface CustomTemplateDefinition {
 export type FieldValue = string | number | boolean | FieldValue[];
 export type ActivityValues = Record<string, unknown>;
 
-/**
- * The attribute key that carries Islet's activity id in an app-defined template's APNs start: the
- * app's struct may declare it (`let isletActivityId: String?`) to report the activity's push token;
- * Swift's synthesized `Decodable` ignores it otherwise. No field may use the name.
- */
-export const ACTIVITY_ID_KEY = 'isletActivityId';
+/** The attribute key of Islet's activity id in an app-defined template's start (reserved: no field may use it). */
+export const ACTIVITY_ID_KEY = CUSTOM_ACTIVITY_ID_KEY;
 
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 export const ATTRIBUTES_TYPE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';

@@ -59,8 +59,6 @@ export function liveActivityTemplatesService(ctx: AppContext) {
   };
 
   return {
-    view,
-
     async list(appId: string) {
       return (await store.repos.liveActivityTemplates.list(appId)).map(view);
     },
