@@ -14,6 +14,7 @@ import { startTargets, typedPushToStart } from '../live-activities/live-activiti
 import { firstTimestamp, timestampAfter } from '../live-activities/live-activities.repository';
 import { minutesExhausted, usedMinutes } from '../live-activities/live-activities.usage';
 import { contentContext, requireValidData, requireValidState, resolveTemplate } from '../live-activities/resolved-template';
+import { invalidTemplateSlug } from '../live-activities/template-errors';
 import type { BroadcastEnvironment, BroadcastRow } from './broadcasts.repository';
 import { broadcastView, type BroadcastView } from './broadcasts.view';
 
@@ -95,6 +96,8 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
       if (minutesExhausted(plan, await usedMinutes(store.repos, app.id, now))) throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
       const environment = environmentOf(app);
       return store.write(async (tx) => {
+        // A delete that committed since the checks must not leave a broadcast without its template.
+        if (template.custom && !(await tx.liveActivityTemplates.findShared(app.id, slug))) throw invalidTemplateSlug(slug);
         if (plan.broadcasts !== undefined && (await tx.broadcasts.activeCount(app.id)) >= plan.broadcasts)
           throw new HttpError(429, `broadcasts running at once are limited to ${plan.broadcasts} on your current plan`);
         if ((await tx.broadcasts.channelCount(app.id, environment)) >= APNS_CHANNEL_LIMIT)

@@ -120,7 +120,7 @@ export function liveActivitiesService(ctx: AppContext) {
     const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
     return async (tx: Tx) => {
       // A delete that committed since the checks must not leave an activity without its template.
-      if (template.custom && !(await tx.liveActivityTemplates.find(app.id, slug))) throw invalidTemplateSlug(slug);
+      if (template.custom && !(await tx.liveActivityTemplates.findShared(app.id, slug))) throw invalidTemplateSlug(slug);
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);

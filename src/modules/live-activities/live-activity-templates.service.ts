@@ -74,11 +74,10 @@ export function liveActivityTemplatesService(ctx: AppContext) {
       const def = check(given);
       return view(
         await store.write(async (tx) => {
-          if (await tx.liveActivityTemplates.find(appId, def.slug)) throw new HttpError(409, `live activity template ${def.slug} already exists`);
           if ((await tx.liveActivityTemplates.count(appId)) >= MAX_TEMPLATES) throw new HttpError(409, `an app has at most ${MAX_TEMPLATES} live activity templates`);
           const now = ctx.clock.now();
           const row = rowOf(appId, def, 'api', now, now);
-          await tx.liveActivityTemplates.put(row);
+          if (!(await tx.liveActivityTemplates.insert(row))) throw new HttpError(409, `live activity template ${def.slug} already exists`);
           return row;
         }),
       );
@@ -89,7 +88,7 @@ export function liveActivityTemplatesService(ctx: AppContext) {
       const def = check({ ...body, slug });
       return view(
         await store.write(async (tx) => {
-          const current = await tx.liveActivityTemplates.find(appId, slug);
+          const current = await tx.liveActivityTemplates.findForWrite(appId, slug);
           if (!current) throw notFound();
           return replaceIn(tx, appId, current, def, 'api');
         }),
@@ -100,6 +99,7 @@ export function liveActivityTemplatesService(ctx: AppContext) {
     async remove(appId: string, slug: string): Promise<void> {
       if (isBuiltInSlug(slug)) throw new HttpError(409, `${slug} is a built-in template and cannot be deleted`);
       await store.write(async (tx) => {
+        if (!(await tx.liveActivityTemplates.findForWrite(appId, slug))) throw notFound();
         const active = await tx.liveActivityTemplates.activeCount(appId, slug);
         if (active > 0) throw new HttpError(409, `live activity template ${slug} is in use by ${active} active ${active === 1 ? 'activity' : 'activities'}`);
         if (!(await tx.liveActivityTemplates.remove(appId, slug))) throw notFound();
@@ -114,7 +114,7 @@ export function liveActivityTemplatesService(ctx: AppContext) {
       for (const given of defs) {
         const def = check(given);
         await store.write(async (tx) => {
-          const current = await tx.liveActivityTemplates.find(appId, def.slug);
+          const current = await tx.liveActivityTemplates.findForWrite(appId, def.slug);
           if (!current) {
             const now = ctx.clock.now();
             await tx.liveActivityTemplates.put(rowOf(appId, def, 'config', now, now));
