@@ -23,6 +23,8 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/devices': [
     { endUserId: DEMO.endUserId, platform: 'android', token: 'fcm-registration-token-from-the-app' },
     { endUserId: DEMO.endUserId, platform: 'ios', token: HEX_TOKEN, pushToStartToken: HEX_TOKEN.split('').reverse().join(''), environment: 'sandbox' },
+    // An app with its own ActivityAttributes type (the demo's `ride` template) reports that type's token too.
+    { endUserId: DEMO.endUserId, platform: 'ios', token: HEX_TOKEN, pushToStartToken: HEX_TOKEN.split('').reverse().join(''), pushToStartTokens: { RideAttributes: HEX_TOKEN.replace(/a/g, 'b') } },
   ],
   'POST /api/apps/{appId}/notifications/send': [
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
