@@ -9,6 +9,7 @@ import { devicesRepository } from './devices';
 import { idempotencyRepository } from './idempotency';
 import { instancesRepository } from './instances';
 import { liveActivitiesRepository } from './live-activities';
+import { liveActivityTemplatesRepository } from './live-activity-templates';
 import { metaRepository } from './meta';
 import { metricsRepository } from './metrics';
 import { notificationMessagesRepository } from './notification-messages';
@@ -28,6 +29,7 @@ export type PerDialect = Omit<
   | 'idempotency'
   | 'instances'
   | 'liveActivities'
+  | 'liveActivityTemplates'
   | 'meta'
   | 'metrics'
   | 'notificationMessages'
@@ -52,6 +54,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     idempotency: idempotencyRepository(sql),
     instances: instancesRepository(sql),
     liveActivities: liveActivitiesRepository(sql),
+    liveActivityTemplates: liveActivityTemplatesRepository(sql),
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
     notificationMessages: notificationMessagesRepository(sql),

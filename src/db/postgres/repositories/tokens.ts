@@ -6,7 +6,7 @@ const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", ac
 const NUMBERS = ['id', 'invalidatedAt', 'reportedAt', 'createdAt'];
 
 /** The token ledger on PostgreSQL (see modules/tokens/tokens.repository.ts); `q` may be a transaction's. */
-export function tokenStatementsPg(q: Pg): TokensRepository {
+export function tokenStatementsPg(q: Pg): Omit<TokensRepository, 'pushToStartFor'> {
   return {
     async report(appId, kind, value, deviceId, environment, now) {
       const { id } = (await one<{ id: number }>(
@@ -24,7 +24,7 @@ export function tokenStatementsPg(q: Pg): TokensRepository {
         await run(
           q,
           `UPDATE tokens SET state = 'invalid', invalid_reason = $3, invalidated_at = $4
-            WHERE device_id = $1 AND kind = 'apns_push_to_start' AND value <> $2 AND state = 'active'`,
+            WHERE device_id = $1 AND kind = 'apns_push_to_start' AND attributes_type IS NULL AND value <> $2 AND state = 'active'`,
           [deviceId, value, 'replaced by a newer push-to-start token', now],
         );
       return id;

@@ -36,7 +36,7 @@ export function tokensStatements(db: Db) {
   );
   const retireOtherPushToStart = client.query<never, [string, string, string, number]>(
     `UPDATE tokens SET state = 'invalid', invalid_reason = ?3, invalidated_at = ?4
-      WHERE device_id = ?1 AND kind = 'apns_push_to_start' AND value <> ?2 AND state = 'active'`,
+      WHERE device_id = ?1 AND kind = 'apns_push_to_start' AND attributes_type IS NULL AND value <> ?2 AND state = 'active'`,
   );
   // A refusal counts only if the provider decided after the device last reported the token.
   const invalidate = client.query<never, [number, string, number, number | null]>(
