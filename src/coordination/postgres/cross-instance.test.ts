@@ -119,7 +119,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       expect(await call('/api/admin/apps/demo/releases', { version: 1, status: 'Live', templates: [{ slug: 'alert', title: 'parked', body: 'x' }] }, { authorization: `Bearer ${ADMIN_TOKEN}` })).toBe(201);
       expect(await call('/api/apps/demo/devices', { endUserId: 'u1', platform: 'ios', token: apnsToken('parked') }, service)).toBe(200);
       expect(await call('/api/apps/demo/notifications/send', { templateSlug: 'alert' }, service)).toBe(200);
-      await testRows(h.ctx, `UPDATE deliveries SET status = 'held', reason = 'apns channel paused'`);
+      await testRows(h.ctx, `UPDATE deliveries SET status = 'held', hold_kind = 'apns_paused', reason = 'apns channel paused'`);
       await testRows(h.ctx, `UPDATE apps SET apns_paused_reason = 'InvalidProviderToken'`);
       expect(standin.requests.length).toBe(0);
       expect((await put()).status).toBe(200);

@@ -4,7 +4,8 @@ import type { FcmAnswer, FcmStandin } from '../../test-support/fcm-standin';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { closeRig, fcmRig } from '../../test-support/delivery-rig';
 import { activitiesPath, connect, start } from '../../test-support/live-activity-fixtures';
-import { endpointDownReason } from './endpoint-health/endpoint-health';
+import { endpointHold } from './endpoint-health/endpoint-health';
+import { until } from '../../test-support/eventually';
 import type { DeliveryEngine } from './delivery.engine';
 import { unlabelled } from '../../test-support/metrics-text';
 
@@ -12,10 +13,6 @@ let h: Harness;
 let fcm: FcmStandin;
 let engine: DeliveryEngine;
 afterEach(() => closeRig({ engine, standin: fcm, h }));
-
-const until = async (check: () => boolean) => {
-  while (!check()) await Bun.sleep(5);
-};
 
 /** Statuses and reasons of an activity's deliveries, by event and the progress they carry. */
 function outbox(activityId: string) {
@@ -40,7 +37,7 @@ describe('latest wins for updates that were in flight', () => {
     fcm.respond((req) => (JSON.parse(req.body.message.data.contentState).progress === '20' ? new Promise<FcmAnswer>((r) => (answer = r)) : undefined));
     expect((await h.service(appId, 'PATCH', `${activitiesPath(appId)}/${activityId}`, { contentState: { progress: '20' } })).status).toBe(200);
     const draining = engine.drain();
-    await until(() => answer !== undefined);
+    await until('the provider holds the first update', () => answer !== undefined);
     expect((await h.service(appId, 'PATCH', `${activitiesPath(appId)}/${activityId}`, { contentState: { progress: '30' } })).status).toBe(200);
     answer({ status: 500 });
     await draining;
@@ -69,8 +66,20 @@ describe('latest wins for updates that were in flight', () => {
     expect(claimed.map((r) => r.kind)).toEqual(['la_start', 'la_update', 'la_update']);
     // Queued while those three are in flight: an end for the first device only.
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [pixel.id]);
-    const held = endpointDownReason({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
-    const back = (id: number, status: 'pending' | 'held') => ({ id, status, attempts: 0, nextAttemptAt: h.clock.now(), provider: null, providerId: null, reason: held, sentPayload: null });
+    const held = endpointHold({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
+    // As the worker writes a delivery back to wait: with the latest-wins check (outcome-effects.ts withEffects).
+    const back = (id: number, status: 'pending' | 'held') => ({
+      id,
+      status,
+      holdKind: status === 'held' ? held.kind : null,
+      attempts: 0,
+      nextAttemptAt: h.clock.now(),
+      provider: null,
+      providerId: null,
+      reason: held.reason,
+      sentPayload: null,
+      supersedeIfStale: true,
+    });
     const { superseded } = await repo.record([back(claimed[0]!.id, 'pending'), back(claimed[1]!.id, 'held'), back(claimed[2]!.id, 'held')], h.clock.now());
 
     expect(superseded).toEqual([{ appId: 'demo', provider: null }]);

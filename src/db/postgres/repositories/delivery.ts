@@ -1,4 +1,5 @@
-import { parkedReason, type ClaimedDelivery } from '../../../modules/delivery/worker/delivery.routing';
+import type { ClaimedDelivery } from '../../../modules/delivery/worker/delivery.routing';
+import type { WebhookEventInput } from '../../../modules/webhooks/delivery-events';
 import type { DeliveryRepository, PausedChannel, RecordedOutcomes } from '../../../modules/delivery/worker/delivery.repository';
 import { orphaned } from '../claims';
 import { all, one, run, type PgScope } from '../query';
@@ -6,8 +7,8 @@ import { tokenStatementsPg } from './tokens';
 import { webhookEventStatementsPg } from './webhook-events';
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS "appId", d.message_id AS "messageId", d.device_id AS "deviceId", d.activity_id AS "activityId",
-  d.attempts, d.next_attempt_at AS "nextAttemptAt", m.kind, m.content, m.sent_body AS "sentBody", dev.platform, t.id AS "tokenId", t.kind AS "tokenKind",
-  t.value AS "tokenValue", t.device_id AS "tokenDeviceId", t.environment, t.state AS "tokenState", t.invalid_reason AS "invalidReason"`;
+  d.attempts, d.next_attempt_at AS "nextAttemptAt", m.kind, m.content, m.sent_body AS "sentBody", dev.platform, dev.end_user_id AS "endUserId", t.id AS "tokenId", t.kind AS "tokenKind",
+  t.value AS "tokenValue", t.device_id AS "tokenDeviceId", t.activity_id AS "tokenActivityId", t.environment, t.state AS "tokenState", t.invalid_reason AS "invalidReason"`;
 
 /** The statement that decides a held delivery's token (written out twice: SET sees the old row). */
 const ACTIVITY_TOKEN = `(SELECT id FROM tokens WHERE activity_id = $1 AND device_id = $2 AND kind = 'apns_activity' AND state = 'active')`;
@@ -44,14 +45,16 @@ export function deliveryPg({ q, atomic, owner }: PgScope): DeliveryRepository {
         const tokens = tokenStatementsPg(c);
         const paused: PausedChannel[] = [];
         const superseded: RecordedOutcomes['superseded'] = [];
-        const invalidated: number[] = [];
+        const failed: WebhookEventInput[] = [];
+        const invalidated: WebhookEventInput[] = [];
         for (const r of results) {
           if (r.holdFor !== undefined)
             await run(
               c,
               `UPDATE deliveries SET token_id = ${ACTIVITY_TOKEN},
                       status = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN 'held' ELSE 'pending' END,
-                      reason = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN $3 END, updated_at = $4, claimed_by = NULL
+                      reason = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN $3 END,
+                      hold_kind = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN 'token' END, updated_at = $4, claimed_by = NULL
                 WHERE id = $5 AND ${mine('$6')}`,
               [r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id, owner],
             );
@@ -60,11 +63,11 @@ export function deliveryPg({ q, atomic, owner }: PgScope): DeliveryRepository {
               (await run(
                 c,
                 `UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3, provider = COALESCE($4, provider), provider_id = $5,
-                        reason = $6, sent_payload = COALESCE($7, sent_payload), updated_at = $8, claimed_by = NULL
+                        reason = $6, hold_kind = $11, sent_payload = COALESCE($7, sent_payload), updated_at = $8, claimed_by = NULL
                   WHERE id = $9 AND ${mine('$10')}`,
-                [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id, owner],
+                [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id, owner, r.holdKind],
               )) > 0;
-            if (written && r.status === 'pending' && r.provider !== null)
+            if (written && r.recordAttempt)
               await run(
                 c,
                 `INSERT INTO delivery_attempts (delivery_id, attempt, at, provider, provider_id, reason) VALUES ($1, $2, $3, $4, $5, $6)
@@ -73,10 +76,10 @@ export function deliveryPg({ q, atomic, owner }: PgScope): DeliveryRepository {
                 [r.id, r.attempts, now, r.provider, r.providerId, r.reason],
               );
           }
-          if (r.status === 'pending' || r.status === 'held') {
+          if (r.supersedeIfStale) {
             const stale = await one<{ appId: string; provider: string | null }>(
               c,
-              `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = $1
+              `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', hold_kind = NULL, updated_at = $1
                 WHERE id = $2 AND status IN ('pending', 'held')
                   AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
                   AND EXISTS (SELECT 1 FROM deliveries newer JOIN messages m ON m.id = newer.message_id
@@ -90,7 +93,7 @@ export function deliveryPg({ q, atomic, owner }: PgScope): DeliveryRepository {
           }
           if (r.messageBody) await run(c, 'UPDATE messages SET sent_body = $1 WHERE id = $2 AND sent_body IS NULL', [r.messageBody.body, r.messageBody.messageId]);
           const t = r.invalidateToken;
-          if (t && (await tokens.invalidate(t.tokenId, t.reason, now, t.since))) invalidated.push(t.tokenId);
+          if (t && (await tokens.invalidate(t.tokenId, t.reason, now, t.since)) && t.event) invalidated.push(t.event);
           const p = r.pauseChannel;
           if (
             p &&
@@ -101,23 +104,24 @@ export function deliveryPg({ q, atomic, owner }: PgScope): DeliveryRepository {
             )) > 0
           )
             paused.push(p);
+          if (r.events) failed.push(...r.events);
         }
-        await webhookEventStatementsPg(c).deliveryOutcomes(results, invalidated, now);
+        await webhookEventStatementsPg(c).emitAll(failed.concat(invalidated), now);
         return { paused, superseded };
       }),
 
     releaseResumed: (now) =>
       run(
         q,
-        `UPDATE deliveries SET status = 'pending', reason = NULL, next_attempt_at = $1, updated_at = $1
+        `UPDATE deliveries SET status = 'pending', reason = NULL, hold_kind = NULL, next_attempt_at = $1, updated_at = $1
           WHERE status = 'held' AND (
-            (reason = $2 AND app_id IN (SELECT id FROM apps WHERE apns_paused_reason IS NULL)) OR
-            (reason = $3 AND app_id IN (SELECT id FROM apps WHERE fcm_paused_reason IS NULL)))`,
-        [now, parkedReason('apns'), parkedReason('fcm')],
+            (hold_kind = 'apns_paused' AND app_id IN (SELECT id FROM apps WHERE apns_paused_reason IS NULL)) OR
+            (hold_kind = 'fcm_paused' AND app_id IN (SELECT id FROM apps WHERE fcm_paused_reason IS NULL)))`,
+        [now],
       ),
 
     hasParked: async () =>
-      (await one(q, `SELECT 1 AS one FROM deliveries WHERE status = 'held' AND reason IN ($1, $2) LIMIT 1`, [parkedReason('apns'), parkedReason('fcm')])) !== undefined,
+      (await one(q, `SELECT 1 AS one FROM deliveries WHERE status = 'held' AND hold_kind IN ('apns_paused', 'fcm_paused') LIMIT 1`)) !== undefined,
 
     release: async (ids, now) =>
       ids.length === 0

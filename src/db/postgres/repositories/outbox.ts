@@ -1,8 +1,7 @@
-import { WAITING_FOR_TOKEN } from '../../../modules/delivery/worker/delivery.routing';
-import type { NewDelivery, OutboxRepository } from '../../../modules/delivery/outbox/outbox.repository';
+import type { FailedAtEnqueue, NewDelivery, OutboxRepository } from '../../../modules/delivery/outbox/outbox.repository';
 import { all, one, run, valuesList, type PgScope } from '../query';
 
-/** Rows per INSERT of a fan-out (10 parameters each, under PostgreSQL's 65,535 per statement). */
+/** Rows per INSERT of a fan-out (11 parameters each, under PostgreSQL's 65,535 per statement). */
 const INSERT_BATCH = 500;
 
 /** Queueing messages and deliveries on PostgreSQL (see modules/delivery/outbox.repository.ts). */
@@ -17,12 +16,12 @@ export function outboxPg({ q }: PgScope): OutboxRepository {
       ))!.id,
 
     async insertDeliveries(message, rows, now) {
-      const values = (d: NewDelivery) => [message.appId, message.id, d.deviceId, message.activityId, d.tokenId, d.status, now, d.reason, now, now];
+      const values = (d: NewDelivery) => [message.appId, message.id, d.deviceId, message.activityId, d.tokenId, d.status, d.holdKind, now, d.reason, now, now];
       const write = (batch: NewDelivery[]) =>
         run(
           q,
-          `INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, attempts, next_attempt_at, reason, created_at, updated_at)
-           VALUES ${valuesList(batch.length, 10, (p) => `(${p.slice(0, 6).join(', ')}, 0, ${p.slice(6).join(', ')})`)}`,
+          `INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, hold_kind, attempts, next_attempt_at, reason, created_at, updated_at)
+           VALUES ${valuesList(batch.length, 11, (p) => `(${p.slice(0, 7).join(', ')}, 0, ${p.slice(7).join(', ')})`)}`,
           batch.flatMap(values),
         );
       let batch: NewDelivery[] = [];
@@ -37,12 +36,19 @@ export function outboxPg({ q }: PgScope): OutboxRepository {
     },
 
     failedOf: (messageId) =>
-      all<{ id: number; reason: string | null }>(q, `SELECT id, reason FROM deliveries WHERE message_id = $1 AND status = 'failed'`, [messageId], ['id']),
+      all<FailedAtEnqueue>(
+        q,
+        `SELECT d.id, d.app_id AS "appId", m.kind, d.activity_id AS "activityId", d.device_id AS "deviceId", dev.end_user_id AS "endUserId", dev.platform, d.reason
+           FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id
+          WHERE d.message_id = $1 AND d.status = 'failed'`,
+        [messageId],
+        ['id'],
+      ),
 
     supersedeUpdates: (activityId, deviceIds, now) =>
       all<{ appId: string; provider: string | null }>(
         q,
-        `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = $1
+        `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', hold_kind = NULL, updated_at = $1
           WHERE id IN (SELECT id FROM deliveries WHERE activity_id = $2 AND status IN ('pending', 'held'))
             AND device_id = ANY($3::text[])
             AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
@@ -58,9 +64,9 @@ export function outboxPg({ q }: PgScope): OutboxRepository {
     releaseHeld: (target, now) =>
       run(
         q,
-        `UPDATE deliveries SET status = 'pending', token_id = $1, reason = NULL, next_attempt_at = $2, updated_at = $2
-          WHERE activity_id = $3 AND device_id = $4 AND status = 'held' AND (reason IS NULL OR reason = $5)`,
-        [target.tokenId, now, target.activityId, target.deviceId, WAITING_FOR_TOKEN],
+        `UPDATE deliveries SET status = 'pending', token_id = $1, reason = NULL, hold_kind = NULL, next_attempt_at = $2, updated_at = $2
+          WHERE activity_id = $3 AND device_id = $4 AND status = 'held' AND hold_kind = 'token'`,
+        [target.tokenId, now, target.activityId, target.deviceId],
       ),
   };
 }

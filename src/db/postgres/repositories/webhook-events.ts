@@ -47,31 +47,9 @@ export function webhookEventStatementsPg(q: Pg): WebhookEventsRepository {
 
     appsWithEndpoints: () => all<{ id: string; plan: string }>(q, 'SELECT DISTINCT a.id, a.plan FROM apps a JOIN webhook_endpoints w ON w.app_id = a.id AND w.enabled'),
 
-    async deliveryOutcomes(results, invalidatedTokenIds, now) {
-      if (invalidatedTokenIds.length === 0 && !results.some((r) => r.status === 'failed')) return;
-      if ((await one(q, 'SELECT 1 AS one FROM webhook_endpoints WHERE enabled LIMIT 1')) === undefined) return;
-      for (const r of results) {
-        if (r.status !== 'failed') continue;
-        const d = await one<{ appId: string; deviceId: string; activityId: string | null; kind: string; endUserId: string | null; platform: string | null }>(
-          q,
-          `SELECT d.app_id AS "appId", d.device_id AS "deviceId", d.activity_id AS "activityId", m.kind, dev.end_user_id AS "endUserId", dev.platform
-             FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id WHERE d.id = $1`,
-          [r.id],
-        );
-        if (!d) continue;
-        const data = { deliveryId: r.id, kind: d.kind, activityId: d.activityId, deviceId: d.deviceId, endUserId: d.endUserId, platform: d.platform };
-        await statements.emit(d.appId, 'delivery.failed', { ...data, reason: r.reason, attempts: r.attempts }, now);
-      }
-      for (const tokenId of invalidatedTokenIds) {
-        const t = await one<{ appId: string; kind: string; deviceId: string; activityId: string | null; reason: string | null; endUserId: string | null }>(
-          q,
-          `SELECT t.app_id AS "appId", t.kind, t.device_id AS "deviceId", t.activity_id AS "activityId", t.invalid_reason AS reason, dev.end_user_id AS "endUserId"
-             FROM tokens t LEFT JOIN devices dev ON dev.id = t.device_id WHERE t.id = $1`,
-          [tokenId],
-        );
-        if (!t) continue;
-        await statements.emit(t.appId, 'device.token_invalidated', { deviceId: t.deviceId, endUserId: t.endUserId, tokenKind: t.kind, activityId: t.activityId, reason: t.reason }, now);
-      }
+    async emitAll(events, now) {
+      if (events.length === 0 || (await one(q, 'SELECT 1 AS one FROM webhook_endpoints WHERE enabled LIMIT 1')) === undefined) return;
+      for (const e of events) await statements.emit(e.appId, e.type, e.data, now);
     },
   };
   return statements;

@@ -2,12 +2,13 @@ import type { Db } from '../database';
 import { promised } from '../promised';
 import { tokensStatements } from './tokens';
 import { webhookEventStatements } from './webhook-events';
-import { parkedReason, type ClaimedDelivery } from '../../../modules/delivery/worker/delivery.routing';
+import type { ClaimedDelivery } from '../../../modules/delivery/worker/delivery.routing';
 import type { DeliveryResult, RecordedOutcomes, PausedChannel, DeliveryRepository } from '../../../modules/delivery/worker/delivery.repository';
+import type { WebhookEventInput } from '../../../modules/webhooks/delivery-events';
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS appId, d.message_id AS messageId, d.device_id AS deviceId, d.activity_id AS activityId,
-  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, m.sent_body AS sentBody, dev.platform, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,
-  t.device_id AS tokenDeviceId, t.environment, t.state AS tokenState, t.invalid_reason AS invalidReason`;
+  d.attempts, d.next_attempt_at AS nextAttemptAt, m.kind, m.content, m.sent_body AS sentBody, dev.platform, dev.end_user_id AS endUserId, t.id AS tokenId, t.kind AS tokenKind, t.value AS tokenValue,
+  t.device_id AS tokenDeviceId, t.activity_id AS tokenActivityId, t.environment, t.state AS tokenState, t.invalid_reason AS invalidReason`;
 
 /**
  * The worker's statements on the outbox, prepared once. Claiming is one UPDATE … RETURNING, so
@@ -31,7 +32,7 @@ function deliveryStatements(db: Db) {
   );
   const update = client.query(
     `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, provider = COALESCE(?, provider), provider_id = ?,
-            reason = ?, sent_payload = COALESCE(?, sent_payload), updated_at = ?
+            reason = ?, hold_kind = ?, sent_payload = COALESCE(?, sent_payload), updated_at = ?
       WHERE id = ? AND status = 'sending'`,
   );
   // The token may have been reported between the claim and now: then the delivery goes to it at once.
@@ -40,7 +41,8 @@ function deliveryStatements(db: Db) {
   const hold = client.query<never, [string, string, string | null, number, number]>(
     `UPDATE deliveries SET token_id = ${activityToken},
             status = CASE WHEN ${activityToken} IS NULL THEN 'held' ELSE 'pending' END,
-            reason = CASE WHEN ${activityToken} IS NULL THEN ?3 END, updated_at = ?4
+            reason = CASE WHEN ${activityToken} IS NULL THEN ?3 END,
+            hold_kind = CASE WHEN ${activityToken} IS NULL THEN 'token' END, updated_at = ?4
       WHERE id = ?5 AND status = 'sending'`,
   );
   // Only attempts answered with a retry: the row keeps the last one (see schema.ts deliveryAttempts).
@@ -53,7 +55,7 @@ function deliveryStatements(db: Db) {
   // A newer message's deliveries were written after this one's, so `newer.id > id` makes the lookup a
   // range of deliveries_activity (activity_id, rowid): only the activity's later deliveries are read.
   const supersedeStale = client.query<{ appId: string; provider: string | null }, [number, number]>(
-    `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', updated_at = ?1
+    `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', hold_kind = NULL, updated_at = ?1
       WHERE id = ?2 AND status IN ('pending', 'held')
         AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
         AND EXISTS (SELECT 1 FROM deliveries newer JOIN messages m ON m.id = newer.message_id
@@ -70,13 +72,13 @@ function deliveryStatements(db: Db) {
     fcm: client.query(`UPDATE apps SET fcm_paused_reason = ?, updated_at = ? WHERE id = ? AND fcm_sealed IS ? AND fcm_paused_reason IS NULL`),
   };
   const resume = client.query(
-    `UPDATE deliveries SET status = 'pending', reason = NULL, next_attempt_at = ?1, updated_at = ?1
+    `UPDATE deliveries SET status = 'pending', reason = NULL, hold_kind = NULL, next_attempt_at = ?1, updated_at = ?1
       WHERE status = 'held' AND (
-        (reason = '${parkedReason('apns')}' AND app_id IN (SELECT id FROM apps WHERE apns_paused_reason IS NULL)) OR
-        (reason = '${parkedReason('fcm')}' AND app_id IN (SELECT id FROM apps WHERE fcm_paused_reason IS NULL)))`,
+        (hold_kind = 'apns_paused' AND app_id IN (SELECT id FROM apps WHERE apns_paused_reason IS NULL)) OR
+        (hold_kind = 'fcm_paused' AND app_id IN (SELECT id FROM apps WHERE fcm_paused_reason IS NULL)))`,
   );
   const anyParked = client.query<{ one: number }, []>(
-    `SELECT 1 AS one FROM deliveries WHERE status = 'held' AND reason IN ('${parkedReason('apns')}', '${parkedReason('fcm')}') LIMIT 1`,
+    `SELECT 1 AS one FROM deliveries WHERE status = 'held' AND hold_kind IN ('apns_paused', 'fcm_paused') LIMIT 1`,
   );
   const release = client.query(
     `UPDATE deliveries SET status = 'pending', updated_at = ? WHERE id IN (SELECT value FROM json_each(?)) AND status = 'sending'`,
@@ -96,33 +98,35 @@ function deliveryStatements(db: Db) {
     },
 
     /**
-     * Writes outcomes and their side effects (invalid tokens, paused channels) in one transaction.
-     * Returns the channels this paused (not those already paused), and the updates it superseded
-     * instead of putting them back to wait (for islet_deliveries_total).
+     * Applies the outcomes' effects (outcome-effects.ts) in one transaction. Returns the channels
+     * this paused (not those already paused), and the updates it superseded instead of putting them
+     * back to wait (for islet_deliveries_total).
      */
     record(results: DeliveryResult[], now: number): RecordedOutcomes {
       return client.transaction(() => {
         const paused: PausedChannel[] = [];
         const superseded: RecordedOutcomes['superseded'] = [];
-        const invalidated: number[] = [];
+        const failed: WebhookEventInput[] = [];
+        const invalidated: WebhookEventInput[] = [];
         for (const r of results) {
           if (r.holdFor !== undefined) hold.run(r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id);
           else {
-            const written = update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.sentPayload, now, r.id).changes > 0;
-            if (written && r.status === 'pending' && r.provider !== null) retried.run(r.id, r.attempts, now, r.provider, r.providerId, r.reason);
+            const written = update.run(r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.holdKind, r.sentPayload, now, r.id).changes > 0;
+            if (written && r.recordAttempt) retried.run(r.id, r.attempts, now, r.provider, r.providerId, r.reason);
           }
-          if (r.status === 'pending' || r.status === 'held') {
+          if (r.supersedeIfStale) {
             const stale = supersedeStale.get(now, r.id);
             if (stale) superseded.push(stale);
           }
           if (r.messageBody) setMessageBody.run(r.messageBody.body, r.messageBody.messageId);
           const t = r.invalidateToken;
-          if (t && tokens.invalidate(t.tokenId, t.reason, now, t.since)) invalidated.push(t.tokenId);
+          if (t && tokens.invalidate(t.tokenId, t.reason, now, t.since) && t.event) invalidated.push(t.event);
           const p = r.pauseChannel;
           if (p && pause[p.provider].run(p.reason, now, p.appId, p.sealed).changes > 0) paused.push(p);
+          if (r.events) failed.push(...r.events);
         }
         // Webhooks (delivery.failed, device.token_invalidated), committed with the outcomes.
-        webhookEvents.deliveryOutcomes(results, invalidated, now);
+        webhookEvents.emitAll(failed.concat(invalidated), now);
         return { paused, superseded };
       }).immediate();
     },

@@ -3,7 +3,8 @@ import { promised } from '../promised';
 import { isoTime } from '../../../lib/clock';
 import { newId } from '../../../lib/ids';
 import type { WebhookEventType } from '../../../modules/webhooks/webhooks.events';
-import type { FailedDelivery, WebhookEventsRepository } from '../../../modules/webhooks/webhook-events.repository';
+import type { WebhookEventsRepository } from '../../../modules/webhooks/webhook-events.repository';
+import type { WebhookEventInput } from '../../../modules/webhooks/delivery-events';
 
 /**
  * The statements that write webhook events and their deliveries, in the transaction of the
@@ -22,20 +23,6 @@ export function webhookEventStatements(db: Db) {
     `SELECT DISTINCT a.id, a.plan FROM apps a JOIN webhook_endpoints w ON w.app_id = a.id AND w.enabled = 1`,
   );
   const anyEnabled = client.query<{ one: number }, []>(`SELECT 1 AS one FROM webhook_endpoints WHERE enabled = 1 LIMIT 1`);
-  const failedDelivery = client.query<
-    { appId: string; deviceId: string; activityId: string | null; kind: string; endUserId: string | null; platform: string | null },
-    [number]
-  >(
-    `SELECT d.app_id AS appId, d.device_id AS deviceId, d.activity_id AS activityId, m.kind, dev.end_user_id AS endUserId, dev.platform
-       FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id WHERE d.id = ?`,
-  );
-  const invalidToken = client.query<
-    { appId: string; kind: string; deviceId: string; activityId: string | null; reason: string | null; endUserId: string | null },
-    [number]
-  >(
-    `SELECT t.app_id AS appId, t.kind, t.device_id AS deviceId, t.activity_id AS activityId, t.invalid_reason AS reason, dev.end_user_id AS endUserId
-       FROM tokens t LEFT JOIN devices dev ON dev.id = t.device_id WHERE t.id = ?`,
-  );
 
   const statements = {
     /** The enabled endpoints of the app that listen to the type. */
@@ -69,23 +56,11 @@ export function webhookEventStatements(db: Db) {
     /** Apps with at least one enabled endpoint, and their plans (the quota events look only at these). */
     appsWithEndpoints: (): { id: string; plan: string }[] => withEndpoints.all(),
 
-    /** `delivery.failed` for deliveries the worker gave up on, and `device.token_invalidated` for tokens a provider refused for good. */
-    deliveryOutcomes(results: readonly FailedDelivery[], invalidatedTokenIds: readonly number[], now: number): void {
-      if (invalidatedTokenIds.length === 0 && !results.some((r) => r.status === 'failed')) return;
+    /** Writes events built by their module (see WebhookEventsRepository.emitAll). */
+    emitAll(events: readonly WebhookEventInput[], now: number): void {
       // Lets the delivery worker's hot path skip its lookups at once.
-      if (anyEnabled.get() === null) return;
-      for (const r of results) {
-        if (r.status !== 'failed') continue;
-        const d = failedDelivery.get(r.id);
-        if (!d) continue;
-        const data = { deliveryId: r.id, kind: d.kind, activityId: d.activityId, deviceId: d.deviceId, endUserId: d.endUserId, platform: d.platform };
-        statements.emit(d.appId, 'delivery.failed', { ...data, reason: r.reason, attempts: r.attempts }, now);
-      }
-      for (const tokenId of invalidatedTokenIds) {
-        const t = invalidToken.get(tokenId);
-        if (!t) continue;
-        statements.emit(t.appId, 'device.token_invalidated', { deviceId: t.deviceId, endUserId: t.endUserId, tokenKind: t.kind, activityId: t.activityId, reason: t.reason }, now);
-      }
+      if (events.length === 0 || anyEnabled.get() === null) return;
+      for (const e of events) statements.emit(e.appId, e.type, e.data, now);
     },
   };
   return statements;

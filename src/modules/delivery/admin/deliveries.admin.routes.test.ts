@@ -175,7 +175,7 @@ describe('admin API: deliveries', () => {
     const repo = h.ctx.db.repos.deliveries;
     const [first] = await repo.claim(h.clock.now(), 1);
     // An attempt answered with a retry (as the worker writes it), then the delivery goes through.
-    await repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', sentPayload: null }], h.clock.now());
+    await repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', holdKind: null, sentPayload: null, recordAttempt: true }], h.clock.now());
     h.clock.advance(2000);
     await engine.drain();
     const res = await h.admin('GET', `/api/admin/apps/demo/deliveries/${first!.id}`);

@@ -2,6 +2,8 @@ import type { EndpointHealthState, StateMap } from '../../../coordination/coordi
 import type { AppContext } from '../../../context';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
+import { downHold } from '../holds/hold-kind';
+import type { EndpointHold } from './endpoint-holds.repository';
 import type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
 
 export type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
@@ -338,11 +340,13 @@ export function endpointHealth(ctx: AppContext, options?: EndpointHealthOptions)
 
 /**
  * The `reason` of deliveries held because their endpoint is down; it names the endpoint, so recovery
- * releases exactly those. It keeps the words "channel down" of before the rename: rows held by an
- * older process, and clients reading a delivery's reason, see the same text.
+ * releases exactly those. It keeps the words "channel down" of before the rename: clients reading a
+ * delivery's reason see the same text. Their kind is in hold_kind (endpointHold).
  */
 export const endpointDownReason = (key: EndpointKey) => `${key.provider} channel down: ${key.endpoint}`;
-export const ENDPOINT_DOWN_PATTERN = '% channel down: %';
+
+/** The hold of deliveries waiting for a down endpoint: its provider's down kind and the reason naming it. */
+export const endpointHold = (key: EndpointKey): EndpointHold => ({ kind: downHold(key.provider), reason: endpointDownReason(key) });
 
 /** The endpoint a provider request goes to: its app, provider and the origin of its URL. */
 export function endpointOf(appId: string, provider: 'apns' | 'fcm', url: string): EndpointKey {

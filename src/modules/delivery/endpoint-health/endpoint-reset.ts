@@ -2,6 +2,7 @@ import type { AppContext } from '../../../context';
 import type { Tx } from '../../../db/store';
 import type { CredentialsChanged } from '../../apps/apps.service';
 import { endpointHealth } from './endpoint-health';
+import { downHold } from '../holds/hold-kind';
 import { notifyQueued } from '../outbox/outbox';
 
 /**
@@ -13,7 +14,7 @@ import { notifyQueued } from '../outbox/outbox';
  * `forgetCredentials`). Runs in the transaction `tx` that changes them. Returns how many deliveries were released.
  */
 export async function endpointCredentialsChanged(ctx: AppContext, tx: Tx, appId: string, provider: 'apns' | 'fcm'): Promise<number> {
-  const released = await tx.endpointHolds.releaseProvider(appId, provider, ctx.clock.now());
+  const released = await tx.endpointHolds.releaseProvider(appId, downHold(provider), ctx.clock.now());
   endpointHealth(ctx).forget(appId, provider);
   if (released > 0) notifyQueued(ctx.db);
   // The other instances' delivery workers forget the same (forgetCredentials).

@@ -1,6 +1,7 @@
 import type { Store, Tx } from '../../../db/store';
 import type { WakeUps } from '../../../coordination/coordination';
 import { messageKind, type MessageContent } from '../message-content';
+import { deliveryFailed } from '../../webhooks/delivery-events';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
 export interface DeliveryTarget {
@@ -41,7 +42,8 @@ export async function enqueue(
   const rows = function* () {
     for (const t of targets) {
       if (t.status === 'failed') failed++;
-      yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', reason: t.reason ?? null };
+      // Held at queueing means waiting for the activity's own token (see DeliveryTarget.status).
+      yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', holdKind: t.status === 'held' ? ('token' as const) : null, reason: t.reason ?? null };
     }
   };
   const deliveries = await tx.outbox.insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
@@ -57,7 +59,7 @@ export async function enqueue(
  */
 async function failedAtEnqueue(store: Store, tx: Tx, appId: string, messageId: number, kind: DeliveryKind, count: number, now: number): Promise<void> {
   const rows = await tx.outbox.failedOf(messageId);
-  await tx.webhookEvents.deliveryOutcomes(rows.map((r) => ({ ...r, status: 'failed', attempts: 0 })), [], now);
+  await tx.webhookEvents.emitAll(rows.map((r) => deliveryFailed({ ...r, attempts: 0 })), now);
   notifySettled(store, { appId, provider: 'none', kind, outcome: 'failed', count });
 }
 
