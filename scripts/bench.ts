@@ -11,7 +11,8 @@
  *   npm run bench [-- --quick]     --quick: one run of each, shorter loads, no 1,000,000-device send (a smoke test, not figures to quote)
  *   npm run bench -- --database postgres
  *                                  the fan-out and update benchmarks on SQLite and on PostgreSQL (a server on
- *                                  this machine), the latter's keys prefixed pg_, with their ratios to SQLite's
+ *                                  this machine), the latter's keys prefixed pg_, with their ratios to SQLite's,
+ *                                  CPU per delivery and per update on each, and PostgreSQL's statements per update
  *   npm run bench -- --database postgres --instances 1,2,3 [--devices 100000]
  *                                  instead: the fan-out and the update load with 1, 2 and 3 instances on one
  *                                  PostgreSQL (scripts/bench/cluster.ts), CPU per delivery and per update of each
@@ -89,13 +90,16 @@ try {
       ...(await run('fanout', [...runs(3), '--binary', binary, '--database', 'postgres'])),
       ...(await run('api-update', [...runs(3), '--seconds', values.quick ? '2' : '5', '--binary', binary])),
       ...(await run('api-update', [...runs(3), '--seconds', values.quick ? '2' : '5', '--binary', binary, '--database', 'postgres'])),
+      // Statements per update: a cost figure that does not move with the machine's load, as the rates do.
+      ...(await run('pg-statements', ['--updates', values.quick ? '200' : '1000'])),
     };
     figures.pg_api_update_vs_sqlite = Math.round((figures.pg_api_update_rps! / figures.api_update_rps!) * 100) / 100;
     figures.pg_fanout_vs_sqlite = Math.round((figures.pg_fanout_per_s! / figures.fanout_per_s!) * 100) / 100;
     console.error(`\nIslet on SQLite and PostgreSQL, ${new Date().toISOString().slice(0, 10)}, ${navigator.hardwareConcurrency} cores${values.quick ? ' (quick: one run each)' : ' (medians)'}`);
     for (const [key, , target] of PG_TARGETS) console.error(`  ${figures[key]! >= target ? 'met   ' : 'MISSED'} ${key.padEnd(24)} ${String(figures[key]).padStart(8)}   target >= ${target}`);
-    for (const key of ['fanout_per_s', 'fanout_answer_ms', 'la_start_10k_per_s', 'api_update_rps', 'api_update_p99_ms', 'api_update_cpu_us'])
-      console.error(`         ${key.padEnd(24)} sqlite ${String(figures[key]).padStart(8)}   postgres ${String(figures[`pg_${key}`]).padStart(8)}`);
+    for (const key of ['fanout_per_s', 'fanout_answer_ms', 'fanout_cpu_us_per_delivery', 'la_start_10k_per_s', 'api_update_rps', 'api_update_p99_ms', 'api_update_cpu_us'])
+      console.error(`         ${key.padEnd(26)} sqlite ${String(figures[key]).padStart(8)}   postgres ${String(figures[`pg_${key}`]).padStart(8)}`);
+    console.error(`         ${'statements per update'.padEnd(26)}        ${''.padStart(8)}   postgres ${String(figures.pg_statements_per_update).padStart(8)}`);
     console.log(JSON.stringify(figures));
   } else await allBenchmarks(binary, runs);
 } finally {

@@ -1,7 +1,5 @@
 import { activityStreamsRepository } from './repositories/activity-streams';
 import { activityUsageRepository } from './repositories/activity-usage';
-import { appsRepository } from './repositories/apps';
-import { auditRepository } from './repositories/audit';
 import { broadcastsRepository } from './repositories/broadcasts';
 import { endpointHoldsRepository } from './repositories/endpoint-holds';
 import { deliveryHistoryRepository } from './repositories/delivery-history';
@@ -11,22 +9,20 @@ import { devicesRepository } from './repositories/devices';
 import { idempotencyRepository } from './repositories/idempotency';
 import { instancesRepository } from './repositories/instances';
 import { liveActivitiesRepository } from './repositories/live-activities';
-import { metaRepository } from './repositories/meta';
 import { metricsRepository } from './repositories/metrics';
 import { releasesRepository } from './repositories/releases';
-import { tokensRepository } from './repositories/tokens';
 import { webhookEventsRepository } from './repositories/webhook-events';
 import { webhooksRepository } from './repositories/webhooks';
 import type { Repositories } from '../store';
+import { repositoriesOn } from '../repositories';
+import { sqliteSql } from './sqlite-sql';
 import type { Db } from './database';
 
-/** The SQLite implementation of every repository, its statements prepared once on `db`. */
+/** Every repository on the SQLite connection `db`, its statements prepared once. */
 export function sqliteRepositories(db: Db): Repositories {
-  return {
+  return repositoriesOn(sqliteSql(db.$client), {
     activityStreams: activityStreamsRepository(db),
     activityUsage: activityUsageRepository(db),
-    apps: appsRepository(db),
-    audit: auditRepository(db),
     broadcasts: broadcastsRepository(db),
     endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
@@ -35,12 +31,10 @@ export function sqliteRepositories(db: Db): Repositories {
     idempotency: idempotencyRepository(db),
     instances: instancesRepository(db),
     liveActivities: liveActivitiesRepository(db),
-    meta: metaRepository(db),
     metrics: metricsRepository(db),
     outbox: outboxRepository(db),
     releases: releasesRepository(db),
-    tokens: tokensRepository(db),
     webhookEvents: webhookEventsRepository(db),
     webhooks: webhooksRepository(db),
-  };
+  });
 }

@@ -2,7 +2,7 @@ import type { apps } from '../../db/schema';
 
 export type AppRow = typeof apps.$inferSelect;
 
-/** The apps repository: what every database implements (SQLite's in src/db/sqlite/repositories/apps.ts). */
+/** The apps repository: what every database implements (one implementation for both databases: src/db/repositories/apps.ts). */
 export interface AppsRepository {
   find(id: string): Promise<AppRow | undefined>;
   list(): Promise<AppRow[]>;

@@ -14,7 +14,7 @@ export interface AuditFilter {
   until?: number;
 }
 
-/** The audit repository: what every database implements (SQLite's in src/db/sqlite/repositories/audit.ts). */
+/** The audit repository: what every database implements (one implementation for both databases: src/db/repositories/audit.ts). */
 export interface AuditRepository {
   insert(row: NewAuditRow): Promise<void>;
   list(filter: AuditFilter, limit: number, offset: number): Promise<{ rows: AuditRow[]; total: number }>;

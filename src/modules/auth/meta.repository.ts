@@ -1,6 +1,6 @@
 
 
-/** The meta repository: what every database implements (SQLite's in src/db/sqlite/repositories/meta.ts). */
+/** The meta repository: what every database implements (one implementation for both databases: src/db/repositories/meta.ts). */
 export interface MetaRepository {
   get(key: string): Promise<string | undefined>;
   put(key: string, value: string): Promise<void>;

@@ -9,7 +9,7 @@ export type TokenKind = TokenRow['kind'];
 
 export type Environment = 'production' | 'sandbox';
 
-/** The tokens repository: what every database implements (SQLite's in src/db/sqlite/repositories/tokens.ts). */
+/** The tokens repository: what every database implements (one implementation for both databases: src/db/repositories/tokens.ts). */
 export interface TokensRepository {
   /** Records a device's registration token or push-to-start token as reported now; returns its id. */
   report(

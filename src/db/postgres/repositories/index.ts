@@ -1,9 +1,9 @@
 import type { Repositories } from '../../store';
 import type { Pg, PgScope } from '../query';
+import { repositoriesOn } from '../../repositories';
+import { postgresSql } from '../postgres-sql';
 import { activityStreamsPg } from './activity-streams';
 import { activityUsagePg } from './activity-usage';
-import { appsPg } from './apps';
-import { auditPg } from './audit';
 import { broadcastsPg } from './broadcasts';
 import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
@@ -12,11 +12,9 @@ import { devicesPg } from './devices';
 import { idempotencyPg } from './idempotency';
 import { instancesPg } from './instances';
 import { liveActivitiesPg } from './live-activities';
-import { metaPg } from './meta';
 import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
 import { releasesPg } from './releases';
-import { tokensPg } from './tokens';
 import { webhookEventsPg } from './webhook-events';
 import { webhooksPg } from './webhooks';
 
@@ -27,11 +25,9 @@ import { webhooksPg } from './webhooks';
  */
 export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>, owner: string | null = null): Repositories {
   const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
-  return {
+  return repositoriesOn(postgresSql(q, begin, owner), {
     activityStreams: activityStreamsPg(scope),
     activityUsage: activityUsagePg(scope),
-    apps: appsPg(scope),
-    audit: auditPg(scope),
     broadcasts: broadcastsPg(scope),
     endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
@@ -40,12 +36,10 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     idempotency: idempotencyPg(scope),
     instances: instancesPg(scope),
     liveActivities: liveActivitiesPg(scope),
-    meta: metaPg(scope),
     metrics: metricsPg(scope),
     outbox: outboxPg(scope),
     releases: releasesPg(scope),
-    tokens: tokensPg(scope),
     webhookEvents: webhookEventsPg(scope),
     webhooks: webhooksPg(scope),
-  };
+  });
 }

@@ -1,5 +1,5 @@
 import type { TokenRow, TokensRepository } from '../../../modules/tokens/tokens.repository';
-import { all, one, run, type Pg, type PgScope } from '../query';
+import { all, one, run, type Pg } from '../query';
 
 const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", environment, state,
   invalid_reason AS "invalidReason", invalidated_at AS "invalidatedAt", reported_at AS "reportedAt", created_at AS "createdAt"`;
@@ -57,5 +57,3 @@ export function tokenStatementsPg(q: Pg): TokensRepository {
     find: (id) => one<TokenRow>(q, `SELECT ${COLUMNS} FROM tokens WHERE id = $1`, [id], NUMBERS),
   };
 }
-
-export const tokensPg = ({ q }: PgScope): TokensRepository => tokenStatementsPg(q);

@@ -1,6 +1,5 @@
 import type { Db } from '../database';
-import { promised } from '../promised';
-import type { TokenRow, TokenKind, Environment, TokensRepository } from '../../../modules/tokens/tokens.repository';
+import type { TokenRow, TokenKind, Environment } from '../../../modules/tokens/tokens.repository';
 
 /** SQL list of the kinds that are a device's registration (alert) token. */
 export const DEVICE_KINDS_SQL = `('apns_device', 'fcm_registration')`;
@@ -92,6 +91,3 @@ export function tokensStatements(db: Db) {
     },
   };
 }
-
-/** The repository over tokensStatements: every method returns a Promise. */
-export const tokensRepository = (db: Db): TokensRepository => promised(tokensStatements(db));

@@ -1,0 +1,34 @@
+import type { AppRow, AppsRepository } from '../../modules/apps/apps.repository';
+import { apps } from '../schema';
+import { insertRow, updateRow } from '../sql/columns';
+import type { Sql } from '../sql/sql';
+import { statement } from '../sql/statement';
+
+const COLUMNS = `id, name, plan, app_secret_hash AS "appSecretHash", app_secret_sealed AS "appSecretSealed", signing_secret_sealed AS "signingSecretSealed",
+  apns_sealed AS "apnsSealed", fcm_sealed AS "fcmSealed", apns_paused_reason AS "apnsPausedReason", fcm_paused_reason AS "fcmPausedReason",
+  source, created_at AS "createdAt", updated_at AS "updatedAt"`;
+const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
+
+// Every authenticated request looks its app up: one prepared statement.
+const byId = statement<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE id = $1`, SHAPE);
+const list = statement<AppRow>(`SELECT ${COLUMNS} FROM apps ORDER BY created_at, id`, SHAPE);
+const apnsConfigured = statement<{ yes: boolean }>('SELECT apns_sealed IS NOT NULL AS yes FROM apps WHERE id = $1', { booleans: ['yes'] });
+const remove = statement('DELETE FROM apps WHERE id = $1');
+
+/** The `apps` table. */
+export function appsRepository(sql: Sql): AppsRepository {
+  return {
+    find: (id) => sql.one(byId, [id]),
+    list: () => sql.all(list),
+    async insert(row) {
+      const insert = insertRow(apps, row);
+      await sql.run(insert.statement, insert.params);
+    },
+    async update(id, patch) {
+      const update = updateRow(apps, patch, 'id = $1', [id]);
+      if (update) await sql.run(update.statement, update.params);
+    },
+    hasApnsCredentials: async (id) => (await sql.one(apnsConfigured, [id]))?.yes === true,
+    remove: async (id) => (await sql.run(remove, [id])) > 0,
+  };
+}

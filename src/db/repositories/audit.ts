@@ -1,0 +1,35 @@
+import type { AuditRepository, AuditRow } from '../../modules/audit/audit.repository';
+import { auditLog } from '../schema';
+import { insertRow } from '../sql/columns';
+import type { Param, Sql } from '../sql/sql';
+import { oneOff } from '../sql/statement';
+
+const COLUMNS = `id, at, actor, address, action, app_id AS "appId", target, summary`;
+
+/** The audit log: append and list, newest first. */
+export function auditRepository(sql: Sql): AuditRepository {
+  return {
+    async insert(row) {
+      const insert = insertRow(auditLog, row);
+      await sql.run(insert.statement, insert.params);
+    },
+    async list(filter, limit, offset) {
+      const clauses: string[] = [];
+      const params: Param[] = [];
+      const add = (clause: string, value: Param) => (params.push(value), clauses.push(`${clause} $${params.length}`));
+      if (filter.appId) add('app_id =', filter.appId);
+      if (filter.action) add('action =', filter.action);
+      if (filter.actor) add('actor =', filter.actor);
+      if (filter.since !== undefined) add('at >=', filter.since);
+      if (filter.until !== undefined) add('at <', filter.until);
+      const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
+      const n = params.length;
+      const rows = await sql.all(
+        oneOff<AuditRow>(`SELECT ${COLUMNS} FROM audit_log ${where} ORDER BY id DESC LIMIT $${n + 1} OFFSET $${n + 2}`, { numbers: ['id', 'at'] }),
+        [...params, limit, offset],
+      );
+      const total = (await sql.one(oneOff<{ n: number }>(`SELECT count(*) AS n FROM audit_log ${where}`, { numbers: ['n'] }), params))!.n;
+      return { rows, total };
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { TokenRow, TokensRepository } from '../../modules/tokens/tokens.repository';
+import type { Sql } from '../sql/sql';
+import { statement } from '../sql/statement';
+
+/** SQL list of the kinds that are a device's registration (alert) token. */
+export const DEVICE_KINDS_SQL = `('apns_device', 'fcm_registration')`;
+
+const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", environment, state,
+  invalid_reason AS "invalidReason", invalidated_at AS "invalidatedAt", reported_at AS "reportedAt", created_at AS "createdAt"`;
+const SHAPE = { numbers: ['id', 'invalidatedAt', 'reportedAt', 'createdAt'] };
+const ID = { numbers: ['id'] };
+
+// A device token or push-to-start token is one row per app, kind and value: reporting it from
+// another device row moves it there (device_id is updated), so it never sits on two devices.
+const upsertValue = statement<{ id: number }>(
+  `INSERT INTO tokens (app_id, kind, value, device_id, environment, state, reported_at, created_at)
+   VALUES ($1, $2, $3, $4, $5, 'active', $6, $6)
+   ON CONFLICT (app_id, kind, value) WHERE kind <> 'apns_activity' DO UPDATE SET
+     device_id = excluded.device_id, environment = excluded.environment, state = 'active',
+     invalid_reason = NULL, invalidated_at = NULL, reported_at = excluded.reported_at
+   RETURNING id`,
+  ID,
+);
+// An activity's update token is one row per activity and device; iOS may rotate it, so a new value replaces the old.
+const upsertActivity = statement<{ id: number }>(
+  `INSERT INTO tokens (app_id, kind, value, device_id, activity_id, environment, state, reported_at, created_at)
+   VALUES ($1, 'apns_activity', $2, $3, $4, $5, 'active', $6, $6)
+   ON CONFLICT (activity_id, device_id) WHERE kind = 'apns_activity' DO UPDATE SET
+     value = excluded.value, environment = excluded.environment, state = 'active',
+     invalid_reason = NULL, invalidated_at = NULL, reported_at = excluded.reported_at
+   RETURNING id`,
+  ID,
+);
+const retireOtherPushToStart = statement(
+  `UPDATE tokens SET state = 'invalid', invalid_reason = $3, invalidated_at = $4
+    WHERE device_id = $1 AND kind = 'apns_push_to_start' AND value <> $2 AND state = 'active'`,
+);
+// A refusal counts only if the provider decided after the device last reported the token.
+const invalidate = statement(
+  (d) => `UPDATE tokens SET state = 'invalid', invalid_reason = $2, invalidated_at = $3
+           WHERE id = $1 AND state = 'active' AND (${d.typed('$4', 'bigint')} IS NULL OR ${d.typed('$4', 'bigint')} >= reported_at)`,
+);
+const setEnvironment = statement('UPDATE tokens SET environment = $1 WHERE device_id = $2');
+const activityToken = statement<TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE activity_id = $1 AND device_id = $2 AND kind = 'apns_activity'`, SHAPE);
+const ofDevice = statement<TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE device_id = $1 ORDER BY id`, SHAPE);
+const byId = statement<TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE id = $1`, SHAPE);
+
+/**
+ * The token ledger. A report (re)activates a token and stamps `reported_at`; a provider's refusal
+ * invalidates one token by id, never a whole device. Callers hold the transaction when several
+ * statements must go together (the devices and deliveries repositories use it on theirs).
+ */
+export function tokensRepository(sql: Sql): TokensRepository {
+  return {
+    async report(appId, kind, value, deviceId, environment, now) {
+      const { id } = (await sql.one(upsertValue, [appId, kind, value, deviceId, environment, now]))!;
+      // One push-to-start token per device: an older one the device no longer reports is retired.
+      if (kind === 'apns_push_to_start') await sql.run(retireOtherPushToStart, [deviceId, value, 'replaced by a newer push-to-start token', now]);
+      return id;
+    },
+    reportActivity: async (appId, activityId, deviceId, value, environment, now) =>
+      (await sql.one(upsertActivity, [appId, value, deviceId, activityId, environment, now]))!.id,
+    invalidate: async (id, reason, now, since) => (await sql.run(invalidate, [id, reason, now, since ?? null])) > 0,
+    async setEnvironment(deviceId, environment) {
+      await sql.run(setEnvironment, [environment, deviceId]);
+    },
+    activityToken: (activityId, deviceId) => sql.one(activityToken, [activityId, deviceId]),
+    ofDevice: (deviceId) => sql.all(ofDevice, [deviceId]),
+    find: (id) => sql.one(byId, [id]),
+  };
+}
