@@ -1,7 +1,6 @@
 import { activityStreamsRepository } from './repositories/activity-streams';
 import { activityUsageRepository } from './repositories/activity-usage';
 import { broadcastsRepository } from './repositories/broadcasts';
-import { endpointHoldsRepository } from './repositories/endpoint-holds';
 import { deliveryHistoryRepository } from './repositories/delivery-history';
 import { deliveryRepository } from './repositories/deliveries';
 import { outboxRepository } from './repositories/outbox';
@@ -24,7 +23,6 @@ export function sqliteRepositories(db: Db): Repositories {
     activityStreams: activityStreamsRepository(db),
     activityUsage: activityUsageRepository(db),
     broadcasts: broadcastsRepository(db),
-    endpointHolds: endpointHoldsRepository(db),
     deliveries: deliveryRepository(db),
     deliveryHistory: deliveryHistoryRepository(db),
     devices: devicesRepository(db),

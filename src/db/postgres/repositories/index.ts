@@ -5,7 +5,6 @@ import { postgresSql } from '../postgres-sql';
 import { activityStreamsPg } from './activity-streams';
 import { activityUsagePg } from './activity-usage';
 import { broadcastsPg } from './broadcasts';
-import { endpointHoldsPg } from './endpoint-holds';
 import { deliveryPg } from './delivery';
 import { deliveryHistoryPg } from './delivery-history';
 import { devicesPg } from './devices';
@@ -29,7 +28,6 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
     activityStreams: activityStreamsPg(scope),
     activityUsage: activityUsagePg(scope),
     broadcasts: broadcastsPg(scope),
-    endpointHolds: endpointHoldsPg(scope),
     deliveries: deliveryPg(scope),
     deliveryHistory: deliveryHistoryPg(scope),
     devices: devicesPg(scope),
