@@ -16,17 +16,12 @@ import { localCoordination } from '../local';
 import { pgCluster } from './cluster';
 import { notifyInstances, pgNotifications } from './notifications';
 import { pgWakeUps } from './wake-ups';
+import { until as untilHolds } from '../../test-support/eventually';
 
 beforeAll(() => sharedPostgres().then(() => undefined), POSTGRES_STARTUP_TIMEOUT_MS);
 
 /** Waits (generously) until `condition` holds: a notification takes a round trip through PostgreSQL. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await Bun.sleep(5);
-  }
-}
+const until = (condition: () => boolean, what: string) => untilHolds(what, condition, { timeoutMs: 20_000, intervalMs: 5 });
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
