@@ -13,7 +13,8 @@ import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/ap
 import { resolveAdminToken } from './modules/auth/admin-auth';
 import type { MetaRepository } from './modules/auth/meta.repository';
 import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
-import { bindWakeUps } from './modules/delivery/outbox/outbox';
+import { Outbox } from './modules/delivery/outbox/outbox';
+import { EndpointHealth, type EndpointRecord } from './modules/delivery/endpoint-health/endpoint-health';
 
 export interface BootstrapOptions {
   clock?: Clock;
@@ -54,8 +55,10 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
     const box = new SecretBox(key);
     await checkMasterKey(db.repos.meta, box);
     const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
-    bindWakeUps(db, coordination.wakeUps);
-    const ctx: AppContext & { db: OpenedStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
+    const clock = options.clock ?? systemClock;
+    const outbox = new Outbox(db, coordination.wakeUps);
+    const endpointHealth = new EndpointHealth(clock, logger, coordination.endpointHealth<EndpointRecord>());
+    const ctx: AppContext & { db: OpenedStore } = { config, db, clock, logger, box, adminTokenHash: admin.current, coordination, outbox, endpointHealth };
     await seedAppsFromConfig(ctx, credentialsReset(ctx));
     return { ctx, generatedAdminToken: admin.generated };
   } catch (e) {

@@ -16,7 +16,6 @@ import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
 import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
 import { createDeliveryEngine } from '../../src/modules/delivery/delivery.engine';
-import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { apnsKey, notificationContent } from '../../src/test-support/delivery-fixtures';
 import { startStandinProcess } from './standin-process';
 import { threadCpuDelta, threadCpuUs } from './stats';
@@ -56,7 +55,7 @@ try {
   })();
 
   const queuedAt = performance.now();
-  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }));
+  await ctx.db.write((tx) => ctx.outbox.enqueue(tx, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }));
   const enqueueMs = performance.now() - queuedAt;
 
   const engine = createDeliveryEngine(ctx, { outboxThread });

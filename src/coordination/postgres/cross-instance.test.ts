@@ -6,7 +6,6 @@ import { postgresSettings } from '../../db/postgres/connection';
 import { silentLogger } from '../../lib/logger';
 import { eventStream } from '../../modules/console/console-events';
 import { createDeliveryEngine, type DeliveryEngine } from '../../modules/delivery/delivery.engine';
-import { endpointHealth } from '../../modules/delivery/endpoint-health/endpoint-health';
 import { apnsToken, startApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../../test-support/harness';
@@ -68,7 +67,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       expect((await put('https://127.0.0.1:1')).status).toBe(200);
       // B's worker found the old endpoint down (B's own view: what its sends answered).
       const engine: DeliveryEngine = createDeliveryEngine(b, { health: { downAfterMs: 0 } });
-      const health = endpointHealth(b);
+      const health = b.endpointHealth;
       cleanups.push(() => engine.stop());
       engine.start();
       const old = { appId: 'demo', provider: 'apns' as const, endpoint: 'https://127.0.0.1:1' };

@@ -5,7 +5,6 @@ import type { Harness } from '../../test-support/harness';
 import { apnsRig, closeRig } from '../../test-support/delivery-rig';
 import type { ApnsClient } from './providers/apns/apns.client';
 import type { DeliveryEngine, DeliveryEngineOptions } from './delivery.engine';
-import { releaseHeld } from './outbox/outbox';
 
 let h: Harness;
 let apns: ApnsStandin;
@@ -121,7 +120,7 @@ describe('delivery to APNs', () => {
     await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
     const token = apnsToken();
     const tokenId = await h.ctx.db.repos.tokens.reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
-    expect(await h.ctx.db.write((tx) => releaseHeld(h.ctx.db, tx, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now()))).toBe(1);
+    expect(await h.ctx.db.write((tx) => h.ctx.outbox.releaseHeld(tx, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now()))).toBe(1);
     await engine.drain();
     expect(apns.requests.slice(1).map((r) => [r.token, r.body.aps['content-state'].progress])).toEqual([[token, '70']]);
   });

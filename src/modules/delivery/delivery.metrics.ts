@@ -1,8 +1,6 @@
 import { Gauge } from 'prom-client';
 import type { AppContext } from '../../context';
 import { isletMetrics, type IsletMetrics } from '../metrics/metrics';
-import { endpointHealth } from './endpoint-health/endpoint-health';
-import { onSettledAtEnqueue } from './outbox/outbox';
 
 const HEALTH_STATES = ['healthy', 'degraded', 'down'] as const;
 
@@ -19,8 +17,8 @@ export function registerDeliveryMetrics(ctx: AppContext): IsletMetrics {
   if (registered.has(metrics)) return metrics;
   registered.add(metrics);
   // Failed or superseded while queueing, in the API's transaction (the worker counts its own outcomes).
-  onSettledAtEnqueue(ctx.db, (s) => metrics.deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
-  const health = endpointHealth(ctx);
+  ctx.outbox.onSettled((s) => metrics.deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
+  const health = ctx.endpointHealth;
   new Gauge({
     name: 'islet_endpoint_health',
     help: 'Health of each provider endpoint an app sent to since the start: 1 for its current state (healthy; degraded: slowed down; down: deliveries held, probing), 0 for the others.',

@@ -230,14 +230,14 @@ describe('endActivities, shared with the scheduler', () => {
       now: h.clock.now(),
     };
     const row = (await repo.find('a1', id))!;
-    const ended = await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [row], options));
+    const ended = await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [row], options));
     expect(ended.map((a) => [a.id, a.state, a.endReason, a.endedAt])).toEqual([[id, 'Ended', 'expired', startedAt + 8 * HOUR]]);
     const record = await h.service('a1', 'GET', `${PATH}/${id}`);
     expect(record.body).toMatchObject({ state: 'Ended', endedAt: new Date(startedAt + 8 * HOUR).toISOString() });
     expect((await queuedFor(h, id)).at(-1)!.content).toMatchObject({ event: 'end', dismissalAt: startedAt + 12 * HOUR, timestamp: h.clock.now() });
 
     // The stale row (still Active in memory) is skipped: no second end message.
-    expect(await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [{ ...row, state: 'Active' }], options))).toEqual([]);
+    expect(await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [{ ...row, state: 'Active' }], options))).toEqual([]);
     expect((await queuedFor(h, id)).filter((m) => m.kind === 'la_end')).toHaveLength(1);
   });
 });

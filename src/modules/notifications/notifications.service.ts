@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
-import { enqueue } from '../delivery/outbox/outbox';
 import type { NotificationContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { renderTemplate } from './placeholders';
@@ -61,7 +60,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
         const first = targets.next();
         // Nothing to deliver: no message row either, it would only clutter the outbox.
         if (first.done) return { messageCount: 0 };
-        const { deliveries } = await enqueue(store, tx, { appId, content, targets: startingWith(first.value, targets), now: clock.now() });
+        const { deliveries } = await ctx.outbox.enqueue(tx, { appId, content, targets: startingWith(first.value, targets), now: clock.now() });
         return { messageCount: deliveries };
       });
     },

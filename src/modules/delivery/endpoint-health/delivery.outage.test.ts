@@ -5,6 +5,7 @@ import type { Harness } from '../../../test-support/harness';
 import { apnsRig, closeRig } from '../../../test-support/delivery-rig';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { unlabelled } from '../../../test-support/metrics-text';
+import { EndpointHealth, type EndpointRecord } from './endpoint-health';
 
 let h: Harness;
 let apns: ApnsStandin;
@@ -153,7 +154,8 @@ describe('delivery through an outage (channel health in the worker)', () => {
     h.clock.advance(500);
 
     // A new process: its channel health starts empty (healthy).
-    const next = createDeliveryEngine({ ...h.ctx }, { random: () => 0.5, health: { downAfterMs: 0 } });
+    const fresh = new EndpointHealth(h.ctx.clock, h.ctx.logger, h.ctx.coordination.endpointHealth<EndpointRecord>());
+    const next = createDeliveryEngine({ ...h.ctx, endpointHealth: fresh }, { random: () => 0.5, health: { downAfterMs: 0 } });
     next.start();
     try {
       while (statuses().delivered !== 5) await new Promise((r) => setTimeout(r, 10));

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context';
 import { channelDown, channelRecovered } from '../../webhooks/webhooks.causes';
-import { endpointDownReason, endpointHealth, endpointHold, endpointOf, type EndpointHealth, type EndpointHealthOptions, type EndpointKey } from './endpoint-health';
+import { endpointDownReason, endpointHold, endpointOf, type EndpointHealth, type EndpointHealthOptions, type EndpointKey } from './endpoint-health';
 import type { DeliveryResult } from '../worker/delivery.repository';
 import { downHold } from '../holds/hold-kind';
 import type { Sent } from '../worker/outcome-effects';
@@ -42,7 +42,7 @@ export class EndpointGuard {
     private readonly random: () => number,
     options: EndpointHealthOptions = {},
   ) {
-    this.health = endpointHealth(ctx);
+    this.health = ctx.endpointHealth;
     this.health.configure(options);
     this.holds = ctx.db.repos.endpointHolds;
     // Webhooks: channel.down when a endpoint goes down (channel.recovered: releaseRecovered).

@@ -1,20 +1,20 @@
 import type { EndpointHealthState, StateMap } from '../../../coordination/coordination';
-import type { AppContext } from '../../../context';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
-import { downHold } from '../holds/hold-kind';
-import type { EndpointHold } from './endpoint-holds.repository';
 import type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
 
 export type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
+export { endpointDownReason, endpointHold, endpointOf } from './endpoint-key';
 
 /**
  * Per endpoint (app, provider, endpoint) state driven by connection-level results, kept in the
  * coordination's endpoint health state (in memory today: after a restart every endpoint starts
  * healthy and finds out again with its first requests, while the deliveries themselves stay in the
  * database). Each change of a endpoint is written back to the state. Also remembers per device token
- * backoffs (a 429 about one token). Time comes from the context's clock, so tests move it.
- * @example const health = endpointHealth(ctx); health.admit(key, now);
+ * backoffs (a 429 about one token). Time comes from the context's clock, so tests move it. One per
+ * context (`ctx.endpointHealth`, made by bootstrap): the delivery worker feeds it, the admin API,
+ * the console and /metrics read it.
+ * @example ctx.endpointHealth.admit(key, token, now);
  */
 export class EndpointHealth {
   /** Told when a endpoint goes down (the delivery worker's guard sends the channel.down webhook). */
@@ -322,34 +322,3 @@ const probeOut = (c: EndpointRecord, now: number) => c.probeInFlight && now - c.
 
 /** Real time as ms since the epoch (performance's monotonic clock, from the process's start). */
 const realNow = () => performance.timeOrigin + performance.now();
-
-const byContext = new WeakMap<AppContext, EndpointHealth>();
-
-/**
- * The endpoint health of a context, made on first use: the delivery worker feeds it, the admin API,
- * the console and /metrics read it.
- */
-export function endpointHealth(ctx: AppContext, options?: EndpointHealthOptions): EndpointHealth {
-  let health = byContext.get(ctx);
-  if (!health) {
-    health = new EndpointHealth(ctx.clock, ctx.logger, ctx.coordination.endpointHealth<EndpointRecord>(), options);
-    byContext.set(ctx, health);
-  }
-  return health;
-}
-
-/**
- * The `reason` of deliveries held because their endpoint is down; it names the endpoint, so recovery
- * releases exactly those. It keeps the words "channel down" of before the rename: clients reading a
- * delivery's reason see the same text. Their kind is in hold_kind (endpointHold).
- */
-export const endpointDownReason = (key: EndpointKey) => `${key.provider} channel down: ${key.endpoint}`;
-
-/** The hold of deliveries waiting for a down endpoint: its provider's down kind and the reason naming it. */
-export const endpointHold = (key: EndpointKey): EndpointHold => ({ kind: downHold(key.provider), reason: endpointDownReason(key) });
-
-/** The endpoint a provider request goes to: its app, provider and the origin of its URL. */
-export function endpointOf(appId: string, provider: 'apns' | 'fcm', url: string): EndpointKey {
-  const slash = url.indexOf('/', url.indexOf('//') + 2);
-  return { appId, provider, endpoint: slash < 0 ? url : url.slice(0, slash) };
-}

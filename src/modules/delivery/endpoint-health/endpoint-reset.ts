@@ -1,9 +1,7 @@
 import type { AppContext } from '../../../context';
 import type { Tx } from '../../../db/store';
 import type { CredentialsChanged } from '../../apps/apps.service';
-import { endpointHealth } from './endpoint-health';
 import { downHold } from '../holds/hold-kind';
-import { notifyQueued } from '../outbox/outbox';
 
 /**
  * An app's credentials for a provider changed or were removed (an operator fixed a wrong endpoint,
@@ -15,8 +13,8 @@ import { notifyQueued } from '../outbox/outbox';
  */
 export async function endpointCredentialsChanged(ctx: AppContext, tx: Tx, appId: string, provider: 'apns' | 'fcm'): Promise<number> {
   const released = await tx.endpointHolds.releaseProvider(appId, downHold(provider), ctx.clock.now());
-  endpointHealth(ctx).forget(appId, provider);
-  if (released > 0) notifyQueued(ctx.db);
+  ctx.endpointHealth.forget(appId, provider);
+  if (released > 0) ctx.outbox.notifyQueued();
   // The other instances' delivery workers forget the same (forgetCredentials).
   ctx.db.afterCommit(() => ctx.coordination.wakeUps.notify('credentials-changed', credentialsSubject(appId, provider)));
   return released;
@@ -38,5 +36,5 @@ export const credentialsSubject = (appId: string, provider: 'apns' | 'fcm') => `
  */
 export function forgetCredentials(ctx: AppContext, subject: string | undefined): void {
   const match = subject ? /^(.+)\/(apns|fcm)$/.exec(subject) : null;
-  if (match) endpointHealth(ctx).forget(match[1]!, match[2] as 'apns' | 'fcm');
+  if (match) ctx.endpointHealth.forget(match[1]!, match[2] as 'apns' | 'fcm');
 }

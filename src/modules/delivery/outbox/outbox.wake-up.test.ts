@@ -3,7 +3,6 @@ import { addDevice, deliveryRows, notificationContent } from '../../../test-supp
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { SimulatorTransport } from '../providers/simulator.transport';
-import { enqueue } from './outbox';
 
 let h: Harness;
 let engine: DeliveryEngine;
@@ -25,7 +24,7 @@ async function idleWorker() {
   /** A unit of work that queues one notification, then does more work in the same transaction. */
   const queueThen = (after: () => void) =>
     h.ctx.db.write(async (tx) => {
-      await enqueue(h.ctx.db, tx, { appId: 'demo', content: notificationContent(), targets: [{ deviceId: device.id, tokenId: token!.id }], now: h.ctx.clock.now() });
+      await h.ctx.outbox.enqueue(tx, { appId: 'demo', content: notificationContent(), targets: [{ deviceId: device.id, tokenId: token!.id }], now: h.ctx.clock.now() });
       for (let i = 0; i < 50; i++) await tx.apps.find('demo');
       after();
     });

@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../../lib/clock';
-import { enqueue } from '../../delivery/outbox/outbox';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { retentionJob } from './retention.job';
 
@@ -28,8 +27,8 @@ describe('retention', () => {
     insertActivity(h, 'la_recent', now - 10 * DAY, now - 9 * DAY);
     insertActivity(h, 'la_active', now - 90 * DAY, null);
     const content = { type: 'notification' as const, templateSlug: 's', releaseVersion: 1, title: 't', body: 'b' };
-    const old = await h.ctx.db.write((tx) => enqueue(h.ctx.db, tx, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }, { deviceId: device }], now: now - 8 * DAY }));
-    const fresh = await h.ctx.db.write((tx) => enqueue(h.ctx.db, tx, { appId: 'a1', content, targets: [{ deviceId: device }], now: now - 1 * DAY }));
+    const old = await h.ctx.db.write((tx) => h.ctx.outbox.enqueue(tx, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }, { deviceId: device }], now: now - 8 * DAY }));
+    const fresh = await h.ctx.db.write((tx) => h.ctx.outbox.enqueue(tx, { appId: 'a1', content, targets: [{ deviceId: device }], now: now - 1 * DAY }));
     // One old delivery finished, one superseded, one still pending; the fresh one finished.
     h.ctx.db.sqlite.$client.query(`UPDATE deliveries SET status = 'delivered' WHERE message_id = ? AND id = (SELECT min(id) FROM deliveries WHERE message_id = ?)`).run(old.messageId, old.messageId);
     h.ctx.db.sqlite.$client.query(`UPDATE deliveries SET status = 'superseded' WHERE message_id = ? AND id = (SELECT max(id) FROM deliveries WHERE message_id = ?)`).run(old.messageId, old.messageId);
