@@ -37,7 +37,8 @@ describe('compiled binary', () => {
       expect(await (await fetch(`${url}/readyz`)).json()).toEqual({ status: 'ready' });
       const docs = await fetch(`${url}/swagger`);
       expect(docs.status).toBe(200);
-      for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-init.js']) expect((await fetch(`${url}/swagger/assets/${asset}`)).status).toBe(200);
+      for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-init.js', 'favicon-32x32.png']) expect((await fetch(`${url}/swagger/assets/${asset}`)).status).toBe(200);
+      expect((await fetch(`${url}/swagger/favicon-32x32.png`)).headers.get('content-type')).toBe('image/png');
       const doc = (await (await fetch(`${url}/swagger/json`)).json()) as { paths: Record<string, unknown> };
       expect(Object.keys(doc.paths)).toContain('/api/apps/{appId}/devices');
 

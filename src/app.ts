@@ -17,6 +17,7 @@ import { deliveriesAdminRoutes } from './modules/delivery/admin/deliveries.admin
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
+import { TEMPLATE_SLUGS } from './modules/live-activities/templates';
 import { healthRoutes } from './modules/health/health.routes';
 import { instancesAdminRoutes } from './modules/instances/instances.admin.routes';
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
@@ -99,7 +100,7 @@ export function createApp(ctx: AppContext) {
         durationMs: Math.round(seconds * 100_000) / 100,
       });
     })
-    .use(docsRoutes(() => routes(), services))
+    .use(docsRoutes(() => routes(), services, { templateSlugs: TEMPLATE_SLUGS }))
     .use(healthRoutes(services))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))

@@ -11,3 +11,7 @@ declare module '*/swagger-init.js' {
   const path: string;
   export default path;
 }
+declare module 'swagger-ui-dist/*.png' {
+  const path: string;
+  export default path;
+}

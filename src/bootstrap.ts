@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { ConfigError } from './config/config.load';
 import type { Config } from './config/config.schema';
 import { readMasterKey, resolveMasterKey } from './config/master-key';
+import { readTlsFiles } from './config/tls-files';
 import type { AppContext } from './context';
 import { migrateStore, openStore, type OpenedStore } from './db/open';
 import { SqliteStore } from './db/sqlite/store';
@@ -38,9 +40,13 @@ export const API_CONNECTION_CHECKPOINT_PAGES = 10_000;
 /**
  * Opens and migrates the database (PostgreSQL with `[database] url`, under its migration lock), unlocks the secret store, resolves the admin token and applies
  * the configured apps: everything that must be true before the server listens.
- * Returns the generated admin token when one was made on this start (to print once).
+ * Returns the generated admin token when one was made on this start (to print once, then
+ * markAdminTokenShown), and whether it replaces one an earlier start made but never showed.
  */
-export async function bootstrap(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: OpenedStore }; generatedAdminToken?: string }> {
+export async function bootstrap(
+  config: Config,
+  options: BootstrapOptions = {},
+): Promise<{ ctx: AppContext & { db: OpenedStore }; generatedAdminToken?: string; replacesUnshownAdminToken?: boolean }> {
   const logger = options.logger ?? createLogger(config.log.level as LogLevel);
   checkConfigForServe(config);
   // Before the store: PostgreSQL claims are made under this instance's id.
@@ -60,7 +66,7 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
     const endpointHealth = new EndpointHealth(clock, logger, coordination.endpointHealth<EndpointRecord>());
     const ctx: AppContext & { db: OpenedStore } = { config, db, clock, logger, box, adminTokenHash: admin.current, coordination, outbox, endpointHealth };
     await seedAppsFromConfig(ctx, credentialsReset(ctx));
-    return { ctx, generatedAdminToken: admin.generated };
+    return { ctx, generatedAdminToken: admin.generated, replacesUnshownAdminToken: admin.replacesUnshown };
   } catch (e) {
     await db.close();
     if (!options.coordination) await coordination.close();
@@ -70,13 +76,23 @@ export async function bootstrap(config: Config, options: BootstrapOptions = {}):
 
 /**
  * What `serve` refuses before it touches the database, also run by `check-config` so that both
- * answer the same: the master key, and every file and endpoint the configured apps name.
- * Throws ConfigError listing the problems.
+ * answer the same: the master key, the TLS certificate and key, the PostgreSQL CA file, and every
+ * file and endpoint the configured apps name. Throws ConfigError listing the problems.
  */
 export function checkConfigForServe(config: Config): void {
   // With SQLite this is the only instance: nothing would ever send.
   if (!config.delivery.worker && config.database.url === undefined) throw new ConfigError(['delivery.worker = false needs [database] url: another instance on that PostgreSQL must send']);
   readMasterKey(config.security.master_key, config.database.path);
+  readTlsFiles(config.server);
+  const caFile = config.database.url === undefined ? undefined : config.database.ca_file;
+  if (caFile) {
+    try {
+      readFileSync(caFile);
+    } catch (e) {
+      // Bun's client would only fail at its first query, in words that do not name the key.
+      throw new ConfigError([`database.ca_file = "${caFile}": cannot read (${(e as NodeJS.ErrnoException).code ?? 'error'})`]);
+    }
+  }
   readConfiguredCredentials(config);
 }
 
@@ -98,7 +114,10 @@ async function checkMasterKey(meta: MetaRepository, box: SecretBox): Promise<voi
 }
 
 /** `bootstrap` for what reads the SQLite connection itself (the SQLite harness, benchmark seeding): refuses `[database] url`. */
-export async function bootstrapSqlite(config: Config, options: BootstrapOptions = {}): Promise<{ ctx: AppContext & { db: SqliteStore }; generatedAdminToken?: string }> {
+export async function bootstrapSqlite(
+  config: Config,
+  options: BootstrapOptions = {},
+): Promise<{ ctx: AppContext & { db: SqliteStore }; generatedAdminToken?: string; replacesUnshownAdminToken?: boolean }> {
   const opened = await bootstrap(config, options);
   const { db } = opened.ctx;
   if (db instanceof SqliteStore) return { ...opened, ctx: { ...opened.ctx, db } };

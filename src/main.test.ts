@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer } from './test-support/spawn-server';
@@ -12,14 +12,19 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const run = (args: string[], env: Record<string, string> = {}) =>
   Bun.spawnSync([process.execPath, MAIN, ...args], { cwd: dir, env: { ...process.env, ISLET_CONFIG: '', ...env }, stdout: 'pipe', stderr: 'pipe' });
 
-const startServer = (config: string) => spawnServer(dir, config);
+const startServer = (config: string, env: Record<string, string> = {}) => spawnServer(dir, config, undefined, { env });
 
 describe('command line', () => {
-  test('version prints the version and commit', () => {
+  test('version, --version and -v print the version and commit; --help and -h the usage, also after a command', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
-    const res = run(['version']);
-    expect(res.exitCode).toBe(0);
-    expect(res.stdout.toString()).toMatch(/^islet \d+\.\d+\.\d+ \(\w+\)\n$/);
+    for (const args of [['version'], ['--version'], ['-v'], ['serve', '--version']]) {
+      const res = run(args);
+      expect({ args, code: res.exitCode, out: res.stdout.toString() }).toEqual({ args, code: 0, out: expect.stringMatching(/^islet \d+\.\d+\.\d+ \(\w+\)\n$/) });
+    }
+    for (const args of [['--help'], ['-h'], ['backup', '--help']]) {
+      const res = run(args);
+      expect({ args, code: res.exitCode, out: res.stdout.toString() }).toEqual({ args, code: 0, out: expect.stringContaining('islet --version') });
+    }
   }, 30_000);
 
   test('check-config reports a bad key with its position and exits 1', () => {
@@ -30,8 +35,9 @@ describe('command line', () => {
     expect(res.stderr.toString()).toContain('bad.toml:2:1: server.port must be an integer');
   }, 30_000);
 
-  test('check-config refuses what serve refuses: a short master key, a missing key file, the example as it ships', () => {
+  test('check-config refuses what serve refuses, with the same words: a short master key, a missing key file, TLS files unreadable or not PEM, a missing PostgreSQL CA file', () => {
     dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    writeFileSync(join(dir, 'not-pem.txt'), 'not a certificate\n');
     const cases: [string, string][] = [
       ['[security]\nmaster_key = "c2hvcnQ="\n', 'security.master_key must be base64 of exactly 32 bytes'],
       ['[delivery]\nworker = false\n', 'delivery.worker = false needs [database] url'],
@@ -39,15 +45,35 @@ describe('command line', () => {
         '[[apps]]\nid = "a"\n[apps.apns]\nbundle_id = "com.example.app"\nteam_id = "TEAM123456"\nkey_id = "ABC123DEFG"\nkey_file = "missing.p8"\n',
         'apns.key_file = "missing.p8": cannot read',
       ],
-      [readFileSync(join(import.meta.dir, '..', 'islet.example.toml'), 'utf8'), 'apns.key_file = "keys/AuthKey_ABC123DEFG.p8": cannot read'],
+      ['[server]\ntls_cert = "/etc/islet/tls/fullchain.pem"\ntls_key = "/etc/islet/tls/privkey.pem"\n', 'server.tls_cert: cannot read /etc/islet/tls/fullchain.pem (ENOENT)'],
+      ['[server]\ntls_cert = "not-pem.txt"\ntls_key = "not-pem.txt"\n', 'server.tls_cert: not-pem.txt holds no PEM certificate'],
+      ['[server]\ntls_key = "not-pem.txt"\n', 'server.tls_cert and server.tls_key must be set together'],
+      ['[database]\nurl = "postgres://islet@127.0.0.1:1/islet"\nca_file = "missing-ca.pem"\n', 'database.ca_file = "missing-ca.pem": cannot read (ENOENT)'],
     ];
     for (const [config, message] of cases) {
       writeFileSync(join(dir, 'c.toml'), config);
       const check = run(['check-config', '--config', 'c.toml']);
       const serve = run(['serve', '--config', 'c.toml'], { ISLET_SERVER_PORT: '0', ISLET_DATABASE_PATH: 'db/x.db' });
-      expect({ check: check.exitCode, serve: serve.exitCode }).toEqual({ check: 1, serve: 1 });
+      expect({ config, check: check.exitCode, serve: serve.exitCode }).toEqual({ config, check: 1, serve: 1 });
       expect(check.stderr.toString()).toContain(message);
       expect(serve.stderr.toString()).toContain(message);
+      // serve refused before it made anything.
+      expect(readdirSync(dir).sort()).toEqual(['c.toml', 'not-pem.txt']);
+    }
+  }, 60_000);
+
+  test('the shipped islet.example.toml passes check-config as it ships, and serve serves it', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-cli-'));
+    const example = join(import.meta.dir, '..', 'islet.example.toml');
+    const check = run(['check-config', '--config', example]);
+    expect({ code: check.exitCode, err: check.stderr.toString() }).toEqual({ code: 0, err: '' });
+    expect(JSON.parse(check.stdout.toString())).toMatchObject({ apps: [{ id: 'my-app' }], admin: { token: '[redacted]' } });
+    const server = await startServer(readFileSync(example, 'utf8'), { ISLET_SERVER_HOST: '127.0.0.1', ISLET_SERVER_PORT: '0', ISLET_DATABASE_PATH: join(dir, 'i.db') });
+    try {
+      const res = await fetch(`${server.url}/api/admin/apps/my-app`, { headers: { authorization: 'Bearer change-me' } });
+      expect(res.status).toBe(200);
+    } finally {
+      await server.stop();
     }
   }, 30_000);
 

@@ -15,15 +15,16 @@ import { masterKeyFile } from './config/master-key';
 import { databaseUrlProblem } from './config/database-url';
 import { systemClock } from './lib/clock';
 import { silentLogger } from './lib/logger';
-import { resetAdminToken } from './modules/auth/admin-auth';
+import { markAdminTokenShown, resetAdminToken } from './modules/auth/admin-auth';
 import { auditService } from './modules/audit/audit.service';
 import { createDemo } from './modules/apps/demo.service';
 import { backupDatabase, restoreDatabase } from './db/sqlite/backup';
 import { buildServices } from './services';
-import { startServer } from './server';
+import { checkPortFree, startServer, type RunningServer } from './server';
 import { COMMIT, VERSION } from './version';
 
 const USAGE = `Usage: islet <command> [--config FILE]
+       islet --version | -v    islet --help | -h
 
 Commands:
   serve          migrate the database, then serve the API, console and docs (default)
@@ -54,6 +55,8 @@ function parseArgs(argv: string[]): { command: string; args: string[]; configFla
   let configFlag: string | undefined;
   let to: string | undefined;
   let sawCommand = false;
+  // `--help` and `--version` answer whatever else the line holds (`islet backup --help`).
+  let flag: 'help' | 'version' | undefined;
   const args: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -61,13 +64,15 @@ function parseArgs(argv: string[]): { command: string; args: string[]; configFla
     else if (arg.startsWith('--config=')) configFlag = arg.slice('--config='.length);
     else if (arg === '--to') to = argv[++i];
     else if (arg.startsWith('--to=')) to = arg.slice('--to='.length);
-    else if (arg === '--help' || arg === '-h') command = 'help';
+    else if (arg === '--help' || arg === '-h') flag = 'help';
+    else if (arg === '--version' || arg === '-v') flag = 'version';
     else if (!sawCommand) {
       command = arg;
       sawCommand = true;
     } else if (args.length < (ARITY[command] ?? 0)) args.push(arg);
     else throw new ConfigError([`unexpected argument "${arg}"`]);
   }
+  if (flag) return { command: flag, args: [] };
   if (command in ARITY && args.length < ARITY[command]!) throw new ConfigError([`${command} needs ${command === 'admin-token' ? '"reset"' : 'a FILE'}\n\n${USAGE}`]);
   if (to !== undefined && command !== 'migrate-to-postgres') throw new ConfigError([`--to is an option of migrate-to-postgres only`]);
   return { command, args, configFlag, to };
@@ -78,13 +83,25 @@ function readConfig(configFlag: string | undefined): Config {
 }
 
 async function serve(config: Config): Promise<void> {
+  // Refusals that need nothing created come first: a start that cannot serve leaves no database,
+  // key file or admin token behind (the first start in an empty folder with the port taken).
+  checkConfigForServe(config);
+  checkPortFree(config.server);
   // Held until the process ends. SQLite: restore refuses meanwhile, and a second server on the file
   // cannot start. PostgreSQL: this instance's lease, beside those of the other instances.
   const coordination = coordinationFor(config);
   const lock = await coordination.instance.acquire();
   if (!lock) throw new ConfigError([`another Islet server is running on ${describeDatabase(config)}`]);
-  const { ctx, generatedAdminToken } = await bootstrap(config, { coordination });
-  const server = await startServer(ctx);
+  const { ctx, generatedAdminToken, replacesUnshownAdminToken } = await bootstrap(config, { coordination });
+  let server: RunningServer;
+  try {
+    server = await startServer(ctx);
+  } catch (e) {
+    if (!generatedAdminToken) throw e;
+    // The token stays unshown in the database: the next start replaces it and prints that one.
+    const reason = e instanceof Error ? e.message : String(e);
+    throw new Error(`${reason}\n  The admin token this start generated was not shown: the next start that serves prints a new one.`);
+  }
   let signalled = false;
   const shutdown = (signal: string) => {
     if (signalled) return;
@@ -117,9 +134,12 @@ async function serve(config: Config): Promise<void> {
     writeSync(
       2,
       `\n  Islet is running: console at ${publicUrl}/console, API docs at ${publicUrl}/swagger\n` +
+        (replacesUnshownAdminToken ? `  An earlier start generated an admin token but stopped before showing it; this one replaces it.\n` : '') +
         `  Admin token (shown only now; sign in to the console with it): ${generatedAdminToken}\n` +
+        `  Lost it? \`islet admin-token reset\` prints a new one.\n` +
         `  To choose your own, set [admin] token in the config file or ISLET_ADMIN_TOKEN.\n\n`,
     );
+    await markAdminTokenShown(ctx.db.repos.meta, generatedAdminToken);
   }
   ctx.logger.info('listening', {
     url: server.url,
@@ -165,6 +185,7 @@ async function demo(config: Config): Promise<number> {
         ...(generatedAdminToken ? [`Admin token for the console (shown only now): ${generatedAdminToken}`] : []),
       ].join('\n'),
     );
+    if (generatedAdminToken) await markAdminTokenShown(ctx.db.repos.meta, generatedAdminToken);
     return 0;
   } finally {
     await ctx.db.close();

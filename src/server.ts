@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { createApp } from './app';
-import { ConfigError } from './config/config.load';
+import type { Config } from './config/config.schema';
+import { readTlsFiles } from './config/tls-files';
 import type { AppContext } from './context';
 import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
@@ -59,8 +59,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     ]),
   );
   const serve = (port: number) => {
-    const tls = readTls(ctx.config.server);
-    return listen(ctx, () =>
+    const tls = readTlsFiles(ctx.config.server);
+    return listen(ctx.config.server, () =>
       Bun.serve({
         hostname: ctx.config.server.host,
         port,
@@ -98,7 +98,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     url: server.url.toString().replace(/\/$/, ''),
     port: server.port ?? ctx.config.server.port,
     async reloadTls() {
-      if (!readTls(ctx.config.server) || stopping) return;
+      if (!readTlsFiles(ctx.config.server) || stopping) return;
       const next = serve(server.port!);
       const previous = server;
       server = next;
@@ -121,20 +121,6 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   };
 }
 
-/** The certificate and key of `[server] tls_cert` / `tls_key`, read now; undefined without TLS. */
-function readTls(server: AppContext['config']['server']): { cert: string; key: string } | undefined {
-  if (!server.tls_cert && !server.tls_key) return undefined;
-  if (!server.tls_cert || !server.tls_key) throw new ConfigError(['server.tls_cert and server.tls_key must be set together']);
-  const read = (key: string, path: string) => {
-    try {
-      return readFileSync(path, 'utf8');
-    } catch (e) {
-      throw new ConfigError([`server.${key}: cannot read ${path} (${e instanceof Error ? e.message : String(e)})`]);
-    }
-  };
-  return { cert: read('tls_cert', server.tls_cert), key: read('tls_key', server.tls_key) };
-}
-
 /**
  * How this process reaches its own listener: its URL (http or https), a wildcard address replaced
  * by loopback.
@@ -146,16 +132,31 @@ function selfOrigin(server: { url: URL }): string {
   return url.origin;
 }
 
-/** Runs Bun.serve, turning "the port is taken" into a message that says so (main exits non-zero). */
-function listen<T>(ctx: AppContext, serve: () => T): T {
+/**
+ * Binds `[server] host:port` for a moment and lets it go: `serve` runs this before it creates the
+ * database, the key file or an admin token, so a taken port leaves nothing half-made behind. (Port
+ * 0 is always free.) The real listener binds after migrations; should another process take the
+ * port in between, `listen` still refuses with the same message.
+ */
+export function checkPortFree(server: Config['server']): void {
+  if (server.port === 0) return;
+  // No SO_REUSEPORT: a TLS server of another islet, which shares its port, counts as taken too.
+  const probe = listen(server, () => Bun.serve({ hostname: server.host, port: server.port, reusePort: false, fetch: () => new Response(null, { status: 503 }) }));
+  probe.stop(true);
+}
+
+/**
+ * Runs Bun.serve, turning "the port is taken" into a message that says so, and any other refusal
+ * to bind (an address not on this machine: EADDRNOTAVAIL) into one naming the address (main exits 1).
+ */
+function listen<T>(server: Config['server'], serve: () => T): T {
   try {
     return serve();
   } catch (e) {
-    const error = e as { code?: string; message?: string };
-    if (error.code === 'EADDRINUSE' || /in use/i.test(error.message ?? '')) {
-      const { host, port } = ctx.config.server;
-      throw new Error(`cannot listen on ${host}:${port}: the port is already in use (is another islet serve running?)`);
-    }
+    const error = e as { code?: string; message?: string; syscall?: string };
+    const where = `cannot listen on ${server.host}:${server.port}`;
+    if (error.code === 'EADDRINUSE' || /in use/i.test(error.message ?? '')) throw new Error(`${where}: the port is already in use (is another islet serve running?)`);
+    if (error.syscall === 'listen') throw new Error(`${where}: ${error.message}`);
     throw e;
   }
 }

@@ -1,7 +1,6 @@
 import { html } from 'htm/preact';
 import type { VNode } from 'preact';
-import { Empty } from './components/ui';
-import { Link, match, searchParams } from './lib/router';
+import { match, searchParams } from './lib/router';
 import { ActivitiesPage } from './pages/activities';
 import { ActivityDetailPage } from './pages/activity-detail';
 import { AppOverviewPage } from './pages/app-overview';
@@ -11,6 +10,7 @@ import { BroadcastsPage } from './pages/broadcasts';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryDetailPage } from './pages/delivery-detail';
 import { InstancesPage } from './pages/instances';
+import { NotFoundPage } from './pages/not-found';
 import { DevicesPage } from './pages/devices';
 import { ReleaseDetailPage } from './pages/release-detail';
 import { ReleasesPage } from './pages/releases';
@@ -71,8 +71,6 @@ export function routeFor(path: string): { view: VNode; appId?: string; title: st
   }
   return {
     title: 'Not found',
-    view: html`<${Empty} title="This page does not exist" action=${html`<${Link} href="/" class="btn btn-primary">Go to your apps<//>`}>
-      Check the address, or start again from the list of apps.
-    <//>`,
+    view: html`<${NotFoundPage} title="Page not found">This page does not exist: check the address, or start again from the list of apps.<//>`,
   };
 }

@@ -294,7 +294,7 @@ export interface paths {
   "/api/admin/apps/{appId}/broadcasts": {
     /**
      * An app's broadcasts
-     * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+     * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
      */
     get: operations["getApiAdminAppsByAppIdBroadcasts"];
   };
@@ -552,6 +552,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -685,6 +691,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -857,6 +869,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -971,6 +989,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -984,6 +1006,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1133,6 +1161,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1232,6 +1266,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1406,6 +1446,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1562,6 +1608,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1748,6 +1800,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -1854,6 +1912,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -1867,6 +1929,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2013,6 +2081,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2192,6 +2266,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2292,6 +2372,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The templateSlug as sent (its first 200 characters). */
+            templateSlug?: string;
+            /** @description The eight template slugs. */
+            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
           };
         };
       };
@@ -2305,6 +2389,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2463,6 +2553,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2562,6 +2658,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2736,6 +2838,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -2895,6 +3003,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5660,6 +5774,12 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
           };
         };
       };
@@ -5673,6 +5793,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
@@ -6441,6 +6565,10 @@ export interface operations {
             status: number;
             /** @description What was wrong, naming the field where there is one. */
             detail: string;
+            /** @description The template slug as sent (its first 200 characters). */
+            slug?: string;
+            /** @description The release that has no template of that slug. */
+            releaseVersion?: number;
           };
         };
       };
@@ -6629,7 +6757,7 @@ export interface operations {
   };
   /**
    * An app's broadcasts
-   * @description As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
+   * @description As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).
    */
   getApiAdminAppsByAppIdBroadcasts: {
     parameters: {
@@ -6680,6 +6808,14 @@ export interface operations {
                 startedAt: string;
                 /** Format: date-time */
                 endedAt?: string;
+                /** @description Static data, set at creation. */
+                attributes: {
+                  [key: string]: string;
+                };
+                /** @description The current dynamic data: that of the last update (or of the creation). */
+                contentState: {
+                  [key: string]: string;
+                };
               })[];
             total: number;
           };
@@ -6996,6 +7132,8 @@ export interface operations {
         content: {
           "application/json": {
             plan: string;
+            /** @description Whether the plan lets the app start Live Activities and broadcasts. false: every start answers 403 `live activities are not available on your current plan`; minutes already used this period (on an earlier plan) still show. */
+            liveActivities: boolean;
             /**
              * Format: date-time
              * @description Start of the billing period (calendar month, UTC).
@@ -7005,7 +7143,7 @@ export interface operations {
             periodEnd: string;
             /** @description Live activity minutes used in the period. */
             minutesUsed: number;
-            /** @description The plan's minutes; null = unlimited. */
+            /** @description The plan's minutes; null = no minute limit (with `liveActivities: false`, nothing can be started at all). */
             quota: number | null;
             /** @description Whether the plan allows going over the quota. */
             overage: boolean;

@@ -37,6 +37,18 @@ describe('configuration', () => {
     expect(config.apps[0]).toMatchObject({ id: 'a1', plan: 'gold' });
   });
 
+  test('a string left open names the line and column where it starts, not "control characters"', () => {
+    expect(problemsOf('[server]\npublic_url = "https://push.example.com\nport = 9000\n')).toEqual([
+      'islet.toml:2:14: the string started here is not closed: line 2 ends before its closing " (a string that spans lines needs """)',
+    ]);
+    expect(problemsOf("[server]\ntrusted_proxies = ['10.0.0.1', '10.0.0.2]\n")).toEqual([
+      "islet.toml:2:32: the string started here is not closed: line 2 ends before its closing ' (a string that spans lines needs ''')",
+    ]);
+    expect(problemsOf('[admin]\ntoken = """abc\n')).toEqual(['islet.toml:2:9: the string started here is not closed before the end of the file']);
+    // A real control character keeps the parser's own words.
+    expect(problemsOf('[admin]\ntoken = "a\u0001b"\n')).toEqual(['islet.toml:2:11: control characters are not allowed in strings']);
+  });
+
   test('an unknown key is refused with file:line:column and its path', () => {
     expect(problemsOf('[server]\nport = 8080\n  prot = 1\n')).toEqual(['islet.toml:3:3: server.prot is not a known key']);
   });
@@ -90,7 +102,16 @@ describe('configuration', () => {
     const path = join(import.meta.dir, '..', '..', 'islet.example.toml');
     const text = readFileSync(path, 'utf8');
     const config = parseConfig(text, path);
-    expect(config.apps[0]?.apns?.bundle_id).toBe('com.example.demo');
+    expect(config.apps[0]?.id).toBe('my-app');
+    // What needs the user's own files or server is commented out (main.test.ts: check-config passes it)…
+    expect([config.server.tls_cert, config.database.url, config.apps[0]?.apns, config.apps[0]?.fcm]).toEqual([undefined, undefined, undefined, undefined]);
+    // …and valid once uncommented.
+    const uncommented = parseConfig(text.replace(/^# (\[apps\.\w+\]|\w+ = )/gm, '$1'), path);
+    expect(uncommented.server.tls_cert).toBe('/etc/islet/tls/fullchain.pem');
+    expect(uncommented.database.ca_file).toBe('/etc/islet/db-ca.pem');
+    expect(uncommented.apps[0]?.apns).toMatchObject({ bundle_id: 'com.example.demo', key_file: 'keys/AuthKey_ABC123DEFG.p8', ca_file: 'keys/test-ca.pem' });
+    expect(uncommented.apps[0]?.fcm?.service_account_file).toBe('keys/firebase.json');
+    expect(uncommented.plans.pro?.broadcasts).toBe(10);
     const keys = [
       ...Object.entries(SECTIONS).flatMap(([s, spec]) => Object.keys(spec).map((k) => [s, k])),
       ...Object.keys(PLAN_FIELDS).map((k) => ['plans', k]),
@@ -98,7 +119,7 @@ describe('configuration', () => {
       ...Object.keys(APNS_FIELDS).map((k) => ['apps.apns', k]),
       ...Object.keys(FCM_FIELDS).map((k) => ['apps.fcm', k]),
     ];
-    // A key whose mere presence changes what Islet does (database.url) is shown commented out.
+    // A key whose mere presence changes what Islet does (database.url) or that names a file of the user's is shown commented out.
     for (const [, key] of keys) expect(text).toMatch(new RegExp(`^(# )?${key} = `, 'm'));
   });
 });

@@ -57,7 +57,7 @@ export function parseConfig(text: string, source: string, env: Record<string, st
   try {
     raw = parse(text) as Table;
   } catch (e) {
-    if (e instanceof TomlError) throw new ConfigError([`${source}:${e.line}:${e.column}: ${e.message.split('\n')[0]}`]);
+    if (e instanceof TomlError) throw new ConfigError([tomlProblem(text, source, e)]);
     throw e;
   }
   const problems: string[] = [];
@@ -153,6 +153,36 @@ export function parseConfig(text: string, source: string, env: Record<string, st
   if (urlProblem) report(['database', 'url'], urlProblem);
   if (problems.length > 0) throw new ConfigError(problems);
   return config as unknown as Config;
+}
+
+/**
+ * smol-toml's message, except for a string left open: it reports the line break that ends it as
+ * "control characters are not allowed in strings" (and a multi-line one as "unfinished string"),
+ * where the reader needs to hear which string is not closed and where it starts.
+ */
+function tomlProblem(text: string, source: string, e: TomlError): string {
+  const message = e.message.split('\n')[0]!.replace(/^Invalid TOML document: /, '');
+  const line = text.split('\n')[e.line - 1] ?? '';
+  if (/control characters are not allowed/.test(message) && /^\r?$/.test(line.slice(e.column - 1))) {
+    const open = openString(line);
+    if (open) return `${source}:${e.line}:${open.column}: the string started here is not closed: line ${e.line} ends before its closing ${open.quote} (a string that spans lines needs ${open.quote.repeat(3)})`;
+  }
+  if (/unfinished string/.test(message)) return `${source}:${e.line}:${e.column}: the string started here is not closed before the end of the file`;
+  return `${source}:${e.line}:${e.column}: ${message}`;
+}
+
+/** The quote and 1-based column of the string still open at the end of a TOML line, if one is. */
+function openString(line: string): { quote: string; column: number } | undefined {
+  let open: { quote: string; column: number } | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (open) {
+      if (c === '\\' && open.quote === '"') i++;
+      else if (c === open.quote) open = undefined;
+    } else if (c === '#') return undefined;
+    else if (c === '"' || c === "'") open = { quote: c, column: i + 1 };
+  }
+  return open;
 }
 
 function checkValue(field: FieldSpec, value: unknown): string | undefined {

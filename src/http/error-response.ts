@@ -19,7 +19,7 @@ export function errorResponse(
 ): Response {
   // Elysia wraps what a parse hook throws (readJsonBody's limits) in its ParseError.
   const known = code === 'PARSE' && error instanceof Error && error.cause instanceof HttpError ? error.cause : error;
-  if (known instanceof HttpError) return problemResponse(known.status, known.detail, known.headers);
+  if (known instanceof HttpError) return problemResponse(known.status, known.detail, known.headers, known.extensions);
   if (error instanceof ValidationError) {
     return problemResponse(400, validationDetail(error.all as never, error.type));
   }

@@ -1,12 +1,12 @@
 import { Kind, Type, TypeRegistry, type SchemaOptions } from '@sinclair/typebox';
 import { t, type TSchema } from 'elysia';
 
-/** The body of every error response. */
+/** The body of every error response; the document gives each answer its own examples (modules/docs/error-examples.ts). */
 export const Problem = t.Object(
   {
-    title: t.String({ description: 'Standard reason phrase of the status.', examples: ['Bad Request'] }),
-    status: Type.Integer({ description: 'HTTP status code.', examples: [400] }),
-    detail: t.String({ description: 'What was wrong, naming the field where there is one.', examples: ['contentState.progress is required'] }),
+    title: t.String({ description: 'Standard reason phrase of the status.' }),
+    status: Type.Integer({ description: 'HTTP status code.' }),
+    detail: t.String({ description: 'What was wrong, naming the field where there is one.' }),
   },
   { description: 'Error body' },
 );

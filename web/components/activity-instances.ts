@@ -25,18 +25,18 @@ const TOKEN_TONES = { active: 'green', waiting: 'amber', invalid: 'red' } as con
 export function ActivityInstances(props: { instances: ActivityInstance[]; noInstanceReason?: string | null }) {
   if (props.instances.length === 0)
     return html`<p class="muted no-instance">No device shows this activity: ${props.noInstanceReason ?? 'the start reached no device'}. Its minutes are not counted (see the delivery timeline).</p>`;
-  return html`<div class="table-wrap"><table class="table">
+  return html`<div class="table-wrap"><table class="table stacked">
     <thead><tr><th scope="col">Device</th><th scope="col">State</th><th scope="col">Update token</th><th scope="col">Last delivery</th></tr></thead>
     <tbody>
       ${props.instances.map(
         (i) => html`<tr>
-          <td><span class="platform-tag">${i.platform === 'ios' ? 'iOS' : 'Android'}</span> <span class="mono small break">${i.deviceId}</span></td>
-          <td><${Badge} tone=${i.state === 'live' ? 'green' : 'grey'}>${i.state}<//>${i.endedAt ? html`<div class="muted small">${formatDateTime(i.endedAt)}</div>` : ''}</td>
-          <td>
+          <td data-label="Device"><span class="platform-tag">${i.platform === 'ios' ? 'iOS' : 'Android'}</span> <span class="mono small break">${i.deviceId}</span></td>
+          <td data-label="State"><${Badge} tone=${i.state === 'live' ? 'green' : 'grey'}>${i.state}<//>${i.endedAt ? html`<div class="muted small">${formatDateTime(i.endedAt)}</div>` : ''}</td>
+          <td data-label="Update token">
             <${Badge} tone=${TOKEN_TONES[i.tokenState]}>${i.platform === 'ios' ? TOKEN_LABELS[i.tokenState] : i.tokenState === 'invalid' ? 'invalid' : 'valid'}<//>
             ${i.tokenInvalidReason ? html`<div class="muted small">${i.tokenInvalidReason}</div>` : ''}
           </td>
-          <td>
+          <td data-label="Last delivery">
             ${i.lastDelivery ? html`<${Badge}>${i.lastDelivery.status}<//>${i.lastDelivery.reason ? html`<div class="muted small">${i.lastDelivery.reason}</div>` : ''}` : '—'}
           </td>
         </tr>`,

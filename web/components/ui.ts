@@ -15,6 +15,8 @@ export function Button(props: {
   children?: ComponentChildren;
   label?: string;
   title?: string;
+  /** The id of the text that says why the button is disabled. */
+  describedBy?: string;
 }) {
   const cls = `btn btn-${props.variant ?? 'secondary'}${props.small ? ' btn-sm' : ''}${props.busy ? ' is-busy' : ''}`;
   return html`<button
@@ -23,6 +25,7 @@ export function Button(props: {
     disabled=${props.disabled || props.busy}
     aria-busy=${props.busy ? 'true' : undefined}
     aria-label=${props.label}
+    aria-describedby=${props.describedBy}
     title=${props.title}
     onClick=${props.onClick}
   >

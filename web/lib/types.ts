@@ -130,6 +130,8 @@ export interface Release {
 
 export interface Usage {
   plan: string;
+  /** false: the plan has no Live Activities (every start is 403). */
+  liveActivities: boolean;
   periodStart: string;
   periodEnd: string;
   minutesUsed: number;

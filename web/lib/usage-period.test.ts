@@ -4,6 +4,7 @@ import { chartScale, niceMax, periodDays } from './usage-period';
 
 const usage = (daily: Usage['daily']): Usage => ({
   plan: 'pro',
+  liveActivities: true,
   periodStart: '2026-02-01T00:00:00.000Z',
   periodEnd: '2026-03-01T00:00:00.000Z',
   minutesUsed: daily.reduce((n, d) => n + d.minutes, 0),

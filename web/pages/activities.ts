@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { findTemplate, LIVE_ACTIVITY_TEMPLATES } from '../../src/modules/live-activities/templates';
+import { StartActivityAction } from '../components/start-action';
 import { Alert, Badge, Empty, PageHeader, Pager, Spinner } from '../components/ui';
 import { publicApi, query } from '../lib/api';
 import { duration, relativeTime } from '../lib/format';
@@ -53,7 +54,7 @@ export function ActivitiesPage(props: { appId: string }) {
     <${PageHeader}
       title="Live Activities"
       subtitle="Started by your backend or from here; each targets one end user on iOS or Android."
-      actions=${html`<${Link} href=${`${base}/new`} class="btn btn-primary">Start a Live Activity<//>`}
+      actions=${html`<${StartActivityAction} appId=${props.appId} />`}
     />
     <form class="filters" role="search" aria-label="Filter activities" onSubmit=${(e: Event) => (e.preventDefault(), change({ endUserId: userInput.trim() }))}>
       <label>State
@@ -77,28 +78,28 @@ export function ActivitiesPage(props: { appId: string }) {
     ${list.data && activities.length === 0
       ? html`<div class="card"><${Empty}
           title=${filtered ? 'No activity matches these filters' : 'No Live Activities yet'}
-          action=${filtered ? '' : html`<${Link} href=${`${base}/new`} class="btn btn-primary">Start one<//>`}
+          action=${filtered ? '' : html`<${StartActivityAction} appId=${props.appId} label="Start one" />`}
         >${filtered ? 'Change or clear the filters.' : 'Start one from a template; it appears on the simulated devices of your end users.'}<//></div>`
       : ''}
     ${activities.length > 0
-      ? html`<div class="card card-flush"><div class="table-wrap"><table class="table table-rows">
+      ? html`<div class="card card-flush"><div class="table-wrap"><table class="table table-rows stacked">
           <caption class="sr-only">Live Activities, newest first</caption>
           <thead><tr><th scope="col">Activity</th><th scope="col">State</th><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Started</th><th scope="col">Duration</th></tr></thead>
           <tbody>
             ${activities.map((a) => {
               const def = findTemplate(a.templateSlug);
               return html`<tr>
-                <td>
+                <td data-label="Activity">
                   <${Link} href=${`${base}/${encodeURIComponent(a.id)}`} class="row-link">
                     <span class="tpl-chip"><${Glyph} slug=${a.templateSlug} /></span>
                     <span><strong>${def?.title ?? a.templateSlug}</strong><span class="mono muted small block">${a.id}</span></span>
                   <//>
                 </td>
-                <td><${Badge}>${a.state}<//></td>
-                <td class="mono">${a.endUserId}</td>
-                <td><span class="platform-tag">${a.platform === 'ios' ? 'iOS' : 'Android'}</span></td>
-                <td class="nowrap" title=${a.startedAt}>${relativeTime(a.startedAt)}</td>
-                <td class="nowrap">${duration(a.startedAt, a.endedAt)}</td>
+                <td data-label="State"><${Badge}>${a.state}<//></td>
+                <td data-label="End user" class="mono break">${a.endUserId}</td>
+                <td data-label="Platform"><span class="platform-tag">${a.platform === 'ios' ? 'iOS' : 'Android'}</span></td>
+                <td data-label="Started" class="nowrap" title=${a.startedAt}>${relativeTime(a.startedAt)}</td>
+                <td data-label="Duration" class="nowrap">${duration(a.startedAt, a.endedAt)}</td>
               </tr>`;
             })}
           </tbody>

@@ -20,7 +20,12 @@ import { Previews } from '../previews/surfaces';
 
 type Strings = Record<string, string>;
 
-function UpdateForm(props: { appId: string; activity: Activity; def: TemplateDefinition; attributes: Strings; state: Strings; onState: (s: Strings) => void; onDone: () => void }) {
+const PLATFORMS = ['ios', 'android'] as const;
+type Platform = (typeof PLATFORMS)[number];
+const PLATFORM_NAMES = { ios: 'iOS', android: 'Android' };
+const WHERE_SHOWN = { ios: 'Lock Screen and Dynamic Island', android: 'notification shade' };
+
+function UpdateForm(props: { appId: string; activity: Activity; platforms: Platform[]; def: TemplateDefinition; attributes: Strings; state: Strings; onState: (s: Strings) => void; onDone: () => void }) {
   const [tried, setTried] = useState(false);
   const [ending, setEnding] = useState(false);
   const path = `/live-activities/${encodeURIComponent(props.activity.id)}`;
@@ -52,7 +57,7 @@ function UpdateForm(props: { appId: string; activity: Activity; def: TemplateDef
       </div>
     </form>
     <${Dialog} open=${ending} title="End this Live Activity?" onClose=${() => setEnding(false)}>
-      <p>It is removed from the end user's ${props.activity.platform === 'ios' ? 'Lock Screen and Dynamic Island' : 'notification shade'} and can no longer be updated.</p>
+      <p>It is removed from the end user's ${props.platforms.map((p) => WHERE_SHOWN[p]).join(' and ')} and can no longer be updated.</p>
       ${end.error ? html`<${Alert}>${end.error}<//>` : ''}
       <div class="form-actions">
         <${Button} onClick=${() => setEnding(false)}>Keep it<//>
@@ -110,6 +115,9 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
   const reload = async () => {
     await Promise.all([activity.reload(), deliveries.reload()]);
   };
+  // The platforms of the devices it runs on (the activity's own `platform` is only that of the end
+  // user's most recent device); without any instance, that one.
+  const platforms = a.instances.length > 0 ? PLATFORMS.filter((p) => a.instances.some((i) => i.platform === p)) : [a.platform];
   const waitingForToken = a.state === 'Active' && (deliveries.data?.deliveries ?? []).some((d) => d.status === 'held' && /push token/.test(d.reason ?? ''));
 
   return html`<div class="page">
@@ -125,7 +133,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
           <${Details}
             items=${[
               ['End user', html`<span class="mono">${a.endUserId}</span>`],
-              ['Platform', a.platform === 'ios' ? 'iOS' : 'Android'],
+              [platforms.length > 1 ? 'Platforms' : 'Platform', platforms.map((p) => PLATFORM_NAMES[p]).join(', ')],
               ['Template', html`<span class="mono">${a.templateSlug}</span>`],
               ['Started', formatDateTime(a.startedAt)],
               ['Ended', a.endedAt ? formatDateTime(a.endedAt) : '—'],
@@ -139,7 +147,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
         <//>
         ${waitingForToken ? html`<${HeldNotice} />` : ''}
         ${a.state === 'Active' && state
-          ? html`<${UpdateForm} appId=${props.appId} activity=${a} def=${def} attributes=${a.attributes} state=${state} onState=${setState} onDone=${reload} />`
+          ? html`<${UpdateForm} appId=${props.appId} activity=${a} platforms=${platforms} def=${def} attributes=${a.attributes} state=${state} onState=${setState} onDone=${reload} />`
           : ''}
         <${Card} title="Delivery timeline" description="Every push for this activity, as queued and as answered by the provider or the simulator.">
           ${deliveries.error ? html`<${Alert}>${deliveries.error}<//>` : ''}
@@ -149,7 +157,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
         <//>
       </div>
       <aside class="editor-preview" aria-label="Preview">
-        <${Previews} def=${def} attributes=${a.attributes} state=${shownState} appName=${app.data?.name} only=${a.platform} />
+        <${Previews} def=${def} attributes=${a.attributes} state=${shownState} appName=${app.data?.name} only=${platforms} />
         ${a.state === 'Ended' ? html`<p class="muted small center">No longer on the device; shown as last sent.</p>` : ''}
       </aside>
     </div>

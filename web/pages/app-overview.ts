@@ -3,6 +3,7 @@ import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
 import { appsChanged } from '../components/shell';
+import { StartActivityAction } from '../components/start-action';
 import { Alert, Badge, Button, Card, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { formatNumber } from '../lib/format';
@@ -39,7 +40,7 @@ function Stats(props: { appId: string }) {
     ${tile('End users', s?.users === undefined ? undefined : formatNumber(s.users), `/apps/${id}/devices`)}
     ${tile('Active Live Activities', s?.active === undefined ? undefined : formatNumber(s.active), `/apps/${id}/activities?state=Active`)}
     ${tile(
-      'Minutes this month',
+      s?.usage?.liveActivities === false ? 'Minutes this month · no Live Activities on this plan' : 'Minutes this month',
       s?.usage ? `${formatNumber(s.usage.minutesUsed)}${s.usage.quota === null ? '' : ` / ${formatNumber(s.usage.quota)}`}` : undefined,
       `/apps/${id}/usage`,
     )}
@@ -136,7 +137,7 @@ export function AppOverviewPage(props: { appId: string }) {
       title=${current.name}
       subtitle=${html`<span class="mono">${current.id}</span> · <${Badge} tone="blue">${current.plan}<//>`}
       actions=${html`<${LiveIndicator} /><${Link} href=${`/apps/${id}/devices`} class="btn btn-secondary">Add a device<//>
-        <${Link} href=${`/apps/${id}/activities/new`} class="btn btn-primary">Start a Live Activity<//>`}
+        <${StartActivityAction} key=${current.plan} appId=${current.id} />`}
     />
     <${Stats} appId=${current.id} />
     <div class="columns">

@@ -51,18 +51,18 @@ export function AuditPage() {
     ${!list.data && list.loading ? html`<${Spinner} />` : ''}
     ${list.data && rows.length === 0 ? html`<div class="card"><${Empty} title="Nothing recorded yet">Changes to apps, secrets, credentials, releases, templates, testers and devices appear here.<//></div>` : ''}
     ${rows.length > 0
-      ? html`<div class="card card-flush"><div class="table-wrap"><table class="table audit-table">
+      ? html`<div class="card card-flush"><div class="table-wrap"><table class="table audit-table stacked">
           <caption class="sr-only">Audit log, newest first</caption>
           <thead><tr><th scope="col">When</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Change</th><th scope="col">Who</th><th scope="col">From</th></tr></thead>
           <tbody>
             ${rows.map(
               (e) => html`<tr data-action=${e.action}>
-                <td class="nowrap" title=${formatDateTime(e.at)}>${relativeTime(e.at)}</td>
-                <td class="mono small">${e.action}</td>
-                <td class="mono small break">${e.target}</td>
-                <td class="small">${summaryText(e.summary) || html`<span class="muted">—</span>`}</td>
-                <td class="small nowrap" title=${e.actor}>${actorLabel(e.actor)}</td>
-                <td class="mono small">${e.address}</td>
+                <td data-label="When" class="nowrap" title=${formatDateTime(e.at)}>${relativeTime(e.at)}</td>
+                <td data-label="Action" class="mono small">${e.action}</td>
+                <td data-label="Target" class="mono small break">${e.target}</td>
+                <td data-label="Change" class="small">${summaryText(e.summary) || html`<span class="muted">—</span>`}</td>
+                <td data-label="Who" class="small nowrap" title=${e.actor}>${actorLabel(e.actor)}</td>
+                <td data-label="From" class="mono small">${e.address}</td>
               </tr>`,
             )}
           </tbody>

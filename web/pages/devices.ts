@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
+import { usePlanAllowsActivities } from '../components/start-action';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { randomHex, randomId, relativeTime } from '../lib/format';
@@ -78,15 +79,15 @@ function EndUsersCard(props: { appId: string; version: number; onPick: (id: stri
     ${!users.data && users.loading ? html`<${Spinner} />` : ''}
     ${users.data && list.length === 0 ? html`<p class="muted">No end users yet.</p>` : ''}
     ${list.length > 0
-      ? html`<div class="table-wrap"><table class="table">
+      ? html`<div class="table-wrap"><table class="table stacked">
           <thead><tr><th scope="col">End user</th><th scope="col">Devices</th><th scope="col">Tester</th><th scope="col">Last seen</th></tr></thead>
           <tbody>
             ${list.map(
               (u) => html`<tr>
-                <td><button type="button" class="linklike mono" onClick=${() => props.onPick(u.id)} title="Show this user's devices">${u.id}</button></td>
-                <td>${u.devices}</td>
-                <td><label class="switch"><input type="checkbox" checked=${u.tester} onChange=${(e: TargetedEvent<HTMLInputElement>) => setTester.run(u, e.currentTarget.checked)} /><span class="sr-only">${u.id} is a tester</span><span class="switch-ui" aria-hidden="true"></span></label></td>
-                <td title=${u.lastSeenAt}>${relativeTime(u.lastSeenAt)}</td>
+                <td data-label="End user"><button type="button" class="linklike mono break" onClick=${() => props.onPick(u.id)} title="Show this user's devices">${u.id}</button></td>
+                <td data-label="Devices">${u.devices}</td>
+                <td data-label="Tester"><label class="switch"><input type="checkbox" checked=${u.tester} onChange=${(e: TargetedEvent<HTMLInputElement>) => setTester.run(u, e.currentTarget.checked)} /><span class="sr-only">${u.id} is a tester</span><span class="switch-ui" aria-hidden="true"></span></label></td>
+                <td data-label="Last seen" title=${u.lastSeenAt}>${relativeTime(u.lastSeenAt)}</td>
               </tr>`,
             )}
           </tbody>
@@ -117,18 +118,18 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
     ${!devices.data && devices.loading ? html`<${Spinner} />` : ''}
     ${devices.data && list.length === 0 ? html`<p class="muted">No devices.</p>` : ''}
     ${list.length > 0
-      ? html`<div class="table-wrap"><table class="table">
+      ? html`<div class="table-wrap"><table class="table stacked">
           <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Registered</th><th scope="col">Device id</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${list.map(
               (d) => html`<tr>
-                <td class="mono">${d.endUserId}</td>
-                <td><span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
-                <td>${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
+                <td data-label="End user" class="mono break">${d.endUserId}</td>
+                <td data-label="Platform"><span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
+                <td data-label="Token">${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
                   ${d.platform === 'ios' && !d.hasPushToStartToken ? html` <${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>` : ''}</td>
-                <td class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
-                <td class="mono small break">${d.id}</td>
-                <td><${Button} small variant="ghost" busy=${remove.busy} label=${`Remove device ${d.id}`} onClick=${() => remove.run(d)}>Remove<//></td>
+                <td data-label="Registered" class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
+                <td data-label="Device id" class="mono small break">${d.id}</td>
+                <td data-label=""><${Button} small variant="ghost" busy=${remove.busy} label=${`Remove device ${d.id}`} onClick=${() => remove.run(d)}>Remove<//></td>
               </tr>`,
             )}
           </tbody>
@@ -142,6 +143,7 @@ export function DevicesPage(props: { appId: string }) {
   const adding = useDialogState();
   const [version, setVersion] = useState(0);
   const [endUserId, setEndUserId] = useState('');
+  const plan = usePlanAllowsActivities(props.appId);
   const count = useLoad(() => admin<{ total: number }>('GET', `/apps/${encodeURIComponent(props.appId)}/devices?limit=1`), [props.appId, version]);
   const addButton = html`<${Button} variant="primary" onClick=${adding.show}>Add a simulated device<//>`;
   return html`<div class="page">
@@ -155,7 +157,11 @@ export function DevicesPage(props: { appId: string }) {
           <${EndUsersCard} appId=${props.appId} version=${version} onPick=${setEndUserId} />
           <${DevicesCard} appId=${props.appId} version=${version} endUserId=${endUserId} onClear=${() => setEndUserId('')} />
         </div>
-        ${count.data ? html`<p class="muted small">Next: <${Link} href=${`/apps/${encodeURIComponent(props.appId)}/activities/new`}>start a Live Activity<//> for these devices.</p>` : ''}`}
+        ${count.data
+          ? html`<p class="muted small">Next: ${plan.allowed === false
+              ? html`<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/send`}>send a notification<//> to these devices (no Live Activities on the ${plan.plan} plan).`
+              : html`<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/activities/new`}>start a Live Activity<//> for these devices.`}</p>`
+          : ''}`}
     <${AddDeviceDialog} key=${adding.round} appId=${props.appId} open=${adding.open} onClose=${adding.close} onAdded=${() => setVersion(version + 1)} />
   </div>`;
 }

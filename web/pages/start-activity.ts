@@ -4,6 +4,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { activityDataProblems } from '../../src/modules/live-activities/template-validation';
 import { findTemplate, LIVE_ACTIVITY_TEMPLATES, type TemplateDefinition } from '../../src/modules/live-activities/templates';
 import { ConfirmDialog, toast } from '../components/feedback';
+import { noActivitiesReason, usePlanAllowsActivities } from '../components/start-action';
 import { compact, fieldOfProblem, TemplateFields } from '../components/template-form';
 import { Alert, Button, Card, PageHeader, Spinner, TextField, withCode } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
@@ -44,6 +45,9 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
   const [targets, setTargets] = useState('');
   const [tried, setTried] = useState(false);
   const app = useLoad(() => admin<AppView>('GET', `/apps/${encodeURIComponent(props.appId)}`), [props.appId]);
+  // On a plan without Live Activities the form still shows the templates and previews, but cannot start.
+  const plan = usePlanAllowsActivities(props.appId);
+  const blocked = plan.allowed === false;
 
   const pick = (slug: string) => {
     const next = findTemplate(slug)!;
@@ -88,7 +92,7 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
   const submit = (e: TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
     setTried(true);
-    if (problems.length > 0) return;
+    if (problems.length > 0 || blocked) return;
     // A start for everyone is confirmed with the number of devices it reaches.
     if (targetUsers.length === 0) setConfirming(true);
     else void start.run();
@@ -122,9 +126,10 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
         ${tried && problems.length > 0
           ? html`<${Alert}>${problems.length === 1 ? 'One field needs attention' : `${problems.length} fields need attention`}: ${problems.join('; ')}.<//>`
           : ''}
+        ${blocked ? html`<${Alert} tone="warn"><span id="start-blocked">${noActivitiesReason(plan.plan)}</span><//>` : ''}
         <div class="form-actions sticky-actions">
           <${RequestPreview} appId=${props.appId} body=${body} />
-          <${Button} type="submit" variant="primary" busy=${start.busy}>Start Live Activity<//>
+          <${Button} type="submit" variant="primary" busy=${start.busy} disabled=${blocked} describedBy=${blocked ? 'start-blocked' : undefined}>Start Live Activity<//>
         </div>
       </form>
       <${ConfirmDialog}
@@ -137,8 +142,8 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
         onConfirm=${() => void start.run()}
       >
         ${reach.data
-          ? html`<p>A <strong>${def.title}</strong> activity starts for each of ${plural(reach.data.endUsers, 'end user')}, on
-              <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
+          ? // One line: htm drops a line break (and its indentation) before a tag, which ran "on" into the count ("on1 device").
+            html`<p>A <strong>${def.title}</strong> activity starts for ${reach.data.endUsers === 1 ? 'the one end user' : `each of ${plural(reach.data.endUsers, 'end user')}`}, on <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
               ${reach.data.ios > reach.data.iosStartable ? html`<p class="muted small">${plural(reach.data.ios - reach.data.iosStartable, 'iPhone')} without a push-to-start token cannot be reached.</p>` : ''}
               <p class="muted small">Each activity counts minutes until it ends. To reach a few people, name them under “Who gets it”.</p>`
           : html`<${Spinner} label="Counting devices…" />`}

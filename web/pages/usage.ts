@@ -4,6 +4,7 @@ import { Alert, Card, PageHeader, Spinner } from '../components/ui';
 import { admin } from '../lib/api';
 import { formatNumber } from '../lib/format';
 import { useLoad } from '../lib/hooks';
+import { Link } from '../lib/router';
 import type { Usage } from '../lib/types';
 import { chartScale, periodDays } from '../lib/usage-period';
 
@@ -58,6 +59,19 @@ function Chart(props: { usage: Usage }) {
   </figure>`;
 }
 
+/** A plan without Live Activities: not "unlimited", none at all; minutes of an earlier plan still show. */
+function NotOnPlan(props: { appId: string; usage: Usage }) {
+  const u = props.usage;
+  return html`<div class="stats">
+      <div class="stat stat-none" data-stat="plan"><span class="stat-value">None</span><span class="stat-label">no Live Activities on this plan (${u.plan})</span></div>
+      ${u.minutesUsed > 0 ? html`<div class="stat"><span class="stat-value">${formatNumber(u.minutesUsed)}</span><span class="stat-label">minutes used earlier this period</span></div>` : ''}
+    </div>
+    <${Card}>
+      <p>Apps on the <strong>${u.plan}</strong> plan send notifications only: starting a Live Activity or a broadcast is refused (403 <code>live activities are not available on your current plan</code>).
+        To use them, choose a plan with Live Activities in the <${Link} href=${`/apps/${encodeURIComponent(props.appId)}`}>app's settings<//>.</p>
+    <//>`;
+}
+
 export function UsagePage(props: { appId: string }) {
   const usage = useLoad(() => admin<Usage>('GET', `/apps/${encodeURIComponent(props.appId)}/usage`), [props.appId], 60_000);
   const u = usage.data;
@@ -65,8 +79,10 @@ export function UsagePage(props: { appId: string }) {
   if (!u) return html`<${Spinner} />`;
   const share = u.quota ? Math.min(100, (u.minutesUsed / u.quota) * 100) : 0;
   const period = `${new Date(u.periodStart).toLocaleDateString(undefined, { day: 'numeric', month: 'long' })} – ${new Date(Date.parse(u.periodEnd) - 1).toLocaleDateString(undefined, { day: 'numeric', month: 'long', year: 'numeric' })}`;
+  const subtitle = `Live Activity minutes in the current billing period, ${period} (UTC).`;
+  if (!u.liveActivities) return html`<div class="page"><${PageHeader} title="Usage" subtitle=${subtitle} /><${NotOnPlan} appId=${props.appId} usage=${u} /></div>`;
   return html`<div class="page">
-    <${PageHeader} title="Usage" subtitle=${`Live Activity minutes in the current billing period, ${period} (UTC).`} />
+    <${PageHeader} title="Usage" subtitle=${subtitle} />
     <div class="stats">
       <div class="stat"><span class="stat-value">${formatNumber(u.minutesUsed)}</span><span class="stat-label">minutes used</span></div>
       <div class="stat"><span class="stat-value">${u.quota === null ? '∞' : formatNumber(u.quota)}</span><span class="stat-label">${u.quota === null ? 'unlimited plan' : 'minutes in the plan'}</span></div>

@@ -73,12 +73,13 @@ const SURFACES = [
 
 /**
  * The four places a Live Activity appears, rendered from the same values as the form: they
- * update on every keystroke. `only` limits them (e.g. to the platform of an activity).
+ * update on every keystroke. `only` limits them to some platforms (those of the devices an
+ * activity runs on: an iPhone and an Android phone show both).
  */
-export function Previews(props: { def: TemplateDefinition; attributes: Values; state: Values; appName?: string; only?: 'ios' | 'android' }) {
+export function Previews(props: { def: TemplateDefinition; attributes: Values; state: Values; appName?: string; only?: ('ios' | 'android')[] }) {
   const now = useNow(props.def.slug === 'countdown');
   const body: BodyProps & { appName: string } = { def: props.def, attributes: props.attributes, state: props.state, now, appName: props.appName ?? 'Your app' };
-  const shown = SURFACES.filter((s) => !props.only || (props.only === 'android' ? s.key === 'android' : s.key !== 'android'));
+  const shown = SURFACES.filter((s) => !props.only || props.only.includes(s.key === 'android' ? 'android' : 'ios'));
   return html`<div class="previews" aria-label=${`Preview of ${props.def.title}`} role="group" data-template=${props.def.slug}>
     ${shown.map(
       (s) => html`<figure class="preview" data-surface=${s.key}>

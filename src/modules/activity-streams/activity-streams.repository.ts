@@ -14,7 +14,7 @@ export interface StreamRow {
   updatedAt: number;
 }
 
-/** The activity-streams repository: what every database implements (SQLite's in src/db/sqlite/repositories/activity-streams.ts). */
+/** The activity-streams repository: one implementation for both databases, src/db/repositories/activity-streams.ts. */
 export interface ActivityStreamsRepository {
   find(appId: string, key: string): Promise<StreamRow | undefined>;
   save(row: StreamRow): Promise<void>;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
 import type { ClientAddresses } from '../../http/client-address';
-import { HttpError } from '../../lib/errors';
+import { echoed, HttpError, type ProblemExtensions } from '../../lib/errors';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
 import type { AppRow } from './apps.repository';
 import type { AppsService } from './apps.service';
@@ -12,7 +12,9 @@ export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
 /**
  * Authentication of the public API: the app's backend sends its App Secret in `X-Service-Key`;
  * a device may instead sign its end user id with the Signing Secret (`X-End-User-Signature`).
- * An unknown app and a wrong key get the same answer, so app ids cannot be probed.
+ * An unknown app and a wrong key get the same answer, so app ids cannot be probed; only a key that
+ * is the App Secret of another app (a typo in the path) is told which app it belongs to, which
+ * its holder knows already (see keyHint).
  */
 export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientAddresses, throttle: AuthThrottle) {
   const limit = ctx.coordination.rateLimiter('service-api', ctx.config.server.rate_limit_per_second, ctx.clock);
@@ -27,9 +29,26 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
   };
 
   /** A failed attempt counts against the client's address (guessing is throttled), then 401. */
-  const refuse = async (request: Request, detail: string): Promise<never> => {
+  const refuse = async (request: Request, detail: string, extensions: ProblemExtensions = {}): Promise<never> => {
     await throttle.fail(clients.of(request));
-    throw new HttpError(401, detail);
+    throw new HttpError(401, detail, {}, extensions);
+  };
+
+  /**
+   * What a refused key is told beyond `invalid service key`: the app id it was sent for and, when
+   * the key is the App Secret of another app, that app (its holder knows it; `/api/apps/shp/…` sent
+   * with shop's key is a typo). Otherwise an unknown app and a wrong key read the same. Every
+   * refusal looks the key up, so both take the same time; each still counts as a failed attempt.
+   */
+  const keyHint = async (appId: string, key: string): Promise<ProblemExtensions> => {
+    const hash = sha256Hex(key);
+    const owner = (await apps.list()).find((app) => safeEqual(hash, app.appSecretHash));
+    if (owner && owner.id !== appId)
+      return { appId: echoed(appId), keyAppId: owner.id, hint: `${SERVICE_KEY_HEADER} is the App Secret of app ${owner.id}, not of ${echoed(appId)}: check the app id in the path` };
+    return {
+      appId: echoed(appId),
+      hint: `either no app has the id ${echoed(appId)} or ${SERVICE_KEY_HEADER} is not its App Secret; the answer is the same for both, so that app ids cannot be probed`,
+    };
   };
 
   const byKey = async (request: Request, appId: string, key: string): Promise<AppRow> => {
@@ -37,7 +56,7 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
     const row = await apps.find(appId);
     // Compare against a hash even when the app is unknown, so both paths take the same time.
     const ok = safeEqual(sha256Hex(key), row?.appSecretHash ?? sha256Hex(''));
-    if (!row || !ok) return refuse(request, 'invalid service key');
+    if (!row || !ok) return refuse(request, 'invalid service key', await keyHint(appId, key));
     return row;
   };
 

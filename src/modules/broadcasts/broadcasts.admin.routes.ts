@@ -7,7 +7,16 @@ import { adminGroup } from '../admin/admin.guard';
 import type { ApnsCredentials } from '../apps/credentials';
 import { ApnsChannels } from '../delivery/providers/apns/apns.channels';
 import { ApnsClient } from '../delivery/providers/apns/apns.client';
-import { BroadcastRecord } from './broadcasts.view';
+import { BroadcastRecord, broadcastView } from './broadcasts.view';
+
+const StringMap = (description: string) => t.Record(t.String(), t.String(), { description });
+
+/** The admin list adds what the broadcast shows, so the console can update it from there. */
+const AdminBroadcastRecord = t.Object({
+  ...BroadcastRecord.properties,
+  attributes: StringMap('Static data, set at creation.'),
+  contentState: StringMap('The current dynamic data: that of the last update (or of the creation).'),
+});
 
 const EnvironmentQuery = t.Object(
   {
@@ -39,15 +48,18 @@ export function broadcastsAdminRoutes(services: Services) {
       '/apps/:appId/broadcasts',
       async ({ params, query }) => {
         await apps.get(params.appId);
-        return broadcasts.list(params.appId, query.state, query.limit ?? 50, query.offset ?? 0);
+        const { rows, total } = await ctx.db.repos.broadcasts.list(params.appId, query.state, query.limit ?? 50, query.offset ?? 0);
+        const record = (row: (typeof rows)[number]) => ({ ...broadcastView(row), attributes: JSON.parse(row.attributes), contentState: JSON.parse(row.contentState) });
+        return { broadcasts: rows.map(record), total };
       },
       {
         params: t.Object({ appId: t.String() }),
         query: t.Object({ ...PageQuery, state: t.Optional(t.Union([t.Literal('Active'), t.Literal('Ended')])) }, { additionalProperties: true }),
-        response: { 200: t.Object({ broadcasts: t.Array(BroadcastRecord), total: Type.Integer() }), ...errors(400, 401, 404) },
+        response: { 200: t.Object({ broadcasts: t.Array(AdminBroadcastRecord), total: Type.Integer() }), ...errors(400, 401, 404) },
         detail: {
           summary: "An app's broadcasts",
-          description: 'As the public list shows them; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).',
+          description:
+            'As the public list shows them, with their `attributes` and current `contentState`; `channel.reason` says why one waits (FeatureNotEnabled: enable Broadcast Capability in Apple’s portal).',
         },
       },
     )

@@ -13,6 +13,7 @@ import { startTargets } from '../live-activities/live-activities.delivery';
 import { firstTimestamp, timestampAfter } from '../live-activities/live-activities.repository';
 import { minutesExhausted, usedMinutes } from '../live-activities/live-activities.usage';
 import { activityDataError, contentStateError } from '../live-activities/template-validation';
+import { invalidTemplateSlug } from '../live-activities/template-errors';
 import { findTemplate } from '../live-activities/templates';
 import type { BroadcastEnvironment, BroadcastRow } from './broadcasts.repository';
 import { broadcastView, type BroadcastView } from './broadcasts.view';
@@ -83,7 +84,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
       const plan = config.plans[app.plan];
       if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
       const template = findTemplate(input.templateSlug);
-      if (!template) throw new HttpError(400, 'invalid template slug');
+      if (!template) throw invalidTemplateSlug(input.templateSlug);
       const problem = activityDataError(template, input.attributes, input.contentState);
       if (problem) throw new HttpError(400, problem);
       const now = clock.now();

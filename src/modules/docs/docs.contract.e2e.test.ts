@@ -149,6 +149,8 @@ forEachDatabase('api-contract-e2e', (database) => {
     test('generated bad and good requests to every operation get documented statuses, media types and bodies; every documented status is drawn', async () => {
       const failures: string[] = [];
       const seen = new Map<string, Set<string>>();
+      /** The error bodies drawn, by operation and status. */
+      const drawn = new Map<string, Record<string, unknown>[]>();
       let n = 0;
       const ip = () => `10.77.${(++n >> 8) & 255}.${n & 255}`;
       const send = async (o: Operation, probe: Probe) => {
@@ -158,6 +160,7 @@ forEachDatabase('api-contract-e2e', (database) => {
         if (problem) failures.push(`${o.key} with ${probe.what}: ${problem}`);
         if (!seen.has(o.key)) seen.set(o.key, new Set());
         seen.get(o.key)!.add(String(res.status));
+        if (res.status >= 400 && !problem) drawn.set(`${o.key} ${res.status}`, [...(drawn.get(`${o.key} ${res.status}`) ?? []), JSON.parse(text)]);
         return { status: res.status, text };
       };
       const all = operations();
@@ -208,6 +211,21 @@ forEachDatabase('api-contract-e2e', (database) => {
           const untried = NOT_TRYABLE_ON_THE_DEMO[o.key] && Number(status) < 400;
           if (!seen.get(o.key)?.has(status) && !NOT_GENERATED[status] && !NOT_GENERATED[`${o.key} ${status}`] && !untried)
             failures.push(`${o.key} documents ${status}, which no generated request drew (${[...(seen.get(o.key) ?? [])].join(', ')})`);
+        }
+      }
+      // The documented examples are what was drawn: a drawn detail comes with the members its example
+      // shows, and the answers every operation of its kind gets (credentials, body limit and type) were all drawn.
+      const members = (body: Record<string, unknown>) => Object.keys(body).sort().join(',');
+      for (const o of all) {
+        for (const [status, response] of Object.entries<any>(o.op.responses)) {
+          const bodies = drawn.get(`${o.key} ${status}`);
+          if (!bodies) continue;
+          for (const { summary, value } of Object.values<any>(response.content?.['application/problem+json']?.examples ?? {})) {
+            const same = bodies.filter((b) => b.detail === value.detail);
+            if (same.length === 0 && ['401', '413', '415'].includes(status)) failures.push(`${o.key} ${status} "${summary}" was not drawn: ${value.detail}`);
+            if (same.length > 0 && !same.some((b) => members(b) === members(value)))
+              failures.push(`${o.key} ${status} "${summary}" shows ${members(value)}, drawn ${members(same[0]!)}`);
+          }
         }
       }
       expect(failures).toEqual([]);

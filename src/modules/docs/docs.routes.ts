@@ -7,8 +7,9 @@ import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { DEMO } from '../apps/demo.service';
 import { instanceParamOverrides } from './operation-docs';
+import type { ErrorFacts } from './error-examples';
 import { polishDocument, type DocumentedRoute } from './polish-document';
-import { SWAGGER_ASSETS } from './swagger-assets';
+import { SWAGGER_ASSETS, SWAGGER_ICONS } from './swagger-assets';
 import { swaggerPage } from './swagger-page';
 
 const ASSET_PREFIX = '/swagger/assets';
@@ -36,24 +37,24 @@ const TAGS = [
  * files served from the binary: no request leaves the server. The page is ours, not the plugin's,
  * so that its start-up script is a file (a CSP without inline scripts) and tokens are not persisted.
  */
-export function docsRoutes(routes: () => DocumentedRoute[], services: Services) {
+export function docsRoutes(routes: () => DocumentedRoute[], services: Services, facts: ErrorFacts) {
   const history = services.ctx.db.repos.deliveryHistory;
+  const serveAsset = (file: string) => {
+    const asset = SWAGGER_ASSETS.get(file);
+    if (!asset) throw new HttpError(404, `no route for GET ${ASSET_PREFIX}/${file}`);
+    return new Response(Bun.file(asset.path), {
+      headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' },
+    });
+  };
+  const icons = new Elysia();
+  for (const icon of SWAGGER_ICONS) icons.get(`/swagger/${icon}`, () => serveAsset(icon), { detail: { hide: true } });
   return new Elysia()
     .onAfterHandle({ as: 'global' }, async ({ path, responseValue }) => {
       if (path === '/swagger/json' && responseValue && typeof responseValue === 'object')
-        return polishDocument(structuredClone(responseValue), routes(), instanceParamOverrides(await history.firstId(DEMO.appId)));
+        return polishDocument(structuredClone(responseValue), routes(), facts, instanceParamOverrides(await history.firstId(DEMO.appId)));
     })
-    .get(
-      `${ASSET_PREFIX}/:file`,
-      ({ params }) => {
-        const asset = SWAGGER_ASSETS.get(params.file);
-        if (!asset) throw new HttpError(404, `no route for GET ${ASSET_PREFIX}/${params.file}`);
-        return new Response(Bun.file(asset.path), {
-          headers: { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' },
-        });
-      },
-      { detail: { hide: true } },
-    )
+    .get(`${ASSET_PREFIX}/:file`, ({ params }) => serveAsset(params.file), { detail: { hide: true } })
+    .use(icons)
     .get(
       '/swagger',
       () =>
@@ -73,7 +74,7 @@ export function docsRoutes(routes: () => DocumentedRoute[], services: Services) 
             version: VERSION,
             description:
               'Live Activities (iOS Lock Screen and Dynamic Island, Android ongoing notifications) and templated push notifications. ' +
-              'Every error is `{title, status, detail}`. Public endpoints take the App Secret in `X-Service-Key`; ' +
+              'Every error is `{title, status, detail}` (RFC 9457 problem JSON; where the detail is a fixed text, extension members name the value: see each answer). Public endpoints take the App Secret in `X-Service-Key`; ' +
               'the admin API takes `Authorization: Bearer <admin token>`.',
           },
           tags: TAGS,

@@ -2,8 +2,10 @@
  * The answers every operation of a kind can get, whatever its route declares, in the media type
  * they are sent with: each error is `application/problem+json` (lib/errors.ts). Applied by
  * polishDocument; docs.contract.e2e.test.ts sends bad and good requests and checks that each answer
- * is documented.
+ * is documented. Each error answer has the same problem schema (plus the extension members it adds)
+ * and real examples (error-examples.ts).
  */
+import { errorExamples, problemMembers, type ErrorFacts } from './error-examples';
 
 type Json = Record<string, any>;
 
@@ -11,6 +13,9 @@ export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 const PROBLEM_SCHEMA = {
   type: 'object',
+  description:
+    'A problem (RFC 9457). Some errors add extension members naming the value that was wrong, beside a detail whose text is fixed; ' +
+    'the answers that do declare them. Clients ignore members they do not know.',
   required: ['title', 'status', 'detail'],
   properties: {
     title: { type: 'string', description: 'Standard reason phrase of the status.' },
@@ -41,14 +46,8 @@ const DESCRIPTIONS: Record<string, string> = {
  * answer: 413 and 415 where a body is read, 429 and 401 on the API (throttled authentication), 400
  * where an Idempotency-Key header is taken (malformed key), 507 where something is written.
  */
-export function documentAnswers(path: string, method: string, operation: Json): void {
+export function documentAnswers(path: string, method: string, operation: Json, facts: ErrorFacts): void {
   const responses: Json = (operation.responses ??= {});
-  for (const [status, response] of Object.entries<Json>(responses)) {
-    if (Number(status) < 400) continue;
-    const json = response.content?.['application/json'];
-    if (json) response.content = { [PROBLEM_MEDIA_TYPE]: json };
-    if (response.description === 'Error body' || !response.description) response.description = DESCRIPTIONS[status] ?? `Error ${status}`;
-  }
   const add = (status: string) => (responses[status] ??= problem(DESCRIPTIONS[status]!));
   if (path.startsWith('/api/')) {
     add('401');
@@ -60,6 +59,19 @@ export function documentAnswers(path: string, method: string, operation: Json): 
     if (path.startsWith('/api/')) add('507');
   }
   if (operation.requestBody || operation.parameters?.some((p: Json) => p.in === 'header' && p.name === 'Idempotency-Key')) add('400');
+  const key = `${method.toUpperCase()} ${path}`;
+  for (const [status, response] of Object.entries<Json>(responses)) {
+    if (Number(status) < 400) continue;
+    if (response.description === 'Error body' || !response.description) response.description = DESCRIPTIONS[status] ?? `Error ${status}`;
+    // One schema for every error (the routes' TypeBox one carries a 400's examples), with the members this answer adds.
+    const schema: Json = structuredClone(PROBLEM_SCHEMA);
+    const members = problemMembers(key, status, path, facts);
+    if (members) schema.properties = { ...schema.properties, ...structuredClone(members) };
+    const examples = errorExamples(path, method, status, operation, facts);
+    const media: Json = { schema };
+    if (examples.length > 0) media.examples = Object.fromEntries(examples.map((e, i) => [`${status}-${i + 1}`, structuredClone(e)]));
+    response.content = { [PROBLEM_MEDIA_TYPE]: media };
+  }
 }
 
 /** Idempotency's own answers on a mutating operation of the public API. */

@@ -1,4 +1,5 @@
 import { documentAnswers, documentOpenOperation, idempotencyAnswers } from './document-answers';
+import type { ErrorFacts } from './error-examples';
 import { BODY_EXAMPLES, NOT_TRYABLE_ON_THE_DEMO, PARAM_EXAMPLES, PARAM_OVERRIDES, SUCCESS_RESPONSES } from './operation-docs';
 
 type Json = Record<string, any>;
@@ -26,12 +27,13 @@ export interface DocumentedRoute {
  *   client generators understand (openapi-typescript turns the other into a map of `never`);
  * - what the routes do not say (operation-docs.ts): body examples, path parameter examples (the
  *   demo app's ids, so "Try it out" works as shipped on a demo instance) and admin success answers;
- * - errors in the media type they are sent with, the answers every operation of its kind can get,
+ * - errors in the media type they are sent with, with real examples (error-examples.ts; `facts`
+ *   are what those need from other modules), the answers every operation of its kind can get,
  *   and `security: []` where none is asked (document-answers.ts);
  * - OpenAPI 3.1.0 (what contract runners accept; the generator says 3.1.2, which adds nothing used
  *   here) and this server as the one server, relative so that "Try it out" works from any address.
  */
-export function polishDocument(doc: Json, routes: DocumentedRoute[], instanceParams: Record<string, Record<string, unknown>> = {}): Json {
+export function polishDocument(doc: Json, routes: DocumentedRoute[], facts: ErrorFacts, instanceParams: Record<string, Record<string, unknown>> = {}): Json {
   doc.openapi = '3.1.0';
   doc.servers = [{ url: '/', description: 'This server' }];
   const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
@@ -42,7 +44,6 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[], instancePar
       if (path.startsWith('/api/apps/') && MUTATING.has(method)) idempotencyKey(operation);
       documentParameters(operation, key, instanceParams[key]);
       documentSuccess(operation, key);
-      documentAnswers(path, method, operation);
       documentOpenOperation(path, operation);
       const notTryable = NOT_TRYABLE_ON_THE_DEMO[key];
       if (notTryable) operation.description = `${operation.description ? `${operation.description} ` : ''}On the demo app, "Try it out" ${notTryable}.`;
@@ -75,6 +76,9 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[], instancePar
       }
     }
   }
+  // Error answers last: their examples read the request body schema set above.
+  for (const [path, operations] of Object.entries<Json>(doc.paths ?? {}))
+    for (const [method, operation] of Object.entries<Json>(operations)) if (typeof operation === 'object' && operation !== null) documentAnswers(path, method, operation, facts);
   stringMaps(doc.paths);
   return doc;
 }

@@ -6,6 +6,8 @@ export function swaggerPage(assets: string): string {
   <meta charset="utf-8" />
   <meta name="viewport" content="width=device-width, initial-scale=1" />
   <title>Islet API</title>
+  <link rel="icon" type="image/png" href="${assets}/favicon-32x32.png" sizes="32x32" />
+  <link rel="icon" type="image/png" href="${assets}/favicon-16x16.png" sizes="16x16" />
   <link rel="stylesheet" href="${assets}/swagger-ui.css" />
 </head>
 <body>

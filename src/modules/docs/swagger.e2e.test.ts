@@ -93,4 +93,30 @@ describe('Swagger UI', () => {
     expect(recorder.errors).toEqual([]);
     await context.close();
   }, SLOW);
+
+  test("the start's error answers show their own examples, and the page's icon loads", async () => {
+    const recorder: Recorder = { requests: [], errors: [] };
+    const context = await newRecordedContext(browser, 'desktop', recorder);
+    const page = await context.newPage();
+    const icons: number[] = [];
+    page.on('response', (res) => void (res.url().includes('favicon') && icons.push(res.status())));
+    await page.goto(`${server.url}/swagger`);
+    const op = page.locator('.opblock-post').filter({ has: page.locator('[data-path="/api/apps/{appId}/live-activities"]') }).first();
+    await op.locator('.opblock-summary').click();
+    const example = (code: string) => op.locator(`tr.response[data-code="${code}"] .microlight`).first().textContent();
+    await op.locator('tr.response[data-code="401"]').waitFor();
+    expect(await example('400')).toContain('"detail": "invalid template slug"');
+    expect(await example('400')).toContain('"validSlugs"');
+    expect(await example('401')).toContain('"status": 401');
+    expect(await example('401')).toContain('X-Service-Key header is required');
+    expect(await example('403')).toContain('live activities are not available on your current plan');
+    expect(await example('413')).toContain('request body exceeds 64 KiB');
+    expect(await example('429')).toContain('"status": 429');
+    for (const code of ['401', '403', '409', '413', '415', '422', '429', '507']) expect(await example(code)).not.toContain('contentState.progress is required');
+    await screenshot(page, 'swagger-start-errors');
+    expect(icons.length).toBeGreaterThan(0);
+    expect(icons.every((status) => status === 200)).toBe(true);
+    expect(recorder.errors).toEqual([]);
+    await context.close();
+  }, SLOW);
 });

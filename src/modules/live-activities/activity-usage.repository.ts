@@ -6,7 +6,7 @@ export interface Period {
   end: number;
 }
 
-/** The activity-usage repository: what every database implements (SQLite's in src/db/sqlite/repositories/activity-usage.ts). */
+/** The activity-usage repository: one implementation for both databases, src/db/repositories/activity-usage.ts. */
 export interface ActivityUsageRepository {
   /** Milliseconds the app's billed activities were Active inside the period, an Active one counting up to `now`. */
   usedMs(appId: string, period: Period, now: number): Promise<number>;

@@ -66,7 +66,14 @@ forEachDatabase('live-activities', (database) => {
       await setup();
       const res = await h.service('a1', 'POST', PATH, { ...progress, templateSlug: 'progress' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ title: 'Bad Request', status: 400, detail: 'invalid template slug' });
+      // The spec's detail word for word; the slug as sent and the eight valid ones beside it (RFC 9457 extension members).
+      expect(res.body).toEqual({
+        title: 'Bad Request',
+        status: 400,
+        detail: 'invalid template slug',
+        templateSlug: 'progress',
+        validSlugs: ['status-tracker', 'metric-live', 'countdown', 'progress-bar', 'two-column', 'key-value-list', 'image-banner', 'mini-table'],
+      });
     });
 
     test('a plan without live activities is 403, even for a valid request', async () => {
@@ -266,7 +273,14 @@ forEachDatabase('live-activities', (database) => {
       const id = await one();
       const other = { 'x-service-key': appSecret };
       const foreign = await h.request('GET', PATH, { headers: other });
-      expect(foreign.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'invalid service key' });
+      expect(foreign.body).toEqual({
+        title: 'Unauthorized',
+        status: 401,
+        detail: 'invalid service key',
+        appId: 'a1',
+        keyAppId: 'a2',
+        hint: 'X-Service-Key is the App Secret of app a2, not of a1: check the app id in the path',
+      });
       expect((await h.request('DELETE', `${PATH}/${id}`, { headers: other })).status).toBe(401);
 
       const a2 = activitiesPath('a2');

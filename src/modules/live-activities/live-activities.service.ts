@@ -16,6 +16,7 @@ import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { emitterFor } from '../webhooks/webhooks.causes';
 import { activityDataError, contentStateError } from './template-validation';
+import { invalidTemplateSlug } from './template-errors';
 import { findTemplate, type TemplateDefinition } from './templates';
 
 /** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
@@ -94,7 +95,7 @@ export function liveActivitiesService(ctx: AppContext) {
 
   const requireTemplate = (slug: string): TemplateDefinition => {
     const template = findTemplate(slug);
-    if (!template) throw new HttpError(400, 'invalid template slug');
+    if (!template) throw invalidTemplateSlug(slug);
     return template;
   };
 

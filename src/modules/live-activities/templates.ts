@@ -17,6 +17,24 @@
  */
 export type FieldRule = 'text' | 'percent' | 'step-index' | 'timestamp' | 'one-of' | 'names' | 'pairs';
 
+/**
+ * How an app decodes a value of each rule: what it may rely on, for app developers. The field
+ * reference of docs/device-contract.md is generated from these and the fields' descriptions
+ * (scripts/docs/device-contract-fields.ts).
+ */
+export const FIELD_RULE_ENCODINGS: Record<FieldRule, string> = {
+  text: 'Any string (possibly empty); show it as it is.',
+  percent: 'A decimal number string from 0 to 100, a fraction allowed (`42`, `42.5`); parse it as a number.',
+  'step-index':
+    'A zero-based index, as a decimal string, into the comma-separated `steps` attribute: `0` is the first step; always less than the number of steps.',
+  timestamp:
+    'An ISO 8601 date and time with an offset: `2026-01-15T18:00:00Z`, `2026-01-15T20:00:00.250+02:00`. Seconds, a fraction of up to 9 digits and the colon of the offset are optional (`2026-01-15T20:00+0200`).',
+  'one-of': 'Exactly one of the listed values.',
+  names: 'Comma-separated names: split at every `,` and trim the spaces around each; none is empty, so no name contains a comma.',
+  pairs:
+    'Comma-separated pairs: split at every `,`, then each pair at its **first** `:`; the part before it is a non-empty key, the rest is the value and may itself contain `:` (`Boarding:09:40` is `Boarding` → `09:40`). Neither contains a comma.',
+};
+
 export interface TemplateField {
   name: string;
   required: boolean;
@@ -81,7 +99,7 @@ export const LIVE_ACTIVITY_TEMPLATES: readonly TemplateDefinition[] = [
       { name: 'currentStep', required: true, rule: 'step-index', description: 'Zero-based index of the active step in `steps`, as a number string.' },
       text('status', true, 'Current status text.'),
       text('eta', false, 'Estimated time text.'),
-      text('statusIcon', false, 'System symbol name used in the compact view.'),
+      text('statusIcon', false, 'An SF Symbol name (`shippingbox.fill`) for the compact views; on Android map it to a drawable of your own or ignore it.'),
     ],
     compactField: 'status',
     alert: { title: ['{attributes.title}'], body: ['{contentState.status}'] },

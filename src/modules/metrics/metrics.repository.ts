@@ -7,13 +7,15 @@ export interface QueueDepthRow {
 
 export interface ChannelRow {
   app: string;
-  apns: number;
-  fcm: number;
-  apnsPaused: number;
-  fcmPaused: number;
+  /** APNs credentials are configured. */
+  apns: boolean;
+  fcm: boolean;
+  /** The channel is paused (a credential the provider refused). */
+  apnsPaused: boolean;
+  fcmPaused: boolean;
 }
 
-/** The metrics repository: what every database implements (SQLite's in src/db/sqlite/repositories/metrics.ts). */
+/** The metrics repository: one implementation for both databases, src/db/repositories/metrics.ts. */
 export interface MetricsRepository {
   queueDepth(): Promise<QueueDepthRow[]>;
   activeActivities(): Promise<{ app: string; platform: string; n: number }[]>;

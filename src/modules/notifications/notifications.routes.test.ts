@@ -126,7 +126,7 @@ forEachDatabase('notifications', (database) => {
         [2, 'Welcome back, Ada'],
       ]);
       const gone = await send({ templateSlug: 'old' });
-      expect(gone.body).toEqual({ title: 'Not Found', status: 404, detail: 'notification template not found' });
+      expect(gone.body).toEqual({ title: 'Not Found', status: 404, detail: 'notification template not found', slug: 'old', releaseVersion: 2 });
       await h.admin('PATCH', `${RELEASES}/1`, { status: 'Live' });
       expect((await send({ templateSlug: 'old' })).body).toEqual({ messageCount: 1 });
     });
@@ -208,7 +208,7 @@ forEachDatabase('notifications', (database) => {
       const missing = await h.request('POST', SEND, { body: { nonsense: true } });
       expect(missing.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'X-Service-Key header is required' });
       const wrong = await h.request('POST', SEND, { body: { templateSlug: 'welcome' }, headers: { 'x-service-key': 'sk_wrong' } });
-      expect(wrong.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'invalid service key' });
+      expect(wrong.body).toMatchObject({ title: 'Unauthorized', status: 401, detail: 'invalid service key', appId: 'a1' });
     });
 
     test('an app without a Live release answers 422', async () => {
@@ -227,7 +227,10 @@ forEachDatabase('notifications', (database) => {
       await h.admin('POST', RELEASES, { version: 1, status: 'Live', templates: [welcome] });
       await register('u1', 't1');
       const res = await send({ templateSlug: 'Welcome' });
-      expect(res.body).toEqual({ title: 'Not Found', status: 404, detail: 'notification template not found' });
+      // The spec's detail word for word; the slug as sent and the release searched beside it.
+      expect(res.body).toEqual({ title: 'Not Found', status: 404, detail: 'notification template not found', slug: 'Welcome', releaseVersion: 1 });
+      const long = await send({ templateSlug: 'w'.repeat(1000) });
+      expect(long.body.slug).toBe(`${'w'.repeat(200)}…`);
     });
 
     test('bad fields are named', async () => {

@@ -41,7 +41,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
     async send(appId: string, input: SendInput): Promise<{ messageCount: number }> {
       const release = await releaseFor(appId, input.testReleaseVersion);
       const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
-      if (!template) throw templateNotFound();
+      if (!template) throw templateNotFound(input.templateSlug, release.version);
       const content: NotificationContent = {
         type: 'notification',
         templateSlug: template.slug,

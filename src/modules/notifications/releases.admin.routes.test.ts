@@ -193,7 +193,7 @@ forEachDatabase('releases', (database) => {
       expect(res.body).toEqual({ success: true });
       expect((await h.admin('GET', `${base}/1`)).body.templates).toEqual([]);
       const again = await h.admin('DELETE', `${base}/1/templates/welcome`);
-      expect(again.body).toEqual({ title: 'Not Found', status: 404, detail: 'notification template not found' });
+      expect(again.body).toEqual({ title: 'Not Found', status: 404, detail: 'notification template not found', slug: 'welcome', releaseVersion: 1 });
     });
 
     test('bad placeholder syntax and bad slugs in a PUT are refused', async () => {

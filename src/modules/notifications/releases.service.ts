@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
-import { HttpError } from '../../lib/errors';
+import { echoed, HttpError } from '../../lib/errors';
 import type { AppsService } from '../apps/apps.service';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { PlaceholderSyntaxError, placeholderNames, renderTemplate } from './placeholders';
@@ -36,7 +36,9 @@ export interface ReleaseView {
 }
 
 export const releaseNotFound = () => new HttpError(404, 'release not found');
-export const templateNotFound = () => new HttpError(404, 'notification template not found');
+/** The spec's 404, its detail word for word, naming the slug and the release searched (extension members). */
+export const templateNotFound = (slug: string, releaseVersion: number) =>
+  new HttpError(404, 'notification template not found', {}, { slug: echoed(slug), releaseVersion });
 
 /** Use cases of releases and their notification templates (the admin API's side). */
 export function releasesService(ctx: AppContext, apps: AppsService) {
@@ -121,7 +123,7 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
     /** Removes a template of a Draft or Testing release. */
     async deleteTemplate(appId: string, version: number, slug: string): Promise<void> {
       requireEditable(await requireRelease(appId, version));
-      if (!(await repo.deleteTemplate(appId, version, slug, clock.now()))) throw templateNotFound();
+      if (!(await repo.deleteTemplate(appId, version, slug, clock.now()))) throw templateNotFound(slug, version);
     },
   };
 }

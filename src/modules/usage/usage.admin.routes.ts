@@ -6,10 +6,13 @@ import { usageReport } from './usage.service';
 
 const Usage = t.Object({
   plan: t.String(),
+  liveActivities: t.Boolean({
+    description: 'Whether the plan lets the app start Live Activities and broadcasts. false: every start answers 403 `live activities are not available on your current plan`; minutes already used this period (on an earlier plan) still show.',
+  }),
   periodStart: t.String({ format: 'date-time', description: 'Start of the billing period (calendar month, UTC).' }),
   periodEnd: t.String({ format: 'date-time' }),
   minutesUsed: t.Number({ description: 'Live activity minutes used in the period.' }),
-  quota: t.Union([t.Number(), t.Null()], { description: "The plan's minutes; null = unlimited." }),
+  quota: t.Union([t.Number(), t.Null()], { description: "The plan's minutes; null = no minute limit (with `liveActivities: false`, nothing can be started at all)." }),
   overage: t.Boolean({ description: 'Whether the plan allows going over the quota.' }),
   overageMinutes: t.Number({ description: 'Minutes used beyond the quota (plans with overage).' }),
   activeActivities: Int(),

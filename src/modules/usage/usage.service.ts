@@ -18,6 +18,8 @@ export async function usageReport(ctx: AppContext, appId: string, planName: stri
   const active = await repos.activityUsage.activeCount(appId);
   return {
     plan: planName,
+    // An unknown plan allows nothing, as at start (live-activities.service.ts).
+    liveActivities: plan?.live_activities ?? false,
     periodStart: isoTime(period.start),
     periodEnd: isoTime(period.end),
     minutesUsed: round(used),

@@ -42,7 +42,7 @@ export interface DueDelivery {
   failingSince: number | null;
 }
 
-/** The webhooks repository: what every database implements (SQLite's in src/db/sqlite/repositories/webhooks.ts). */
+/** The webhooks repository: one implementation for both databases, src/db/repositories/webhooks.ts. */
 export interface WebhooksRepository {
   list(appId: string): Promise<EndpointRow[]>;
   find(appId: string, id: string): Promise<EndpointRow | undefined>;

@@ -2,20 +2,15 @@ import type { Repositories } from '../../store';
 import type { Pg, PgScope } from '../query';
 import { repositoriesOn } from '../../repositories';
 import { postgresSql } from '../postgres-sql';
-import { activityStreamsPg } from './activity-streams';
-import { activityUsagePg } from './activity-usage';
 import { broadcastsPg } from './broadcasts';
 import { deliveryPg } from './delivery';
-import { deliveryHistoryPg } from './delivery-history';
 import { devicesPg } from './devices';
 import { idempotencyPg } from './idempotency';
 import { instancesPg } from './instances';
 import { liveActivitiesPg } from './live-activities';
-import { metricsPg } from './metrics';
 import { outboxPg } from './outbox';
 import { releasesPg } from './releases';
 import { webhookEventsPg } from './webhook-events';
-import { webhooksPg } from './webhooks';
 
 /**
  * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
@@ -25,19 +20,14 @@ import { webhooksPg } from './webhooks';
 export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>, owner: string | null = null): Repositories {
   const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
   return repositoriesOn(postgresSql(q, begin, owner), {
-    activityStreams: activityStreamsPg(scope),
-    activityUsage: activityUsagePg(scope),
     broadcasts: broadcastsPg(scope),
     deliveries: deliveryPg(scope),
-    deliveryHistory: deliveryHistoryPg(scope),
     devices: devicesPg(scope),
     idempotency: idempotencyPg(scope),
     instances: instancesPg(scope),
     liveActivities: liveActivitiesPg(scope),
-    metrics: metricsPg(scope),
     outbox: outboxPg(scope),
     releases: releasesPg(scope),
     webhookEvents: webhookEventsPg(scope),
-    webhooks: webhooksPg(scope),
   });
 }

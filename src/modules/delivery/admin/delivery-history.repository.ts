@@ -60,13 +60,13 @@ export interface LedgerRow {
   activityId: string | null;
 }
 
-/** The delivery-history repository: what every database implements (SQLite's in src/db/sqlite/repositories/delivery-history.ts). */
+/** The delivery-history repository: one implementation for both databases, src/db/repositories/delivery-history.ts. */
 export interface DeliveryHistoryRepository {
   /** Newest first; `total` counts every match, not the page. */
   search(appId: string, filter: DeliveryFilter, limit: number, offset: number): Promise<{ rows: DeliveryRow[]; total: number }>;
-  get(appId: string, id: number): Promise<DeliveryRow | null>;
+  get(appId: string, id: number): Promise<DeliveryRow | undefined>;
   attempts(id: number): Promise<AttemptRow[]>;
-  ledgerEntry(tokenId: number): Promise<LedgerRow | null>;
+  ledgerEntry(tokenId: number): Promise<LedgerRow | undefined>;
   /** The provider-neutral content queued (what the request was rendered from). */
   content(id: number): Promise<string | undefined>;
   /** The app's oldest delivery id, if it has any (ids count across apps). */
