@@ -4,17 +4,20 @@ import { activityStreamsRepository } from './activity-streams';
 import { activityUsageRepository } from './activity-usage';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
+import { deliveriesRepository } from './deliveries';
 import { deliveryHistoryRepository } from './delivery-history';
 import { endpointHoldsRepository } from './endpoint-holds';
 import { metaRepository } from './meta';
+import { outboxRepository } from './outbox';
 import { metricsRepository } from './metrics';
 import { tokensRepository } from './tokens';
+import { webhookEventsRepository } from './webhook-events';
 import { webhooksRepository } from './webhooks';
 
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
 export type PerDialect = Omit<
   Repositories,
-  'activityStreams' | 'activityUsage' | 'apps' | 'audit' | 'deliveryHistory' | 'endpointHolds' | 'meta' | 'metrics' | 'tokens' | 'webhooks'
+  'activityStreams' | 'activityUsage' | 'apps' | 'audit' | 'deliveries' | 'deliveryHistory' | 'endpointHolds' | 'meta' | 'metrics' | 'outbox' | 'tokens' | 'webhookEvents' | 'webhooks'
 >;
 
 /**
@@ -28,11 +31,14 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     activityUsage: activityUsageRepository(sql),
     apps: appsRepository(sql),
     audit: auditRepository(sql),
+    deliveries: deliveriesRepository(sql),
     deliveryHistory: deliveryHistoryRepository(sql),
     endpointHolds: endpointHoldsRepository(sql),
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
+    outbox: outboxRepository(sql),
     tokens: tokensRepository(sql),
+    webhookEvents: webhookEventsRepository(sql),
     webhooks: webhooksRepository(sql),
   };
 }

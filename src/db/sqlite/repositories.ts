@@ -1,12 +1,9 @@
 import { broadcastsRepository } from './repositories/broadcasts';
-import { deliveryRepository } from './repositories/deliveries';
-import { outboxRepository } from './repositories/outbox';
 import { devicesRepository } from './repositories/devices';
 import { idempotencyRepository } from './repositories/idempotency';
 import { instancesRepository } from './repositories/instances';
 import { liveActivitiesRepository } from './repositories/live-activities';
 import { releasesRepository } from './repositories/releases';
-import { webhookEventsRepository } from './repositories/webhook-events';
 import type { Repositories } from '../store';
 import { repositoriesOn } from '../repositories';
 import { sqliteSql } from './sqlite-sql';
@@ -16,13 +13,10 @@ import type { Db } from './database';
 export function sqliteRepositories(db: Db): Repositories {
   return repositoriesOn(sqliteSql(db.$client), {
     broadcasts: broadcastsRepository(db),
-    deliveries: deliveryRepository(db),
     devices: devicesRepository(db),
     idempotency: idempotencyRepository(db),
     instances: instancesRepository(db),
     liveActivities: liveActivitiesRepository(db),
-    outbox: outboxRepository(db),
     releases: releasesRepository(db),
-    webhookEvents: webhookEventsRepository(db),
   });
 }

@@ -1,7 +1,7 @@
 import type { WebhookEventInput } from './delivery-events';
 import type { WebhookEventType } from './webhooks.events';
 
-/** The webhook-events repository: what every database implements (SQLite's in src/db/sqlite/repositories/webhook-events.ts). */
+/** The webhook-events repository, one implementation for both databases: src/db/repositories/webhook-events.ts. */
 export interface WebhookEventsRepository {
   /** The enabled endpoints of the app that listen to the type. */
   subscribers(appId: string, type: WebhookEventType): Promise<string[]>;

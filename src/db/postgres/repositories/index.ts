@@ -3,14 +3,11 @@ import type { Pg, PgScope } from '../query';
 import { repositoriesOn } from '../../repositories';
 import { postgresSql } from '../postgres-sql';
 import { broadcastsPg } from './broadcasts';
-import { deliveryPg } from './delivery';
 import { devicesPg } from './devices';
 import { idempotencyPg } from './idempotency';
 import { instancesPg } from './instances';
 import { liveActivitiesPg } from './live-activities';
-import { outboxPg } from './outbox';
 import { releasesPg } from './releases';
-import { webhookEventsPg } from './webhook-events';
 
 /**
  * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
@@ -21,13 +18,10 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
   const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
   return repositoriesOn(postgresSql(q, begin, owner), {
     broadcasts: broadcastsPg(scope),
-    deliveries: deliveryPg(scope),
     devices: devicesPg(scope),
     idempotency: idempotencyPg(scope),
     instances: instancesPg(scope),
     liveActivities: liveActivitiesPg(scope),
-    outbox: outboxPg(scope),
     releases: releasesPg(scope),
-    webhookEvents: webhookEventsPg(scope),
   });
 }

@@ -9,7 +9,7 @@ export interface EndpointHold {
   reason: string;
 }
 
-/** The endpoint-holds repository: what every database implements (SQLite's in src/db/sqlite/repositories/endpoint-holds.ts). */
+/** The endpoint-holds repository, one implementation for both databases: src/db/repositories/endpoint-holds.ts. */
 export interface EndpointHoldsRepository {
   /** The endpoint is back: everything held for it is due now. Returns how many waited. */
   release(appId: string, hold: EndpointHold, now: number): Promise<number>;

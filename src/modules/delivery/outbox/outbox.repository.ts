@@ -14,7 +14,7 @@ export interface NewDelivery {
 /** A delivery that failed at once, as its delivery.failed event tells it (no attempt was made). */
 export type FailedAtEnqueue = Omit<FailedDeliveryFacts, 'attempts'>;
 
-/** The outbox repository: what every database implements (SQLite's in src/db/sqlite/repositories/outbox.ts). */
+/** The outbox repository, one implementation for both databases: src/db/repositories/outbox.ts. */
 export interface OutboxRepository {
   /** Writes a message; returns its id. */
   insertMessage(appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number>;

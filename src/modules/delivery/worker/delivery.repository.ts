@@ -58,7 +58,7 @@ export interface PausedChannel {
   sealed: string | null;
 }
 
-/** The deliveries repository: what every database implements (SQLite's in src/db/sqlite/repositories/deliveries.ts). */
+/** The deliveries repository, one implementation for both databases: src/db/repositories/deliveries.ts. */
 export interface DeliveryRepository {
   /** Takes up to `limit` due deliveries (marking them `sending`) and returns them joined for routing. */
   claim(now: number, limit: number): Promise<ClaimedDelivery[]>;
