@@ -30,8 +30,8 @@ try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[security]\nallow_private_endpoints = true\n`, join(dir, 'islet.toml'));
   const { ctx } = await bootstrapSqlite(config, { logger: silentLogger });
   const apps = appsService(ctx, credentialsReset(ctx));
-  apps.create({ id: 'bench', source: 'api' });
-  apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
+  await apps.create({ id: 'bench', source: 'api' });
+  await apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
 
   const now = ctx.clock.now();
   const client = ctx.db.sqlite.$client;
