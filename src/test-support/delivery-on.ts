@@ -7,9 +7,9 @@ import type { MessageContent } from '../modules/delivery/message-content';
 import type { DeliveryTarget } from '../modules/delivery/outbox/outbox';
 import type { DeviceInput } from '../modules/devices/devices.repository';
 import { apnsToken, startApnsStandin, type ApnsStandin } from './apns-standin';
-import { apnsKey } from './delivery-fixtures';
+import { activityContent, apnsKey } from './delivery-fixtures';
 import { startFcmStandin, type FcmStandin } from './fcm-standin';
-import { createHarness, type Harness, type TestDatabase } from './harness';
+import { createHarness, type Harness, type TestContext, type TestDatabase } from './harness';
 import { testRows } from './test-sql';
 
 /*
@@ -21,11 +21,11 @@ import { testRows } from './test-sql';
 export type DeliveryHarness = Harness<AppContext>;
 
 /** apnsRig on `database`: a harness with the app `demo` whose APNs credentials point at a stand-in. */
-export async function apnsRigOn(database: TestDatabase, options: { bundleId?: string; engine?: DeliveryEngineOptions } = {}) {
-  const { bundleId = 'com.x' } = options;
+export async function apnsRigOn(database: TestDatabase, options: { bundleId?: string; standinKnowsBundle?: boolean; engine?: DeliveryEngineOptions } = {}) {
+  const { bundleId = 'com.x', standinKnowsBundle = false } = options;
   const h = await createHarness({ database });
   const key = apnsKey();
-  const apns: ApnsStandin = await startApnsStandin({ keys: [key], clock: h.clock });
+  const apns: ApnsStandin = await startApnsStandin({ keys: [key], ...(standinKnowsBundle ? { bundleIds: [bundleId] } : {}), clock: h.clock });
   await h.createApp({ id: 'demo' });
   const res = await h.admin('PUT', '/api/admin/apps/demo/apns', { bundleId, teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: apns.url, ca: apns.ca });
   expect(res.status).toBe(200);
@@ -70,6 +70,10 @@ export async function addActivityOn(ctx: AppContext, appId: string, input: { pla
   return id;
 }
 
+/** activityContent of delivery-fixtures.ts for a context on either database (it reads only the clock). */
+export const activityContentOn = (ctx: AppContext, ...rest: Parameters<typeof activityContent> extends [unknown, ...infer R] ? R : never) =>
+  activityContent(ctx as TestContext, ...rest);
+
 /** Queues a message to devices in one transaction, to the token the API modules would pick (see delivery-fixtures.ts queue). */
 export async function queueOn(ctx: AppContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
   const tokens = ctx.db.repos.tokens;
@@ -94,6 +98,7 @@ export interface DeliveryRowOn {
   provider_id: string | null;
   reason: string | null;
   hold_kind: string | null;
+  sent_payload: string | null;
   next_attempt_at: number;
   device_id: string;
 }
@@ -102,7 +107,7 @@ export interface DeliveryRowOn {
 export function deliveryRowsOn(ctx: AppContext, where = '1 = 1'): Promise<DeliveryRowOn[]> {
   return testRows<DeliveryRowOn>(
     ctx,
-    `SELECT id, status, attempts, provider, provider_id, reason, hold_kind, next_attempt_at, device_id FROM deliveries WHERE ${where} ORDER BY id`,
+    `SELECT id, status, attempts, provider, provider_id, reason, hold_kind, sent_payload, next_attempt_at, device_id FROM deliveries WHERE ${where} ORDER BY id`,
     [],
     ['id', 'next_attempt_at'],
   );

@@ -1,14 +1,16 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, beforeAll, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
-import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
-import type { Harness } from '../../test-support/harness';
-import { apnsRig, closeRig } from '../../test-support/delivery-rig';
+import { notificationContent } from '../../test-support/delivery-fixtures';
+import { activityContentOn, addActivityOn, addDeviceOn, apnsRigOn, closeRigOn, deliveryRowsOn, queueOn, type DeliveryHarness } from '../../test-support/delivery-on';
+import { forEachDatabase } from '../../test-support/databases';
+import type { TestDatabase } from '../../test-support/harness';
 import type { DeliveryEngine, DeliveryEngineOptions } from './delivery.engine';
 
-let h: Harness;
+let h: DeliveryHarness;
+let database: TestDatabase;
 let apns: ApnsStandin;
 let engine: DeliveryEngine;
-afterEach(() => closeRig({ engine, standin: apns, h }));
+afterEach(() => closeRigOn({ engine, standin: apns, h }));
 
 const BUNDLE = 'com.example.demo';
 const MINUTE = 60_000;
@@ -16,24 +18,25 @@ const MINUTE = 60_000;
 /** A harness, an APNs stand-in that knows the app's key, and the app's credentials pointing at it. */
 async function setup(engineOptions: DeliveryEngineOptions = {}) {
   let key;
-  ({ h, apns, engine, key } = await apnsRig({ bundleId: BUNDLE, standinKnowsBundle: true, engine: engineOptions }));
+  ({ h, apns, engine, key } = await apnsRigOn(database, { bundleId: BUNDLE, standinKnowsBundle: true, engine: engineOptions }));
   return key;
 }
 
-describe('delivery to APNs', () => {
+forEachDatabase('delivery to APNs', (db) => {
+  beforeAll(() => (database = db));
   test('alerts, and live activity start, update and end, go with the right token, headers and aps keys', async () => {
     await setup();
     const pushToStart = apnsToken();
     const activityToken = apnsToken();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: activityToken } });
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios', pushToStartToken: pushToStart });
+    const activity = await addActivityOn(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: activityToken } });
     const startedAt = h.clock.now();
-    await queue(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '40' }), [iphone.id]);
+    await queueOn(h.ctx, 'demo', notificationContent('Sale', 'Today only'), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'start', { progress: '0' }), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '40' }), [iphone.id]);
     expect(await engine.drain()).toBe(3);
     // Queued after the update went (queued together, the end would supersede it).
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: startedAt + 12 * 60 * MINUTE }), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: startedAt + 12 * 60 * MINUTE }), [iphone.id]);
     expect(await engine.drain()).toBe(1);
 
     // Sends run concurrently: find each by what it is, not by arrival order.
@@ -62,7 +65,7 @@ describe('delivery to APNs', () => {
     expect(end!.body.aps).toEqual({ timestamp: seconds, event: 'end', 'content-state': { progress: '100' }, 'dismissal-date': seconds + 12 * 3600 });
     expect(apns.requests.every((r) => r.keyId !== undefined)).toBe(true);
 
-    const rows = deliveryRows(h.ctx);
+    const rows = (await deliveryRowsOn(h.ctx));
     expect(rows.map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered', 'delivered']);
     expect(rows.every((r) => r.provider === 'apns' && /^[0-9A-F-]{36}$/.test(r.provider_id!))).toBe(true);
     expect(JSON.parse(rows[0]!.sent_payload!)).toEqual({
@@ -75,18 +78,18 @@ describe('delivery to APNs', () => {
 
   test('after an outage each phone gets the latest update and the end, not the history', async () => {
     await setup();
-    const [one, two] = [addDevice(h.ctx, 'demo', { platform: 'ios' }), addDevice(h.ctx, 'demo', { platform: 'ios' })];
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
+    const [one, two] = [await addDeviceOn(h.ctx, 'demo', { platform: 'ios' }), await addDeviceOn(h.ctx, 'demo', { platform: 'ios' })];
+    const activity = await addActivityOn(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
     await h.ctx.db.repos.tokens.reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
     await apns.goAway();
     for (let i = 1; i <= 60; i++) {
       // Device two gets only every tenth update: superseding is per device.
-      await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: String(i) }), i % 10 === 0 ? [one.id, two.id] : [one.id]);
+      await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: String(i) }), i % 10 === 0 ? [one.id, two.id] : [one.id]);
       await engine.drain();
       h.clock.advance(1000);
     }
     await apns.comeBack();
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'end', { progress: '100' }), [one.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'end', { progress: '100' }), [one.id]);
     h.clock.advance(60_000);
     await engine.drain();
     const sent = apns.requests.map((r) => [r.body.aps.event, r.body.aps['content-state'].progress]);
@@ -95,28 +98,28 @@ describe('delivery to APNs', () => {
       ['end', '100'],
       ['update', '60'],
     ]);
-    const rows = deliveryRows(h.ctx);
+    const rows = (await deliveryRowsOn(h.ctx));
     expect(rows.filter((r) => r.status === 'superseded')).toHaveLength(60 + 5);
     expect(rows.filter((r) => r.status === 'delivered').map((r) => r.device_id).sort()).toEqual([one.id, two.id].sort());
   });
 
   test('updates of an activity whose token is not known yet are held, latest wins, and go when the token arrives', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios' });
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [iphone.id]);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '20' }), [{ deviceId: iphone.id, status: 'held' }]);
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
+    const activity = await addActivityOn(h.ctx, 'demo', { platform: 'ios' });
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'start'), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '20' }), [{ deviceId: iphone.id, status: 'held' }]);
     // Queued as pending by mistake: the worker holds it too rather than send it nowhere.
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '30' }), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '30' }), [iphone.id]);
     await engine.drain();
     expect(apns.requests.map((r) => r.body.aps.event)).toEqual(['start']);
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.reason])).toEqual([
       ['delivered', null],
       ['superseded', 'superseded by a newer event'],
       ['held', 'waiting for the activity push token'],
     ]);
 
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
     const token = apnsToken();
     const tokenId = await h.ctx.db.repos.tokens.reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
     expect(await h.ctx.db.write((tx) => h.ctx.outbox.releaseHeld(tx, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now()))).toBe(1);
@@ -126,16 +129,16 @@ describe('delivery to APNs', () => {
 
   test('410 Unregistered invalidates the device token; its other deliveries are dropped without sending', async () => {
     await setup();
-    const gone = addDevice(h.ctx, 'demo', { platform: 'ios' });
-    const fine = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const gone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
+    const fine = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
     apns.unregister(gone.token);
-    await queue(h.ctx, 'demo', notificationContent(), [gone.id, fine.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [gone.id, fine.id]);
     await engine.drain();
-    await queue(h.ctx, 'demo', notificationContent('again'), [gone.id, fine.id]);
+    await queueOn(h.ctx, 'demo', notificationContent('again'), [gone.id, fine.id]);
     await engine.drain();
 
     expect(apns.requests.map((r) => r.token).sort()).toEqual([gone.token, fine.token, fine.token].sort());
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'Unregistered'],
       ['delivered', null],
       ['dropped', 'token invalid: Unregistered'],
@@ -147,35 +150,35 @@ describe('delivery to APNs', () => {
 
   test('a refusal invalidates exactly the token used: a dead activity token leaves the device token and push-to-start token alone', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios', pushToStartToken: apnsToken() });
     const dead = apnsToken();
-    const activity = addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: dead } });
+    const activity = await addActivityOn(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: dead } });
     apns.unregister(dead);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update'), [iphone.id]);
     await engine.drain();
     const states = Object.fromEntries((await h.ctx.db.repos.tokens.ofDevice(iphone.id)).map((t) => [t.kind, [t.state, t.invalidReason]]));
     expect(states).toEqual({ apns_device: ['active', null], apns_push_to_start: ['active', null], apns_activity: ['invalid', 'Unregistered'] });
-    const next = addActivity(h.ctx, 'demo', { platform: 'ios' });
-    await queue(h.ctx, 'demo', activityContent(h.ctx, next, 'start'), [iphone.id]);
-    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    const next = await addActivityOn(h.ctx, 'demo', { platform: 'ios' });
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, next, 'start'), [iphone.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['dropped', 'delivered', 'delivered']);
+    expect((await deliveryRowsOn(h.ctx)).map((r) => r.status)).toEqual(['dropped', 'delivered', 'delivered']);
   });
 
   test('a 410 whose timestamp is older than the token’s last report is ignored; a newer one invalidates it', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
     const reportedAt = h.clock.now();
     apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt - 60_000 }));
-    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     // APNs decided before the device reported the token again: the report is newer, the token stays.
     expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'active' });
     apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt + 1 }));
-    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'Unregistered'],
       ['dropped', 'Unregistered'],
     ]);
@@ -189,9 +192,9 @@ describe('delivery to APNs', () => {
         bundleId: BUNDLE, teamId: key.teamId, keyId: key.keyId, key: key.key, ca: apns.ca,
         environment: 'sandbox', endpoint: production.url, sandboxEndpoint: apns.url,
       });
-      const undeclared = addDevice(h.ctx, 'demo', { platform: 'ios' });
-      const declared = addDevice(h.ctx, 'demo', { platform: 'ios', environment: 'production' });
-      await queue(h.ctx, 'demo', notificationContent(), [undeclared.id, declared.id]);
+      const undeclared = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
+      const declared = await addDeviceOn(h.ctx, 'demo', { platform: 'ios', environment: 'production' });
+      await queueOn(h.ctx, 'demo', notificationContent(), [undeclared.id, declared.id]);
       await engine.drain();
       expect(apns.requests.map((r) => r.token)).toEqual([undeclared.token]);
       expect(production.requests.map((r) => r.token)).toEqual([declared.token]);
@@ -202,11 +205,11 @@ describe('delivery to APNs', () => {
 
   test('BadDeviceToken names the likely environment mix-up', async () => {
     await setup();
-    const iphone = addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
     apns.respond(() => ({ status: 400, reason: 'BadDeviceToken' }));
-    await queue(h.ctx, 'demo', notificationContent(), [iphone.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
-    const [row] = deliveryRows(h.ctx);
+    const [row] = (await deliveryRowsOn(h.ctx));
     expect(row!.reason).toBe(
       'BadDeviceToken from the production host: probably a sandbox token (a development build run from Xcode); register the device with environment "sandbox"',
     );
