@@ -38,10 +38,15 @@ export async function fcmRigOn(database: TestDatabase, options: { standin?: Para
   const h = await createHarness({ database });
   const fcm: FcmStandin = await startFcmStandin(options.standin);
   await h.createApp({ id: 'demo' });
-  const res = await h.admin('PUT', '/api/admin/apps/demo/fcm', { serviceAccount: fcm.serviceAccount('demo-project'), endpoint: fcm.url });
-  expect(res.status).toBe(200);
+  await setFcmCredentialsOn(h, fcm, 'demo-project');
   const engine = createDeliveryEngine(h.ctx, { random: () => 0.5, ...options.engine });
   return { h, fcm, engine };
+}
+
+/** Points the app `demo`'s FCM credentials at the stand-in, as the service account of `project`. */
+export async function setFcmCredentialsOn(h: DeliveryHarness, fcm: FcmStandin, project: string): Promise<void> {
+  const res = await h.admin('PUT', '/api/admin/apps/demo/fcm', { serviceAccount: fcm.serviceAccount(project), endpoint: fcm.url });
+  expect(res.status).toBe(200);
 }
 
 /** Stops what a rig started, the engine first. */
