@@ -49,7 +49,7 @@ export class BroadcastWorker {
     this.apps = new AppChannelsCache(ctx);
     const pollMs = options.pollMs ?? 250;
     // A round that found steps goes again at once: the next steps of those broadcasts may be due.
-    this.loop = new PumpLoop(ctx.coordination.wakeUps, ctx.logger, { name: 'broadcast worker', pollMs, failedPollMs: pollMs, wakeOn: ['broadcasts-queued'], round: async () => (await this.drain()) > 0 });
+    this.loop = new PumpLoop(ctx.coordination.wakeUps, ctx.logger, { name: 'broadcast worker', pollMs, wakeOn: ['broadcasts-queued'], round: async () => (await this.drain()) > 0 });
     // A test double in place of the APNs client cannot manage channels: simulated then.
     if (transports.apns instanceof ApnsClient) {
       this.channels = new ApnsChannels(transports.apns, { clock: ctx.clock });

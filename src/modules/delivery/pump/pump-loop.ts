@@ -6,7 +6,7 @@ export interface PumpLoopOptions {
   name: string;
   /** Real time between looks at the queue when it is idle. */
   pollMs: number;
-  /** Real time before trying again after a failed round, or while `failing()` says so. */
+  /** Real time before trying again after a round that failed on the storage (`quiet`), or while `failing()` says so. */
   failedPollMs?: number;
   /** The wake-ups that cut the idle wait short (new work was queued, here or on another instance). */
   wakeOn: readonly WakeUpTopic[];
@@ -15,7 +15,11 @@ export interface PumpLoopOptions {
    * tried again. Resolving with `true` says more may be due at once: the next round starts without a wait.
    */
   round: () => Promise<boolean | void>;
-  /** Whether a failure is already told elsewhere (a full disk, logged once by the storage health). */
+  /**
+   * Whether a failure is the storage's (a full disk), told once by the storage health: not logged
+   * again at every round, and the next round waits failedPollMs. Any other failure is logged and
+   * the loop goes on at pollMs.
+   */
   quiet?: (error: unknown) => boolean;
   /** Whether the last round left something failing (outcomes not yet written): waits failedPollMs. */
   failing?: () => boolean;
@@ -50,15 +54,15 @@ export class PumpLoop {
     this.unsubscribe = () => offs.forEach((off) => off());
     this.running = (async () => {
       while (!this.stopping) {
-        let failed = false;
+        let storageFailed = false;
         let more = false;
         try {
           more = (await this.options.round()) === true;
         } catch (e) {
-          failed = true;
-          if (!this.options.quiet?.(e)) this.logger.error(`${this.options.name} failed`, { error: e instanceof Error ? e.message : String(e) });
+          storageFailed = this.options.quiet?.(e) ?? false;
+          if (!storageFailed) this.logger.error(`${this.options.name} failed`, { error: e instanceof Error ? e.message : String(e) });
         }
-        const failing = failed || (this.options.failing?.() ?? false);
+        const failing = storageFailed || (this.options.failing?.() ?? false);
         if (this.stopping) break;
         if (failing || !(this.wokenMeanwhile || more)) await this.sleep(failing ? (this.options.failedPollMs ?? 1000) : this.options.pollMs);
         this.wokenMeanwhile = false;
