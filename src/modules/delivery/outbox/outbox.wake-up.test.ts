@@ -1,10 +1,12 @@
 import { afterEach, expect, test } from 'bun:test';
-import { addDevice, deliveryRows, notificationContent } from '../../../test-support/delivery-fixtures';
-import { createHarness, type Harness } from '../../../test-support/harness';
+import { forEachDatabase } from '../../../test-support/databases';
+import { notificationContent } from '../../../test-support/delivery-fixtures';
+import { addDeviceOn, deliveryRowsOn, type DeliveryHarness } from '../../../test-support/delivery-on';
+import { createHarness, type TestDatabase } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { SimulatorTransport } from '../providers/simulator.transport';
 
-let h: Harness;
+let h: DeliveryHarness;
 let engine: DeliveryEngine;
 afterEach(async () => {
   await engine?.stop();
@@ -12,10 +14,10 @@ afterEach(async () => {
 });
 
 /** The worker claims inline, idle until woken (its poll is a minute away). */
-async function idleWorker() {
-  h = await createHarness();
+async function idleWorker(database: TestDatabase) {
+  h = await createHarness({ database });
   await h.createApp({ id: 'demo' });
-  const device = addDevice(h.ctx, 'demo', { platform: 'android' });
+  const device = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
   const simulator = new SimulatorTransport();
   engine = createDeliveryEngine(h.ctx, { transports: { simulator }, pollMs: 60_000 });
   engine.start();
@@ -31,19 +33,22 @@ async function idleWorker() {
   return { simulator, queueThen };
 }
 
-test('a unit of work that queues a push and then fails sends nothing: the worker is woken only after COMMIT', async () => {
-  const { simulator, queueThen } = await idleWorker();
-  const failed = queueThen(() => {
-    throw new Error('refused after queueing');
+forEachDatabase('queueing wakes the worker once its unit of work commits', (database) => {
+  test('a unit of work that queues a push and then fails sends nothing: the worker is woken only after COMMIT', async () => {
+    const { simulator, queueThen } = await idleWorker(database);
+    const failed = queueThen(() => {
+      throw new Error('refused after queueing');
+    });
+    await expect(failed).rejects.toThrow('refused after queueing');
+    await Bun.sleep(200);
+    expect({ sent: simulator.sent, rows: (await deliveryRowsOn(h.ctx)).length }).toEqual({ sent: 0, rows: 0 });
   });
-  await expect(failed).rejects.toThrow('refused after queueing');
-  await Bun.sleep(200);
-  expect({ sent: simulator.sent, rows: deliveryRows(h.ctx).length }).toEqual({ sent: 0, rows: 0 });
-});
 
-test('a unit of work that queues a push and commits wakes the worker, which sends it without waiting for its poll', async () => {
-  const { simulator, queueThen } = await idleWorker();
-  await queueThen(() => {});
-  for (let i = 0; i < 100 && deliveryRows(h.ctx, `status = 'delivered'`).length === 0; i++) await Bun.sleep(20);
-  expect({ sent: simulator.sent, delivered: deliveryRows(h.ctx, `status = 'delivered'`).length }).toEqual({ sent: 1, delivered: 1 });
+  test('a unit of work that queues a push and commits wakes the worker, which sends it without waiting for its poll', async () => {
+    const { simulator, queueThen } = await idleWorker(database);
+    await queueThen(() => {});
+    const delivered = async () => (await deliveryRowsOn(h.ctx, `status = 'delivered'`)).length;
+    for (let i = 0; i < 100 && (await delivered()) === 0; i++) await Bun.sleep(20);
+    expect({ sent: simulator.sent, delivered: await delivered() }).toEqual({ sent: 1, delivered: 1 });
+  });
 });
