@@ -1,7 +1,7 @@
 import type { EndpointHealthState, StateMap } from '../../../coordination/coordination';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
-import type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
+import { newRecord, statusOf, type Admission, type EndpointHealthOptions, type EndpointKey, type EndpointRecord, type EndpointStatus, type HealthState } from './endpoint-record';
 
 export type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
 export { endpointDownReason, endpointHold, endpointOf } from './endpoint-key';
@@ -111,7 +111,7 @@ export class EndpointHealth {
     const c = this.endpoints.get(EndpointHealth.id(key));
     if (!c || (c.state === 'healthy' && c.failures === 0)) return undefined;
     const wasDown = c.state === 'down';
-    const status = this.status(c);
+    const status = statusOf(c, this.clock.now());
     c.failures = 0;
     c.probeInFlight = false;
     c.probes = 0;
@@ -250,21 +250,9 @@ export class EndpointHealth {
         this.enter(c, 'healthy', null);
         this.save(c);
       }
-      out.push(this.status(c));
+      out.push(statusOf(c, this.clock.now()));
     }
     return out;
-  }
-
-  private status(c: EndpointRecord): EndpointStatus {
-    const now = this.clock.now();
-    return {
-      ...c.key,
-      state: c.state,
-      reason: c.reason,
-      since: c.since,
-      nextProbeAt: c.state === 'down' ? c.nextProbeAt : null,
-      slowUntil: c.slowUntil > now ? c.slowUntil : null,
-    };
   }
 
   /** Writes a changed endpoint back to the state (a no-op for the in-memory one, which holds the object itself). */
@@ -276,21 +264,7 @@ export class EndpointHealth {
     const id = EndpointHealth.id(key);
     let c = this.endpoints.get(id);
     if (!c) {
-      c = {
-        key: { appId: key.appId, provider: key.provider, endpoint: key.endpoint },
-        state: 'healthy',
-        reason: null,
-        since: this.clock.now(),
-        failures: 0,
-        failingSince: 0,
-        throttles: 0,
-        probes: 0,
-        nextProbeAt: 0,
-        probeInFlight: false,
-        probeTakenAt: 0,
-        probeReleasedAt: null,
-        slowUntil: 0,
-      };
+      c = newRecord(key, this.clock.now());
       this.endpoints.set(id, c);
     }
     return c;
