@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../src/test-support/postgres';
 import { spawnServer } from '../src/test-support/spawn-server';
+import { eventually, until } from '../src/test-support/eventually';
 
 const root = join(import.meta.dir, '..');
 /** The PostgreSQL migrations of the sources, which the binary must carry. */
@@ -63,16 +64,12 @@ describe('compiled binary', () => {
         body: JSON.stringify({ templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '1 - 0' } }),
       });
       expect(((await started.json()) as { activityCount: number }).activityCount).toBe(1);
-      let delivery: { status?: string; provider?: string } = {};
-      for (let i = 0; i < 100 && delivery.status !== 'delivered'; i++) {
-        const list = (await (await fetch(`${url}/api/admin/apps/binapp/deliveries`, { headers: admin })).json()) as { deliveries: typeof delivery[] };
-        delivery = list.deliveries[0] ?? {};
-        if (delivery.status !== 'delivered') await Bun.sleep(100);
-      }
-      expect(delivery).toMatchObject({ status: 'delivered', provider: 'simulator' });
+      await eventually(async () => {
+        const list = (await (await fetch(`${url}/api/admin/apps/binapp/deliveries`, { headers: admin })).json()) as { deliveries: { status?: string; provider?: string }[] };
+        expect(list.deliveries[0]).toMatchObject({ status: 'delivered', provider: 'simulator' });
+      }, { intervalMs: 100 });
       // That delivery started the outbox thread, a second entry point inside the binary.
-      for (let i = 0; i < 100 && !output().includes('outbox thread started'); i++) await Bun.sleep(50);
-      expect(output()).toContain('outbox thread started');
+      await until('the binary logs that the outbox thread started', () => output().includes('outbox thread started'), { timeoutMs: 5_000, intervalMs: 50 });
       expect(output()).not.toContain('outbox thread failed');
     } finally {
       proc.kill('SIGTERM');

@@ -10,6 +10,7 @@ import { caddyProxy, type CaddyProxy } from '../src/test-support/caddy-proxy';
 import { apnsKey } from '../src/test-support/delivery-fixtures';
 import { nextReleaseMigrations } from '../src/test-support/next-release';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../src/test-support/postgres';
+import { until } from '../src/test-support/eventually';
 import { serverClient } from '../src/test-support/server-client';
 import { spawnServer, type SpawnedServer } from '../src/test-support/spawn-server';
 
@@ -65,13 +66,8 @@ const client = (s: () => SpawnedServer) => ({
 const { call: callA, admin: adminA } = client(() => a);
 const { call: callB, admin: adminB } = client(() => b);
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; A:\n${a.output()}\nB:\n${b.output()}`);
-    await Bun.sleep(100);
-  }
-}
+/** Two compiled processes on a busy machine: up to 60 s; a failure shows what both printed. */
+const WAIT = { timeoutMs: 60_000, intervalMs: 100, detail: () => `A:\n${a.output()}\nB:\n${b.output()}` };
 
 /** Registers `n` iPhones through `call`, one end user each. */
 async function registerPhones(call: Call, prefix: string, n: number): Promise<void> {
@@ -103,7 +99,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     const id = started.body.activities[0].id as string;
     const read = await callB('GET', `/api/apps/fleet/live-activities/${id}`);
     expect({ status: read.status, id: read.body.id, state: read.body.state }).toEqual({ status: 200, id, state: 'Active' });
-    await until('the start to reach the stand-in', async () => (await delivered()) === 1);
+    await until('the start reaches the stand-in', async () => (await delivered()) === 1, WAIT);
   }, 60_000);
 
   test('a fan-out through one instance is delivered exactly once across both', async () => {
@@ -113,7 +109,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     expect((await adminA('POST', '/api/admin/apps/fleet/releases', release)).status).toBe(201);
     const sent = await callA('POST', '/api/apps/fleet/notifications/send', { templateSlug: 'hello' });
     expect(sent.body).toEqual({ messageCount: phones + 1 });
-    await until('every notification delivered', async () => (await delivered()) === phones + 2);
+    await until('every notification is delivered', async () => (await delivered()) === phones + 2, WAIT);
     const notifications = apns.requests.filter((r) => r.headers['apns-push-type'] === 'alert');
     expect({ requests: notifications.length, tokens: new Set(notifications.map((r) => r.token)).size }).toEqual({ requests: phones + 1, tokens: phones + 1 });
   }, 120_000);
@@ -140,10 +136,10 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     }
     // Through either instance, GET /api/admin/instances lists both, one of them leading the scheduler.
     let instances: { id: string; version: string; leader: boolean }[] = [];
-    await until('two listed instances, one leading', async () => {
+    await until('two instances are listed, one leading', async () => {
       instances = (await adminB('GET', '/api/admin/instances')).body.instances;
       return instances.length === 2 && instances.filter((i) => i.leader).length === 1;
-    });
+    }, WAIT);
     expect(instances.map((i) => i.version)).toEqual(['0.1.0', '0.1.0']);
     const ids = (list: { id: string }[]) => list.map((i) => i.id).sort();
     expect(ids((await adminA('GET', '/api/admin/instances')).body.instances)).toEqual(ids(instances));
@@ -182,7 +178,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     try {
       const claimedByB = async () =>
         ((await sql`SELECT count(*)::int AS n FROM deliveries WHERE status = 'sending' AND claimed_by = (SELECT id FROM cluster_instances WHERE pid = ${b.proc.pid})`)[0].n as number) > 0;
-      await until('B to hold claims', claimedByB);
+      await until('B holds claims', claimedByB, WAIT);
     } finally {
       await sql.close();
     }
@@ -194,7 +190,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     await reads;
     expect({ answers: answers.length > 0, failed: answers.filter((s) => s !== 200) }).toEqual({ answers: true, failed: [] });
     apns.respond(undefined);
-    await until('the fan-out B was stopped in', async () => (await delivered(adminA)) === deliveredBefore + users);
+    await until('the fan-out B was stopped in is delivered', async () => (await delivered(adminA)) === deliveredBefore + users, WAIT);
     const fanOutRequests = apns.requests.slice(sentBefore);
     expect({ requests: fanOutRequests.length, tokens: new Set(fanOutRequests.map((r) => r.token)).size }).toEqual({ requests: users, tokens: users });
 
@@ -203,7 +199,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     await registerPhones(callB, 'late', 3);
     const sent = await callB('POST', '/api/apps/fleet/notifications/send', { templateSlug: 'hello', targetUsers: ['late0', 'late1', 'late2'] });
     expect(sent.body).toEqual({ messageCount: 3 });
-    await until('the notifications after the upgrade', async () => (await delivered()) === before + 3);
+    await until('the notifications after the upgrade are delivered', async () => (await delivered()) === before + 3, WAIT);
     expect(await delivered(adminA)).toBe(before + 3);
   }, 120_000);
 

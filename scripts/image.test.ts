@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
+import { eventually } from '../src/test-support/eventually';
 
 // Builds the FROM-scratch image with buildah and runs it with podman (flags this sandbox needs:
 // runc, and explicit ulimits). .ci/run installs buildah, podman and runc.
@@ -47,12 +48,7 @@ describe('container image', () => {
     expect(run.err).not.toContain('Error');
     expect(run.code).toBe(0);
     const port = sh([...podman, 'port', name, '8080']).out.trim().split(':').pop();
-    let ready: unknown;
-    for (let i = 0; i < 100 && !ready; i++) {
-      ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.json()).catch(() => undefined);
-      if (!ready) await Bun.sleep(100);
-    }
-    expect(ready).toEqual({ status: 'ready' });
+    await eventually(async () => expect(await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.json())).toEqual({ status: 'ready' }), { intervalMs: 100 });
     const health = sh([...podman, 'exec', name, '/usr/local/bin/islet', 'healthcheck']);
     expect(health.out.trim()).toBe('ready');
     expect(health.code).toBe(0);

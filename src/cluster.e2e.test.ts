@@ -7,6 +7,7 @@ import { apnsToken, startApnsStandin, type ApnsStandin } from './test-support/ap
 import { apnsKey } from './test-support/delivery-fixtures';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from './test-support/postgres';
 import { spawnServer, type SpawnedServer } from './test-support/spawn-server';
+import { eventually, until } from './test-support/eventually';
 
 /*
  * Two real `serve` processes on one PostgreSQL database, both sending to one APNs stand-in: a
@@ -79,13 +80,10 @@ describe('several instances on one PostgreSQL', () => {
   const outbox = async () =>
     Object.fromEntries(((await db`SELECT status, count(*)::int AS n FROM deliveries GROUP BY status`) as { status: string; n: number }[]).map((r) => [r.status, r.n]));
   async function settled(round: string, timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
+    await eventually(async () => {
       const counts = await outbox();
-      if (perToken(round).size >= DEVICES && !counts.pending && !counts.sending && !counts.held) return;
-      if (Date.now() > deadline) throw new Error(`round ${round} did not settle: ${perToken(round).size} tokens, outbox ${JSON.stringify(counts)}`);
-      await Bun.sleep(100);
-    }
+      expect({ tokens: perToken(round).size, pending: counts.pending, sending: counts.sending, held: counts.held }).toEqual({ tokens: DEVICES, pending: undefined, sending: undefined, held: undefined });
+    }, { timeoutMs, intervalMs: 100 });
   }
   const send = async (server: SpawnedServer, round: string) => {
     const res = await fetch(`${server.url}/api/apps/${APP}/notifications/send`, {
@@ -114,7 +112,7 @@ describe('several instances on one PostgreSQL', () => {
   test('an instance killed (-9) during a fan-out: the other takes over its claims after the lease, nothing is lost, only its claims arrive twice', async () => {
     const [survivor, victim] = [servers[0]!, servers[1]!];
     await send(survivor, 'two');
-    while (perToken('two').size < DEVICES / 4) await Bun.sleep(10);
+    await until('a quarter of the devices have round two', () => perToken('two').size >= DEVICES / 4, { timeoutMs: 60_000 });
     victim.proc.kill('SIGKILL');
     await victim.proc.exited;
     const killedAt = Date.now();

@@ -4,6 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer } from './test-support/spawn-server';
+import { until } from './test-support/eventually';
 
 const MAIN = join(import.meta.dir, 'main.ts');
 let dir: string;
@@ -113,11 +114,11 @@ describe('command line', () => {
       const listed = await fetch(`${server.url}/api/apps/demo/live-activities?endUserId=demo-user`, { headers: { 'x-service-key': appSecret ?? '' } });
       expect(((await listed.json()) as { total: number }).total).toBe(2);
       let delivered = 0;
-      while (delivered < 7) {
+      await until('the worker delivers the demo’s 7 pushes', async () => {
         const res = await fetch(`${server.url}/api/admin/apps/demo/deliveries?status=delivered`, { headers: { authorization: 'Bearer t' } });
         delivered = ((await res.json()) as { total: number }).total;
-        if (delivered < 7) await Bun.sleep(100);
-      }
+        return delivered >= 7;
+      }, { timeoutMs: 30_000, intervalMs: 100 });
       expect(delivered).toBe(7);
       const again = run(['demo', '--config', 'islet.toml']);
       expect(again.exitCode).toBe(1);

@@ -6,6 +6,7 @@ import tls from 'node:tls';
 import { EVERY_CHANGE, makeEveryKindOfChange } from './test-support/audit-changes';
 import { spawnServer, type SpawnedServer } from './test-support/spawn-server';
 import { newTestCertificate } from './test-support/tls';
+import { until } from './test-support/eventually';
 
 const MAIN = join(import.meta.dir, 'main.ts');
 let dir: string;
@@ -26,13 +27,8 @@ function servedName(port: number, ca: string): Promise<string> {
   });
 }
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await Bun.sleep(50);
-  }
-  throw new Error('condition not met in 5 s');
-}
+/** Up to 5 s, as a reload takes a moment after SIGHUP. */
+const RELOAD = { timeoutMs: 5_000, intervalMs: 50 };
 
 describe('HTTPS served directly ([server] tls_cert / tls_key)', () => {
   test('serves HTTPS, logs the public URL, reloads the certificate on SIGHUP, keeps the old one when the new files are bad; the audit log shows each kind of change with the client address', async () => {
@@ -81,13 +77,13 @@ describe('HTTPS served directly ([server] tls_cert / tls_key)', () => {
     // The new listener answers before the old one is stopped and the reload is logged.
     // A connection the kernel queued on the old listener in the instant it closes is reset (the
     // port's two listeners share SO_REUSEPORT): the poll, like a client, tries again.
-    await until(async () => (await servedName(port, ca).catch(() => 'reset')) === 'second' && server!.output().includes('TLS certificate reloaded'));
+    await until('the second certificate is served and the reload logged', async () => (await servedName(port, ca).catch(() => 'reset')) === 'second' && server!.output().includes('TLS certificate reloaded'), RELOAD);
     expect((await call('GET', '/readyz')).status).toBe(200);
 
     // A bad renewal (key of another certificate) is refused and the current one stays.
     writeFileSync(join(dir, 'cert.pem'), first.cert);
     server.proc.kill('SIGHUP');
-    await until(async () => server!.output().includes('TLS certificate reload failed'));
+    await until('the failed reload is logged', async () => server!.output().includes('TLS certificate reload failed'), RELOAD);
     expect(await servedName(port, ca)).toBe('second');
     expect((await call('GET', '/readyz')).status).toBe(200);
   }, 60_000);

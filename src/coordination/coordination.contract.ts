@@ -3,11 +3,7 @@ import { FakeClock } from '../lib/clock';
 import { silentLogger } from '../lib/logger';
 import { EndpointHealth, type EndpointRecord } from '../modules/delivery/endpoint-health/endpoint-health';
 import type { Coordination } from './coordination';
-
-/** Waits until `condition` holds: a shared implementation tells listeners after a round trip. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 5));
-}
+import { until } from '../test-support/eventually';
 
 /**
  * What every coordination must do, seen from one instance: run it against each implementation
@@ -50,9 +46,9 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
         const offGone = wakeUps.on('deliveries-queued', () => heard.gone++);
         offGone();
         wakeUps.notify('deliveries-queued');
-        await until(() => heard.queued === 1);
+        await until('the queued listener hears the notify', () => heard.queued === 1);
         wakeUps.notify('deliveries-changed');
-        await until(() => heard.changed === 1);
+        await until('the changed listener hears the notify', () => heard.changed === 1);
         expect(heard).toEqual({ queued: 1, changed: 1, gone: 0 });
         offQueued();
       }),
@@ -62,7 +58,7 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
       'leadership: a lone instance leads the scheduler (once it took the lead), and current() says so without asking',
       withCoordination(async ({ leadership }) => {
         await leadership.isLeader();
-        await until(() => leadership.current());
+        await until('current() says it leads', () => leadership.current());
         expect(await leadership.isLeader()).toBe(true);
         await leadership.release();
       }),
@@ -99,7 +95,7 @@ export function describeCoordinationContract(name: string, make: () => Promise<{
           return 2;
         });
         expect(await locks.run('app\nother', async () => 'other')).toBe('other');
-        await until(() => releaseFirst !== undefined);
+        await until('the first job starts', () => releaseFirst !== undefined);
         expect(order).toEqual(['first starts']);
         releaseFirst();
         await expect(first).rejects.toThrow('first failed');

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type SpawnedServer } from '../test-support/spawn-server';
 import { fillTmpfs, onTmpfs, tmpfsAvailable } from '../test-support/tmpfs';
+import { until } from '../test-support/eventually';
 
 let dir: string;
 let server: SpawnedServer | undefined;
@@ -58,12 +59,7 @@ describe('a full disk (real server; the database limited to 1 MB by database.max
 
     // Space returns: /readyz finds out with its own probe write, and writes succeed again.
     side.exec('DROP TABLE filler');
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      status = (await fetch(`${server.url}/readyz`)).status;
-      if (status !== 200) await Bun.sleep(200);
-    }
-    expect(status).toBe(200);
+    await until('/readyz answers 200 again', async () => (await fetch(`${server!.url}/readyz`)).status === 200, { intervalMs: 200 });
     expect([200, 201]).toContain((await register(99_999)).status);
     expect(await server.stop()).toBe(0);
     server = undefined;
@@ -122,12 +118,7 @@ describe('a full file system (real server; the database on a 4 MB tmpfs of its o
     expect((await register(10_000)).status).toBe(507);
 
     makeRoom();
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) {
-      status = (await fetch(`${server.url}/readyz`)).status;
-      if (status !== 200) await Bun.sleep(200);
-    }
-    expect(status).toBe(200);
+    await until('/readyz answers 200 again', async () => (await fetch(`${server!.url}/readyz`)).status === 200, { intervalMs: 200 });
     expect((await register(10_001)).status).toBe(200);
   }, 60_000);
 });

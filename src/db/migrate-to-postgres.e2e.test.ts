@@ -11,6 +11,7 @@ import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../te
 import { serverClient } from '../test-support/server-client';
 import { spawnServer, type SpawnedServer } from '../test-support/spawn-server';
 import { startWebhookReceiver, type WebhookReceiver } from '../test-support/webhook-receiver';
+import { until } from '../test-support/eventually';
 
 const MAIN = join(import.meta.dir, '..', 'main.ts');
 const SECRET = 'sk_move_e2e';
@@ -36,11 +37,6 @@ async function islet(args: string[], env: Record<string, string> = {}): Promise<
   const proc = Bun.spawn([process.execPath, MAIN, ...args, '--config', configPath], { cwd: dir, stdout: 'pipe', stderr: 'pipe', env: { ...process.env, ISLET_CONFIG: '', ...env } });
   const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, out, err };
-}
-
-async function until(what: () => Promise<boolean>, ms: number): Promise<void> {
-  const start = Date.now();
-  while (!(await what()) && Date.now() - start < ms) await Bun.sleep(100);
 }
 
 /** Fills the SQLite database through a served process: the demo, then an app used through the public and admin APIs. */
@@ -102,8 +98,8 @@ async function populate(): Promise<Record<string, unknown>> {
   // Everything queued goes out (the simulator), and the webhook events arrive.
   const client = new Database(dbPath, { readonly: true });
   try {
-    await until(async () => client.query<{ n: number }, []>(`SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'sending')`).get()!.n === 0, 15_000);
-    await until(async () => receiver.events.length >= 3, 15_000);
+    await until('nothing is left to send', async () => client.query<{ n: number }, []>(`SELECT count(*) AS n FROM deliveries WHERE status IN ('pending', 'sending')`).get()!.n === 0, { timeoutMs: 15_000, intervalMs: 100 });
+    await until('the receiver has the three events', async () => receiver.events.length >= 3, { timeoutMs: 15_000, intervalMs: 100 });
   } finally {
     client.close();
   }

@@ -31,7 +31,27 @@ export function folderImports(root: string): Map<string, ImportEdge[]> {
   return edges;
 }
 
-/** The groups of two or more folders that reach each other through their imports (Tarjan's strongly connected components). */
+/**
+ * The imports between the files of one folder `root` and its subfolders (src/test-support), keyed
+ * "a -> b" by path without `.ts`, so that importCycles finds files that reach each other; imports
+ * that leave the folder are left out.
+ */
+export function fileImports(root: string): Map<string, ImportEdge[]> {
+  const edges = new Map<string, ImportEdge[]>();
+  for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts')) continue;
+    const from = file.slice(0, -'.ts'.length);
+    for (const [, spec] of readFileSync(join(root, file), 'utf8').matchAll(IMPORT)) {
+      const to = relative(root, normalize(join(root, dirname(file), spec!))).replace(/\.ts$/, '');
+      if (to.startsWith('..') || to === from) continue;
+      const key = `${from} -> ${to}`;
+      edges.set(key, [...(edges.get(key) ?? []), { from: file, to }]);
+    }
+  }
+  return edges;
+}
+
+/** The groups of two or more folders (or files) that reach each other through their imports (Tarjan's strongly connected components). */
 export function importCycles(edges: Map<string, ImportEdge[]>): string[][] {
   const next = new Map<string, string[]>();
   for (const key of edges.keys()) {

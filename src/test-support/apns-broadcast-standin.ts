@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Environment, PhoneFleet } from './apns-device-model';
-import type { StandinAnswer } from './apns-standin';
+import type { StandinAnswer } from './apns-answer';
 
 /** Channels Apple keeps per app and environment at most (docs/broadcast-channels.md). */
 export const CHANNEL_LIMIT = 10_000;

@@ -1,6 +1,6 @@
 import type { Clock } from '../lib/clock';
 import { systemClock } from '../lib/clock';
-import { apnsToken, type StandinAnswer } from './apns-standin';
+import { apnsToken, type StandinAnswer } from './apns-answer';
 
 /**
  * A small model of iPhones behind the APNs stand-in, with the platform rules of FACTS.md that

@@ -1,11 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http2, { type ServerHttp2Session, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, importSPKI, jwtVerify } from 'jose';
 import { systemClock, type Clock } from '../lib/clock';
+import type { StandinAnswer } from './apns-answer';
 import { BroadcastChannels, isBroadcastPath } from './apns-broadcast-standin';
 import type { PhoneFleet } from './apns-device-model';
 import { FaultInjector, seededRandom, type Fault, type FaultSettings } from './fault-injection';
 import { testCertificate } from './tls';
+
+// The answer's shape and the token's live apart so that the phones and channels need not import this file.
+export { apnsToken, type StandinAnswer } from './apns-answer';
 
 /** A key the stand-in accepts provider tokens from. */
 export interface StandinKey {
@@ -46,16 +50,6 @@ export interface ApnsReceived {
   keyId?: string;
 }
 
-export interface StandinAnswer {
-  status: number;
-  reason?: string;
-  headers?: Record<string, string>;
-  /** 410: when the token was last found invalid (ms); default now. */
-  timestamp?: number;
-  /** A success body (channel reads and lists). */
-  body?: string;
-}
-
 export interface ApnsStandin {
   url: string;
   /** PEM of the stand-in's self-signed certificate, to pass as the client's `ca`. */
@@ -84,13 +78,6 @@ export interface ApnsStandin {
   comeBack(): Promise<void>;
   close(): Promise<void>;
 }
-
-/**
- * A 64-hex-digit token, the shape of an APNs device token: random, or derived from a label so a
- * test can name it (`apnsToken('p2s')` is always the same token).
- */
-export const apnsToken = (label?: string): string =>
-  label === undefined ? randomBytes(32).toString('hex') : Buffer.from(label).toString('hex').padEnd(64, '0').slice(0, 200);
 
 const TOKEN = /^[0-9a-f]{64,200}$/i;
 const PUSH_TYPES = new Set(['alert', 'background', 'liveactivity', 'voip', 'complication', 'fileprovider', 'mdm', 'location', 'pushtotalk', 'widgets']);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from './eventually';
 
 const CADDYFILE = join(import.meta.dir, '..', '..', 'deploy', 'compose', 'Caddyfile');
 
@@ -34,11 +35,14 @@ export async function caddyProxy(upstreams: string[]): Promise<CaddyProxy> {
     for await (const chunk of proc.stderr) log += decoder.decode(chunk);
   })();
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (await fetch(`${url}/healthz`).then(() => true, () => false)) break;
-    if (proc.exitCode !== null || i > 200) throw new Error(`caddy did not start: ${log}`);
-    await Bun.sleep(50);
-  }
+  await until(
+    'caddy answers',
+    async () => {
+      if (proc.exitCode !== null) throw new Error(`caddy did not start: ${log}`);
+      return fetch(`${url}/healthz`).then(() => true, () => false);
+    },
+    { intervalMs: 50, detail: () => log },
+  );
   return {
     url,
     async close() {

@@ -15,8 +15,3 @@ export async function clusterPair(database?: { url: string }): Promise<{ a: PgCl
   const b = pgCluster(settings);
   return { a, b, url, close: async () => void (await Promise.all([a.close(), b.close()])) };
 }
-
-/** Waits until `condition` holds (another instance hears of a change after a round trip); a test's timeout bounds it. */
-export async function eventually(condition: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((r) => setTimeout(r, 5));
-}

@@ -8,8 +8,8 @@ import type { DeliveryTarget } from '../modules/delivery/outbox/outbox';
 import { apnsToken } from './apns-standin';
 
 /**
- * The value of a repository call that has settled: the SQLite repositories do their work when
- * called, so the fixtures below stay synchronous. Throws the call's error if it failed (Bun.peek
+ * The value of a repository call that has settled: a SQLite statement does its work when called,
+ * so `queue` reads tokens synchronously. Throws the call's error if it failed (Bun.peek
  * would hand it back as a value), and says so if it had not settled.
  */
 export function settled<T>(promise: Promise<T>): T {
@@ -36,13 +36,20 @@ export function apnsKey(keyId = `K${randomBytes(5).toString('hex').toUpperCase()
 }
 
 /** Registers a device the way the devices API does; iOS devices get APNs-shaped tokens. */
-export function addDevice(ctx: TestContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
+export async function addDevice(ctx: TestContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
   const token = input.token ?? (input.platform === 'ios' ? apnsToken() : `fcm-${randomBytes(12).toString('hex')}`);
-  return settled(ctx.db.repos.devices.upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now())).device;
+  return (await ctx.db.repos.devices.upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now())).device;
+}
+
+/** `count` devices registered one after another (each registration is its own transaction). */
+export async function addDevices(ctx: TestContext, appId: string, count: number, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
+  const devices = [];
+  for (let i = 0; i < count; i++) devices.push(await addDevice(ctx, appId, input));
+  return devices;
 }
 
 /** An Active activity row, as the Live Activities module writes it; `activityToken`: an iPhone's update token for it. */
-export function addActivity(
+export async function addActivity(
   ctx: TestContext,
   appId: string,
   input: { platform: 'ios' | 'android'; activityToken?: { deviceId: string; token: string }; endUserId?: string },
@@ -63,8 +70,8 @@ export function addActivity(
     })
     .run();
   const t = input.activityToken;
-  const environment = t && (settled(ctx.db.repos.devices.find(appId, t.deviceId))?.environment ?? null);
-  if (t) settled(ctx.db.repos.tokens.reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now()));
+  const environment = t && ((await ctx.db.repos.devices.find(appId, t.deviceId))?.environment ?? null);
+  if (t) await ctx.db.repos.tokens.reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now());
   return id;
 }
 

@@ -113,7 +113,5 @@ export function deliveryRowsOn(ctx: AppContext, where = '1 = 1'): Promise<Delive
   return testRows<DeliveryRowOn>(
     ctx,
     `SELECT id, status, attempts, provider, provider_id, reason, hold_kind, sent_payload, next_attempt_at, device_id FROM deliveries WHERE ${where} ORDER BY id`,
-    [],
-    ['id', 'next_attempt_at'],
   );
 }

@@ -10,6 +10,8 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Time between two checks (default 10 ms). */
   intervalMs?: number;
+  /** What to add to the failure, read when it fails (a served process's output so far). */
+  detail?: () => string;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface WaitOptions {
 export async function until(what: string, condition: () => boolean | Promise<boolean>, options: WaitOptions = {}): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 10_000);
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}${options.detail ? `\n${options.detail()}` : ''}`);
     await Bun.sleep(options.intervalMs ?? 10);
   }
 }
@@ -35,7 +37,10 @@ export async function eventually<T>(check: () => T | Promise<T>, options: WaitOp
     try {
       return await check();
     } catch (e) {
-      if (Date.now() > deadline) throw e;
+      if (Date.now() > deadline) {
+        if (options.detail && e instanceof Error) e.message += `\n${options.detail()}`;
+        throw e;
+      }
       await Bun.sleep(options.intervalMs ?? 10);
     }
   }

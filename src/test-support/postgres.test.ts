@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from './postgres';
+import { until } from './eventually';
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z ');
 
@@ -31,7 +32,7 @@ ${ending === 'throws' ? "throw new Error('a failing test');" : 'await Bun.sleep(
     expect(alive(started.pid)).toBe(true);
     if (ending === 'is killed') proc.kill('SIGKILL');
     const code = await proc.exited;
-    while (alive(started.pid) || existsSync(started.baseDir)) await Bun.sleep(50);
+    await until('the watchdog stops the server and removes its folder', () => !alive(started.pid) && !existsSync(started.baseDir), { timeoutMs: POSTGRES_STARTUP_TIMEOUT_MS, intervalMs: 50 });
     return { ...started, code };
   } finally {
     rmSync(dir, { recursive: true, force: true });

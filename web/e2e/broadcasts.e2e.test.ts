@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import type { Browser, Page } from 'playwright-core';
 import { foreignRequests, launchChromium, newRecordedContext, screenshot, type Recorder } from './browser';
 import { startIslet, type IsletProcess } from './islet-process';
+import { eventually } from '../../src/test-support/eventually';
 
 /* The console's Broadcasts page in a real Chromium against the real server (the demo's simulated broadcast). */
 
@@ -39,13 +40,11 @@ describe('console: broadcasts', () => {
   test('lists the broadcasts with their channel id, topic, subscribers started and updates sent', async () => {
     expect((await api('POST', '/api/apps/demo/broadcasts/bc_demo/subscribers', {})).body.started).toBe(3);
     expect((await api('PATCH', '/api/apps/demo/broadcasts/bc_demo', { contentState: { value: '1 - 0' } })).status).toBe(200);
-    const deadline = Date.now() + 10_000;
-    let broadcast = (await api('GET', '/api/apps/demo/broadcasts/bc_demo')).body;
-    while (broadcast.updatesSent < 1 && Date.now() < deadline) {
-      await Bun.sleep(50);
-      broadcast = (await api('GET', '/api/apps/demo/broadcasts/bc_demo')).body;
-    }
-    expect(broadcast.updatesSent).toBe(1);
+    const broadcast = await eventually(async () => {
+      const body = (await api('GET', '/api/apps/demo/broadcasts/bc_demo')).body;
+      expect(body.updatesSent).toBe(1);
+      return body;
+    }, { intervalMs: 50 });
 
     await page.goto(`${islet.url}/console`);
     await page.getByLabel('Admin token').fill(islet.adminToken);

@@ -8,6 +8,7 @@ import { apnsKey } from '../../test-support/delivery-fixtures';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { serverClient } from '../../test-support/server-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { until } from '../../test-support/eventually';
 
 /*
  * Two real `serve` processes on one PostgreSQL database: A with `[delivery] worker = false` (it
@@ -19,14 +20,8 @@ const APP = 'cross';
 const SECRET = 'sk_cross_e2e';
 const MAIN = join(import.meta.dir, '..', '..', 'main.ts');
 
-/** Waits (generously) until `check` holds. */
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await Bun.sleep(20);
-  }
-}
+/** Generously: two served processes on a busy machine. */
+const WAIT = { timeoutMs: 20_000, intervalMs: 20 };
 
 describe('changes through one instance reach the other at once (two served processes, one PostgreSQL)', () => {
   let apns: ApnsStandin;
@@ -83,7 +78,7 @@ describe('changes through one instance reach the other at once (two served proce
   test('a push queued through A, which sends nothing, is sent by B; A’s console live page hears of what B queued and sent', async () => {
     expect((await setApns(keys[1]!)).status).toBe(200);
     await send('first through A');
-    await until(() => received('first through A') === 1, 'B sends what A queued');
+    await until('B sends what A queued', () => received('first through A') === 1, WAIT);
     // A's page: A neither queues nor sends this one, so only B's notice can tell it.
     const signIn = await fetch(`${a.url}/console/api/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: adminToken }) });
     expect(signIn.status).toBe(200);
@@ -99,10 +94,10 @@ describe('changes through one instance reach the other at once (two served proce
         text += new TextDecoder().decode(value);
       }
     })();
-    await until(() => text.includes('event: ready'), 'the event stream on A opens');
+    await until('the event stream on A opens', () => text.includes('event: ready'), WAIT);
     await via(b).postOk(`/api/apps/${APP}/notifications/send`, { templateSlug: 'alert', variables: { title: 'through B' } });
-    await until(() => received('through B') === 1, 'B sends what it queued');
-    await until(() => text.includes('event: change'), 'A’s live page hears of B’s change');
+    await until('B sends what it queued', () => received('through B') === 1, WAIT);
+    await until('A’s live page hears of B’s change', () => text.includes('event: change'), WAIT);
     abort.abort();
     await reading;
   }, 60_000);
@@ -111,12 +106,12 @@ describe('changes through one instance reach the other at once (two served proce
     expect((await setApns(keys[0]!)).status).toBe(200);
     await send('refused key');
     // B sends with the key the stand-in refuses: the channel pauses and the push is held.
-    await until(async () => (await db`SELECT count(*)::int AS n FROM deliveries WHERE reason = 'apns channel paused'`)[0].n === 1, 'B pauses the channel');
+    await until('B pauses the channel', async () => (await db`SELECT count(*)::int AS n FROM deliveries WHERE reason = 'apns channel paused'`)[0].n === 1, WAIT);
     expect((await via(a).admin('GET', `/api/admin/apps/${APP}`)).body.channels.apns.status).toBe('paused');
     expect((await setApns(keys[1]!)).status).toBe(200);
-    await until(() => received('refused key') === 1, 'the held push goes with the new key');
+    await until('the held push goes with the new key', () => received('refused key') === 1, WAIT);
     await send('new key');
-    await until(() => received('new key') === 1, 'the next push goes with the new key');
+    await until('the next push goes with the new key', () => received('new key') === 1, WAIT);
     // The first try was refused (no verified key); what went since went with the new key.
     const tries = apns.requests.filter((r) => r.raw.includes('refused key') || r.raw.includes('new key')).map((r) => r.keyId ?? 'refused');
     expect(tries).toEqual(['refused', keys[1]!.keyId, keys[1]!.keyId]);

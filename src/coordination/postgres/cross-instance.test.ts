@@ -15,12 +15,12 @@ import { localCoordination } from '../local';
 import { pgCluster } from './cluster';
 import { notifyInstances, pgNotifications } from './notifications';
 import { pgWakeUps } from './wake-ups';
-import { until as untilHolds } from '../../test-support/eventually';
+import { until } from '../../test-support/eventually';
 
 beforeAll(() => sharedPostgres().then(() => undefined), POSTGRES_STARTUP_TIMEOUT_MS);
 
-/** Waits (generously) until `condition` holds: a notification takes a round trip through PostgreSQL. */
-const until = (condition: () => boolean, what: string) => untilHolds(what, condition, { timeoutMs: 20_000, intervalMs: 5 });
+/** Generously: a notification takes a round trip through PostgreSQL. */
+const WAIT = { timeoutMs: 20_000, intervalMs: 5 };
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -74,7 +74,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       for (let i = 0; i < 3; i++) health.connectionFailed(old, 'refused', false);
       expect(health.list('demo').map((s) => s.state)).toEqual(['down']);
       expect((await put('https://127.0.0.1:2')).status).toBe(200);
-      await until(() => health.list('demo').length === 0, 'B forgets the old endpoint');
+      await until('B forgets the old endpoint', () => health.list('demo').length === 0, WAIT);
       expect(health.admit(old, undefined, h.clock.now())).toEqual({ go: true, probe: false });
     },
     POSTGRES_TEST_TIMEOUT_MS,
@@ -117,7 +117,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       await testRows(h.ctx, `UPDATE apps SET apns_paused_reason = 'InvalidProviderToken'`);
       expect(standin.requests.length).toBe(0);
       expect((await put()).status).toBe(200);
-      await until(() => standin.requests.some((r) => r.raw.includes('parked')), 'B sends the parked push');
+      await until('B sends the parked push', () => standin.requests.some((r) => r.raw.includes('parked')), WAIT);
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );
@@ -142,7 +142,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
           text += new TextDecoder().decode(value);
         }
       })();
-      await until(() => text.includes('event: ready'), 'the stream opens');
+      await until('the stream opens', () => text.includes('event: ready'), WAIT);
       signedIn = false;
       await notifyInstances(postgresSettings(h.ctx.config)!, 'admin-token-changed');
       await read;

@@ -2,9 +2,10 @@ import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../lib/clock';
 import { silentLogger } from '../../lib/logger';
 import { EndpointHealth, PROBE_LOST_MS, type EndpointRecord } from '../../modules/delivery/endpoint-health/endpoint-health';
-import { clusterPair, eventually } from '../../test-support/cluster-pair';
+import { clusterPair } from '../../test-support/cluster-pair';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, startPostgres } from '../../test-support/postgres';
 import { pgEndpointHealth } from './endpoint-health';
+import { until } from '../../test-support/eventually';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
@@ -31,6 +32,9 @@ async function twoInstances(reloadMs?: number, database?: { url: string }) {
   return { pair, clock, onA, onB };
 }
 
+/** Another instance hears of a change after a round trip through PostgreSQL: generously. */
+const HEARD = { timeoutMs: 20_000, intervalMs: 5 };
+
 describe('endpoint health on PostgreSQL', () => {
   test(
     'an endpoint A takes down holds B’s deliveries for it too, both list it once, and an answer on B ends the outage on A',
@@ -38,7 +42,7 @@ describe('endpoint health on PostgreSQL', () => {
       const { clock, onA, onB } = await twoInstances();
       for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
       expect(onA.admit(key, undefined, clock.now())).toEqual({ go: false, hold: true });
-      await eventually(() => onB.list('demo')[0]?.state === 'down');
+      await until('B lists the endpoint down', () => onB.list('demo')[0]?.state === 'down', HEARD);
       expect(onB.admit(key, undefined, clock.now())).toEqual({ go: false, hold: true });
       expect(onB.list('demo')).toEqual(onA.list('demo'));
       expect(onB.list('demo')).toHaveLength(1);
@@ -48,9 +52,9 @@ describe('endpoint health on PostgreSQL', () => {
       expect(onB.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
       expect(await onB.takeProbe(key, clock.now())).toBe(true);
       // The probe B took is seen by A: A holds meanwhile instead of sending a second one.
-      await eventually(() => onA.admit(key, undefined, clock.now()).go === false);
+      await until('A holds while the probe B took is out', () => onA.admit(key, undefined, clock.now()).go === false, HEARD);
       expect(onB.answered(key)?.state).toBe('down');
-      await eventually(() => onA.list('demo')[0]?.state === 'healthy');
+      await until('A lists the endpoint healthy', () => onA.list('demo')[0]?.state === 'healthy', HEARD);
       expect(onA.admit(key, undefined, clock.now())).toEqual({ go: true, probe: false });
     },
     POSTGRES_TEST_TIMEOUT_MS,
@@ -61,7 +65,7 @@ describe('endpoint health on PostgreSQL', () => {
     async () => {
       const { clock, onA, onB } = await twoInstances();
       for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
-      await eventually(() => onB.list('demo')[0]?.state === 'down');
+      await until('B lists the endpoint down', () => onB.list('demo')[0]?.state === 'down', HEARD);
       clock.advance(1000);
       const [tookA, tookB] = await Promise.all([onA.takeProbe(key, clock.now()), onB.takeProbe(key, clock.now())]);
       expect([tookA, tookB].sort()).toEqual([false, true]);
@@ -70,7 +74,7 @@ describe('endpoint health on PostgreSQL', () => {
       // The probe fails: the next one is due 2 s later, and may then go from either instance, once.
       expect(prober.connectionFailed(key, 'connection refused', true)).toBe(true);
       const due = prober.list('demo')[0]!.nextProbeAt!;
-      await eventually(() => other.list('demo')[0]?.nextProbeAt === due);
+      await until('the other instance knows when the next probe is due', () => other.list('demo')[0]?.nextProbeAt === due, HEARD);
       clock.set(due);
       expect(await other.takeProbe(key, clock.now())).toBe(true);
       expect(await prober.takeProbe(key, clock.now())).toBe(false);
@@ -87,7 +91,7 @@ describe('endpoint health on PostgreSQL', () => {
       expect(onA.admit(key, undefined, clock.now())).toEqual({ go: true, probe: true });
       expect(await onA.takeProbe(key, clock.now())).toBe(true);
       // A dies with its probe out: B holds while the probe could still answer…
-      await eventually(() => onB.admit(key, undefined, clock.now()).go === false);
+      await until('B holds while the probe A took is out', () => onB.admit(key, undefined, clock.now()).go === false, HEARD);
       expect(onB.probesDue(clock.now())).toEqual([]);
       // …and sends its own once no request could still be under way.
       clock.advance(PROBE_LOST_MS);
@@ -103,14 +107,14 @@ describe('endpoint health on PostgreSQL', () => {
     async () => {
       const { clock, onA, onB } = await twoInstances();
       for (let i = 0; i < 3; i++) onB.connectionFailed(key, 'connection refused', false);
-      await eventually(() => onA.list('demo').length === 1);
+      await until('A lists the endpoint B took down', () => onA.list('demo').length === 1, HEARD);
       onA.forget('demo', 'apns');
-      await eventually(() => onB.list('demo').length === 0);
+      await until('B forgets the endpoint', () => onB.list('demo').length === 0, HEARD);
       // A result of a request B sent before the forget says nothing about the endpoint any more.
       expect(onB.connectionFailed(key, 'connection refused', false)).toBe(false);
 
       onB.tokenBackoff('device-1|url', clock.now() + 5000);
-      await eventually(() => onA.admit(key, 'device-1|url', clock.now()).go === false);
+      await until('A backs off the token B backed off', () => onA.admit(key, 'device-1|url', clock.now()).go === false, HEARD);
       expect(onA.admit(key, 'device-1|url', clock.now())).toEqual({ go: false, hold: false, until: clock.now() + 5000 });
       expect(onA.admit(key, 'device-2|url', clock.now())).toEqual({ go: true, probe: false });
     },
@@ -123,9 +127,9 @@ describe('endpoint health on PostgreSQL', () => {
       const { pair, onA } = await twoInstances(100);
       const record = { key, state: 'down', reason: 'tls', since: 1, failures: 3, failingSince: 0, throttles: 0, probes: 0, nextProbeAt: 0, probeInFlight: true, probeTakenAt: 0, probeReleasedAt: null, slowUntil: 0 };
       await pair.b.sql`INSERT INTO shared_state (map, key, value, updated_at) VALUES ('endpoint-health:endpoints', ${EndpointHealth.id(key)}, ${JSON.stringify(record)}, 0)`;
-      await eventually(() => onA.list('demo')[0]?.state === 'down');
+      await until('A lists the endpoint down', () => onA.list('demo')[0]?.state === 'down', HEARD);
       await pair.b.sql`DELETE FROM shared_state`;
-      await eventually(() => onA.list('demo').length === 0);
+      await until('A lists no endpoint', () => onA.list('demo').length === 0, HEARD);
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );
@@ -141,7 +145,7 @@ describe('endpoint health on PostgreSQL', () => {
         for (let i = 0; i < 3; i++) onA.connectionFailed(key, 'connection refused', false);
         expect(onA.list('demo')[0]?.state).toBe('down');
         await pg.resume();
-        await eventually(() => onB.list('demo')[0]?.state === 'down');
+        await until('B lists the endpoint down', () => onB.list('demo')[0]?.state === 'down', HEARD);
       } finally {
         await cleanup?.();
         cleanup = undefined;

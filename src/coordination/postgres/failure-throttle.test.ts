@@ -1,10 +1,11 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { FakeClock } from '../../lib/clock';
-import { clusterPair, eventually } from '../../test-support/cluster-pair';
+import { clusterPair } from '../../test-support/cluster-pair';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../test-support/postgres';
 import type { ThrottleOptions } from '../coordination';
 import { failureThrottle } from '../local/failure-throttle';
 import { pgFailureThrottle } from './failure-throttle';
+import { until } from '../../test-support/eventually';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
@@ -29,6 +30,9 @@ async function twoInstances(options: ThrottleOptions = {}) {
   return { pair, clock, onA, onB };
 }
 
+/** Another instance hears of a change after a round trip through PostgreSQL: generously. */
+const HEARD = { timeoutMs: 20_000, intervalMs: 5 };
+
 describe('failure throttle on PostgreSQL', () => {
   test(
     'a guesser spreading attempts over two instances waits as long as one hitting a single instance',
@@ -45,7 +49,7 @@ describe('failure throttle on PostgreSQL', () => {
       expect(waits.map((w) => w.spread)).toEqual(waits.map((w) => w.single));
       expect(waits.at(-1)!.single).toBe(16);
       // The other instance hears of it too, so the guesser's next request there waits as long.
-      await eventually(() => onA.wait(GUESSER) === 16);
+      await until('A makes the guesser wait as long', () => onA.wait(GUESSER) === 16, HEARD);
       expect(onA.wait('127.0.0.10')).toBe(0);
     },
     POSTGRES_TEST_TIMEOUT_MS,
@@ -58,11 +62,11 @@ describe('failure throttle on PostgreSQL', () => {
       const other = pgFailureThrottle(pair.b, 'service-keys', clock, { freeFailures: 0 });
       await other.ready;
       await onA.fail(GUESSER);
-      await eventually(() => onB.wait(GUESSER) > 0);
+      await until('B makes the guesser wait', () => onB.wait(GUESSER) > 0, HEARD);
       expect(other.wait(GUESSER)).toBe(0);
       await onB.succeed(GUESSER);
       expect(onB.wait(GUESSER)).toBe(0);
-      await eventually(() => onA.wait(GUESSER) === 0);
+      await until('A clears the address', () => onA.wait(GUESSER) === 0, HEARD);
       await onA.fail(GUESSER);
       expect(onA.wait(GUESSER)).toBe(1);
       await other.stop();

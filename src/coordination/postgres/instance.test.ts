@@ -9,6 +9,7 @@ import { describeCoordinationContract } from '../coordination.contract';
 import type { InstanceLease } from '../coordination';
 import { postgresCoordination } from '../postgres';
 import { pgCluster } from './cluster';
+import { until } from '../../test-support/eventually';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
@@ -20,13 +21,8 @@ function instance(settings: PostgresSettings, leaseMs = 10_000) {
   return { cluster, coordination, logs };
 }
 
-async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Generously: leases and heartbeats on a busy machine. */
+const WAIT = { timeoutMs: 20_000, intervalMs: 50 };
 
 describeCoordinationContract('PostgreSQL (several instances)', async () => {
   const settings = { url: (await testDatabase()).url, poolSize: 2 };
@@ -96,11 +92,11 @@ describe('PostgreSQL instance registry', () => {
       // A loses its database: its heartbeats fail from now on, as a killed process's stop.
       settingsA.url = 'postgres://islet@127.0.0.1:1/gone';
       await a.cluster.close();
-      await until(async () => (await rows()).length === 1);
+      await until('one instance is left registered', async () => (await rows()).length === 1, WAIT);
       expect(await rows()).toEqual([b.cluster.id]);
       expect(resetsB).toBeGreaterThanOrEqual(2);
-      await until(() => b.logs.some((l) => l.includes('took over the work of instances whose lease ran out') && l.includes(a.cluster.id)));
-      await until(() => a.logs.some((l) => l.includes('cluster heartbeat fails')));
+      await until('B logs that it took over the work of A', () => b.logs.some((l) => l.includes('took over the work of instances whose lease ran out') && l.includes(a.cluster.id)), WAIT);
+      await until('A logs that its heartbeat fails', () => a.logs.some((l) => l.includes('cluster heartbeat fails')), WAIT);
       expect(a.logs.filter((l) => l.includes('cluster heartbeat fails')).length).toBe(1);
 
       // Back: a new pool reaches the database again.
@@ -178,7 +174,7 @@ describe('PostgreSQL scheduler leadership', () => {
       try {
         expect([await a.coordination.leadership.isLeader(), await b.coordination.leadership.isLeader(), await a.coordination.leadership.isLeader()]).toEqual([true, false, true]);
         await a.coordination.close();
-        await until(() => b.coordination.leadership.isLeader());
+        await until('B leads', () => b.coordination.leadership.isLeader(), WAIT);
       } finally {
         await a.coordination.close();
         await b.coordination.close();

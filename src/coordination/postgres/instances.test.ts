@@ -5,6 +5,7 @@ import { silentLogger } from '../../lib/logger';
 import { pgCluster } from './cluster';
 import { pgInstances } from './instances';
 import { pgLeadership } from './leadership';
+import { until } from '../../test-support/eventually';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
@@ -24,7 +25,7 @@ describe('live instances on PostgreSQL', () => {
       await row('new', now - 1_000, now + 60_000, true);
       await row('dead', now - 30_000, now - 1_000, false);
       await leadership.isLeader();
-      for (let i = 0; i < 200 && !leadership.current(); i++) await Bun.sleep(50);
+      await until('this instance leads', () => leadership.current(), { intervalMs: 50 });
       const live = await pgInstances(cluster).live();
       expect(live).toEqual([
         { id: 'new', host: 'h', version: '1.2.3', startedAt: now - 1_000, lastSeen: now, leader: false },

@@ -2,6 +2,7 @@ import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '../../test-support/eventually';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 
@@ -18,17 +19,8 @@ interface Listed {
 const CONFIG =
   `[security]\nmaster_key = "${Buffer.alloc(32, 7).toString('base64')}"\n` +
   `[server]\nport = 0\nhost = "127.0.0.1"\n[admin]\ntoken = "adm"\n[scheduler]\ntick_seconds = 1\n`;
-const WAIT_MS = 30_000;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const end = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(100);
-  }
-}
+/** Served processes on a busy machine: up to 30 s, asking every 100 ms. */
+const WAIT = { timeoutMs: 30_000, intervalMs: 100 };
 
 const listed = async (server: SpawnedServer) => {
   const res = await fetch(`${server.url}/api/admin/instances`, { headers: { authorization: 'Bearer adm' } });
@@ -62,16 +54,17 @@ describe('scheduler leadership across served processes on one PostgreSQL', () =>
     };
     const first = await start();
     // The first leads before the second starts, so which one leads is known.
-    await until('the first to lead', async () => ((await listed(first)).some((i) => i.leader) ? true : undefined));
+    await eventually(async () => expect((await listed(first)).some((i) => i.leader)).toBe(true), WAIT);
     return [first, await start()];
   }
 
   test('two instances: both listed by each, exactly one leader, and each labels its metrics with its own id', async () => {
     const [a, b] = await two();
-    const both = await until('both listed', async () => {
+    const both = await eventually(async () => {
       const list = await listed(b);
-      return list.length === 2 ? list : undefined;
-    });
+      expect(list).toHaveLength(2);
+      return list;
+    }, WAIT);
     expect(both.filter((i) => i.leader)).toHaveLength(1);
     expect(new Set(both.map((i) => i.id)).size).toBe(2);
     // Newest first: b started last.
@@ -90,19 +83,20 @@ describe('scheduler leadership across served processes on one PostgreSQL', () =>
 
   test('kill -9 of the leader: the other leads and runs its first scheduler job (the takeover time is printed)', async () => {
     const [a, b] = await two();
-    await until('b listed', async () => ((await listed(b)).length === 2 ? true : undefined));
+    await eventually(async () => expect(await listed(b)).toHaveLength(2), WAIT);
     expect(runsOf(await scrape(b), 'quota')).toBe(0);
     const killedAt = Date.now();
     a.proc.kill('SIGKILL');
     await a.proc.exited;
-    await until('b to run the quota job', async () => (runsOf(await scrape(b), 'quota') > 0 ? true : undefined));
+    await eventually(async () => expect(runsOf(await scrape(b), 'quota')).toBeGreaterThan(0), WAIT);
     console.log(`leader kill -9 → first quota run on the other instance: ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
     expect(b.output()).toContain('"became scheduler leader"');
     // Once a's lease lapses, b lists itself alone, as the leader.
-    const alone = await until('a to leave the list', async () => {
+    const alone = await eventually(async () => {
       const list = await listed(b);
-      return list.length === 1 && list[0]!.leader ? list : undefined;
-    });
+      expect(list.map((i) => i.leader)).toEqual([true]);
+      return list;
+    }, WAIT);
     expect(alone[0]!.id).toBe((await scrape(b)).match(/islet_instance="([^"]+)"/)![1]!);
   }, 90_000);
 });

@@ -3,19 +3,12 @@ import { SQL } from 'bun';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { createLogger } from '../../lib/logger';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
+import { until } from '../../test-support/eventually';
 import { LEADER_LOCK_KEY, pgLeadership, type PgLeadership } from './leadership';
 
 /** Short intervals keep the test quick; the waits below are generous bounds, not timings. */
 const TIMINGS = { retryMs: 200, verifyMs: 100, answerMs: 3_000 };
-const WAIT_MS = 15_000;
-
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + WAIT_MS;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await Bun.sleep(50);
-  }
-}
+const WAIT = { timeoutMs: 15_000 };
 
 const made: PgLeadership[] = [];
 afterEach(async () => {
@@ -31,7 +24,7 @@ async function two() {
   const b = pgLeadership(settings, 'b', logger, TIMINGS);
   made.push(a, b);
   await a.isLeader();
-  await until('a to lead', () => a.current());
+  await until('a leads', () => a.current(), WAIT);
   await b.isLeader();
   return { a, b, url, lines };
 }
@@ -94,7 +87,7 @@ describe('scheduler leadership on PostgreSQL', () => {
     } finally {
       await admin.close();
     }
-    await until('b to lead', () => b.current());
+    await until('b leads', () => b.current(), WAIT);
     expect(a.current()).toBe(false);
     expect(await a.isLeader()).toBe(false);
     // a tries again (a new session) and stays a follower while b leads.
@@ -109,7 +102,7 @@ describe('scheduler leadership on PostgreSQL', () => {
     const { a, b, url } = await two();
     await a.release();
     expect(a.current()).toBe(false);
-    await until('b to lead', () => b.current());
+    await until('b leads', () => b.current(), WAIT);
     expect(await holderPid(url)).toBe(b.backendPid()!);
   }, 30_000);
 
@@ -121,9 +114,9 @@ describe('scheduler leadership on PostgreSQL', () => {
     made.push(a);
     try {
       await a.isLeader();
-      await until('a to lead', () => a.current());
+      await until('a leads', () => a.current(), WAIT);
       relay.silence();
-      await until('a to stop leading', () => !a.current());
+      await until('a stops leading', () => !a.current(), WAIT);
       expect(lines.map((l) => JSON.parse(l).reason).filter(Boolean)).toEqual(['no answer from PostgreSQL within 1000 ms']);
     } finally {
       relay.close();
@@ -135,12 +128,12 @@ describe('scheduler leadership on PostgreSQL', () => {
     const { a, b } = await two();
     await server.pause();
     try {
-      await until('a to stop leading', () => !a.current());
+      await until('a stops leading', () => !a.current(), WAIT);
       expect(b.current()).toBe(false);
     } finally {
       await server.resume();
     }
-    await until('one to lead again', () => a.current() || b.current());
+    await until('one leads again', () => a.current() || b.current(), WAIT);
     await Bun.sleep(TIMINGS.retryMs * 4);
     expect([a.current(), b.current()].filter(Boolean)).toHaveLength(1);
   }, 60_000);

@@ -9,6 +9,7 @@ import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres, testDatabase } from '../..
 import { serverClient } from '../../test-support/server-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 import { closedPort } from '../../test-support/closed-port';
+import { until } from '../../test-support/eventually';
 
 const SECRET = 'sk_shared_state_e2e';
 const ADMIN = 'admin-shared-state';
@@ -40,13 +41,8 @@ async function instance(): Promise<SpawnedServer> {
   return server;
 }
 
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting for ${what}; output:\n${servers.map((s) => s.output()).join('\n---\n')}`);
-    await Bun.sleep(50);
-  }
-}
+/** Two served processes on a busy machine: up to 20 s; a failure shows what they printed. */
+const WAIT = { timeoutMs: 20_000, intervalMs: 50, detail: () => `output:\n${servers.map((s) => s.output()).join('\n---\n')}` };
 
 describe('state shared by two served instances on one PostgreSQL', () => {
   test(
@@ -69,7 +65,7 @@ describe('state shared by two served instances on one PostgreSQL', () => {
       expect((await onA.call('POST', '/api/apps/shared/live-activities', start)).status).toBe(200);
       type Endpoint = { endpoint: string; state: string; held: number };
       const endpoints = async (client: typeof onA) => (await client.admin('GET', '/api/admin/apps/shared/endpoints')).body.endpoints as Endpoint[];
-      await until('A to take the endpoint down', async () => (await endpoints(onA)).some((e) => e.endpoint === wrong && e.state === 'down' && e.held === users.length));
+      await until('A takes the endpoint down', async () => (await endpoints(onA)).some((e) => e.endpoint === wrong && e.state === 'down' && e.held === users.length), WAIT);
 
       // B starts after the outage began: it never sent to the endpoint itself.
       const b = await instance();
@@ -77,17 +73,17 @@ describe('state shared by two served instances on one PostgreSQL', () => {
       expect((await fetch(`${b.url}/console/api/session`, { headers: { cookie } })).status).toBe(200);
       expect((await fetch(`${b.url}/api/admin/apps`, { headers: { cookie } })).status).toBe(200);
       // Listed once, down; all four held once no probe is out (a probe takes one held delivery for a moment).
-      await until('B to list the endpoint down with all four held', async () => {
+      await until('B lists the endpoint down with all four held', async () => {
         const listed = (await endpoints(onB)).filter((e) => e.endpoint === wrong);
         expect(listed.map((e) => e.state)).toEqual(['down']);
         return listed[0]!.held === users.length;
-      });
+      }, WAIT);
       expect((await onB.admin('GET', '/api/admin/apps/shared/channels')).body.channels).toHaveLength(1);
 
       // A stops; what is queued through B now is held by B, which learnt of the outage from A's record.
       expect(await a.stop()).toBe(0);
       expect((await onB.call('POST', '/api/apps/shared/live-activities', { ...start, attributes: { label: 'Second' } })).status).toBe(200);
-      await until('B to hold the new deliveries', async () => (await endpoints(onB)).some((e) => e.endpoint === wrong && e.held === 2 * users.length));
+      await until('B holds the new deliveries', async () => (await endpoints(onB)).some((e) => e.endpoint === wrong && e.held === 2 * users.length), WAIT);
       expect(b.output()).not.toContain('delivery channel down');
 
       // Signed out on B: refused on B (and the session is gone from the table every instance reads).

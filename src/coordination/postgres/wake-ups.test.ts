@@ -5,17 +5,12 @@ import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, 
 import { pgCluster, type PgCluster } from './cluster';
 import { EVENTS_CHANNEL, pgNotifications, type PgNotifications } from './notifications';
 import { pgWakeUps } from './wake-ups';
+import { until } from '../../test-support/eventually';
 
 beforeAll(() => sharedPostgres().then(() => undefined), POSTGRES_STARTUP_TIMEOUT_MS);
 
-/** Waits (generously) until `condition` holds: notifications take a round trip through PostgreSQL. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`never happened: ${what}`);
-    await Bun.sleep(5);
-  }
-}
+/** Generously: a notification takes a round trip through PostgreSQL. */
+const WAIT = { timeoutMs: 20_000, intervalMs: 5 };
 
 const opened: { cluster: PgCluster; notifications: PgNotifications }[] = [];
 /** One instance's notifications on the database at `url`. */
@@ -47,11 +42,11 @@ describe('wake-ups across instances (PostgreSQL LISTEN/NOTIFY)', () => {
       await Promise.all([a.notifications.listening(), b.notifications.listening()]);
       a.wakeUps.notify('credentials-changed', 'demo/apns');
       expect(heardA).toEqual(['demo/apns']);
-      await until(() => heardB.length === 1, 'B hears A');
+      await until('B hears A', () => heardB.length === 1, WAIT);
       expect(heardB).toEqual(['demo/apns']);
       // A NOTIFY from B after A's: once B's is heard on A, A's own echo would have come before it.
       b.wakeUps.notify('credentials-changed', 'other/fcm');
-      await until(() => heardA.length === 2, 'A hears B');
+      await until('A hears B', () => heardA.length === 2, WAIT);
       expect(heardA).toEqual(['demo/apns', 'other/fcm']);
     },
     POSTGRES_TEST_TIMEOUT_MS,
@@ -69,7 +64,7 @@ describe('wake-ups across instances (PostgreSQL LISTEN/NOTIFY)', () => {
       await b.notifications.listening();
       for (let i = 0; i < 1000; i++) a.wakeUps.notify('deliveries-queued');
       a.wakeUps.notify('deliveries-changed');
-      await until(() => heard.queued === 2 && heard.changed === 1, 'the burst’s first and last NOTIFY');
+      await until('B hears the burst’s first and last NOTIFY', () => heard.queued === 2 && heard.changed === 1, WAIT);
       await Bun.sleep(100);
       expect(heard).toEqual({ queued: 2, changed: 1 });
     },
@@ -86,7 +81,7 @@ describe('wake-ups across instances (PostgreSQL LISTEN/NOTIFY)', () => {
       b.wakeUps.on('deliveries-queued', (s) => heard.push(s ?? 'anything'));
       await b.notifications.listening();
       a.wakeUps.notify('deliveries-queued', 'before');
-      await until(() => heard.length === 1, 'B hears A before');
+      await until('B hears A before', () => heard.length === 1, WAIT);
       const admin = new SQL(url, { max: 1 });
       try {
         // Only B listens on this database (A only sends).
@@ -96,10 +91,10 @@ describe('wake-ups across instances (PostgreSQL LISTEN/NOTIFY)', () => {
       } finally {
         await admin.close();
       }
-      await until(() => heard.length === 2, 'B looks at everything once listening again');
+      await until('B looks at everything once listening again', () => heard.length === 2, WAIT);
       expect(heard).toEqual(['before', 'anything']);
       a.wakeUps.notify('deliveries-queued', 'after');
-      await until(() => heard.length === 3, 'B hears A after the reconnect');
+      await until('B hears A after the reconnect', () => heard.length === 3, WAIT);
       expect(heard).toEqual(['before', 'anything', 'after']);
     },
     POSTGRES_TEST_TIMEOUT_MS,
@@ -121,12 +116,12 @@ describe('wake-ups across a PostgreSQL restart', () => {
         await b.notifications.listening();
         await server.pause();
         await server.resume();
-        await until(() => heard.includes('anything'), 'B looks at everything once listening again');
+        await until('B looks at everything once listening again', () => heard.includes('anything'), WAIT);
         // Sends until one arrives: A's pool may need a moment to reconnect too.
-        await until(() => {
+        await until('B hears A after the restart', () => {
           a.wakeUps.notify('deliveries-queued', 'after the restart');
           return heard.includes('after the restart');
-        }, 'B hears A after the restart');
+        }, WAIT);
       } finally {
         for (const { cluster, notifications } of opened.splice(0)) {
           await notifications.close();

@@ -5,6 +5,7 @@ import { SQL } from 'bun';
 import { nextReleaseMigrations } from '../../test-support/next-release';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { appliedPostgresMigrations, defaultPgMigrationsFolder, migratePostgres } from './migrate';
+import { until } from '../../test-support/eventually';
 
 const shipped = (JSON.parse(readFileSync(join(defaultPgMigrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] }).entries.length;
 
@@ -57,7 +58,7 @@ describe('PostgreSQL migrations', () => {
       const statement = serving.begin(async (tx) => {
         await tx`LOCK TABLE deliveries IN ROW EXCLUSIVE MODE`;
         held();
-        while (!(await waitingFor('deliveries'))) await Bun.sleep(20);
+        await until('the migration waits for deliveries', () => waitingFor('deliveries'), { intervalMs: 20 });
         await tx`SELECT count(*) FROM devices`;
       });
       await holding;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { SQL } from 'bun';
 import { POSTGRES_STARTUP_TIMEOUT_MS, startPostgres, type PostgresServer } from '../../test-support/postgres';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { until } from '../../test-support/eventually';
 
 const SECRET = 'sk_restart_test';
 const ADMIN = 'restart-admin';
@@ -67,7 +68,7 @@ describe('PostgreSQL stopped and started again under API load (a real server pro
         else problems.push(await res.json());
       }
     });
-    while (acknowledged.length < 50) await Bun.sleep(20);
+    await until('50 writes are acknowledged', () => acknowledged.length >= 50, { timeoutMs: 30_000, intervalMs: 20 });
 
     await pg.pause();
     const beforeOutage = acknowledged.length;

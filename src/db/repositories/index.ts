@@ -6,10 +6,15 @@ import { appsRepository } from './apps';
 import { auditRepository } from './audit';
 import { deliveriesRepository } from './deliveries';
 import { deliveryHistoryRepository } from './delivery-history';
+import { devicesRepository } from './devices';
 import { endpointHoldsRepository } from './endpoint-holds';
+import { idempotencyRepository } from './idempotency';
+import { instancesRepository } from './instances';
+import { liveActivitiesRepository } from './live-activities';
 import { metaRepository } from './meta';
 import { outboxRepository } from './outbox';
 import { metricsRepository } from './metrics';
+import { releasesRepository } from './releases';
 import { tokensRepository } from './tokens';
 import { webhookEventsRepository } from './webhook-events';
 import { webhooksRepository } from './webhooks';
@@ -17,7 +22,24 @@ import { webhooksRepository } from './webhooks';
 /** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
 export type PerDialect = Omit<
   Repositories,
-  'activityStreams' | 'activityUsage' | 'apps' | 'audit' | 'deliveries' | 'deliveryHistory' | 'endpointHolds' | 'meta' | 'metrics' | 'outbox' | 'tokens' | 'webhookEvents' | 'webhooks'
+  | 'activityStreams'
+  | 'activityUsage'
+  | 'apps'
+  | 'audit'
+  | 'deliveries'
+  | 'deliveryHistory'
+  | 'devices'
+  | 'endpointHolds'
+  | 'idempotency'
+  | 'instances'
+  | 'liveActivities'
+  | 'meta'
+  | 'metrics'
+  | 'outbox'
+  | 'releases'
+  | 'tokens'
+  | 'webhookEvents'
+  | 'webhooks'
 >;
 
 /**
@@ -33,10 +55,15 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     audit: auditRepository(sql),
     deliveries: deliveriesRepository(sql),
     deliveryHistory: deliveryHistoryRepository(sql),
+    devices: devicesRepository(sql),
     endpointHolds: endpointHoldsRepository(sql),
+    idempotency: idempotencyRepository(sql),
+    instances: instancesRepository(sql),
+    liveActivities: liveActivitiesRepository(sql),
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
     outbox: outboxRepository(sql),
+    releases: releasesRepository(sql),
     tokens: tokensRepository(sql),
     webhookEvents: webhookEventsRepository(sql),
     webhooks: webhooksRepository(sql),

@@ -105,7 +105,7 @@ describe('group commit', () => {
     expect(db.$client.inTransaction).toBe(false);
   });
 
-  test('a write that finds the disk full fails with SQLITE_FULL and marks the storage failing; the next committed write clears it', async () => {
+  test('a write that finds the disk full fails with SQLITE_FULL and marks the storage failing; the next committed write clears it, one that wrote nothing does not', async () => {
     const storage = new StorageHealth(db.$client, silentLogger);
     const write = groupCommit(db.$client, storage);
     const pages = db.$client.query<{ page_count: number }, []>('PRAGMA page_count').get()!.page_count;
@@ -115,6 +115,9 @@ describe('group commit', () => {
     const both = await Promise.allSettled([write(put('k-small')), write(big)]);
     expect(both.map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'ok'))).toEqual(['SQLITE_FULL', 'SQLITE_FULL']);
     expect(keys()).toEqual([]);
+    expect(storage.check()).toStartWith('disk is full');
+    // A unit of work that writes nothing (a claim that found no work) proves nothing about the storage.
+    await write(() => db.$client.run("UPDATE meta SET value = 'y' WHERE key = 'none'"));
     expect(storage.check()).toStartWith('disk is full');
     db.$client.exec(`PRAGMA max_page_count = ${pages * 100}`);
     await write(put('k-after'));

@@ -34,6 +34,9 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
   const savepoint = client.query('SAVEPOINT job');
   const release = client.query('RELEASE job');
   const rollbackTo = client.query('ROLLBACK TO job');
+  // Rows written on this connection so far: a group whose jobs all succeeded without writing (a
+  // claim that found nothing) proves nothing about the storage.
+  const totalChanges = client.query<{ n: number }, []>('SELECT total_changes() AS n');
   // While the outbox thread holds the write lock, SQLite's busy handler would put this thread to
   // sleep (1 ms and up); instead the group waits for a later turn of the event loop and grows
   // with the requests read meanwhile. After MAX_YIELD_MS it waits in SQLite as before.
@@ -86,6 +89,7 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
   };
 
   const runGroup = async (jobs: Job[]) => {
+    const changesBefore = totalChanges.get()!.n;
     const outcomes: { ok: boolean; value: unknown }[] = [];
     /** An error after which SQLite had rolled back the whole transaction, not just the savepoint. */
     let lost: unknown;
@@ -130,7 +134,7 @@ export function groupCommit(client: Database, storage?: StorageHealth): Write {
       return;
     }
     // Writes of this group reached the disk.
-    if (outcomes.some((o) => o.ok)) storage?.succeeded();
+    if (outcomes.some((o) => o.ok) && totalChanges.get()!.n > changesBefore) storage?.succeeded();
     jobs.forEach((job, i) => (outcomes[i]!.ok ? job.resolve(outcomes[i]!.value) : job.reject(outcomes[i]!.value)));
   };
 

@@ -6,15 +6,26 @@ import { render, type Statement } from '../sql/statement';
 type Row = Record<string, unknown>;
 type Bindable = string | number | boolean | null;
 
+/** The store's units of work (the group commit), for `atomic` on the store's own connection. */
+export interface SqliteUnitsOfWork {
+  /** Whether the caller runs inside a unit of work: its statements join it. */
+  inside(): boolean;
+  /** Runs `job` as a unit of work of its own, resolving once it is committed. */
+  run<T>(job: () => Promise<T>): Promise<T>;
+}
+
 /**
  * The statements of the one repository implementation on a SQLite connection. Each runs at once
  * and answers a settled Promise. Module-level statements are prepared once per connection and kept
  * (bun:sqlite's own cache keeps only a few SQL strings); one-offs go through that cache.
- * `atomic` outside a transaction opens one (BEGIN IMMEDIATE: the write lock first, as the outbox
- * thread's connection writes beside this one); its job's awaits on this connection settle within
- * the same turn of the event loop, so nothing else begins meanwhile.
+ * `atomic` inside a unit of work joins it; outside one, on the store's connection, it is a unit of
+ * work of its own in the group commit (not a transaction of its own: while a unit of work of the
+ * group awaits, the connection is inside its transaction, and statements run then would be undone
+ * with it). On a connection without units of work (the outbox thread's) it opens a transaction
+ * (BEGIN IMMEDIATE: the write lock first); its awaits settle within the turn, so nothing else
+ * begins meanwhile.
  */
-export function sqliteSql(client: Database): Sql {
+export function sqliteSql(client: Database, units?: SqliteUnitsOfWork): Sql {
   const prepared = new Map<Statement<unknown>, Prepared>();
   const begin = client.prepare('BEGIN IMMEDIATE');
   const commit = client.prepare('COMMIT');
@@ -46,6 +57,7 @@ export function sqliteSql(client: Database): Sql {
         return s.booleans.length === 0 ? (rows as IterableIterator<R>) : mapped(rows, (row) => readRow<R>(s, row));
       }),
     async atomic<T>(job: (sql: Sql) => Promise<T>): Promise<T> {
+      if (units) return units.inside() ? job(sql) : units.run(() => job(sql));
       if (client.inTransaction) return job(sql);
       begin.run();
       try {

@@ -33,6 +33,30 @@ describe('SQLite store', () => {
     expect(await store.read(async (r) => [await r.meta.get('a'), await r.meta.get('b'), await r.meta.get('c')])).toEqual(['1', '2', undefined]);
   });
 
+  test('several statements made atomic outside a unit of work are a unit of work of their own: one that fails meanwhile does not undo them', async () => {
+    await store.repos.apps.insert({ id: 'a1', name: 'a1', plan: 'free', appSecretHash: 'h', appSecretSealed: 's', signingSecretSealed: 's', apnsSealed: null, fcmSealed: null, apnsPausedReason: null, fcmPausedReason: null, source: 'api', createdAt: 1, updatedAt: 1 });
+    // A unit of work that waits (against the rules, to let the other write run while its transaction is open), then fails.
+    let release!: () => void;
+    const opened = new Promise<void>((resolve) => (release = resolve));
+    const failing = store.write(async (tx) => {
+      await tx.meta.put('from-failing', 'x');
+      await Bun.sleep(20);
+      await opened;
+      throw new Error('refused');
+    });
+    await Bun.sleep(5);
+    expect(store.sqlite.$client.inTransaction).toBe(true);
+    const release1 = { appId: 'a1', version: 1, status: 'Draft' as const, createdAt: 1, updatedAt: 1 };
+    const inserted = store.repos.releases.insert(release1, [{ slug: 'hello', title: 'Hi', body: 'there', placeholders: [] }]);
+    release();
+    expect(failing).rejects.toThrow('refused');
+    await failing.catch(() => {});
+    await inserted;
+    expect(await store.repos.meta.get('from-failing')).toBeUndefined();
+    expect((await store.repos.releases.find('a1', 1))?.status).toBe('Draft');
+    expect((await store.repos.releases.templates('a1', [1])).map((t) => t.slug)).toEqual(['hello']);
+  });
+
   test('afterCommit runs once the unit of work committed, never when it rolled back, and at once outside one', async () => {
     const calls: string[] = [];
     await store.write(async (tx) => {

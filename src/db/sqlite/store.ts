@@ -36,7 +36,10 @@ export class SqliteStore implements Store {
   }
 
   get repos(): Repositories {
-    return (this.repositories ??= sqliteRepositories(this.sqlite));
+    return (this.repositories ??= sqliteRepositories(this.sqlite, {
+      inside: () => this.pending.getStore() !== undefined,
+      run: (job) => this.write(job),
+    }));
   }
 
   async write<T>(job: (tx: Tx) => Promise<T>): Promise<T> {

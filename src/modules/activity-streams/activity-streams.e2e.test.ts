@@ -4,6 +4,7 @@ import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin
 import type { SpawnedServer } from '../../test-support/spawn-server';
 import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { forEachDatabase } from '../../test-support/databases';
+import { until } from '../../test-support/eventually';
 
 forEachDatabase('streams-e2e', (database) => {
   const APP = 'streams';
@@ -29,10 +30,9 @@ forEachDatabase('streams-e2e', (database) => {
     await fcm?.close();
   }, 30_000);
 
-  /** FCM messages received so far, as `event activityId`, once `count` have arrived (or 10 s passed). */
+  /** FCM messages received so far, as `event activityId`, once `count` have arrived. */
   async function received(count: number): Promise<string[]> {
-    const start = Date.now();
-    while (fcm.requests.length < count && Date.now() - start < 10_000) await Bun.sleep(50);
+    await until(`the FCM stand-in has ${count} messages`, () => fcm.requests.length >= count, { intervalMs: 50 });
     return fcm.requests.map((r) => `${r.body.message.data.event} ${r.body.message.data.activityId}`);
   }
 

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createHarness, type Harness } from '../../test-support/harness';
+import { testRows } from '../../test-support/test-sql';
 
 let h: Harness;
 afterEach(() => h?.close());
@@ -96,7 +97,8 @@ describe('admin API: apps', () => {
     const app = await h.createApp({ id: 'a1' });
     const key = p8();
     await h.admin('PUT', '/api/admin/apps/a1/apns', { bundleId: 'com.x', teamId: 'TEAM123456', keyId: 'KEY1234567', key });
-    h.ctx.db.sqlite.$client.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+    // The file itself (SQLite only): everything written so far moved from the WAL into it.
+    await testRows(h.ctx, 'PRAGMA wal_checkpoint(TRUNCATE)');
     const file = readFileSync(h.dbPath).toString('latin1');
     expect(file).toContain('a1');
     expect(file).not.toContain(app.appSecret);

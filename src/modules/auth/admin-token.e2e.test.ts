@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { until } from '../../test-support/eventually';
 
 const MAIN = join(import.meta.dir, '..', '..', 'main.ts');
 let dir: string;
@@ -24,7 +25,7 @@ describe('islet admin-token reset', () => {
     server = await spawnServer(dir, `[server]\nport = 0\nhost = "127.0.0.1"\n[database]\npath = "${join(dir, 'i.db')}"\n`);
     const printed = () => /Admin token \(shown only now; sign in to the console with it\): (adm_\S+)/.exec(server!.output())?.[1];
     // Printed on stderr just before the "listening" line on stdout; the pipes are read separately.
-    for (let i = 0; i < 50 && !printed(); i++) await Bun.sleep(20);
+    await until('the server prints the admin token', () => printed() !== undefined, { timeoutMs: 1_000, intervalMs: 20 });
     const old = printed();
     expect(old).toBeDefined();
     const apps = (token: string, headers: Record<string, string> = {}) => fetch(`${server!.url}/api/admin/apps`, { headers: { authorization: `Bearer ${token}`, ...headers } });

@@ -52,7 +52,7 @@ export interface DeviceWithTokens extends DeviceRow {
   hasPushToStartToken: boolean;
 }
 
-/** The devices repository: what every database implements (SQLite's in src/db/sqlite/repositories/devices.ts). */
+/** The devices repository: what every database implements (one implementation for both databases: src/db/repositories/devices.ts). */
 export interface DevicesRepository {
   /** How many end users and valid devices a send or start to everyone (or every tester) reaches: what a confirmation names. */
   audience(appId: string, testersOnly: boolean): Promise<Audience>;

@@ -105,6 +105,67 @@ forEachDatabase('devices', (database) => {
     });
   });
 
+  describe('admin API: devices and end users', () => {
+    test('lists devices newest first (by end user, paged) and end users with their valid devices; a push-to-start token moves with the phone', async () => {
+      h = await createHarness({ database });
+      await h.createApp({ id: 'a1' });
+      const first = (await h.service('a1', 'POST', '/api/apps/a1/devices', { ...device, environment: 'sandbox', osVersion: '18.2' })).body.device;
+      h.clock.advance(1000);
+      // The same phone after a device-token rotation: its push-to-start token moves to the new row.
+      const rotated = (await h.service('a1', 'POST', '/api/apps/a1/devices', { ...device, token: apnsToken('rotated') })).body.device;
+      h.clock.advance(1000);
+      await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-2', platform: 'android', token: 'fcm-2' });
+      expect(rotated.hasPushToStartToken).toBe(true);
+
+      const all = (await h.admin('GET', '/api/admin/apps/a1/devices')).body;
+      expect(all.total).toBe(3);
+      expect(all.devices.map((d: { endUserId: string }) => d.endUserId)).toEqual(['user-2', 'user-1', 'user-1']);
+      const mine = (await h.admin('GET', '/api/admin/apps/a1/devices?endUserId=user-1&limit=1&offset=1')).body;
+      expect(mine).toMatchObject({ total: 2, devices: [{ id: first.id, environment: 'sandbox', osVersion: '18.2', hasPushToStartToken: false, valid: true }] });
+
+      // Registered again without the fields: the environment and OS version stay.
+      h.clock.advance(1000);
+      const again = (await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-1', platform: 'ios', token: device.token })).body.device;
+      expect(again).toMatchObject({ id: first.id, environment: 'sandbox', osVersion: '18.2' });
+
+      const users = (await h.admin('GET', '/api/admin/apps/a1/end-users')).body;
+      expect(users.total).toBe(2);
+      expect(users.endUsers.map((u: { id: string; tester: boolean; devices: number }) => [u.id, u.tester, u.devices])).toEqual([
+        ['user-1', false, 2],
+        ['user-2', false, 1],
+      ]);
+      expect((await h.admin('PATCH', '/api/admin/apps/a1/end-users/user-2', { tester: true })).body).toEqual({ id: 'user-2', tester: true });
+      expect((await h.admin('PATCH', '/api/admin/apps/a1/end-users/nobody', { tester: true })).body.detail).toBe('end user not found');
+    });
+
+    test('the targets of a send: everyone, some end users, or their testers; valid devices only', async () => {
+      h = await createHarness({ database });
+      await h.createApp({ id: 'a1' });
+      const ids = {} as Record<'a' | 'b' | 'c' | 'd', string>;
+      for (const [endUserId, label, tester] of [['u1', 'a', true], ['u1', 'b', true], ['u2', 'c', false], ['u3', 'd', false]] as const) {
+        const res = await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId, platform: 'ios', token: apnsToken(label), tester, ...(label === 'a' ? { pushToStartToken: apnsToken('p') } : {}) });
+        ids[label] = res.body.device.id;
+        h.clock.advance(1);
+      }
+      const repos = h.ctx.db.repos;
+      const d = await repos.tokens.ofDevice(ids.d);
+      await repos.tokens.invalidate(d[0]!.id, 'BadDeviceToken', h.clock.now());
+      const targets = async (filter: { endUserIds?: string[]; testersOnly?: boolean }) => (await repos.devices.targets('a1', filter)).map((t) => t.id);
+      const sends = async (filter: { endUserIds?: string[]; testersOnly?: boolean }) => [...(await repos.devices.sendTargets('a1', filter))].map((t) => t.deviceId);
+      for (const read of [targets, sends]) {
+        expect(await read({})).toEqual([ids.a, ids.b, ids.c]);
+        expect(await read({ endUserIds: ['u2'] })).toEqual([ids.c]);
+        expect(await read({ endUserIds: ['u2', 'u1', 'u3', 'nobody'] })).toEqual([ids.a, ids.b, ids.c]);
+        expect(await read({ testersOnly: true })).toEqual([ids.a, ids.b]);
+        expect(await read({ endUserIds: ['u2', 'u1'], testersOnly: true })).toEqual([ids.a, ids.b]);
+      }
+      const [a] = await repos.devices.targets('a1', { endUserIds: ['u1'] });
+      const tokens = await repos.tokens.ofDevice(ids.a);
+      expect(a).toMatchObject({ platform: 'ios', tokenId: tokens.find((t) => t.kind === 'apns_device')!.id, pushToStartTokenId: tokens.find((t) => t.kind === 'apns_push_to_start')!.id });
+      expect(typeof a!.createdAt).toBe('number');
+    });
+  });
+
   describe('admin API: audience', () => {
     test('counts the end users and valid devices a send to everyone (or every tester) reaches', async () => {
       h = await createHarness({ database });

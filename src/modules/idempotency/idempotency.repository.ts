@@ -7,7 +7,7 @@ export interface IdempotencyRow {
   createdAt: number;
 }
 
-/** The idempotency repository: what every database implements (SQLite's in src/db/sqlite/repositories/idempotency.ts). */
+/** The idempotency repository: what every database implements (one implementation for both databases: src/db/repositories/idempotency.ts). */
 export interface IdempotencyRepository {
   find(appId: string, key: string): Promise<IdempotencyRow | undefined>;
   /**

@@ -2,6 +2,7 @@ import { expect, test } from 'bun:test';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness } from '../../test-support/harness';
 import { VERSION } from '../../version';
+import { until } from '../../test-support/eventually';
 
 forEachDatabase('GET /api/admin/instances', (database) => {
   test('lists the one serving process as the leader, with ISO times; only for the admin', async () => {
@@ -10,7 +11,7 @@ forEachDatabase('GET /api/admin/instances', (database) => {
     const lease = await h.ctx.coordination.instance.acquire();
     try {
       await h.ctx.coordination.leadership.isLeader();
-      for (let i = 0; i < 200 && !h.ctx.coordination.leadership.current(); i++) await Bun.sleep(50);
+      await until('this instance leads', () => h.ctx.coordination.leadership.current(), { intervalMs: 50 });
       const res = await h.admin('GET', '/api/admin/instances');
       expect(res.status).toBe(200);
       expect(res.body.instances).toHaveLength(1);

@@ -32,7 +32,7 @@ export interface InstanceDetail {
   lastDeliveryAt: number | null;
 }
 
-/** The instances repository: what every database implements (SQLite's in src/db/sqlite/repositories/instances.ts). */
+/** The instances repository: what every database implements (one implementation for both databases: src/db/repositories/instances.ts). */
 export interface InstancesRepository {
   /** Writes instances (many rows per statement); one already there is kept. The caller holds the transaction. */
   insert(rows: readonly NewInstance[]): Promise<void>;

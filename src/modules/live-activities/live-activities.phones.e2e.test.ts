@@ -9,6 +9,7 @@ import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 import { serverClient } from '../../test-support/server-client';
 import { forEachDatabase } from '../../test-support/databases';
+import { eventually } from '../../test-support/eventually';
 
 forEachDatabase('phones-e2e', (database) => {
   /**
@@ -59,19 +60,6 @@ forEachDatabase('phones-e2e', (database) => {
 
   const { call, admin } = serverClient(() => server.url, SECRET, ADMIN);
   const la = (suffix = '') => `/api/apps/${APP}/live-activities${suffix}`;
-
-  /** Waits (real time: the server delivers in the background) until `check` stops throwing. */
-  async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (e) {
-        if (Date.now() > deadline) throw e;
-        await Bun.sleep(25);
-      }
-    }
-  }
 
   /** The app on `phone` registers it for `endUserId`; returns the device id Islet answered. */
   async function register(phone: ModelPhone, endUserId: string, extra: Record<string, unknown> = {}): Promise<string> {

@@ -30,7 +30,7 @@ export interface NewActivity {
   startedAt: number;
 }
 
-/** The live-activities repository: what every database implements (SQLite's in src/db/sqlite/repositories/live-activities.ts). */
+/** The live-activities repository: what every database implements (one implementation for both databases: src/db/repositories/live-activities.ts). */
 export interface LiveActivitiesRepository {
   /** Writes new Active activities, many rows per statement; the caller holds the transaction. */
   insert(rows: readonly NewActivity[]): Promise<void>;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 import { forEachDatabase } from '../../test-support/databases';
+import { until } from '../../test-support/eventually';
 
 forEachDatabase('metrics-e2e', (database) => {
   let dir: string;
@@ -61,12 +62,11 @@ forEachDatabase('metrics-e2e', (database) => {
       };
       // Wait for the worker to deliver the 4 pushes (2 starts, 2 updates) and a scheduler tick.
       let text = '';
-      for (let i = 0; i < 100; i++) {
+      await until('the pushes are delivered and the quota job ran', async () => {
         text = await scrape();
         const delivered = samples(text, 'islet_deliveries_total').filter((s) => s.outcome === 'delivered').length;
-        if (delivered >= 2 && text.includes('islet_scheduler_job_runs_total{job="quota"')) break;
-        await Bun.sleep(100);
-      }
+        return delivered >= 2 && text.includes('islet_scheduler_job_runs_total{job="quota"');
+      }, { intervalMs: 100 });
 
       const http = samples(text, 'islet_http_requests_total');
       expect(http).toContainEqual({ method: 'PATCH', route: '/api/apps/:appId/live-activities/:id', status: '200' });

@@ -225,7 +225,7 @@ forEachDatabase('releases', (database) => {
       await setup();
       await h.admin('POST', base, { version: 1, templates: [welcome] });
       await h.admin('DELETE', '/api/admin/apps/a1');
-      const [rows] = await testRows(h.ctx, `SELECT (SELECT count(*) FROM releases) AS r, (SELECT count(*) FROM notification_templates) AS t`, [], ['r', 't']);
+      const [rows] = await testRows(h.ctx, `SELECT (SELECT count(*) FROM releases) AS r, (SELECT count(*) FROM notification_templates) AS t`);
       expect(rows).toEqual({ r: 0, t: 0 });
     });
   });

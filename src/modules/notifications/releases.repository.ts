@@ -14,7 +14,7 @@ export interface TemplateInput {
   placeholders: string[];
 }
 
-/** The releases repository: what every database implements (SQLite's in src/db/sqlite/repositories/releases.ts). */
+/** The releases repository: what every database implements (one implementation for both databases: src/db/repositories/releases.ts). */
 export interface ReleasesRepository {
   /** Every release of an app, newest version first. */
   list(appId: string): Promise<ReleaseRow[]>;

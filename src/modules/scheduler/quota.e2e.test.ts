@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createIsletClient } from '../../client/islet-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
 import { forEachDatabase } from '../../test-support/databases';
+import { eventually } from '../../test-support/eventually';
 
 forEachDatabase('quota-e2e', (database) => {
   let dir: string;
@@ -31,14 +32,10 @@ forEachDatabase('quota-e2e', (database) => {
       expect(started.data?.activityCount).toBe(2);
       const startedAt = Date.now();
 
-      let states: string[] = [];
-      while (Date.now() - startedAt < 60_000) {
+      await eventually(async () => {
         const list = await islet.GET('/api/apps/{appId}/live-activities', { params: { ...app, query: {} } });
-        states = list.data!.activities.map((a) => a.state);
-        if (states.every((s) => s === 'Ended')) break;
-        await Bun.sleep(250);
-      }
-      expect(states).toEqual(['Ended', 'Ended']);
+        expect(list.data!.activities.map((a) => a.state)).toEqual(['Ended', 'Ended']);
+      }, { timeoutMs: 60_000, intervalMs: 250 });
       const refused = await islet.POST('/api/apps/{appId}/live-activities', { params: app, body: startBody });
       expect(refused.response.status).toBe(429);
       expect(refused.error?.detail).toBe('live activity minutes limit exceeded for this billing period');

@@ -13,12 +13,12 @@ describe('token ledger', () => {
     h = await createHarness();
     await h.createApp({ id: 'a1' });
     const first = apnsToken();
-    const device = addDevice(h.ctx, 'a1', { platform: 'ios', pushToStartToken: first });
+    const device = await addDevice(h.ctx, 'a1', { platform: 'ios', pushToStartToken: first });
     expect(await kinds(device.id)).toEqual([
       ['apns_device', 'active', null],
       ['apns_push_to_start', 'active', null],
     ]);
-    addDevice(h.ctx, 'a1', { platform: 'ios', token: device.token, pushToStartToken: apnsToken() });
+    await addDevice(h.ctx, 'a1', { platform: 'ios', token: device.token, pushToStartToken: apnsToken() });
     expect(await kinds(device.id)).toEqual([
       ['apns_device', 'active', null],
       ['apns_push_to_start', 'invalid', 'replaced by a newer push-to-start token'],
@@ -30,8 +30,8 @@ describe('token ledger', () => {
     h = await createHarness();
     await h.createApp({ id: 'a1' });
     const pushToStart = apnsToken();
-    const before = addDevice(h.ctx, 'a1', { platform: 'ios', pushToStartToken: pushToStart });
-    const after = addDevice(h.ctx, 'a1', { platform: 'ios', pushToStartToken: pushToStart });
+    const before = await addDevice(h.ctx, 'a1', { platform: 'ios', pushToStartToken: pushToStart });
+    const after = await addDevice(h.ctx, 'a1', { platform: 'ios', pushToStartToken: pushToStart });
     expect(await kinds(before.id)).toEqual([['apns_device', 'active', null]]);
     // The same row (its id predates the new device token's), now owned by the new device.
     expect((await kinds(after.id)).sort()).toEqual([
@@ -44,11 +44,11 @@ describe('token ledger', () => {
     h = await createHarness();
     await h.createApp({ id: 'a1' });
     const tokens = h.ctx.db.repos.tokens;
-    const device = addDevice(h.ctx, 'a1', { platform: 'android' });
+    const device = await addDevice(h.ctx, 'a1', { platform: 'android' });
     const [token] = await tokens.ofDevice(device.id);
     expect(await tokens.invalidate(token!.id, 'UNREGISTERED', h.clock.now())).toBe(true);
     h.clock.advance(5000);
-    addDevice(h.ctx, 'a1', { platform: 'android', token: device.token });
+    await addDevice(h.ctx, 'a1', { platform: 'android', token: device.token });
     expect(await tokens.find(token!.id)).toMatchObject({ state: 'active', reportedAt: h.clock.now() });
     expect(await tokens.invalidate(token!.id, 'Unregistered', h.clock.now(), h.clock.now() - 1)).toBe(false);
     expect(await tokens.invalidate(token!.id, 'Unregistered', h.clock.now(), h.clock.now())).toBe(true);

@@ -8,6 +8,7 @@ import { testRows } from '../../test-support/test-sql';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { Scheduler } from '../scheduler/scheduler';
 import { POSTS_PER_ENDPOINT, webhookDispatcher } from './webhooks.dispatcher';
+import { until } from '../../test-support/eventually';
 
 forEachDatabase('webhook dispatcher and the scheduler leadership', (database) => {
   let h: Harness<AppContext> | undefined;
@@ -33,7 +34,7 @@ forEachDatabase('webhook dispatcher and the scheduler leadership', (database) =>
     const scheduler = new Scheduler([webhookDispatcher(h.ctx)], h.clock, silentLogger, undefined, undefined, leadership);
     receiver.hold();
     const run = scheduler.tick();
-    for (let i = 0; i < 500 && receiver.open < POSTS_PER_ENDPOINT; i++) await Bun.sleep(20);
+    await until('the receiver holds the endpoint’s posts open', () => receiver!.open >= POSTS_PER_ENDPOINT);
     expect(receiver.open).toBe(POSTS_PER_ENDPOINT);
     leading = false;
     await scheduler.tick();

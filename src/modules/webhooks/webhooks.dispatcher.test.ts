@@ -10,6 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/w
 import { POSTS_PER_ENDPOINT, webhookDispatcher } from './webhooks.dispatcher';
 import { forEachDatabase } from '../../test-support/databases';
 import type { AppContext } from '../../context';
+import { until } from '../../test-support/eventually';
 
 forEachDatabase('webhook-dispatcher', (database) => {
   /**
@@ -34,12 +35,6 @@ forEachDatabase('webhook-dispatcher', (database) => {
     await healthy.close();
   });
 
-  /** Waits (real time) until `what` holds, at most `ms`. */
-  async function until(what: () => boolean, ms = 10_000): Promise<void> {
-    const started = Date.now();
-    while (!what() && Date.now() - started < ms) await Bun.sleep(20);
-  }
-
   type Call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<{ status: number; body: any }>;
 
   /** App `slow` (the hanging receiver) starts USERS activities first, then app `fast` (the healthy one): the slow backlog is due first. */
@@ -58,7 +53,7 @@ forEachDatabase('webhook-dispatcher', (database) => {
 
   /** The healthy receiver has every event while the hanging one holds its first requests open, no more than its share. */
   async function expectHealthyUnaffected() {
-    await until(() => healthy.events.length >= USERS);
+    await until('the healthy receiver has every event', () => healthy.events.length >= USERS);
     expect({ healthy: healthy.events.length, hangingOpen: hanging.open, hangingAnswered: hanging.events.length }).toEqual({
       healthy: USERS,
       hangingOpen: POSTS_PER_ENDPOINT,
@@ -67,7 +62,7 @@ forEachDatabase('webhook-dispatcher', (database) => {
     expect(healthy.rejected).toEqual([]);
     // Once it answers, the hanging receiver's backlog goes out too.
     hanging.release();
-    await until(() => hanging.events.length >= USERS);
+    await until('the hanging receiver, answering again, has every event', () => hanging.events.length >= USERS);
     expect(new Set(hanging.events.map((e) => e.data.activityId)).size).toBe(USERS);
   }
 

@@ -6,6 +6,7 @@ import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { forEachDatabase } from '../../test-support/databases';
 import { unlabelled } from '../../test-support/metrics-text';
+import { eventually, until } from '../../test-support/eventually';
 
 forEachDatabase('webhooks-e2e', (database) => {
   const SECRET = 'sk_webhooks_e2e';
@@ -27,11 +28,6 @@ forEachDatabase('webhooks-e2e', (database) => {
     await served?.close();
     await receiver?.close();
   }, 30_000);
-
-  async function until(what: () => boolean, ms: number): Promise<void> {
-    const start = Date.now();
-    while (!what() && Date.now() - start < ms) await Bun.sleep(100);
-  }
 
   describe('webhooks through a real server process (real time)', () => {
     test('a receiver that is down gets the events later, each verified with the standardwebhooks package', async () => {
@@ -55,18 +51,17 @@ forEachDatabase('webhooks-e2e', (database) => {
       // The first attempt (within a second) finds nobody listening.
       const attempts = async () =>
         (await admin.GET('/api/admin/apps/{appId}/webhooks/{id}/attempts', { params: { path: { ...app, id: created.data!.id }, query: {} } })).data!.attempts;
-      let failed: Awaited<ReturnType<typeof attempts>> = [];
-      const start = Date.now();
       // Up to 15 s: on a busy machine a fresh server's first webhook run (the scheduler's leader) can come late.
-      while (failed.length < 2 && Date.now() - start < 15_000) {
-        failed = await attempts();
-        await Bun.sleep(100);
-      }
+      const failed = await eventually(async () => {
+        const listed = await attempts();
+        expect(listed.length).toBeGreaterThanOrEqual(2);
+        return listed;
+      }, { timeoutMs: 15_000, intervalMs: 100 });
       expect(failed.map((a) => [a.attempt, a.ok])).toEqual([[1, false], [1, false]]);
       receiver.up();
 
       // The retry 5 s later delivers both.
-      await until(() => receiver.events.length >= 2, 15_000);
+      await until('the receiver has both events', () => receiver.events.length >= 2, { timeoutMs: 15_000, intervalMs: 100 });
       expect(receiver.rejected).toEqual([]);
       expect(receiver.events.map((e) => [e.type, e.data.activityId]).sort()).toEqual([
         ['live_activity.ended', activityId],
@@ -89,7 +84,7 @@ forEachDatabase('webhooks-e2e', (database) => {
           body: { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '1' }, targetUsers: ['no-start'] },
         });
         expect(started.response.status).toBe(200);
-        await until(() => failures.events.length >= 1, 10_000);
+        await until('the receiver has the failure', () => failures.events.length >= 1, { intervalMs: 100 });
         expect(failures.rejected).toEqual([]);
         expect(failures.events.map((e) => e.type)).toEqual(['delivery.failed']);
         expect(failures.events[0]!.data).toMatchObject({

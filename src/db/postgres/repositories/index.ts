@@ -3,11 +3,6 @@ import type { Pg, PgScope } from '../query';
 import { repositoriesOn } from '../../repositories';
 import { postgresSql } from '../postgres-sql';
 import { broadcastsPg } from './broadcasts';
-import { devicesPg } from './devices';
-import { idempotencyPg } from './idempotency';
-import { instancesPg } from './instances';
-import { liveActivitiesPg } from './live-activities';
-import { releasesPg } from './releases';
 
 /**
  * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
@@ -18,10 +13,5 @@ export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise
   const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
   return repositoriesOn(postgresSql(q, begin, owner), {
     broadcasts: broadcastsPg(scope),
-    devices: devicesPg(scope),
-    idempotency: idempotencyPg(scope),
-    instances: instancesPg(scope),
-    liveActivities: liveActivitiesPg(scope),
-    releases: releasesPg(scope),
   });
 }

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { addDevice, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
+import { addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { inlineStore } from './outbox-store';
@@ -23,7 +23,7 @@ async function until(condition: () => boolean): Promise<void> {
 async function queued(n: number) {
   h = await createHarness();
   await h.createApp({ id: 'demo' });
-  const devices = Array.from({ length: n }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+  const devices = await addDevices(h.ctx, 'demo', n, { platform: 'android' });
   await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
 }
 

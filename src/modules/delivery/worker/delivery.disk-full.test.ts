@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { addDevice, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
+import { addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 
@@ -18,7 +18,7 @@ describe('the delivery worker on a full disk', () => {
   test('keeps its outcomes, claims nothing more and does not spin while writes fail; delivers everything once space returns', async () => {
     h = await createHarness();
     await h.createApp({ id: 'demo' });
-    const devices = Array.from({ length: 300 }, () => addDevice(h.ctx, 'demo', { platform: 'android' }));
+    const devices = await addDevices(h.ctx, 'demo', 300, { platform: 'android' });
     await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     // Full: the file may not grow, and a filler takes every free page.
     const client = h.ctx.db.sqlite.$client;

@@ -1,0 +1,152 @@
+import type { Audience, DeviceRow, DevicesRepository, DeviceWithTokens, SendTarget, TargetDevice } from '../../modules/devices/devices.repository';
+import { deviceTokenKind } from '../../modules/tokens/tokens.repository';
+import { newId } from '../../lib/ids';
+import type { Dialect } from '../sql/dialect';
+import type { Sql } from '../sql/sql';
+import { statement } from '../sql/statement';
+import { DEVICE_KINDS_SQL, tokensRepository } from './tokens';
+
+// A device is valid while its registration token is active in the ledger.
+const VALID = `FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
+const PUSH_TO_START = `SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active'`;
+const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d.os_version AS "osVersion", d.created_at AS "createdAt", t.id AS "tokenId",
+     (${PUSH_TO_START}) AS "pushToStartTokenId" ${VALID}`;
+const TARGET = { numbers: ['createdAt', 'tokenId', 'pushToStartTokenId'] };
+const WITH_TOKENS = `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
+     d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
+     EXISTS (${PUSH_TO_START}) AS "hasPushToStartToken"
+     FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
+const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'], booleans: ['hasPushToStartToken'] };
+const COUNT = { numbers: ['n'] };
+
+const audience = statement<Audience>(
+  (d) => `SELECT count(DISTINCT d.end_user_id) AS "endUsers", count(*) AS devices, count(*) FILTER (WHERE d.platform = 'ios') AS ios,
+                 count(*) FILTER (WHERE d.platform = 'android') AS android,
+                 count(*) FILTER (WHERE d.platform = 'ios' AND EXISTS (${PUSH_TO_START})) AS "iosStartable"
+            ${VALID}
+           WHERE d.app_id = $1 AND (NOT ${d.typed('$2', 'boolean')} OR d.end_user_id IN (SELECT id FROM end_users WHERE app_id = $1 AND tester))`,
+  { numbers: ['endUsers', 'devices', 'ios', 'android', 'iosStartable'] },
+);
+const allTargets = statement<TargetDevice>(`${TARGET_COLUMNS} WHERE d.app_id = $1 ORDER BY d.end_user_id, d.created_at`, TARGET);
+// One end user (every activity update and end): a plain lookup, without a list parameter.
+const userTargets = statement<TargetDevice>(`${TARGET_COLUMNS} WHERE d.app_id = $1 AND d.end_user_id = $2 ORDER BY d.created_at`, TARGET);
+const usersTargets = statement<TargetDevice>(
+  (d) => `${TARGET_COLUMNS} WHERE d.app_id = $1 AND ${d.inList('d.end_user_id', '$2')} ORDER BY d.end_user_id, d.created_at`,
+  TARGET,
+);
+const testers = statement<{ id: string }>('SELECT id FROM end_users WHERE app_id = $1 AND tester');
+
+// A send needs only the device and its token: no push-to-start lookup, and rows streamed, not loaded.
+const SEND_COLUMNS = `SELECT d.id AS "deviceId", t.id AS "tokenId" ${VALID}`;
+const testerOnly = (d: Dialect) =>
+  `(NOT ${d.typed('$2', 'boolean')} OR EXISTS (SELECT 1 FROM end_users u WHERE u.app_id = d.app_id AND u.id = d.end_user_id AND u.tester))`;
+const allSendTargets = statement<SendTarget>((d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} ORDER BY d.end_user_id, d.created_at`, {
+  numbers: ['tokenId'],
+});
+const usersSendTargets = statement<SendTarget>(
+  (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${d.inList('d.end_user_id', '$3')} ORDER BY d.end_user_id, d.created_at`,
+  { numbers: ['tokenId'] },
+);
+
+const touchEndUser = statement(
+  (d) => `INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $4)
+          ON CONFLICT (app_id, id) DO UPDATE SET last_seen_at = $4, tester = COALESCE(${d.typed('$5', 'boolean')}, end_users.tester)`,
+);
+// PostgreSQL locks the row against a concurrent registration of the same token; SQLite's
+// transaction already holds the write lock (BEGIN IMMEDIATE) and has no FOR UPDATE.
+const existingDevice = statement<DeviceRow>(
+  (d) => `SELECT id, app_id AS "appId", end_user_id AS "endUserId", platform, token, environment, os_version AS "osVersion",
+                 created_at AS "createdAt", updated_at AS "updatedAt"
+            FROM devices WHERE app_id = $1 AND platform = $2 AND token = $3${d.name === 'postgres' ? ' FOR UPDATE' : ''}`,
+  { numbers: ['createdAt', 'updatedAt'] },
+);
+const updateDevice = statement('UPDATE devices SET end_user_id = $1, environment = $2, os_version = $3, updated_at = $4 WHERE id = $5');
+const insertDevice = statement(
+  'INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, os_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+);
+const oneWithTokens = statement<DeviceWithTokens>(`${WITH_TOKENS} WHERE d.app_id = $1 AND d.id = $2`, WITH_TOKENS_SHAPE);
+const listWithTokens = statement<DeviceWithTokens>(
+  (d) => `${WITH_TOKENS} WHERE d.app_id = $1 AND (${d.typed('$2', 'text')} IS NULL OR d.end_user_id = $2) ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+  WITH_TOKENS_SHAPE,
+);
+const countDevices = statement<{ n: number }>((d) => `SELECT count(*) AS n FROM devices WHERE app_id = $1 AND (${d.typed('$2', 'text')} IS NULL OR end_user_id = $2)`, COUNT);
+const remove = statement('DELETE FROM devices WHERE app_id = $1 AND id = $2');
+const listEndUsers = statement<{ id: string; tester: boolean; createdAt: number; lastSeenAt: number; devices: number }>(
+  `SELECT id, tester, created_at AS "createdAt", last_seen_at AS "lastSeenAt",
+          (SELECT count(*) ${VALID} WHERE d.app_id = end_users.app_id AND d.end_user_id = end_users.id) AS devices
+     FROM end_users WHERE app_id = $1 ORDER BY last_seen_at DESC, id LIMIT $2 OFFSET $3`,
+  { numbers: ['createdAt', 'lastSeenAt', 'devices'], booleans: ['tester'] },
+);
+const countEndUsers = statement<{ n: number }>('SELECT count(*) AS n FROM end_users WHERE app_id = $1', COUNT);
+const setTester = statement('UPDATE end_users SET tester = $1 WHERE app_id = $2 AND id = $3');
+
+/** Devices and end users (see modules/devices/devices.repository.ts). */
+export function devicesRepository(sql: Sql): DevicesRepository {
+  return {
+    audience: async (appId, testersOnly) => (await sql.one(audience, [appId, testersOnly]))!,
+
+    async targets(appId, filter = {}) {
+      const ids = filter.endUserIds;
+      const rows =
+        ids === undefined
+          ? await sql.all(allTargets, [appId])
+          : ids.length === 1
+            ? await sql.all(userTargets, [appId, ids[0]!])
+            : await sql.all(usersTargets, [appId, ids]);
+      if (!filter.testersOnly) return rows;
+      const testerIds = new Set((await sql.all(testers, [appId])).map((r) => r.id));
+      return rows.filter((r) => testerIds.has(r.endUserId));
+    },
+
+    // SQLite reads the rows as the caller iterates (inside its transaction); PostgreSQL reads them
+    // at once (see Sql.iterate), so a send there holds its targets' ids in memory.
+    sendTargets: (appId, filter = {}) =>
+      filter.endUserIds === undefined
+        ? sql.iterate(allSendTargets, [appId, Boolean(filter.testersOnly)])
+        : sql.iterate(usersSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds]),
+
+    upsert: (appId, input, now, newDeviceId) =>
+      sql.atomic(async (tx) => {
+        const tokens = tokensRepository(tx);
+        await tx.run(touchEndUser, [appId, input.endUserId, input.tester ?? false, now, input.tester ?? null]);
+        const existing = await tx.one(existingDevice, [appId, input.platform, input.token]);
+        const fields = {
+          endUserId: input.endUserId,
+          environment: input.environment ?? existing?.environment ?? null,
+          osVersion: input.osVersion ?? existing?.osVersion ?? null,
+          updatedAt: now,
+        };
+        let device: DeviceRow;
+        if (existing) {
+          await tx.run(updateDevice, [fields.endUserId, fields.environment, fields.osVersion, now, existing.id]);
+          device = { ...existing, ...fields };
+          if (existing.environment !== fields.environment) await tokens.setEnvironment(device.id, fields.environment);
+        } else {
+          device = { id: newDeviceId ?? newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
+          await tx.run(insertDevice, [device.id, appId, device.endUserId, device.platform, device.token, device.environment, device.osVersion, now, now]);
+        }
+        await tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);
+        if (input.pushToStartToken && input.platform === 'ios') await tokens.report(appId, 'apns_push_to_start', input.pushToStartToken, device.id, device.environment, now);
+        return { device: (await tx.one(oneWithTokens, [appId, device.id]))!, created: !existing };
+      }),
+
+    find: (appId, id) => sql.one(oneWithTokens, [appId, id]),
+
+    remove: async (appId, id) => (await sql.run(remove, [appId, id])) > 0,
+
+    async list(appId, filter, limit, offset) {
+      const endUserId = filter.endUserId || null;
+      const rows = await sql.all(listWithTokens, [appId, endUserId, limit, offset]);
+      const total = (await sql.one(countDevices, [appId, endUserId]))!.n;
+      return { rows, total };
+    },
+
+    async listEndUsers(appId, limit, offset) {
+      const rows = await sql.all(listEndUsers, [appId, limit, offset]);
+      const total = (await sql.one(countEndUsers, [appId]))!.n;
+      return { rows, total };
+    },
+
+    setTester: async (appId, endUserId, tester) => (await sql.run(setTester, [tester, appId, endUserId])) > 0,
+  };
+}
