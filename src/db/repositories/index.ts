@@ -4,6 +4,7 @@ import { activityStreamsRepository } from './activity-streams';
 import { activityUsageRepository } from './activity-usage';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
+import { broadcastsRepository } from './broadcasts';
 import { deliveriesRepository } from './deliveries';
 import { deliveryHistoryRepository } from './delivery-history';
 import { devicesRepository } from './devices';
@@ -26,6 +27,7 @@ export type PerDialect = Omit<
   | 'activityUsage'
   | 'apps'
   | 'audit'
+  | 'broadcasts'
   | 'deliveries'
   | 'deliveryHistory'
   | 'devices'
@@ -53,6 +55,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     activityUsage: activityUsageRepository(sql),
     apps: appsRepository(sql),
     audit: auditRepository(sql),
+    broadcasts: broadcastsRepository(sql),
     deliveries: deliveriesRepository(sql),
     deliveryHistory: deliveryHistoryRepository(sql),
     devices: devicesRepository(sql),

@@ -1,4 +1,3 @@
-import { broadcastsRepository } from './repositories/broadcasts';
 import type { Repositories } from '../store';
 import { repositoriesOn } from '../repositories';
 import { sqliteSql, type SqliteUnitsOfWork } from './sqlite-sql';
@@ -6,7 +5,5 @@ import type { Db } from './database';
 
 /** Every repository on the SQLite connection `db`, its statements prepared once; `units`: the store's (see sqliteSql). */
 export function sqliteRepositories(db: Db, units?: SqliteUnitsOfWork): Repositories {
-  return repositoriesOn(sqliteSql(db.$client, units), {
-    broadcasts: broadcastsRepository(db),
-  });
+  return repositoriesOn(sqliteSql(db.$client, units), {});
 }

@@ -1,8 +1,7 @@
 import type { Repositories } from '../../store';
-import type { Pg, PgScope } from '../query';
+import type { Pg } from '../query';
 import { repositoriesOn } from '../../repositories';
 import { postgresSql } from '../postgres-sql';
-import { broadcastsPg } from './broadcasts';
 
 /**
  * The PostgreSQL implementation of every repository on `q`: the pool (each method that needs
@@ -10,8 +9,5 @@ import { broadcastsPg } from './broadcasts';
  * claiming work for `owner` (this instance's id).
  */
 export function postgresRepositories(q: Pg, begin?: <T>(job: (tx: Pg) => Promise<T>) => Promise<T>, owner: string | null = null): Repositories {
-  const scope: PgScope = { q, atomic: begin ?? ((job) => job(q)), owner };
-  return repositoriesOn(postgresSql(q, begin, owner), {
-    broadcasts: broadcastsPg(scope),
-  });
+  return repositoriesOn(postgresSql(q, begin, owner), {});
 }
