@@ -1,6 +1,5 @@
 import { afterEach, expect, test } from 'bun:test';
-import { activityContent } from '../../test-support/delivery-fixtures';
-import { addActivityOn, addDeviceOn, closeRigOn, deliveryRowsOn, fcmRigOn, queueOn, type DeliveryHarness } from '../../test-support/delivery-on';
+import { activityContentOn, addActivityOn, addDeviceOn, closeRigOn, deliveryRowsOn, fcmRigOn, queueOn, type DeliveryHarness } from '../../test-support/delivery-on';
 import type { FcmAnswer, FcmStandin } from '../../test-support/fcm-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness } from '../../test-support/harness';
@@ -10,7 +9,6 @@ import { until } from '../../test-support/eventually';
 import { endpointHold } from './endpoint-health/endpoint-health';
 import type { DeliveryEngine } from './delivery.engine';
 import { unlabelled } from '../../test-support/metrics-text';
-import type { TestContext } from '../../test-support/harness';
 
 let h: DeliveryHarness;
 let fcm: FcmStandin | undefined;
@@ -66,8 +64,7 @@ forEachDatabase('latest wins for updates that were in flight', (database) => {
     const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
     const other = await addDeviceOn(h.ctx, 'demo', { platform: 'android', endUserId: 'user-2' });
     const activity = await addActivityOn(h.ctx, 'demo', { platform: 'android' });
-    // activityContent reads only the clock.
-    const content = (event: 'start' | 'update' | 'end', progress: string) => activityContent(h.ctx as TestContext, activity, event, { progress });
+    const content = (event: 'start' | 'update' | 'end', progress: string) => activityContentOn(h.ctx, activity, event, { progress });
     await queueOn(h.ctx, 'demo', content('start', '10'), [pixel.id]);
     await queueOn(h.ctx, 'demo', content('update', '20'), [pixel.id, other.id]);
     const claimed = await repo.claim(h.clock.now(), 10);
