@@ -21,6 +21,7 @@ import { TEMPLATE_SLUGS } from './modules/live-activities/templates';
 import { healthRoutes } from './modules/health/health.routes';
 import { instancesAdminRoutes } from './modules/instances/instances.admin.routes';
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
+import { liveActivityTemplatesAdminRoutes } from './modules/live-activities/live-activity-templates.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
 import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
 import { metricsRoutes } from './modules/metrics/metrics.routes';
@@ -116,6 +117,7 @@ export function createApp(ctx: AppContext) {
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
+    .use(liveActivityTemplatesAdminRoutes(services))
     .use(broadcastsAdminRoutes(services))
     .use(usageAdminRoutes(services))
     .use(auditAdminRoutes(services))

@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
 import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
+import { liveActivityTemplatesService } from './modules/live-activities/live-activity-templates.service';
 import { resolveAdminToken } from './modules/auth/admin-auth';
 import type { MetaRepository } from './modules/auth/meta.repository';
 import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
@@ -65,7 +66,8 @@ export async function bootstrap(
     const outbox = new Outbox(db, coordination.wakeUps);
     const endpointHealth = new EndpointHealth(clock, logger, coordination.endpointHealth<EndpointRecord>());
     const ctx: AppContext & { db: OpenedStore } = { config, db, clock, logger, box, adminTokenHash: admin.current, coordination, outbox, endpointHealth };
-    await seedAppsFromConfig(ctx, credentialsReset(ctx));
+    const templates = liveActivityTemplatesService(ctx);
+    await seedAppsFromConfig(ctx, credentialsReset(ctx), (appId, defs) => templates.seed(appId, defs));
     return { ctx, generatedAdminToken: admin.generated, replacesUnshownAdminToken: admin.replacesUnshown };
   } catch (e) {
     await db.close();

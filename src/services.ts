@@ -10,6 +10,7 @@ import { serviceAuth } from './modules/apps/service-auth';
 import { consoleSessions } from './modules/auth/console-sessions';
 import { idempotency } from './modules/idempotency/idempotency';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
+import { liveActivityTemplatesService } from './modules/live-activities/live-activity-templates.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { releasesService } from './modules/notifications/releases.service';
 import { webhooksService } from './modules/webhooks/webhooks.service';
@@ -38,6 +39,7 @@ export function buildServices(ctx: AppContext) {
     releases,
     notifications: notificationsService(ctx, releases),
     liveActivities,
+    liveActivityTemplates: liveActivityTemplatesService(ctx),
     streams: activityStreamsService(ctx, liveActivities),
     webhooks: webhooksService(ctx, apps),
   };

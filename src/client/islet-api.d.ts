@@ -291,6 +291,32 @@ export interface paths {
     /** Get an activity with its data, end reason and per-device instances */
     get: operations["getApiAdminAppsByAppIdLive-activitiesById"];
   };
+  "/api/admin/apps/{appId}/live-activity-templates": {
+    /** List the app’s Live Activity templates */
+    get: operations["getApiAdminAppsByAppIdLive-activity-templates"];
+    /**
+     * Define a Live Activity template
+     * @description A template of the app’s own `ActivityAttributes` type with typed fields; starts, updates and ends then accept its slug and check values against the types. Errors: 409 for a built-in slug, an existing slug, or more than 100 templates; 400 naming the invalid name or field.
+     */
+    post: operations["postApiAdminAppsByAppIdLive-activity-templates"];
+  };
+  "/api/admin/apps/{appId}/live-activity-templates/{slug}": {
+    /**
+     * Get a Live Activity template
+     * @description Errors: 404 `live activity template not found`.
+     */
+    get: operations["getApiAdminAppsByAppIdLive-activity-templatesBySlug"];
+    /**
+     * Replace a Live Activity template
+     * @description While Active activities use the template, the replacement may only add optional fields (409 naming the field otherwise: a removed, changed or required new field, or another attributesType). Errors: 404 `live activity template not found`; 409 for a built-in slug.
+     */
+    put: operations["putApiAdminAppsByAppIdLive-activity-templatesBySlug"];
+    /**
+     * Delete a Live Activity template
+     * @description Errors: 409 while Active activities use it, or for a built-in slug; 404 `live activity template not found`.
+     */
+    delete: operations["deleteApiAdminAppsByAppIdLive-activity-templatesBySlug"];
+  };
   "/api/admin/apps/{appId}/broadcasts": {
     /**
      * An app's broadcasts
@@ -491,6 +517,8 @@ export interface operations {
           token: string;
           /** @description iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`, 64 to 200 hex digits). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there. */
           pushToStartToken?: string;
+          /** @description iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`. */
+          pushToStartTokens?: Record<string, never>;
           /** @description iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`. */
           environment?: "production" | "sandbox";
           /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
@@ -911,15 +939,15 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
+          /** @description One of the eight template slugs (status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table) or the slug of a template the app defined (`/api/admin/apps/{appId}/live-activity-templates`). */
           templateSlug: string;
-          /** @description Static data, set once; every value a string. Required in effect for templates with required attributes. */
+          /** @description Static data, set once. Required in effect for templates with required attributes. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           attributes?: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
-          /** @description Initial dynamic data; every value a string. */
+          /** @description Initial dynamic data. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description End user identifiers. When omitted, the activity starts for every connected end user. Duplicates are merged; unknown identifiers are skipped. */
           targetUsers?: string[];
@@ -991,8 +1019,8 @@ export interface operations {
             detail: string;
             /** @description The templateSlug as sent (its first 200 characters). */
             templateSlug?: string;
-            /** @description The eight template slugs. */
-            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
+            /** @description The eight template slugs, then the slugs of the templates the app defined. */
+            validSlugs?: string[];
           };
         };
       };
@@ -1219,9 +1247,9 @@ export interface operations {
     requestBody?: {
       content: {
         "application/json": {
-          /** @description The final dynamic data shown until the activity is dismissed; validated like an update. */
+          /** @description The final dynamic data shown until the activity is dismissed; validated like an update. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState?: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /**
            * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
@@ -1388,9 +1416,9 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The new dynamic data; replaces the previous contentState entirely. */
+          /** @description The new dynamic data; replaces the previous contentState entirely. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Lights the screen and shows this alert with the event (iOS: `aps.alert`; Android: the app re-alerts on `alertTitle`/`alertBody`). On start, absent means the template alert. */
           alert?: {
@@ -1733,11 +1761,11 @@ export interface operations {
             state: "Active" | "Ended";
             templateSlug: string;
             attributes: {
-              [key: string]: string;
+              [key: string]: unknown;
             };
             /** @description The last contentState put. */
             contentState: {
-              [key: string]: string;
+              [key: string]: unknown;
             };
             /** @description null: every connected end user. */
             targetUsers: string[] | null;
@@ -1857,15 +1885,15 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
+          /** @description One of the eight template slugs (status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table) or the slug of a template the app defined (`/api/admin/apps/{appId}/live-activity-templates`). */
           templateSlug: string;
-          /** @description Static data, set once; every value a string. Required in effect for templates with required attributes. */
+          /** @description Static data, set once. Required in effect for templates with required attributes. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           attributes?: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
-          /** @description Initial dynamic data; every value a string. */
+          /** @description Initial dynamic data. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description End user identifiers. When omitted, the activity starts for every connected end user. Duplicates are merged; unknown identifiers are skipped. */
           targetUsers?: string[];
@@ -1914,8 +1942,8 @@ export interface operations {
             detail: string;
             /** @description The templateSlug as sent (its first 200 characters). */
             templateSlug?: string;
-            /** @description The eight template slugs. */
-            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
+            /** @description The eight template slugs, then the slugs of the templates the app defined. */
+            validSlugs?: string[];
           };
         };
       };
@@ -2308,15 +2336,15 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
+          /** @description One of the eight template slugs (status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table) or the slug of a template the app defined. */
           templateSlug: string;
-          /** @description Static data, set once; every value a string. */
+          /** @description Static data, set once. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           attributes?: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
-          /** @description Initial dynamic data (what a device shows when it starts the activity); every value a string. */
+          /** @description Initial dynamic data (what a device shows when it starts the activity). Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Apple’s message-storage-policy, fixed for the channel: 0 (default) No Message Stored, for frequent updates; 1 Most Recent Message Stored (up to 8 hours, for devices offline). */
           storagePolicy?: number;
@@ -2374,8 +2402,8 @@ export interface operations {
             detail: string;
             /** @description The templateSlug as sent (its first 200 characters). */
             templateSlug?: string;
-            /** @description The eight template slugs. */
-            validSlugs?: ("status-tracker" | "metric-live" | "countdown" | "progress-bar" | "two-column" | "key-value-list" | "image-banner" | "mini-table")[];
+            /** @description The eight template slugs, then the slugs of the templates the app defined. */
+            validSlugs?: string[];
           };
         };
       };
@@ -2611,9 +2639,9 @@ export interface operations {
     requestBody?: {
       content: {
         "application/json": {
-          /** @description The final dynamic data; validated like an update. */
+          /** @description The final dynamic data; validated like an update. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState?: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /**
            * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
@@ -2780,9 +2808,9 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The new dynamic data; replaces the previous contentState entirely. */
+          /** @description The new dynamic data; replaces the previous contentState entirely. Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array). */
           contentState: {
-            [key: string]: string;
+            [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description Lights the screen and shows this alert with the event (iOS: `aps.alert`; Android: the app re-alerts on `alertTitle`/`alertBody`). On start, absent means the template alert. */
           alert?: {
@@ -4937,6 +4965,8 @@ export interface operations {
           token: string;
           /** @description iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`, 64 to 200 hex digits). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there. */
           pushToStartToken?: string;
+          /** @description iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`. */
+          pushToStartTokens?: Record<string, never>;
           /** @description iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`. */
           environment?: "production" | "sandbox";
           /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
@@ -6679,10 +6709,10 @@ export interface operations {
             /** @description Why it ended: api (DELETE), quota (minutes used up), expired (iOS 8-hour limit); null while Active. */
             endReason: "api" | "quota" | "expired" | null;
             attributes: {
-              [key: string]: string;
+              [key: string]: unknown;
             };
             contentState: {
-              [key: string]: string;
+              [key: string]: unknown;
             };
             /** @description iOS: whether an iOS device reported its update token for the activity. */
             hasPushToken: boolean;
@@ -6742,6 +6772,670 @@ export interface operations {
       };
       /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /** List the app’s Live Activity templates */
+  "getApiAdminAppsByAppIdLive-activity-templates": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description The app’s own templates by slug (the eight built-ins are not listed). */
+            templates: ({
+                slug: string;
+                attributesType: string;
+                attributes: {
+                  [key: string]: {
+                    /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                    type: "string" | "integer" | "number" | "boolean" | "date";
+                    /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                    required?: boolean;
+                    /** @description true: an array of values of `type` (`[String]`). Default false. */
+                    list?: boolean;
+                  };
+                };
+                contentState: {
+                  [key: string]: {
+                    /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                    type: "string" | "integer" | "number" | "boolean" | "date";
+                    /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                    required?: boolean;
+                    /** @description true: an array of values of `type` (`[String]`). Default false. */
+                    list?: boolean;
+                  };
+                };
+                /** @enum {string} */
+                source: "api" | "config";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Define a Live Activity template
+   * @description A template of the app’s own `ActivityAttributes` type with typed fields; starts, updates and ends then accept its slug and check values against the types. Errors: 409 for a built-in slug, an existing slug, or more than 100 templates; 400 naming the invalid name or field.
+   */
+  "postApiAdminAppsByAppIdLive-activity-templates": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Lowercase letters, digits and -; not one of the built-ins (status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table). */
+          slug: string;
+          /** @description The name of the app’s Swift `ActivityAttributes` struct: the APNs `attributes-type` of a start, and the type whose push-to-start token a start uses. */
+          attributesType: string;
+          /** @description The static (attributes) fields by name (letters, digits and _, at most 32); `isletActivityId` is reserved. */
+          attributes?: {
+            [key: string]: {
+              /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+              type: "string" | "integer" | "number" | "boolean" | "date";
+              /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+              required?: boolean;
+              /** @description true: an array of values of `type` (`[String]`). Default false. */
+              list?: boolean;
+            };
+          };
+          /** @description The dynamic (contentState) fields by name (letters, digits and _, at most 32); `isletActivityId` is reserved. */
+          contentState: {
+            [key: string]: {
+              /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+              type: "string" | "integer" | "number" | "boolean" | "date";
+              /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+              required?: boolean;
+              /** @description true: an array of values of `type` (`[String]`). Default false. */
+              list?: boolean;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 201 */
+      201: {
+        content: {
+          "application/json": {
+            slug: string;
+            attributesType: string;
+            attributes: {
+              [key: string]: {
+                /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                type: "string" | "integer" | "number" | "boolean" | "date";
+                /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                required?: boolean;
+                /** @description true: an array of values of `type` (`[String]`). Default false. */
+                list?: boolean;
+              };
+            };
+            contentState: {
+              [key: string]: {
+                /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                type: "string" | "integer" | "number" | "boolean" | "date";
+                /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                required?: boolean;
+                /** @description true: an array of values of `type` (`[String]`). Default false. */
+                list?: boolean;
+              };
+            };
+            /** @enum {string} */
+            source: "api" | "config";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Get a Live Activity template
+   * @description Errors: 404 `live activity template not found`.
+   */
+  "getApiAdminAppsByAppIdLive-activity-templatesBySlug": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example ride */
+        slug: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            slug: string;
+            attributesType: string;
+            attributes: {
+              [key: string]: {
+                /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                type: "string" | "integer" | "number" | "boolean" | "date";
+                /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                required?: boolean;
+                /** @description true: an array of values of `type` (`[String]`). Default false. */
+                list?: boolean;
+              };
+            };
+            contentState: {
+              [key: string]: {
+                /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                type: "string" | "integer" | "number" | "boolean" | "date";
+                /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                required?: boolean;
+                /** @description true: an array of values of `type` (`[String]`). Default false. */
+                list?: boolean;
+              };
+            };
+            /** @enum {string} */
+            source: "api" | "config";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Replace a Live Activity template
+   * @description While Active activities use the template, the replacement may only add optional fields (409 naming the field otherwise: a removed, changed or required new field, or another attributesType). Errors: 404 `live activity template not found`; 409 for a built-in slug.
+   */
+  "putApiAdminAppsByAppIdLive-activity-templatesBySlug": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example ride */
+        slug: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The name of the app’s Swift `ActivityAttributes` struct: the APNs `attributes-type` of a start, and the type whose push-to-start token a start uses. */
+          attributesType: string;
+          /** @description The static (attributes) fields by name (letters, digits and _, at most 32); `isletActivityId` is reserved. */
+          attributes?: {
+            [key: string]: {
+              /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+              type: "string" | "integer" | "number" | "boolean" | "date";
+              /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+              required?: boolean;
+              /** @description true: an array of values of `type` (`[String]`). Default false. */
+              list?: boolean;
+            };
+          };
+          /** @description The dynamic (contentState) fields by name (letters, digits and _, at most 32); `isletActivityId` is reserved. */
+          contentState: {
+            [key: string]: {
+              /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+              type: "string" | "integer" | "number" | "boolean" | "date";
+              /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+              required?: boolean;
+              /** @description true: an array of values of `type` (`[String]`). Default false. */
+              list?: boolean;
+            };
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            slug: string;
+            attributesType: string;
+            attributes: {
+              [key: string]: {
+                /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                type: "string" | "integer" | "number" | "boolean" | "date";
+                /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                required?: boolean;
+                /** @description true: an array of values of `type` (`[String]`). Default false. */
+                list?: boolean;
+              };
+            };
+            contentState: {
+              [key: string]: {
+                /** @description string, integer, number (a Double), boolean, or date (sent as an ISO 8601 timestamp; APNs gets seconds since 2001-01-01, Swift’s `Date` encoding). */
+                type: "string" | "integer" | "number" | "boolean" | "date";
+                /** @description true: every start (attributes) or every contentState must give it. Default false (optional in the app’s struct). */
+                required?: boolean;
+                /** @description true: an array of values of `type` (`[String]`). Default false. */
+                list?: boolean;
+              };
+            };
+            /** @enum {string} */
+            source: "api" | "config";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Delete a Live Activity template
+   * @description Errors: 409 while Active activities use it, or for a built-in slug; 404 `live activity template not found`.
+   */
+  "deleteApiAdminAppsByAppIdLive-activity-templatesBySlug": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example ride */
+        slug: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
         content: {
           "application/problem+json": {
             /** @description Standard reason phrase of the status. */
@@ -7228,7 +7922,7 @@ export interface operations {
                 actor: string;
                 /** @description The client's address; `local` for the command line. */
                 address: string;
-                /** @description One of app.create, demo.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, tester.set, device.register, device.remove, broadcast-channel.remove, release.create, release.status, template.put, template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
+                /** @description One of app.create, demo.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, tester.set, device.register, device.remove, broadcast-channel.remove, release.create, release.status, template.put, template.delete, live-activity-template.create, live-activity-template.replace, live-activity-template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
                 action: string;
                 appId: string | null;
                 /** @description What was changed, e.g. `apps/demo/releases/3`. */

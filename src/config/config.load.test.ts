@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, parseConfig, resolveConfigPath } from './config.load';
 import { redactConfig } from './config.redact';
-import { APNS_FIELDS, APP_FIELDS, FCM_FIELDS, PLAN_FIELDS, SECTIONS } from './config.schema';
+import { APNS_FIELDS, APP_FIELDS, FCM_FIELDS, LIVE_ACTIVITY_TEMPLATE_FIELDS, PLAN_FIELDS, SECTIONS } from './config.schema';
 
 const problemsOf = (text: string, env: Record<string, string> = {}): string[] => {
   try {
@@ -98,6 +98,19 @@ describe('configuration', () => {
     expect(text).toContain('[redacted]');
   });
 
+  test('[[apps.live_activity_templates]]: each field a table of type, required and list; problems name the key', () => {
+    const text =
+      '[[apps]]\nid = "a"\n[[apps.live_activity_templates]]\nslug = "ride"\n' +
+      '[apps.live_activity_templates.content_state]\neta = { type = "float" }\nstops = { type = "string", list = "yes", max = 3 }\n';
+    expect(problemsOf(text)).toEqual([
+      'islet.toml:4:1: apps[0].live_activity_templates[0] needs attributes_type',
+      // Keys inside an inline table point at their table.
+      'islet.toml:5:1: apps[0].live_activity_templates[0].content_state.eta.type must be one of string, integer, number, boolean, date',
+      'islet.toml:5:1: apps[0].live_activity_templates[0].content_state.stops.max is not a known key',
+      'islet.toml:5:1: apps[0].live_activity_templates[0].content_state.stops.list must be true or false',
+    ]);
+  });
+
   test('the shipped example parses and names every key of the schema', () => {
     const path = join(import.meta.dir, '..', '..', 'islet.example.toml');
     const text = readFileSync(path, 'utf8');
@@ -106,18 +119,27 @@ describe('configuration', () => {
     // What needs the user's own files or server is commented out (main.test.ts: check-config passes it)…
     expect([config.server.tls_cert, config.database.url, config.apps[0]?.apns, config.apps[0]?.fcm]).toEqual([undefined, undefined, undefined, undefined]);
     // …and valid once uncommented.
-    const uncommented = parseConfig(text.replace(/^# (\[apps\.\w+\]|\w+ = )/gm, '$1'), path);
+    const uncommented = parseConfig(text.replace(/^# (\[\[?apps\.[\w.]+\]\]?|\w+ = )/gm, '$1'), path);
     expect(uncommented.server.tls_cert).toBe('/etc/islet/tls/fullchain.pem');
     expect(uncommented.database.ca_file).toBe('/etc/islet/db-ca.pem');
     expect(uncommented.apps[0]?.apns).toMatchObject({ bundle_id: 'com.example.demo', key_file: 'keys/AuthKey_ABC123DEFG.p8', ca_file: 'keys/test-ca.pem' });
     expect(uncommented.apps[0]?.fcm?.service_account_file).toBe('keys/firebase.json');
     expect(uncommented.plans.pro?.broadcasts).toBe(10);
+    expect(uncommented.apps[0]?.liveActivityTemplates).toEqual([
+      {
+        slug: 'ride',
+        attributesType: 'RideAttributes',
+        attributes: { driver: { type: 'string', required: true } },
+        contentState: { etaMinutes: { type: 'integer', required: true }, pickupAt: { type: 'date' }, stops: { type: 'string', list: true } },
+      },
+    ]);
     const keys = [
       ...Object.entries(SECTIONS).flatMap(([s, spec]) => Object.keys(spec).map((k) => [s, k])),
       ...Object.keys(PLAN_FIELDS).map((k) => ['plans', k]),
       ...Object.keys(APP_FIELDS).map((k) => ['apps', k]),
       ...Object.keys(APNS_FIELDS).map((k) => ['apps.apns', k]),
       ...Object.keys(FCM_FIELDS).map((k) => ['apps.fcm', k]),
+      ...Object.keys(LIVE_ACTIVITY_TEMPLATE_FIELDS).map((k) => ['apps.live_activity_templates', k]),
     ];
     // A key whose mere presence changes what Islet does (database.url) or that names a file of the user's is shown commented out.
     for (const [, key] of keys) expect(text).toMatch(new RegExp(`^(# )?${key} = `, 'm'));

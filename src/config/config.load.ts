@@ -8,12 +8,16 @@ import {
   APP_FIELDS,
   DEFAULT_PLANS,
   FCM_FIELDS,
+  LIVE_ACTIVITY_TEMPLATE_FIELDS,
   PLAN_FIELDS,
   SECTIONS,
+  TEMPLATE_FIELD_TYPES,
   type AppConfig,
   type Config,
   type FieldSpec,
+  type LiveActivityTemplateConfig,
   type SectionSpec,
+  type TemplateFieldConfig,
 } from './config.schema';
 
 /** A configuration that cannot be used; its message lists every problem, one per line. */
@@ -91,6 +95,41 @@ export function parseConfig(text: string, source: string, env: Record<string, st
     return out;
   };
 
+  /** `[apps.live_activity_templates.<part>]`: each field a table of type, required and list. */
+  const readFields = (table: unknown, path: KeyPath): Record<string, TemplateFieldConfig> => {
+    const fields: Record<string, TemplateFieldConfig> = {};
+    if (table === undefined) return fields;
+    if (!isTable(table)) return (report(path, 'must be a table of fields'), fields);
+    for (const [name, field] of Object.entries(table)) {
+      if (!isTable(field)) {
+        report([...path, name], 'must be a table such as { type = "string", required = true }');
+        continue;
+      }
+      for (const key of Object.keys(field)) if (!['type', 'required', 'list'].includes(key)) report([...path, name, key], 'is not a known key');
+      if (!TEMPLATE_FIELD_TYPES.includes(field.type as TemplateFieldConfig['type'])) report([...path, name, 'type'], `must be one of ${TEMPLATE_FIELD_TYPES.join(', ')}`);
+      for (const flag of ['required', 'list'] as const) if (field[flag] !== undefined && typeof field[flag] !== 'boolean') report([...path, name, flag], 'must be true or false');
+      fields[name] = { type: field.type as TemplateFieldConfig['type'], ...(field.required === true ? { required: true } : {}), ...(field.list === true ? { list: true } : {}) };
+    }
+    return fields;
+  };
+
+  const readTemplates = (value: unknown, path: KeyPath): LiveActivityTemplateConfig[] => {
+    if (!Array.isArray(value)) return (report(path, 'must be an array of tables ([[apps.live_activity_templates]])'), []);
+    return value.map((entry, j) => {
+      const at = [...path, j];
+      const head = readSection(entry, LIVE_ACTIVITY_TEMPLATE_FIELDS, at, ['attributes', 'content_state']) as { slug?: string; attributes_type?: string };
+      if (head.slug === undefined) report(at, 'needs slug');
+      if (head.attributes_type === undefined) report(at, 'needs attributes_type');
+      const table = isTable(entry) ? entry : {};
+      return {
+        slug: head.slug ?? '',
+        attributesType: head.attributes_type ?? '',
+        attributes: readFields(table.attributes, [...at, 'attributes']),
+        contentState: readFields(table.content_state, [...at, 'content_state']),
+      };
+    });
+  };
+
   const known = [...Object.keys(SECTIONS), 'plans', 'apps'];
   for (const key of Object.keys(raw)) if (!known.includes(key)) report([key], 'is not a known section');
 
@@ -124,7 +163,7 @@ export function parseConfig(text: string, source: string, env: Record<string, st
     if (!Array.isArray(raw.apps)) report(['apps'], 'must be an array of tables ([[apps]])');
     else
       raw.apps.forEach((entry, i) => {
-        const app = readSection(entry, APP_FIELDS, ['apps', i], ['apns', 'fcm']) as AppConfig;
+        const app = readSection(entry, APP_FIELDS, ['apps', i], ['apns', 'fcm', 'live_activity_templates']) as AppConfig;
         if (app.id === undefined) report(['apps', i], 'needs an id');
         else if (!APP_ID.test(app.id)) report(['apps', i, 'id'], 'must be 1-64 letters, digits, - or _');
         else if (apps.some((a) => a.id === app.id)) report(['apps', i, 'id'], `repeats the app id "${app.id}"`);
@@ -138,6 +177,7 @@ export function parseConfig(text: string, source: string, env: Record<string, st
           app.fcm = readSection(entry.fcm, FCM_FIELDS, ['apps', i, 'fcm']) as AppConfig['fcm'];
           if (app.fcm?.service_account_file === undefined) report(['apps', i, 'fcm'], 'needs service_account_file');
         }
+        if (isTable(entry) && entry.live_activity_templates !== undefined) app.liveActivityTemplates = readTemplates(entry.live_activity_templates, ['apps', i, 'live_activity_templates']);
         apps.push(app);
       });
   }

@@ -181,6 +181,32 @@ export const FCM_FIELDS = {
   endpoint: { kind: 'string', doc: "Override of Google's FCM host, e.g. http://127.0.0.1:9444." },
 } as const satisfies SectionSpec;
 
+/**
+ * `[[apps.live_activity_templates]]`: app-defined Live Activity templates (issue 39), created or
+ * made to match at every start; with `[apps.live_activity_templates.attributes]` and
+ * `[apps.live_activity_templates.content_state]`, each field `{ type = "integer", required = true, list = false }`.
+ */
+export const LIVE_ACTIVITY_TEMPLATE_FIELDS = {
+  slug: { kind: 'string', doc: 'Template slug (lowercase letters, digits and -); not one of the eight built-ins.' },
+  attributes_type: { kind: 'string', doc: 'The Swift ActivityAttributes type of the app (the APNs attributes-type).' },
+} as const satisfies SectionSpec;
+
+/** The field types of an app-defined template. */
+export const TEMPLATE_FIELD_TYPES = ['string', 'integer', 'number', 'boolean', 'date'] as const;
+
+export interface TemplateFieldConfig {
+  type: (typeof TEMPLATE_FIELD_TYPES)[number];
+  required?: boolean;
+  list?: boolean;
+}
+
+export interface LiveActivityTemplateConfig {
+  slug: string;
+  attributesType: string;
+  attributes: Record<string, TemplateFieldConfig>;
+  contentState: Record<string, TemplateFieldConfig>;
+}
+
 type ValueOf<F extends FieldSpec> = F extends { kind: 'integer' }
   ? number
   : F extends { kind: 'boolean' }
@@ -195,7 +221,7 @@ type Resolved<S extends SectionSpec> = {
 export type PlanConfig = Resolved<typeof PLAN_FIELDS>;
 export type ApnsConfig = Resolved<typeof APNS_FIELDS>;
 export type FcmConfig = Resolved<typeof FCM_FIELDS>;
-export type AppConfig = Resolved<typeof APP_FIELDS> & { id: string; apns?: ApnsConfig; fcm?: FcmConfig };
+export type AppConfig = Resolved<typeof APP_FIELDS> & { id: string; apns?: ApnsConfig; fcm?: FcmConfig; liveActivityTemplates?: LiveActivityTemplateConfig[] };
 
 export type Config = { [S in keyof typeof SECTIONS]: Resolved<(typeof SECTIONS)[S]> } & {
   plans: Record<string, PlanConfig>;

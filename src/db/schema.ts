@@ -127,6 +127,8 @@ export const tokens = sqliteTable(
       .references(() => devices.id, { onDelete: 'cascade' }),
     /** apns_activity only. */
     activityId: text('activity_id').references(() => activities.id, { onDelete: 'cascade' }),
+    /** apns_push_to_start only: the app-defined ActivityAttributes type the token starts (issue 39); null: IsletActivityAttributes. */
+    attributesType: text('attributes_type'),
     /** APNs host the token belongs to; null: the app's default. Always null for FCM. */
     environment: text('environment', { enum: ['production', 'sandbox'] }),
     state: text('state', { enum: ['active', 'invalid'] }).notNull(),
@@ -546,4 +548,29 @@ export const broadcastOps = sqliteTable(
     updatedAt: integer('updated_at').notNull(),
   },
   (t) => [index('broadcast_ops_due').on(t.status, t.nextAttemptAt), index('broadcast_ops_broadcast').on(t.broadcastId, t.status)],
+);
+
+/**
+ * App-defined Live Activity templates (issue 39): the app's own ActivityAttributes type and its
+ * typed fields. Slugs share the namespace of the eight built-ins, which are not stored.
+ */
+export const liveActivityTemplates = sqliteTable(
+  'live_activity_templates',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    slug: text('slug').notNull(),
+    /** The Swift ActivityAttributes type: the APNs `attributes-type` of a start. */
+    attributesType: text('attributes_type').notNull(),
+    /** JSON of the attributes fields: name -> { type, required, list }. */
+    attributes: text('attributes').notNull(),
+    /** JSON of the contentState fields. */
+    contentState: text('content_state').notNull(),
+    /** `config` when declared in the TOML file, `api` when made through the admin API or console. */
+    source: text('source', { enum: ['config', 'api'] }).notNull(),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.slug] })],
 );

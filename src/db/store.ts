@@ -11,6 +11,7 @@ import type { DevicesRepository } from '../modules/devices/devices.repository';
 import type { IdempotencyRepository } from '../modules/idempotency/idempotency.repository';
 import type { InstancesRepository } from '../modules/live-activities/instances.repository';
 import type { LiveActivitiesRepository } from '../modules/live-activities/live-activities.repository';
+import type { LiveActivityTemplatesRepository } from '../modules/live-activities/live-activity-templates.repository';
 import type { MetaRepository } from '../modules/auth/meta.repository';
 import type { MetricsRepository } from '../modules/metrics/metrics.repository';
 import type { ReleasesRepository } from '../modules/notifications/releases.repository';
@@ -36,6 +37,7 @@ export interface Repositories {
   idempotency: IdempotencyRepository;
   instances: InstancesRepository;
   liveActivities: LiveActivitiesRepository;
+  liveActivityTemplates: LiveActivityTemplatesRepository;
   meta: MetaRepository;
   metrics: MetricsRepository;
   outbox: OutboxRepository;

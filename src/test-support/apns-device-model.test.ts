@@ -113,3 +113,37 @@ describe('modelled iPhones on broadcast channels', () => {
     expect(phone.shows('bc_1')?.contentState).toEqual({ score: '0-0' });
   });
 });
+
+describe("an app's own ActivityAttributes type (issue 39)", () => {
+  const struct = {
+    attributes: { driver: { type: 'String' as const } },
+    contentState: { eta: { type: 'Int' as const }, at: { type: 'Date' as const, optional: true }, stops: { type: 'String' as const, array: true, optional: true } },
+  };
+  const start = (attributes: unknown, contentState: unknown, type = 'RideAttributes') => ({
+    aps: { event: 'start', timestamp: 100, 'attributes-type': type, attributes, 'content-state': contentState },
+  });
+  const headers = { 'apns-push-type': 'liveactivity' };
+
+  test("decodes as JSONDecoder's defaults do: a Date from seconds since 2001, optionals may be absent, unknown keys ignored", () => {
+    const phone = new PhoneFleet().add('typed');
+    const token = phone.declareAttributesType('RideAttributes', struct);
+    phone.receive(token, headers, start({ driver: 'Ana', isletActivityId: 'la_1', extra: 1 }, { eta: 3, at: 60 }), 'production');
+    expect(phone.shows('la_1')).toMatchObject({ attributesType: 'RideAttributes', attributes: { driver: 'Ana' }, contentState: { eta: 3, at: Date.UTC(2001, 0, 1, 0, 1) } });
+  });
+
+  test('drops what does not decode, a start for another type, and a typed start at the IsletActivityAttributes token', () => {
+    const phone = new PhoneFleet().add('strict');
+    const token = phone.declareAttributesType('RideAttributes', struct);
+    phone.receive(token, headers, start({ driver: 'Ana', isletActivityId: 'la_1' }, { eta: '3' }), 'production');
+    phone.receive(token, headers, start({ isletActivityId: 'la_2' }, { eta: 3 }), 'production');
+    phone.receive(token, headers, start({ driver: 'Ana', isletActivityId: 'la_3' }, { eta: 3, at: '2026-11-28T09:30:00Z' }), 'production');
+    phone.receive(token, headers, start({ driver: 'Ana', isletActivityId: 'la_4' }, { eta: 3 }, 'MatchAttributes'), 'production');
+    phone.receive(phone.pushToStartToken, headers, start({ driver: 'Ana', isletActivityId: 'la_5' }, { eta: 3 }), 'production');
+    expect(phone.activities.size).toBe(0);
+    expect(phone.refusedStarts).toEqual([
+      { activityId: 'la_1', reason: 'does not decode: typeMismatch eta' },
+      { activityId: 'la_2', reason: 'does not decode: keyNotFound driver' },
+      { activityId: 'la_3', reason: 'does not decode: typeMismatch at' },
+    ]);
+  });
+});

@@ -22,17 +22,74 @@ import { apnsToken, type StandinAnswer } from './apns-answer';
  *   `input-push-channel`, takes the channel's broadcasts with the same timestamp and end rules. An
  *   iOS 17 phone does not start an activity from such a push-to-start (Apple: "the Live Activity
  *   will not start"), and has no `.channel` push type.
+ * - An app's own ActivityAttributes type (`declareAttributesType`, issue 39) has its own
+ *   push-to-start token; ActivityKit decodes `attributes` and `content-state` into the app's
+ *   Codable struct with JSONDecoder's defaults (a `Date` from a number of seconds since
+ *   2001-01-01, unknown keys ignored) and drops, silently, a push that does not decode.
  */
 
 export type IosVersion = 17 | 18;
 export type Environment = 'production' | 'sandbox';
 
+/** A property of an app's Codable struct, as Swift declares it (`var stops: [String]?`). */
+export interface SwiftProperty {
+  type: 'String' | 'Int' | 'Double' | 'Bool' | 'Date';
+  optional?: boolean;
+  array?: boolean;
+}
+
+/** An app's ActivityAttributes struct: its stored properties and those of its ContentState. */
+export interface SwiftAttributes {
+  attributes: Record<string, SwiftProperty>;
+  contentState: Record<string, SwiftProperty>;
+}
+
+/** Swift's reference date (2001-01-01T00:00:00Z) in Unix ms. */
+const REFERENCE_DATE_MS = Date.UTC(2001, 0, 1);
+
+/**
+ * A JSON object decoded as JSONDecoder does by default into `struct`'s properties (a Date as Unix
+ * ms here, for assertions), or the reason it fails; keys the struct does not declare are ignored.
+ */
+export function decodeSwift(json: unknown, struct: Record<string, SwiftProperty>): { value: Record<string, unknown> } | { error: string } {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return { error: 'not an object' };
+  const one = (p: SwiftProperty, v: unknown): unknown => {
+    switch (p.type) {
+      case 'String':
+        return typeof v === 'string' ? v : undefined;
+      case 'Int':
+        return Number.isInteger(v) ? v : undefined;
+      case 'Double':
+        return typeof v === 'number' ? v : undefined;
+      case 'Bool':
+        return typeof v === 'boolean' ? v : undefined;
+      case 'Date':
+        return typeof v === 'number' ? REFERENCE_DATE_MS + v * 1000 : undefined;
+    }
+  };
+  const value: Record<string, unknown> = {};
+  for (const [name, p] of Object.entries(struct)) {
+    const v = (json as Record<string, unknown>)[name];
+    if (v === undefined || v === null) {
+      if (p.optional) continue;
+      return { error: `keyNotFound ${name}` };
+    }
+    const decoded = p.array ? (Array.isArray(v) ? v.map((item) => one(p, item)) : undefined) : one(p, v);
+    if (decoded === undefined || (Array.isArray(decoded) && decoded.includes(undefined))) return { error: `typeMismatch ${name}` };
+    value[name] = decoded;
+  }
+  return { value };
+}
+
 /** What the Lock Screen shows of one activity. */
 export interface ShownActivity {
   activityId: string;
   templateSlug: string;
-  attributes: Record<string, string>;
-  contentState: Record<string, string>;
+  /** Strings under IsletActivityAttributes; an app-defined type's decoded values (dates as Unix ms). */
+  attributes: Record<string, unknown>;
+  contentState: Record<string, unknown>;
+  /** The app-defined ActivityAttributes type, when the activity is of one. */
+  attributesType?: string;
   /** The APNs timestamp (seconds) of the last event applied. */
   timestamp: number;
   staleDate?: number;
@@ -61,8 +118,10 @@ export class ModelPhone {
   readonly updateTokens = new Map<string, string>();
   /** Alert notifications received (to the device token). */
   readonly notifications: { title: string; body: string }[] = [];
-  /** Push-to-starts the phone turned down (an `input-push-channel` on iOS 17, an unknown channel). */
+  /** Push-to-starts the phone turned down (an `input-push-channel` on iOS 17, an unknown channel, a payload that does not decode). */
   readonly refusedStarts: { activityId: string; reason: string }[] = [];
+  /** The app's own ActivityAttributes types: the push-to-start token iOS issued for each, and its struct. */
+  readonly attributesTypes = new Map<string, { token: string; struct: SwiftAttributes }>();
   private readonly retired = new Map<string, number>();
 
   constructor(
@@ -125,8 +184,15 @@ export class ModelPhone {
     return this.deviceToken;
   }
 
+  /** The app declares an ActivityAttributes type of its own; returns the push-to-start token iOS issues for it. */
+  declareAttributesType(name: string, struct: SwiftAttributes): string {
+    const token = apnsToken();
+    this.attributesTypes.set(name, { token, struct });
+    return token;
+  }
+
   owns(token: string): boolean {
-    return token === this.deviceToken || token === this.pushToStartToken || [...this.updateTokens.values()].includes(token) || this.retired.has(token);
+    return token === this.deviceToken || token === this.pushToStartToken || [...this.attributesTypes.values()].some((t) => t.token === token) || [...this.updateTokens.values()].includes(token) || this.retired.has(token);
   }
 
   /** What APNs answers for a push to one of this phone's tokens, applying it when it arrives. */
@@ -141,6 +207,8 @@ export class ModelPhone {
     }
     if (headers['apns-push-type'] !== 'liveactivity') return undefined;
     if (token === this.pushToStartToken) return this.start(aps);
+    const declared = [...this.attributesTypes].find(([, t]) => t.token === token);
+    if (declared) return this.startTyped(declared[0], declared[1].struct, aps);
     const activityId = [...this.updateTokens].find(([, t]) => t === token)?.[0];
     const activity = activityId && this.activities.get(activityId);
     if (!activity) return undefined;
@@ -156,8 +224,17 @@ export class ModelPhone {
       activity.ignored++;
       return;
     }
-    activity.timestamp = aps.timestamp;
-    if (aps['content-state']) activity.contentState = aps['content-state'];
+    const struct = activity.attributesType ? this.attributesTypes.get(activity.attributesType)?.struct : undefined;
+    if (struct && aps['content-state']) {
+      // ActivityKit drops an update whose content-state does not decode.
+      const decoded = decodeSwift(aps['content-state'], struct.contentState);
+      if ('error' in decoded) return void activity.ignored++;
+      activity.timestamp = aps.timestamp;
+      activity.contentState = decoded.value;
+    } else {
+      activity.timestamp = aps.timestamp;
+      if (aps['content-state']) activity.contentState = aps['content-state'];
+    }
     if (aps['stale-date'] !== undefined) activity.staleDate = aps['stale-date'];
     if (aps['relevance-score'] !== undefined) activity.relevanceScore = aps['relevance-score'];
     if (aps.alert && aps.event === 'update') activity.alerts.push(aps.alert);
@@ -190,6 +267,34 @@ export class ModelPhone {
       ...(channelId !== undefined ? { channelId } : {}),
     });
     // iOS 18 hands the app an update token for a pushed activity only when the payload asks for it.
+    if (this.ios === 17 || aps['input-push-token'] === 1) this.updateTokens.set(activityId, apnsToken());
+    return undefined;
+  }
+
+  /** A push-to-start to the token of an app-defined type: shown only when it names that type and decodes into its struct. */
+  private startTyped(type: string, struct: SwiftAttributes, aps: any): StandinAnswer | undefined {
+    if (aps.event !== 'start' || aps['attributes-type'] !== type) return undefined;
+    // The app's struct may declare `isletActivityId` to report the activity's push token to Islet.
+    const activityId = String(aps.attributes?.isletActivityId ?? '');
+    if (this.activities.has(activityId)) return undefined;
+    const attributes = decodeSwift(aps.attributes, struct.attributes);
+    const contentState = decodeSwift(aps['content-state'], struct.contentState);
+    if ('error' in attributes || 'error' in contentState) {
+      return void this.refusedStarts.push({ activityId, reason: `does not decode: ${'error' in attributes ? attributes.error : (contentState as { error: string }).error}` });
+    }
+    const channelId = aps['input-push-channel'];
+    if (channelId !== undefined && (this.ios < 18 || !this.channelExists(this.environment, channelId)))
+      return void this.refusedStarts.push({ activityId, reason: 'cannot follow the channel' });
+    this.show({
+      ...(channelId !== undefined ? { channelId } : {}),
+      activityId,
+      templateSlug: '',
+      attributesType: type,
+      attributes: attributes.value,
+      contentState: contentState.value,
+      timestamp: aps.timestamp,
+      alerts: aps.alert ? [aps.alert] : [],
+    });
     if (this.ios === 17 || aps['input-push-token'] === 1) this.updateTokens.set(activityId, apnsToken());
     return undefined;
   }

@@ -15,6 +15,7 @@ import { useAction, useLoad } from '../lib/hooks';
 import { useLive } from '../lib/live';
 import { Link } from '../lib/router';
 import type { Activity, AppView, Delivery } from '../lib/types';
+import { CustomPreview } from '../previews/custom-preview';
 import { headline } from '../previews/preview-model';
 import { Previews } from '../previews/surfaces';
 
@@ -110,7 +111,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
   }, [a]);
 
   if (activity.error && !a) return html`<div class="page"><${Alert}>${activity.error}<//></div>`;
-  if (!a || !def) return html`<${Spinner} />`;
+  if (!a) return html`<${Spinner} />`;
   const shownState = a.state === 'Active' && state ? state : a.contentState;
   const reload = async () => {
     await Promise.all([activity.reload(), deliveries.reload()]);
@@ -123,8 +124,8 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
   return html`<div class="page">
     <${PageHeader}
       back=${html`<${Link} href=${`/apps/${id}/activities`}>← Live Activities<//>`}
-      title=${html`${headline(def, a.attributes, a.contentState, Date.now()).title} <${Badge}>${a.state}<//>`}
-      subtitle=${html`${def.title} · <span class="mono">${a.id}</span>`}
+      title=${html`${def ? headline(def, a.attributes, a.contentState, Date.now()).title : a.templateSlug} <${Badge}>${a.state}<//>`}
+      subtitle=${html`${def?.title ?? 'App-defined template'} · <span class="mono">${a.id}</span>`}
       actions=${html`<${LiveIndicator} />`}
     />
     <div class="editor">
@@ -146,7 +147,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
           <${ActivityInstances} instances=${a.instances} noInstanceReason=${a.noInstanceReason} />
         <//>
         ${waitingForToken ? html`<${HeldNotice} />` : ''}
-        ${a.state === 'Active' && state
+        ${a.state === 'Active' && state && def
           ? html`<${UpdateForm} appId=${props.appId} activity=${a} platforms=${platforms} def=${def} attributes=${a.attributes} state=${state} onState=${setState} onDone=${reload} />`
           : ''}
         <${Card} title="Delivery timeline" description="Every push for this activity, as queued and as answered by the provider or the simulator.">
@@ -157,7 +158,9 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
         <//>
       </div>
       <aside class="editor-preview" aria-label="Preview">
-        <${Previews} def=${def} attributes=${a.attributes} state=${shownState} appName=${app.data?.name} only=${platforms} />
+        ${def
+          ? html`<${Previews} def=${def} attributes=${a.attributes} state=${shownState} appName=${app.data?.name} only=${platforms} />`
+          : html`<${CustomPreview} templateSlug=${a.templateSlug} attributes=${a.attributes} state=${a.contentState} />`}
         ${a.state === 'Ended' ? html`<p class="muted small center">No longer on the device; shown as last sent.</p>` : ''}
       </aside>
     </div>

@@ -114,6 +114,7 @@ export const tokens = pgTable(
       .notNull()
       .references(() => devices.id, { onDelete: 'cascade' }),
     activityId: text('activity_id').references(() => activities.id, { onDelete: 'cascade' }),
+    attributesType: text('attributes_type'),
     environment: text('environment', { enum: ['production', 'sandbox'] }),
     state: text('state', { enum: ['active', 'invalid'] }).notNull(),
     invalidReason: text('invalid_reason'),
@@ -434,4 +435,21 @@ export const broadcastOps = pgTable(
     claimedBy: text('claimed_by'),
   },
   (t) => [index('broadcast_ops_due').on(t.status, t.nextAttemptAt), index('broadcast_ops_broadcast').on(t.broadcastId, t.status)],
+);
+
+export const liveActivityTemplates = pgTable(
+  'live_activity_templates',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    slug: text('slug').notNull(),
+    attributesType: text('attributes_type').notNull(),
+    attributes: text('attributes').notNull(),
+    contentState: text('content_state').notNull(),
+    source: text('source', { enum: ['config', 'api'] }).notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.slug] })],
 );

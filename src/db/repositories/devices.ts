@@ -8,7 +8,8 @@ import { DEVICE_KINDS_SQL, tokensRepository } from './tokens';
 
 // A device is valid while its registration token is active in the ledger.
 const VALID = `FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
-const PUSH_TO_START = `SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active'`;
+// The IsletActivityAttributes token (attributes_type null): the built-in templates' starts use it.
+const PUSH_TO_START = `SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active'`;
 const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d.os_version AS "osVersion", d.created_at AS "createdAt", t.id AS "tokenId",
      (${PUSH_TO_START}) AS "pushToStartTokenId" ${VALID}`;
 const TARGET = { numbers: ['createdAt', 'tokenId', 'pushToStartTokenId'] };
@@ -127,6 +128,8 @@ export function devicesRepository(sql: Sql): DevicesRepository {
         }
         await tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);
         if (input.pushToStartToken && input.platform === 'ios') await tokens.report(appId, 'apns_push_to_start', input.pushToStartToken, device.id, device.environment, now);
+        if (input.platform === 'ios')
+          for (const [type, value] of Object.entries(input.pushToStartTokens ?? {})) await tokens.report(appId, 'apns_push_to_start', value, device.id, device.environment, now, type);
         return { device: (await tx.one(oneWithTokens, [appId, device.id]))!, created: !existing };
       }),
 

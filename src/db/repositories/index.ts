@@ -12,6 +12,7 @@ import { endpointHoldsRepository } from './endpoint-holds';
 import { idempotencyRepository } from './idempotency';
 import { instancesRepository } from './instances';
 import { liveActivitiesRepository } from './live-activities';
+import { liveActivityTemplatesRepository } from './live-activity-templates';
 import { metaRepository } from './meta';
 import { outboxRepository } from './outbox';
 import { metricsRepository } from './metrics';
@@ -35,6 +36,7 @@ export type PerDialect = Omit<
   | 'idempotency'
   | 'instances'
   | 'liveActivities'
+  | 'liveActivityTemplates'
   | 'meta'
   | 'metrics'
   | 'outbox'
@@ -63,6 +65,7 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     idempotency: idempotencyRepository(sql),
     instances: instancesRepository(sql),
     liveActivities: liveActivitiesRepository(sql),
+    liveActivityTemplates: liveActivityTemplatesRepository(sql),
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
     outbox: outboxRepository(sql),

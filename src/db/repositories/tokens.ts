@@ -5,7 +5,7 @@ import { statement } from '../sql/statement';
 /** SQL list of the kinds that are a device's registration (alert) token. */
 export const DEVICE_KINDS_SQL = `('apns_device', 'fcm_registration')`;
 
-const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", environment, state,
+const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", attributes_type AS "attributesType", environment, state,
   invalid_reason AS "invalidReason", invalidated_at AS "invalidatedAt", reported_at AS "reportedAt", created_at AS "createdAt"`;
 const SHAPE = { numbers: ['id', 'invalidatedAt', 'reportedAt', 'createdAt'] };
 const ID = { numbers: ['id'] };
@@ -13,10 +13,10 @@ const ID = { numbers: ['id'] };
 // A device token or push-to-start token is one row per app, kind and value: reporting it from
 // another device row moves it there (device_id is updated), so it never sits on two devices.
 const upsertValue = statement<{ id: number }>(
-  `INSERT INTO tokens (app_id, kind, value, device_id, environment, state, reported_at, created_at)
-   VALUES ($1, $2, $3, $4, $5, 'active', $6, $6)
+  `INSERT INTO tokens (app_id, kind, value, device_id, environment, state, reported_at, created_at, attributes_type)
+   VALUES ($1, $2, $3, $4, $5, 'active', $6, $6, $7)
    ON CONFLICT (app_id, kind, value) WHERE kind <> 'apns_activity' DO UPDATE SET
-     device_id = excluded.device_id, environment = excluded.environment, state = 'active',
+     device_id = excluded.device_id, environment = excluded.environment, attributes_type = excluded.attributes_type, state = 'active',
      invalid_reason = NULL, invalidated_at = NULL, reported_at = excluded.reported_at
    RETURNING id`,
   ID,
@@ -31,9 +31,15 @@ const upsertActivity = statement<{ id: number }>(
    RETURNING id`,
   ID,
 );
+// One push-to-start token per device and attributes type (null: IsletActivityAttributes).
 const retireOtherPushToStart = statement(
-  `UPDATE tokens SET state = 'invalid', invalid_reason = $3, invalidated_at = $4
-    WHERE device_id = $1 AND kind = 'apns_push_to_start' AND value <> $2 AND state = 'active'`,
+  (d) => `UPDATE tokens SET state = 'invalid', invalid_reason = $3, invalidated_at = $4
+           WHERE device_id = $1 AND kind = 'apns_push_to_start' AND ${d.same('attributes_type', d.typed('$5', 'text'))} AND value <> $2 AND state = 'active'`,
+);
+const pushToStartFor = statement<{ deviceId: string; id: number }>(
+  (d) => `SELECT device_id AS "deviceId", id FROM tokens
+           WHERE ${d.inList('device_id', '$1')} AND kind = 'apns_push_to_start' AND attributes_type = $2 AND state = 'active'`,
+  ID,
 );
 // A refusal counts only if the provider decided after the device last reported the token.
 const invalidate = statement(
@@ -52,12 +58,14 @@ const byId = statement<TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE id = $1`, 
  */
 export function tokensRepository(sql: Sql): TokensRepository {
   return {
-    async report(appId, kind, value, deviceId, environment, now) {
-      const { id } = (await sql.one(upsertValue, [appId, kind, value, deviceId, environment, now]))!;
-      // One push-to-start token per device: an older one the device no longer reports is retired.
-      if (kind === 'apns_push_to_start') await sql.run(retireOtherPushToStart, [deviceId, value, 'replaced by a newer push-to-start token', now]);
+    async report(appId, kind, value, deviceId, environment, now, attributesType = null) {
+      const type = kind === 'apns_push_to_start' ? attributesType : null;
+      const { id } = (await sql.one(upsertValue, [appId, kind, value, deviceId, environment, now, type]))!;
+      // One push-to-start token per device and type: an older one the device no longer reports is retired.
+      if (kind === 'apns_push_to_start') await sql.run(retireOtherPushToStart, [deviceId, value, 'replaced by a newer push-to-start token', now, type]);
       return id;
     },
+    pushToStartFor: (deviceIds, attributesType) => sql.all(pushToStartFor, [deviceIds, attributesType]),
     reportActivity: async (appId, activityId, deviceId, value, environment, now) =>
       (await sql.one(upsertActivity, [appId, value, deviceId, activityId, environment, now]))!.id,
     invalidate: async (id, reason, now, since) => (await sql.run(invalidate, [id, reason, now, since ?? null])) > 0,

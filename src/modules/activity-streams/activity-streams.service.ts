@@ -17,7 +17,7 @@ export const STREAM_KEY = /^[A-Za-z0-9._:-]{1,128}$/;
 const notFound = () => new HttpError(404, 'activity stream not found');
 
 /** JSON with sorted keys: two contentStates are the same whatever order their keys came in. */
-const canonical = (value: Record<string, string>) => JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
+const canonical = (value: Record<string, unknown>) => JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));
 const targetsOf = (input: StartInput) => (input.targetUsers ? JSON.stringify([...new Set(input.targetUsers)].sort()) : null);
 
 /**
@@ -117,8 +117,8 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
         key,
         state: activities.some((a) => a.state === 'Active') ? ('Active' as const) : ('Ended' as const),
         templateSlug: stream.templateSlug,
-        attributes: JSON.parse(stream.attributes) as Record<string, string>,
-        contentState: JSON.parse(stream.contentState) as Record<string, string>,
+        attributes: JSON.parse(stream.attributes) as Record<string, unknown>,
+        contentState: JSON.parse(stream.contentState) as Record<string, unknown>,
         targetUsers: stream.targetUsers === null ? null : (JSON.parse(stream.targetUsers) as string[]),
         activityIds: ids,
         activities: activities.map(activityView),

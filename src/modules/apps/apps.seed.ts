@@ -1,19 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { ConfigError } from '../../config/config.load';
-import type { AppConfig, Config } from '../../config/config.schema';
+import type { AppConfig, Config, LiveActivityTemplateConfig } from '../../config/config.schema';
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
 import { appsService, type CredentialsChanged } from './apps.service';
 import { checkApnsIds, checkApnsKey, checkEndpointSync, checkServiceAccount, type ApnsCredentials, type FcmCredentials } from './credentials';
 import type { OutboundPolicy } from '../../lib/outbound-policy';
 
+/** Creates or updates the Live Activity templates the file declares under an app (the live-activities module's, passed in). */
+export type SeedTemplates = (appId: string, templates: readonly LiveActivityTemplateConfig[]) => Promise<void>;
+
 /**
  * Upserts the `[[apps]]` of the configuration: creates missing apps, and makes existing ones match
  * what the file says (name, plan, given secrets, credentials). Secrets the file leaves out are
  * generated once and kept. Files named in the config are read relative to the config file.
  */
-export async function seedAppsFromConfig(ctx: AppContext, credentialsChanged: CredentialsChanged): Promise<void> {
+export async function seedAppsFromConfig(ctx: AppContext, credentialsChanged: CredentialsChanged, seedTemplates: SeedTemplates = async () => {}): Promise<void> {
   const service = appsService(ctx, credentialsChanged);
   const credentials = readConfiguredCredentials(ctx.config);
   const problems: string[] = [];
@@ -34,6 +37,7 @@ export async function seedAppsFromConfig(ctx: AppContext, credentialsChanged: Cr
       const row = await service.get(app.id);
       if (apns && JSON.stringify(service.apns(row)) !== JSON.stringify(apns)) await service.setApns(app.id, apns);
       if (fcm && JSON.stringify(service.fcm(row)) !== JSON.stringify(fcm)) await service.setFcm(app.id, fcm);
+      if (app.liveActivityTemplates?.length) await seedTemplates(app.id, app.liveActivityTemplates);
     } catch (e) {
       problems.push(`${ctx.config.source}: apps[${i}] (${app.id}): ${problemText(e)}`);
     }

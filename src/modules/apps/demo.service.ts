@@ -19,6 +19,22 @@ export const DEMO = {
   broadcastId: 'bc_demo',
   /** A Live Activity stream (PUT …/live-activity-streams/{key}) of demo-user's order. */
   streamKey: 'demo-order',
+  /** An app-defined Live Activity template (its own RideAttributes type). */
+  liveActivityTemplateSlug: 'ride',
+} as const;
+
+/** The demo's app-defined Live Activity template: a ride, with a field of every type. */
+export const DEMO_RIDE_TEMPLATE = {
+  slug: DEMO.liveActivityTemplateSlug,
+  attributesType: 'RideAttributes',
+  attributes: { driver: { type: 'string', required: true }, plate: { type: 'string' } },
+  contentState: {
+    etaMinutes: { type: 'integer', required: true },
+    progress: { type: 'number' },
+    arrived: { type: 'boolean' },
+    pickupAt: { type: 'date' },
+    stops: { type: 'string', list: true },
+  },
 } as const;
 
 /** A fixed token of the right shape per name: the demo's simulated devices are the same on every instance. */
@@ -44,7 +60,7 @@ export interface DemoSummary {
  * Refused with 409 when an app `demo` exists (delete it for a fresh one).
  */
 export async function createDemo(services: Services): Promise<DemoSummary> {
-  const { apps, devices, releases, notifications, liveActivities, streams, broadcasts, ctx } = services;
+  const { apps, devices, releases, notifications, liveActivities, liveActivityTemplates, streams, broadcasts, ctx } = services;
   if (await apps.find(DEMO.appId)) throw new HttpError(409, `app ${DEMO.appId} already exists: open it in the console, or delete it to make a fresh demo`);
   const plan = Object.entries(ctx.config.plans).find(([name, p]) => name === 'pro' && p.live_activities)?.[0] ?? Object.entries(ctx.config.plans).find(([, p]) => p.live_activities)?.[0];
   if (!plan) throw new HttpError(422, 'no plan of the configuration allows live activities; add one to [plans] for the demo');
@@ -82,6 +98,7 @@ export async function createDemo(services: Services): Promise<DemoSummary> {
     contentState: { currentStep: '2', status: 'On its way' },
     targetUsers: [DEMO.endUserId],
   });
+  await liveActivityTemplates.create(DEMO.appId, structuredClone(DEMO_RIDE_TEMPLATE) as Parameters<typeof liveActivityTemplates.create>[1]);
   await broadcasts.create(created.row, { templateSlug: 'metric-live', attributes: { label: 'Final: Lions v Tigers' }, contentState: { value: '0 - 0' } }, DEMO.broadcastId);
   const sent = await notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } });
   return {

@@ -74,6 +74,9 @@ export const AUDITED_ROUTES: Record<string, AuditAction> = {
     summarize: (body) => ({ title: clip(body?.title), body: clip(body?.body) }),
   },
   'DELETE /api/admin/apps/:appId/releases/:version/templates/:slug': { action: 'template.delete' },
+  'POST /api/admin/apps/:appId/live-activity-templates': { action: 'live-activity-template.create', summarize: pick('slug', 'attributesType') },
+  'PUT /api/admin/apps/:appId/live-activity-templates/:slug': { action: 'live-activity-template.replace', summarize: pick('attributesType') },
+  'DELETE /api/admin/apps/:appId/live-activity-templates/:slug': { action: 'live-activity-template.delete' },
   'POST /api/admin/apps/:appId/webhooks': {
     action: 'webhook.create',
     summarize: (body, answer) => ({ ...webhookSummary(body), id: (answer as { id?: string })?.id }),

@@ -7,16 +7,16 @@ import { DEMO } from '../apps/demo.service';
 import { OPTIONAL_BODY } from '../docs/polish-document';
 import { parseDate } from '../../http/dates';
 import { ContentOptions, contentOptions, EndOptions } from '../live-activities/live-activities.options';
+import { ActivityValues } from '../live-activities/live-activities.routes';
 import { TEMPLATE_SLUGS } from '../live-activities/templates';
 import { BroadcastRecord } from './broadcasts.view';
 
-const StringMap = (description: string) => t.Record(t.String(), t.String(), { description });
 
 const CreateBody = t.Object(
   {
-    templateSlug: t.String({ description: `One of the eight template slugs: ${TEMPLATE_SLUGS.join(', ')}.` }),
-    attributes: t.Optional(StringMap('Static data, set once; every value a string.')),
-    contentState: StringMap('Initial dynamic data (what a device shows when it starts the activity); every value a string.'),
+    templateSlug: t.String({ description: `One of the eight template slugs (${TEMPLATE_SLUGS.join(', ')}) or the slug of a template the app defined.` }),
+    attributes: t.Optional(ActivityValues('Static data, set once.')),
+    contentState: ActivityValues('Initial dynamic data (what a device shows when it starts the activity).'),
     storagePolicy: t.Optional(
       withDetail(
         Type.Integer({
@@ -38,7 +38,7 @@ const CreateBody = t.Object(
 );
 
 const UpdateBody = t.Object(
-  { contentState: StringMap('The new dynamic data; replaces the previous contentState entirely.'), ...ContentOptions },
+  { contentState: ActivityValues('The new dynamic data; replaces the previous contentState entirely.'), ...ContentOptions },
   {
     additionalProperties: false,
     examples: [
@@ -50,7 +50,7 @@ const UpdateBody = t.Object(
 
 const EndBody = t.Optional(
   t.Object(
-    { contentState: t.Optional(StringMap('The final dynamic data; validated like an update.')), ...EndOptions },
+    { contentState: t.Optional(ActivityValues('The final dynamic data; validated like an update.')), ...EndOptions },
     {
       additionalProperties: false,
       [OPTIONAL_BODY]: true,

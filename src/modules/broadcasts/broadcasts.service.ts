@@ -9,19 +9,19 @@ import { BROADCAST_PAYLOAD_LIMIT } from '../delivery/providers/apns/apns.broadca
 import type { LiveActivityContent } from '../delivery/message-content';
 import { payloadBytes } from '../delivery/payloads';
 import { activityContent, type EventOptions } from '../live-activities/live-activities.content';
-import { startTargets } from '../live-activities/live-activities.delivery';
+import { startTargets, typedPushToStart } from '../live-activities/live-activities.delivery';
 import { firstTimestamp, timestampAfter } from '../live-activities/live-activities.repository';
 import { minutesExhausted, usedMinutes } from '../live-activities/live-activities.usage';
-import { activityDataError, contentStateError } from '../live-activities/template-validation';
+import { contentContext, requireValidData, requireValidState, resolveTemplate } from '../live-activities/resolved-template';
 import { invalidTemplateSlug } from '../live-activities/template-errors';
-import { findTemplate } from '../live-activities/templates';
 import type { BroadcastEnvironment, BroadcastRow } from './broadcasts.repository';
 import { broadcastView, type BroadcastView } from './broadcasts.view';
 
 export interface CreateInput {
   templateSlug: string;
-  attributes?: Record<string, string>;
-  contentState: Record<string, string>;
+  /** Strings for a built-in template; typed values for an app-defined one. */
+  attributes?: Record<string, unknown>;
+  contentState: Record<string, unknown>;
   storagePolicy?: StoragePolicy;
 }
 
@@ -58,8 +58,8 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
   const parsed = (row: BroadcastRow) => ({
     id: row.id,
     templateSlug: row.templateSlug,
-    attributes: JSON.parse(row.attributes) as Record<string, string>,
-    contentState: JSON.parse(row.contentState) as Record<string, string>,
+    attributes: JSON.parse(row.attributes) as Record<string, unknown>,
+    contentState: JSON.parse(row.contentState) as Record<string, unknown>,
   });
 
   /** Where the app's channel lives: its APNs environment, or the simulator without credentials. */
@@ -83,18 +83,20 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
     async create(app: AppRow, input: CreateInput, fixedId?: string): Promise<BroadcastView> {
       const plan = config.plans[app.plan];
       if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
-      const template = findTemplate(input.templateSlug);
-      if (!template) throw invalidTemplateSlug(input.templateSlug);
-      const problem = activityDataError(template, input.attributes, input.contentState);
-      if (problem) throw new HttpError(400, problem);
+      const template = await resolveTemplate(store.repos, app.id, input.templateSlug);
+      requireValidData(template, input.attributes, input.contentState);
+      const slug = input.templateSlug;
       const now = clock.now();
       // A fixed id only for the demo, whose examples name it.
       const id = fixedId ?? newId('bc', now);
       const attributes = input.attributes ?? {};
-      requireDeliverable(activityContent('update', { id, templateSlug: template.slug, attributes, contentState: input.contentState }, { now, apnsTimestamp: firstTimestamp(now) }));
+      const { custom } = contentContext(template);
+      requireDeliverable(activityContent('update', { id, templateSlug: slug, attributes, contentState: input.contentState }, { now, apnsTimestamp: firstTimestamp(now), custom }));
       if (minutesExhausted(plan, await usedMinutes(store.repos, app.id, now))) throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
       const environment = environmentOf(app);
       return store.write(async (tx) => {
+        // A delete that committed since the checks must not leave a broadcast without its template.
+        if (template.custom && !(await tx.liveActivityTemplates.findShared(app.id, slug))) throw invalidTemplateSlug(slug);
         if (plan.broadcasts !== undefined && (await tx.broadcasts.activeCount(app.id)) >= plan.broadcasts)
           throw new HttpError(429, `broadcasts running at once are limited to ${plan.broadcasts} on your current plan`);
         if ((await tx.broadcasts.channelCount(app.id, environment)) >= APNS_CHANNEL_LIMIT)
@@ -103,7 +105,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         const row = {
           id,
           appId: app.id,
-          templateSlug: template.slug,
+          templateSlug: slug,
           attributes: JSON.stringify(attributes),
           contentState: JSON.stringify(input.contentState),
           storagePolicy: input.storagePolicy ?? 0,
@@ -134,16 +136,17 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
     },
 
     /** Replaces the contentState (validated against the template) and queues one broadcast and one topic message. */
-    update(appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> {
+    update(appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> {
       return store.write(async (tx) => {
         const row = await requireBroadcast(tx, appId, id);
         if (row.state !== 'Active') throw notActive();
         const data = parsed(row);
-        const problem = contentStateError(findTemplate(row.templateSlug)!, contentState, data.attributes);
-        if (problem) throw new HttpError(400, problem);
+        const template = await resolveTemplate(tx, appId, row.templateSlug);
+        requireValidState(template, contentState, data.attributes);
         const now = clock.now();
         const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
-        const content = { ...activityContent('update', { ...data, contentState }, { now, apnsTimestamp, options }), topic: row.topic };
+        const { custom } = contentContext(template);
+        const content = { ...activityContent('update', { ...data, contentState }, { now, apnsTimestamp, options, custom }), topic: row.topic };
         requireDeliverable(content);
         await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
         await queueEvent(tx, row, content, now);
@@ -155,20 +158,19 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
      * which the worker deletes the channel at Apple once the dismissal date has passed. `reason`:
      * api, or quota when the scheduler ends it.
      */
-    end(appId: string, id: string, input: { contentState?: Record<string, string>; dismissalAt?: number; priority?: 5 | 10 } = {}, reason: 'api' | 'quota' = 'api'): Promise<void> {
+    end(appId: string, id: string, input: { contentState?: Record<string, unknown>; dismissalAt?: number; priority?: 5 | 10 } = {}, reason: 'api' | 'quota' = 'api'): Promise<void> {
       return store.write(async (tx) => {
         const row = await requireBroadcast(tx, appId, id);
         if (row.state !== 'Active') throw notActive();
         const data = parsed(row);
         const contentState = input.contentState ?? data.contentState;
-        if (input.contentState) {
-          const problem = contentStateError(findTemplate(row.templateSlug)!, input.contentState, data.attributes);
-          if (problem) throw new HttpError(400, problem);
-        }
+        const template = await resolveTemplate(tx, appId, row.templateSlug);
+        if (input.contentState) requireValidState(template, input.contentState, data.attributes);
+        const { custom } = contentContext(template);
         const now = clock.now();
         const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
         const options = { dismissalAt: input.dismissalAt ?? now, ...(input.priority ? { priority: input.priority } : {}) };
-        const content = { ...activityContent('end', { ...data, contentState }, { now, apnsTimestamp, options }), topic: row.topic };
+        const content = { ...activityContent('end', { ...data, contentState }, { now, apnsTimestamp, options, custom }), topic: row.topic };
         requireDeliverable(content);
         // The state read above may be stale (an end through another instance, or two quota runs
         // during a scheduler takeover): only the write that moves it from Active ends it.
@@ -199,12 +201,14 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
           return reason === undefined;
         });
         const data = parsed(row);
+        const template = await resolveTemplate(tx, appId, row.templateSlug);
         const content: LiveActivityContent = {
-          ...activityContent('start', data, { now, apnsTimestamp: row.lastTimestamp, template: findTemplate(row.templateSlug)! }),
+          ...activityContent('start', data, { now, apnsTimestamp: row.lastTimestamp, ...contentContext(template) }),
           inputPushChannel: row.channelId!,
           topic: row.topic,
         };
-        const targets = startTargets(reachable);
+        // An app-defined template starts at each iPhone's push-to-start token of its attributes type.
+        const targets = template.custom ? startTargets(reachable, await typedPushToStart(tx, reachable, template.custom.attributesType)) : startTargets(reachable);
         const failed = targets.filter((t) => t.status === 'failed').map((t) => ({ deviceId: t.deviceId, reason: t.reason! }));
         await ctx.outbox.enqueue(tx, { appId, content, targets, now });
         const started = targets.length - failed.length;

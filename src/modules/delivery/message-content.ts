@@ -23,14 +23,33 @@ export interface ActivityAlert {
 
 export type LiveActivityEvent = 'start' | 'update' | 'end';
 
+/**
+ * The attribute key that carries Islet's activity id in an app-defined template's APNs start: the
+ * app's struct may declare it (`var isletActivityId: String?`) to report the activity's push token;
+ * Swift's synthesized `Decodable` ignores it otherwise. No field may use the name.
+ */
+export const CUSTOM_ACTIVITY_ID_KEY = 'isletActivityId';
+
+/** What the payloads of an app-defined template's event need beyond its values. */
+export interface CustomContent {
+  attributesType: string;
+  /** The names of the date fields of each part (absent: none). */
+  dates?: { attributes?: string[]; contentState?: string[] };
+}
+
 export interface LiveActivityContent {
   type: 'live_activity';
   event: LiveActivityEvent;
   activityId: string;
   templateSlug: string;
-  /** Static data; sent with start (APNs) and with every event (FCM, so the app can always render). */
-  attributes: Record<string, string>;
-  contentState: Record<string, string>;
+  /**
+   * Static data; sent with start (APNs) and with every event (FCM, so the app can always render).
+   * Strings for the built-in templates; typed JSON values for an app-defined one (`custom`).
+   */
+  attributes: Record<string, unknown>;
+  contentState: Record<string, unknown>;
+  /** An app-defined template's (issue 39): its ActivityAttributes type, and which fields are dates (ISO 8601 here; APNs gets seconds since 2001). */
+  custom?: CustomContent;
   /** When the event happened, ms since the epoch. */
   timestamp: number;
   /**

@@ -1,4 +1,5 @@
-import type { LiveActivityContent, MessageContent, NotificationContent } from './message-content';
+import { swiftValues } from '../../lib/swift-date';
+import { CUSTOM_ACTIVITY_ID_KEY, type LiveActivityContent, type MessageContent, type NotificationContent } from './message-content';
 
 /** APNs refuses payloads larger than this; FCM's data limit is the same size. */
 export const MAX_PAYLOAD_BYTES = 4096;
@@ -41,10 +42,14 @@ export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequ
 }
 
 function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {
-  const aps: Record<string, unknown> = { timestamp: c.apnsTimestamp ?? seconds(c.timestamp), event: c.event, 'content-state': c.contentState };
+  const contentState = c.custom ? swiftValues(c.contentState, c.custom.dates?.contentState) : c.contentState;
+  const aps: Record<string, unknown> = { timestamp: c.apnsTimestamp ?? seconds(c.timestamp), event: c.event, 'content-state': contentState };
   if (c.event === 'start') {
-    aps['attributes-type'] = ATTRIBUTES_TYPE;
-    aps.attributes = { activityId: c.activityId, templateSlug: c.templateSlug, values: c.attributes };
+    aps['attributes-type'] = c.custom?.attributesType ?? ATTRIBUTES_TYPE;
+    // An app-defined type gets its own fields at the top, plus Islet's activity id (ignored unless the struct declares it).
+    aps.attributes = c.custom
+      ? { ...swiftValues(c.attributes, c.custom.dates?.attributes), [CUSTOM_ACTIVITY_ID_KEY]: c.activityId }
+      : { activityId: c.activityId, templateSlug: c.templateSlug, values: c.attributes };
     // A broadcast's activity follows its channel; any other needs its own update token, which
     // iOS 18 issues only when asked.
     if (c.inputPushChannel !== undefined) aps['input-push-channel'] = c.inputPushChannel;
@@ -72,6 +77,7 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
     event: content.event,
     activityId: content.activityId,
     templateSlug: content.templateSlug,
+    ...(content.custom ? { attributesType: content.custom.attributesType } : {}),
     attributes: JSON.stringify(content.attributes),
     contentState: JSON.stringify(content.contentState),
     timestamp: String(content.timestamp),

@@ -7,6 +7,7 @@ import { adminGroup } from '../admin/admin.guard';
 import { DeviceBody } from './devices.routes';
 import { DeviceRecord, deviceView } from './devices.view';
 import { checkDeviceTokens } from './token-format';
+import { withTypedPushToStart } from './typed-push-to-start';
 
 /** Admin API of an app's end users and devices (the console's "add a simulated device" uses POST). */
 export function devicesAdminRoutes(services: Services) {
@@ -79,7 +80,7 @@ export function devicesAdminRoutes(services: Services) {
       async ({ params, body }) => {
         await apps.get(params.appId);
         checkDeviceTokens(body);
-        return { device: deviceView((await devices.upsert(params.appId, body, clock.now())).device) };
+        return { device: deviceView((await devices.upsert(params.appId, withTypedPushToStart(body), clock.now())).device) };
       },
       {
         params: AppParams,

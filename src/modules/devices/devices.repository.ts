@@ -9,6 +9,8 @@ export interface DeviceInput {
   platform: 'ios' | 'android';
   token: string;
   pushToStartToken?: string;
+  /** Push-to-start tokens of app-defined ActivityAttributes types (issue 39), by type; the IsletActivityAttributes one is `pushToStartToken`. */
+  pushToStartTokens?: Record<string, string>;
   environment?: 'production' | 'sandbox';
   /** The OS version the device reports (`18.2`); absent: unchanged. */
   osVersion?: string;

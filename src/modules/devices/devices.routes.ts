@@ -4,6 +4,7 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DeviceRecord, deviceView } from './devices.view';
 import { checkDeviceTokens } from './token-format';
+import { MAX_PUSH_TO_START_TYPES, SWIFT_TYPE_NAME, withTypedPushToStart } from './typed-push-to-start';
 
 const signedBy = 'Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device).';
 
@@ -22,6 +23,13 @@ export const DeviceBody = t.Object(
         maxLength: 4096,
         description:
           'iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`, 64 to 200 hex digits). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there.',
+      }),
+    ),
+    pushToStartTokens: t.Optional(
+      t.Record(t.String({ pattern: SWIFT_TYPE_NAME }), t.String({ minLength: 1, maxLength: 4096 }), {
+        maxProperties: MAX_PUSH_TO_START_TYPES,
+        description:
+          'iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`.',
       }),
     ),
     environment: t.Optional(
@@ -54,7 +62,7 @@ export function devicesRoutes(services: Services) {
       '/api/apps/:appId/devices',
       async ({ params, body }) => {
         checkDeviceTokens(body);
-        const { device } = await devices.upsert(params.appId, body, clock.now());
+        const { device } = await devices.upsert(params.appId, withTypedPushToStart(body), clock.now());
         return { device: deviceView(device) };
       },
       {

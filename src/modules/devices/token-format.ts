@@ -24,9 +24,12 @@ export function tokenProblem(platform: 'ios' | 'android', token: string, field: 
 }
 
 /** Refuses a device registration whose token or push-to-start token is not of its platform's shape (400). */
-export function checkDeviceTokens(device: { platform: 'ios' | 'android'; token: string; pushToStartToken?: string }): void {
+export function checkDeviceTokens(device: { platform: 'ios' | 'android'; token: string; pushToStartToken?: string; pushToStartTokens?: Record<string, string> }): void {
   const problem =
     tokenProblem(device.platform, device.token, 'token') ??
-    (device.pushToStartToken === undefined ? undefined : tokenProblem(device.platform, device.pushToStartToken, 'pushToStartToken'));
+    (device.pushToStartToken === undefined ? undefined : tokenProblem(device.platform, device.pushToStartToken, 'pushToStartToken')) ??
+    Object.entries(device.pushToStartTokens ?? {})
+      .map(([type, token]) => tokenProblem(device.platform, token, `pushToStartTokens.${type}`))
+      .find((p) => p !== undefined);
   if (problem) throw new HttpError(400, problem);
 }

@@ -34,7 +34,12 @@ const TYPO = 'progres-bar';
 /** Extension members an error adds, as the document declares them (by operation and status). */
 const templateSlugMembers = (facts: ErrorFacts) => ({
   templateSlug: { type: 'string', description: 'The templateSlug as sent (its first 200 characters).' },
-  validSlugs: { type: 'array', items: { type: 'string', enum: [...facts.templateSlugs] }, description: 'The eight template slugs.' },
+  validSlugs: {
+    type: 'array',
+    items: { type: 'string' },
+    examples: [[...facts.templateSlugs]],
+    description: 'The eight template slugs, then the slugs of the templates the app defined.',
+  },
 });
 const TEMPLATE_NOT_FOUND_MEMBERS = {
   slug: { type: 'string', description: 'The template slug as sent (its first 200 characters).' },
@@ -116,6 +121,24 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'POST /api/admin/apps/{appId}/secrets/{kind}': { '400': [example('An unknown kind', 400, 'kind must be one of app-secret, signing-secret')] },
   'PUT /api/admin/apps/{appId}/apns': { '400': [example('A malformed team id', 400, 'teamId must be 10 characters of A-Z and 0-9')] },
   'PUT /api/admin/apps/{appId}/fcm': { '400': [example('An incomplete service account', 400, 'serviceAccount.private_key is required')] },
+  'POST /api/admin/apps/{appId}/live-activity-templates': {
+    '400': [example('A reserved field name', 400, "contentState.isletActivityId is reserved for Islet's activity id")],
+    '409': [
+      example('A built-in slug', 409, 'progress-bar is a built-in template and cannot be replaced'),
+      example('A taken slug', 409, 'live activity template ride already exists'),
+    ],
+  },
+  'PUT /api/admin/apps/{appId}/live-activity-templates/{slug}': {
+    '404': [example('No such template', 404, 'live activity template not found')],
+    '409': [
+      example('A required field added while in use', 409, 'contentState.speed must be optional: a template in use can only gain optional fields'),
+      example('A field changed while in use', 409, 'contentState.etaMinutes cannot change while the template is in use'),
+    ],
+  },
+  'DELETE /api/admin/apps/{appId}/live-activity-templates/{slug}': {
+    '404': [example('No such template', 404, 'live activity template not found')],
+    '409': [example('In use', 409, 'live activity template ride is in use by 2 active activities')],
+  },
   'POST /api/admin/demo': {
     '409': [example('A demo already made', 409, 'app demo already exists: open it in the console, or delete it to make a fresh demo')],
     '422': [example('No plan with Live Activities', 422, 'no plan of the configuration allows live activities; add one to [plans] for the demo')],

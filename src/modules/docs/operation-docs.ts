@@ -23,6 +23,8 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/devices': [
     { endUserId: DEMO.endUserId, platform: 'android', token: 'fcm-registration-token-from-the-app' },
     { endUserId: DEMO.endUserId, platform: 'ios', token: HEX_TOKEN, pushToStartToken: HEX_TOKEN.split('').reverse().join(''), environment: 'sandbox' },
+    // An app with its own ActivityAttributes type (the demo's `ride` template) reports that type's token too.
+    { endUserId: DEMO.endUserId, platform: 'ios', token: HEX_TOKEN, pushToStartToken: HEX_TOKEN.split('').reverse().join(''), pushToStartTokens: { RideAttributes: HEX_TOKEN.replace(/a/g, 'b') } },
   ],
   'POST /api/apps/{appId}/notifications/send': [
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
@@ -73,6 +75,7 @@ export const PARAM_OVERRIDES: Record<string, Record<string, unknown>> = {
   'PUT /api/admin/apps/{appId}/releases/{version}/templates/{slug}': { version: DEMO.draftVersion },
   'DELETE /api/admin/apps/{appId}/releases/{version}/templates/{slug}': { version: DEMO.draftVersion },
   'GET /api/admin/apps/{appId}/deliveries/{id}': { id: 1 },
+  ...Object.fromEntries(['GET', 'PUT', 'DELETE'].map((m) => [`${m} /api/admin/apps/{appId}/live-activity-templates/{slug}`, { slug: DEMO.liveActivityTemplateSlug }])),
   ...Object.fromEntries(
     ['GET', 'PATCH', 'DELETE'].map((m) => [`${m} /api/admin/apps/{appId}/webhooks/{id}`, { id: EXAMPLE_WEBHOOK_ID }]),
   ),

@@ -4,7 +4,8 @@ import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { LiveActivityRecord } from './live-activities.view';
 
-const StringMap = t.Record(t.String(), t.String());
+/** Strings for a built-in template; typed values for an app-defined one. */
+const Values = t.Record(t.String(), t.Unknown());
 
 const Instance = t.Object(
   {
@@ -42,8 +43,8 @@ export function liveActivitiesAdminRoutes(services: Services) {
             endReason: t.Union([t.Literal('api'), t.Literal('quota'), t.Literal('expired'), t.Null()], {
               description: 'Why it ended: api (DELETE), quota (minutes used up), expired (iOS 8-hour limit); null while Active.',
             }),
-            attributes: StringMap,
-            contentState: StringMap,
+            attributes: Values,
+            contentState: Values,
             hasPushToken: t.Boolean({ description: 'iOS: whether an iOS device reported its update token for the activity.' }),
             instances: t.Array(Instance, { description: 'One per device the activity was started on (or that reported a token for it), oldest first.' }),
             noInstanceReason: t.Union([t.String(), t.Null()], {

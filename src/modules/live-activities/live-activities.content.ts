@@ -1,4 +1,5 @@
-import type { ActivityAlert, LiveActivityContent, LiveActivityEvent } from '../delivery/message-content';
+import type { ActivityAlert, CustomContent, LiveActivityContent, LiveActivityEvent } from '../delivery/message-content';
+import { dateFields, type CustomTemplateDefinition } from './custom-templates';
 import type { TemplateDefinition } from './templates';
 
 /** Alerts are a glance, not a copy of the activity: longer text is cut. */
@@ -9,8 +10,9 @@ const ALERT_BODY_MAX = 160;
 export interface ActivityData {
   id: string;
   templateSlug: string;
-  attributes: Record<string, string>;
-  contentState: Record<string, string>;
+  /** Strings for a built-in template; typed JSON values for an app-defined one. */
+  attributes: Record<string, unknown>;
+  contentState: Record<string, unknown>;
 }
 
 /** The caller's options of one event (routes validate them; dates in ms). */
@@ -32,7 +34,7 @@ export interface EventOptions {
 export function activityContent(
   event: LiveActivityEvent,
   activity: ActivityData,
-  context: { now: number; apnsTimestamp?: number; template?: TemplateDefinition; options?: EventOptions },
+  context: { now: number; apnsTimestamp?: number; template?: TemplateDefinition; custom?: CustomContent; options?: EventOptions },
 ): LiveActivityContent {
   const options = context.options ?? {};
   const content: LiveActivityContent = {
@@ -44,16 +46,32 @@ export function activityContent(
     contentState: activity.contentState,
     timestamp: context.now,
   };
+  if (context.custom) content.custom = context.custom;
   if (context.apnsTimestamp !== undefined) content.apnsTimestamp = context.apnsTimestamp;
   if (options.priority !== undefined) content.priority = options.priority;
   if (event !== 'end') {
-    const alert = options.alert ?? (event === 'start' && context.template ? alertFor(context.template, activity.attributes, activity.contentState) : undefined);
+    const alert = options.alert ?? (event === 'start' ? startAlert(activity, context) : undefined);
     if (alert) content.alert = alert;
     if (options.staleDate !== undefined) content.staleDate = options.staleDate;
     if (options.relevanceScore !== undefined) content.relevanceScore = options.relevanceScore;
   }
   if (event === 'end' && options.dismissalAt !== undefined) content.dismissalAt = options.dismissalAt;
   return content;
+}
+
+/** A start's own alert: a built-in template's from its main text; an app-defined template's names it. */
+function startAlert(activity: ActivityData, context: { template?: TemplateDefinition; custom?: CustomContent }): ActivityAlert | undefined {
+  if (context.template) return alertFor(context.template, activity.attributes as Record<string, string>, activity.contentState as Record<string, string>);
+  if (context.custom) return { title: cut(activity.templateSlug, ALERT_TITLE_MAX), body: 'Live Activity started' };
+  return undefined;
+}
+
+/** What the payloads of an app-defined template's events need: its attributes type and date fields. */
+export function customContent(def: CustomTemplateDefinition): CustomContent {
+  const attributes = dateFields(def.attributes);
+  const contentState = dateFields(def.contentState);
+  const dates = { ...(attributes.length ? { attributes } : {}), ...(contentState.length ? { contentState } : {}) };
+  return { attributesType: def.attributesType, ...(Object.keys(dates).length ? { dates } : {}) };
 }
 
 /**

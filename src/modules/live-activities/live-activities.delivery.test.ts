@@ -5,6 +5,8 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { failInserts } from '../../test-support/test-sql';
+import type { LiveActivityContent } from '../delivery/message-content';
+import { apnsRequest } from '../delivery/payloads';
 import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
 import { activitiesPath, connect, count, progress, queuedFor, sign, start } from '../../test-support/live-activity-fixtures';
 
@@ -239,6 +241,20 @@ forEachDatabase('live-activity delivery', (database) => {
       // The stale row (still Active in memory) is skipped: no second end message.
       expect(await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [{ ...row, state: 'Active' }], options))).toEqual([]);
       expect((await queuedFor(h, id)).filter((m) => m.kind === 'la_end')).toHaveLength(1);
+    });
+
+    test("an app-defined template's end from the scheduler carries its attributes type and date fields, so APNs gets seconds since 2001", async () => {
+      await setup();
+      const ride = { slug: 'ride', attributesType: 'RideAttributes', contentState: { etaMinutes: { type: 'integer', required: true }, pickupAt: { type: 'date' } } };
+      expect((await h.admin('POST', '/api/admin/apps/a1/live-activity-templates', ride)).status).toBe(201);
+      await connect(h, 'a1', 'u1', { platform: 'android' });
+      const started = await start(h, 'a1', { templateSlug: 'ride', contentState: { etaMinutes: 3, pickupAt: '2001-01-01T00:01:00Z' }, targetUsers: ['u1'] });
+      const id = started.body.activities[0].id;
+      const row = (await h.ctx.db.repos.liveActivities.find('a1', id))!;
+      await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [row], { reason: 'quota', endedAt: h.clock.now(), dismissalAt: h.clock.now(), now: h.clock.now() }));
+      const end = (await queuedFor(h, id)).at(-1)!.content;
+      expect(end).toMatchObject({ event: 'end', custom: { attributesType: 'RideAttributes', dates: { contentState: ['pickupAt'] } } });
+      expect((apnsRequest(end as LiveActivityContent, 'com.example').body as { aps: Record<string, unknown> }).aps['content-state']).toEqual({ etaMinutes: 3, pickupAt: 60 });
     });
   });
 });

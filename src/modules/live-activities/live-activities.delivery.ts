@@ -5,20 +5,41 @@ import type { TargetDevice } from '../devices/devices.repository';
 import type { InstanceTarget, NewInstance } from './instances.repository';
 import { activityContent } from './live-activities.content';
 import type { ActivityRow } from './live-activities.repository';
+import { customOf } from './resolved-template';
 
 export const NO_PUSH_TO_START_TOKEN = 'device has no push-to-start token';
+
+/** An app-defined template's push-to-start tokens: the device's token id for its attributes type. */
+export interface TypedTokens {
+  attributesType: string;
+  byDevice: ReadonlyMap<string, number>;
+}
 
 /**
  * Where a start goes: every valid device of the end user, each at its own token (an iPhone at its
  * push-to-start token, an Android device at its registration token). An iPhone without a
  * push-to-start token cannot be started; its delivery is recorded as failed so the console shows why.
  */
-export function startTargets(devices: readonly TargetDevice[]): DeliveryTarget[] {
+export function startTargets(devices: readonly TargetDevice[], typed?: TypedTokens): DeliveryTarget[] {
   return devices.map((d) => {
     if (d.platform === 'android') return { deviceId: d.id, tokenId: d.tokenId };
+    if (typed) {
+      const tokenId = typed.byDevice.get(d.id);
+      return tokenId === undefined ? { deviceId: d.id, status: 'failed', reason: `${NO_PUSH_TO_START_TOKEN} for ${typed.attributesType}` } : { deviceId: d.id, tokenId };
+    }
     if (d.pushToStartTokenId === null) return { deviceId: d.id, status: 'failed', reason: NO_PUSH_TO_START_TOKEN };
     return { deviceId: d.id, tokenId: d.pushToStartTokenId };
   });
+}
+
+/**
+ * The push-to-start token of an app-defined attributes type per iPhone of `devices`: iOS issues one
+ * per ActivityAttributes type, so the IsletActivityAttributes one cannot start it.
+ */
+export async function typedPushToStart(tx: Tx, devices: readonly TargetDevice[], attributesType: string): Promise<TypedTokens> {
+  const iphones = devices.filter((d) => d.platform === 'ios').map((d) => d.id);
+  const tokens = iphones.length === 0 ? [] : await tx.tokens.pushToStartFor(iphones, attributesType);
+  return { attributesType, byDevice: new Map(tokens.map((t) => [t.deviceId, t.id])) };
 }
 
 /** The instances a start creates: one per device its start was queued to (not the failed ones). */
@@ -56,7 +77,7 @@ export interface EndOptions {
   /** When this happens: the time of the queued pushes. */
   now: number;
   /** API end: a final contentState (already validated) and the end's priority. */
-  contentState?: Record<string, string>;
+  contentState?: Record<string, unknown>;
   priority?: 5 | 10;
 }
 
@@ -65,7 +86,7 @@ export interface EndOptions {
  * instances, in the caller's transaction `tx`. Activities that are no longer Active when it runs
  * are skipped, so an API end and the scheduler never end one twice. Returns the activities it
  * ended, as they now are.
- * @example await ctx.db.write((tx) => endActivities(ctx.db, tx, expired, { reason: 'expired', endedAt: (a) => a.startedAt + 8 * HOUR, now }))
+ * @example await ctx.db.write((tx) => endActivities(ctx.outbox, tx, expired, { reason: 'expired', endedAt: (a) => a.startedAt + 8 * HOUR, now }))
  */
 export async function endActivities(outbox: Outbox, tx: Tx, rows: readonly ActivityRow[], options: EndOptions): Promise<ActivityRow[]> {
   const at = (value: PerActivity, row: ActivityRow) => (typeof value === 'function' ? value(row) : value);
@@ -80,6 +101,7 @@ export async function endActivities(outbox: Outbox, tx: Tx, rows: readonly Activ
       now: options.now,
       apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),
       options: { dismissalAt, priority: options.priority },
+      custom: await customOf(tx, row.appId, row.templateSlug),
     });
     const targets = followUpTargets(await tx.instances.live(row.id), await tx.apps.hasApnsCredentials(row.appId));
     await outbox.enqueue(tx, { appId: row.appId, content, targets, now: options.now });
@@ -115,6 +137,7 @@ export async function endInstances(
     now: options.now,
     apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),
     options: { dismissalAt: options.dismissalAt },
+    custom: await customOf(tx, row.appId, row.templateSlug),
   });
   await outbox.enqueue(tx, { appId: row.appId, content, targets, now: options.now });
 }
@@ -124,7 +147,7 @@ export function parsed(row: ActivityRow) {
   return {
     id: row.id,
     templateSlug: row.templateSlug,
-    attributes: JSON.parse(row.attributes) as Record<string, string>,
-    contentState: JSON.parse(row.contentState) as Record<string, string>,
+    attributes: JSON.parse(row.attributes) as Record<string, unknown>,
+    contentState: JSON.parse(row.contentState) as Record<string, unknown>,
   };
 }

@@ -116,6 +116,9 @@ forEachDatabase('live-activities', (database) => {
         [{ contentState: { currentStep: '1' } }, 'contentState.status is required'],
         [{ contentState: { currentStep: '1', status: 'b', progress: '5' } }, 'contentState.progress is not a field of template status-tracker'],
         [{ contentState: { currentStep: 1, status: 'b' } }, 'contentState.currentStep must be a string'],
+        // Whatever else the value is (the body schema takes the typed values of app-defined templates): the spec's text.
+        [{ contentState: { currentStep: null, status: 'b' } }, 'contentState.currentStep must be a string'],
+        [{ contentState: { currentStep: ['1'], status: { a: 1 } } }, 'contentState.currentStep must be a string'],
         [{}, 'contentState is required'],
         [{ contentState: { currentStep: '1', status: 'b' }, attributes: { title: 'New' } }, 'attributes cannot be changed'],
         [{ contentState: { currentStep: '1', status: 'b' }, extra: 1 }, 'extra is not a known field'],

@@ -11,14 +11,26 @@ import { tokenProblem } from '../devices/token-format';
 import { LiveActivityRecord } from './live-activities.view';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
-const StringMap = (description: string) => t.Record(t.String(), t.String(), { description });
+const SCALAR = [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }];
+/**
+ * Attributes or a contentState: every value a string for the eight built-in templates (the spec's
+ * rule), typed values (numbers, booleans, dates as ISO 8601 strings, lists) for an app-defined
+ * template. The document shows the value types; the values are checked against the template by the
+ * service, so a built-in's non-string value answers the spec's `… must be a string` whatever it is.
+ */
+export const ActivityValues = (description: string) =>
+  t.Record(t.String(), t.Any({ anyOf: [...SCALAR, { type: 'array', items: { anyOf: SCALAR } }] }), {
+    description: `${description} Built-in templates: every value a string. App-defined templates: each value of its field's type (a date as an ISO 8601 timestamp, a list as an array).`,
+  });
 
 /** The body of a start, also the body of an activity stream's PUT. */
 export const StartBody = t.Object(
   {
-    templateSlug: t.String({ description: `One of the eight template slugs: ${TEMPLATE_SLUGS.join(', ')}.` }),
-    attributes: t.Optional(StringMap('Static data, set once; every value a string. Required in effect for templates with required attributes.')),
-    contentState: StringMap('Initial dynamic data; every value a string.'),
+    templateSlug: t.String({
+      description: `One of the eight template slugs (${TEMPLATE_SLUGS.join(', ')}) or the slug of a template the app defined (\`/api/admin/apps/{appId}/live-activity-templates\`).`,
+    }),
+    attributes: t.Optional(ActivityValues('Static data, set once. Required in effect for templates with required attributes.')),
+    contentState: ActivityValues('Initial dynamic data.'),
     targetUsers: t.Optional(
       t.Array(t.String({ minLength: 1 }), {
         minItems: 1,
@@ -45,7 +57,7 @@ export const StartBody = t.Object(
 );
 
 const UpdateBody = t.Object(
-  { contentState: StringMap('The new dynamic data; replaces the previous contentState entirely.'), ...ContentOptions },
+  { contentState: ActivityValues('The new dynamic data; replaces the previous contentState entirely.'), ...ContentOptions },
   {
     additionalProperties: false,
     examples: [
@@ -59,7 +71,7 @@ const UpdateBody = t.Object(
 const EndBody = t.Optional(
   t.Object(
     {
-      contentState: t.Optional(StringMap('The final dynamic data shown until the activity is dismissed; validated like an update.')),
+      contentState: t.Optional(ActivityValues('The final dynamic data shown until the activity is dismissed; validated like an update.')),
       ...EndOptions,
     },
     {

@@ -10,26 +10,26 @@ import { isoTime } from '../../lib/clock';
 import type { InstanceDetail, NewInstance } from './instances.repository';
 import { activityContent, type EventOptions } from './live-activities.content';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
-import { endActivities, followUpTargets, parsed, startInstances, startTargets } from './live-activities.delivery';
+import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
 import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { emitterFor } from '../webhooks/webhooks.causes';
-import { activityDataError, contentStateError } from './template-validation';
+import { contentContext, requireValidData, requireValidState, resolveTemplate } from './resolved-template';
 import { invalidTemplateSlug } from './template-errors';
-import { findTemplate, type TemplateDefinition } from './templates';
 
 /** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
 export interface StartInput extends ContentOptionsInput {
   templateSlug: string;
-  attributes?: Record<string, string>;
-  contentState: Record<string, string>;
+  /** Strings for a built-in template; typed values for an app-defined one. */
+  attributes?: Record<string, unknown>;
+  contentState: Record<string, unknown>;
   targetUsers?: string[];
 }
 
 /** An end's options: a final contentState, when the system removes it, and the push priority. */
 export interface EndInput {
-  contentState?: Record<string, string>;
+  contentState?: Record<string, unknown>;
   dismissalAt?: number;
   priority?: 5 | 10;
 }
@@ -93,12 +93,6 @@ export function liveActivitiesService(ctx: AppContext) {
     return device;
   };
 
-  const requireTemplate = (slug: string): TemplateDefinition => {
-    const template = findTemplate(slug);
-    if (!template) throw invalidTemplateSlug(slug);
-    return template;
-  };
-
   /**
    * A start's checks (plan, template, data, payload size, quota), run now; returns the start
    * itself, to run inside a write transaction `tx` (alone, or with more work: activity streams).
@@ -106,16 +100,16 @@ export function liveActivitiesService(ctx: AppContext) {
   const prepareStart = async (app: AppRow, input: StartInput, options: StartOptions = {}) => {
     const plan = config.plans[app.plan];
     if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
-    const template = requireTemplate(input.templateSlug);
-    const problem = activityDataError(template, input.attributes, input.contentState);
-    if (problem) throw new HttpError(400, problem);
+    const template = await resolveTemplate(store.repos, app.id, input.templateSlug);
+    requireValidData(template, input.attributes, input.contentState);
+    const slug = input.templateSlug;
     const now = clock.now();
     const attributes = input.attributes ?? {};
     // Every start carries the same data and alert; only the activity id (of fixed length) differs.
     const base = activityContent(
       'start',
-      { id: newId('la', now), templateSlug: template.slug, attributes, contentState: input.contentState },
-      { now, template, apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
+      { id: newId('la', now), templateSlug: slug, attributes, contentState: input.contentState },
+      { now, ...contentContext(template), apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
     );
     requireDeliverable(base);
     if (minutesExhausted(plan, await usedMinutes(store.repos, app.id, now))) {
@@ -125,18 +119,22 @@ export function liveActivitiesService(ctx: AppContext) {
     const contentStateJson = JSON.stringify(input.contentState);
     const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
     return async (tx: Tx) => {
+      // A delete that committed since the checks must not leave an activity without its template.
+      if (template.custom && !(await tx.liveActivityTemplates.findShared(app.id, slug))) throw invalidTemplateSlug(slug);
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
       for (const userDevices of byEndUser(await tx.devices.targets(app.id, { endUserIds }))) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
-        const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: template.slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
-        const targets = startTargets(userDevices);
+        const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
+        const targets = template.custom
+          ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType))
+          : startTargets(userDevices);
         await outbox.enqueue(tx, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));
-        await emitStarted({ activityId: row.id, endUserId, templateSlug: template.slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
+        await emitStarted({ activityId: row.id, endUserId, templateSlug: slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
       }
       await tx.liveActivities.insert(rows);
       await tx.instances.insert(started);
@@ -148,17 +146,17 @@ export function liveActivitiesService(ctx: AppContext) {
    * Replaces the whole contentState of an Active activity (validated against its template) and
    * queues the update to each live instance, in the caller's write transaction `tx`.
    */
-  const updateNow = async (tx: Tx, appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> => {
+  const updateNow = async (tx: Tx, appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> => {
     const row = await requireActivityForWrite(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
     const activity = parsed(row);
-    const problem = contentStateError(requireTemplate(row.templateSlug), contentState, activity.attributes);
-    if (problem) throw new HttpError(400, problem);
+    const template = await resolveTemplate(tx, appId, row.templateSlug);
+    requireValidState(template, contentState, activity.attributes);
     const now = clock.now();
     // Read for this write, so its lastTimestamp is the latest (the guarantee "latest read in a write"
     // of coordination.ts: a row lock on PostgreSQL, which updates through other instances wait for).
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
-    const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options });
+    const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
     requireDeliverable(content);
     await tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
     const targets = followUpTargets(await tx.instances.live(id), await tx.apps.hasApnsCredentials(appId));
@@ -170,9 +168,9 @@ export function liveActivitiesService(ctx: AppContext) {
     const row = await requireActivityForWrite(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
     if (input.contentState) {
-      const problem = contentStateError(requireTemplate(row.templateSlug), input.contentState, parsed(row).attributes);
-      if (problem) throw new HttpError(400, problem);
-      const content = activityContent('end', { ...parsed(row), contentState: input.contentState }, { now: clock.now() });
+      const template = await resolveTemplate(tx, appId, row.templateSlug);
+      requireValidState(template, input.contentState, parsed(row).attributes);
+      const content = activityContent('end', { ...parsed(row), contentState: input.contentState }, { now: clock.now(), custom: contentContext(template).custom });
       requireDeliverable(content);
     }
     const now = clock.now();
@@ -200,7 +198,7 @@ export function liveActivitiesService(ctx: AppContext) {
      * Replaces the whole contentState of an Active activity (validated against its template) and
      * queues the update to each live instance, in one transaction.
      */
-    update(appId: string, id: string, contentState: Record<string, string>, options: EventOptions = {}): Promise<void> {
+    update(appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> {
       return store.write((tx) => updateNow(tx, appId, id, contentState, options));
     },
 
@@ -244,8 +242,8 @@ export function liveActivitiesService(ctx: AppContext) {
       return {
         ...activityView(row),
         endReason: row.endReason,
-        attributes: JSON.parse(row.attributes) as Record<string, string>,
-        contentState: JSON.parse(row.contentState) as Record<string, string>,
+        attributes: JSON.parse(row.attributes) as Record<string, unknown>,
+        contentState: JSON.parse(row.contentState) as Record<string, unknown>,
         hasPushToken: list.some((i) => i.platform === 'ios' && i.tokenState === 'active'),
         instances: list.map(instanceView),
         // Not billed: its minutes do not count (live-activities.usage.ts).

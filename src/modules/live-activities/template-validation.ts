@@ -110,7 +110,7 @@ const isPair = (pair: string): boolean => {
 };
 
 /** A real calendar moment: `Date.parse` alone would roll 2026-02-30 over into March. */
-function isIsoTimestamp(value: string): boolean {
+export function isIsoTimestamp(value: string): boolean {
   const m = TIMESTAMP.exec(value);
   if (!m) return false;
   const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];

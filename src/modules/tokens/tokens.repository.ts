@@ -11,7 +11,11 @@ export type Environment = 'production' | 'sandbox';
 
 /** The tokens repository: what every database implements (one implementation for both databases: src/db/repositories/tokens.ts). */
 export interface TokensRepository {
-  /** Records a device's registration token or push-to-start token as reported now; returns its id. */
+  /**
+   * Records a device's registration token or push-to-start token as reported now; returns its id.
+   * `attributesType`: the app-defined ActivityAttributes type a push-to-start token starts
+   * (absent: IsletActivityAttributes); a device keeps one active push-to-start token per type.
+   */
   report(
     appId: string,
     kind: Exclude<TokenKind, 'apns_activity'>,
@@ -19,7 +23,10 @@ export interface TokensRepository {
     deviceId: string,
     environment: Environment | null,
     now: number,
+    attributesType?: string | null,
   ): Promise<number>;
+  /** The active push-to-start tokens of an app-defined attributes type among these devices. */
+  pushToStartFor(deviceIds: readonly string[], attributesType: string): Promise<{ deviceId: string; id: number }[]>;
   /** Records the update token of an activity on one device; returns its id. */
   reportActivity(appId: string, activityId: string, deviceId: string, value: string, environment: Environment | null, now: number): Promise<number>;
   /**

@@ -1,0 +1,60 @@
+import type { LiveActivityTemplatesRepository, TemplateRow } from '../../modules/live-activities/live-activity-templates.repository';
+import type { Sql } from '../sql/sql';
+import { statement } from '../sql/statement';
+
+const COLUMNS = `app_id AS "appId", slug, attributes_type AS "attributesType", attributes, content_state AS "contentState", source,
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
+const COUNT = { numbers: ['n'] };
+
+// Every start, update and end of a slug that is not built in looks its template up.
+const bySlug = statement<TemplateRow>(`SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2`, SHAPE);
+// PostgreSQL: a start holds its template (FOR SHARE: starts do not wait for each other) and a
+// delete or replace locks it (FOR UPDATE) before counting the activities that use it, so a delete
+// never misses an activity a start is committing. SQLite's one writer already serializes them.
+const shared = statement<TemplateRow>(
+  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.name === 'postgres' ? ' FOR SHARE' : ''}`,
+  SHAPE,
+);
+const forWrite = statement<TemplateRow>(
+  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.name === 'postgres' ? ' FOR UPDATE' : ''}`,
+  SHAPE,
+);
+const ofApp = statement<TemplateRow>(`SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 ORDER BY slug`, SHAPE);
+const put = statement(
+  `INSERT INTO live_activity_templates (app_id, slug, attributes_type, attributes, content_state, source, created_at, updated_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+   ON CONFLICT (app_id, slug) DO UPDATE SET attributes_type = excluded.attributes_type, attributes = excluded.attributes,
+     content_state = excluded.content_state, source = excluded.source, updated_at = excluded.updated_at`,
+);
+// Two creates of one slug at once: the second inserts nothing (and answers 409).
+const insert = statement(
+  `INSERT INTO live_activity_templates (app_id, slug, attributes_type, attributes, content_state, source, created_at, updated_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (app_id, slug) DO NOTHING`,
+);
+const remove = statement('DELETE FROM live_activity_templates WHERE app_id = $1 AND slug = $2');
+// Broadcasts too: their updates and ends are checked against the template as well.
+const active = statement<{ n: number }>(
+  `SELECT (SELECT count(*) FROM activities WHERE app_id = $1 AND template_slug = $2 AND state = 'Active')
+        + (SELECT count(*) FROM broadcasts WHERE app_id = $1 AND template_slug = $2 AND state = 'Active') AS n`,
+  COUNT,
+);
+const count = statement<{ n: number }>('SELECT count(*) AS n FROM live_activity_templates WHERE app_id = $1', COUNT);
+
+/** The `live_activity_templates` table. */
+export function liveActivityTemplatesRepository(sql: Sql): LiveActivityTemplatesRepository {
+  return {
+    find: (appId, slug) => sql.one(bySlug, [appId, slug]),
+    findShared: (appId, slug) => sql.one(shared, [appId, slug]),
+    findForWrite: (appId, slug) => sql.one(forWrite, [appId, slug]),
+    list: (appId) => sql.all(ofApp, [appId]),
+    async put(row) {
+      await sql.run(put, [row.appId, row.slug, row.attributesType, row.attributes, row.contentState, row.source, row.createdAt, row.updatedAt]);
+    },
+    insert: async (row) =>
+      (await sql.run(insert, [row.appId, row.slug, row.attributesType, row.attributes, row.contentState, row.source, row.createdAt, row.updatedAt])) > 0,
+    remove: async (appId, slug) => (await sql.run(remove, [appId, slug])) > 0,
+    activeCount: async (appId, slug) => (await sql.one(active, [appId, slug]))!.n,
+    count: async (appId) => (await sql.one(count, [appId]))!.n,
+  };
+}
