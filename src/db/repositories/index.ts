@@ -21,38 +21,12 @@ import { tokensRepository } from './tokens';
 import { webhookEventsRepository } from './webhook-events';
 import { webhooksRepository } from './webhooks';
 
-/** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<
-  Repositories,
-  | 'activityStreams'
-  | 'activityUsage'
-  | 'apps'
-  | 'audit'
-  | 'broadcasts'
-  | 'deliveries'
-  | 'deliveryHistory'
-  | 'devices'
-  | 'endpointHolds'
-  | 'idempotency'
-  | 'instances'
-  | 'liveActivities'
-  | 'liveActivityTemplates'
-  | 'meta'
-  | 'metrics'
-  | 'outbox'
-  | 'releases'
-  | 'tokens'
-  | 'webhookEvents'
-  | 'webhooks'
->;
-
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
  * one transaction's).
  */
-export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
+export function repositoriesOn(sql: Sql): Repositories {
   return {
-    ...perDialect,
     activityStreams: activityStreamsRepository(sql),
     activityUsage: activityUsageRepository(sql),
     apps: appsRepository(sql),

@@ -5,5 +5,5 @@ import type { Db } from './database';
 
 /** Every repository on the SQLite connection `db`, its statements prepared once; `units`: the store's (see sqliteSql). */
 export function sqliteRepositories(db: Db, units?: SqliteUnitsOfWork): Repositories {
-  return repositoriesOn(sqliteSql(db.$client, units), {});
+  return repositoriesOn(sqliteSql(db.$client, units));
 }
