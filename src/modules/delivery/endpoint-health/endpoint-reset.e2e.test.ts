@@ -17,11 +17,8 @@ let server: SpawnedServer;
 
 const { call, admin } = serverClient(() => server.url, SECRET, 't');
 
-/** The shared until, failing with the server's output. */
-const waitUntil = (what: string, check: () => Promise<boolean>) =>
-  until(what, check).catch((e: Error) => {
-    throw new Error(`${e.message}; server output:\n${server.output()}`);
-  });
+/** The shared until, a failure showing the server's output. */
+const waitUntil = (what: string, check: () => Promise<boolean> | boolean) => until(what, check, { detail: () => `server output:\n${server.output()}` });
 
 forEachDatabase('credentials changed while a channel is down (real server process)', () => {
   // Inside: forEachDatabase's own beforeAll (which database the server gets) runs first.
