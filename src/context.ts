@@ -6,6 +6,7 @@ import type { Logger } from './lib/logger';
 import type { SecretBox } from './lib/secrets';
 import type { EndpointHealth } from './modules/delivery/endpoint-health/endpoint-health';
 import type { Outbox } from './modules/delivery/outbox/outbox';
+import type { IsletMetrics } from './modules/metrics/metrics';
 
 /** Everything a module needs, built once by createApp's caller and passed down; no globals. */
 export interface AppContext {
@@ -24,4 +25,6 @@ export interface AppContext {
   outbox: Outbox;
   /** Provider endpoints' health as this process sees it (modules/delivery/endpoint-health). */
   endpointHealth: EndpointHealth;
+  /** The Prometheus metrics (modules/metrics), made on first use; delivery's included. */
+  readonly metrics: IsletMetrics;
 }

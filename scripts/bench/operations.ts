@@ -16,7 +16,6 @@ import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
 import { backupDatabase } from '../../src/db/sqlite/backup';
 import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
-import { isletMetrics } from '../../src/modules/metrics/metrics';
 import { notificationContent } from '../../src/test-support/delivery-fixtures';
 
 const n = Number(process.argv[2] ?? 100_000);
@@ -53,7 +52,7 @@ try {
   for (let i = 0; i < 7; i++) scrapes.push(await scrape());
 
   // The per-request work the HTTP hook adds: one counter increment and one histogram observation.
-  const metrics = isletMetrics(ctx);
+  const { metrics } = ctx;
   const labels = { method: 'PATCH', route: '/api/apps/:appId/live-activities/:id', status: 200 };
   const rounds = 200_000;
   const started = performance.now();
