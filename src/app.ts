@@ -23,7 +23,6 @@ import { instancesAdminRoutes } from './modules/instances/instances.admin.routes
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
 import { liveActivityTemplatesAdminRoutes } from './modules/live-activities/live-activity-templates.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
-import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
@@ -49,7 +48,7 @@ export function createApp(ctx: AppContext) {
   const services: Services = buildServices(ctx);
   const info = new WeakMap<Request, RequestInfo>();
   let allowedMethods: (request: Request) => string[] = () => [];
-  const metrics = registerDeliveryMetrics(ctx); // the context's metrics, delivery's gauges included
+  const { metrics } = ctx;
   let routes: () => { method: string; path: string; hooks: { body?: unknown } }[] = () => [];
   const maxBodyBytes = ctx.config.server.max_body_bytes;
 

@@ -16,7 +16,10 @@ import { liveActivityTemplatesService } from './modules/live-activities/live-act
 import { resolveAdminToken } from './modules/auth/admin-auth';
 import type { MetaRepository } from './modules/auth/meta.repository';
 import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
-import { bindWakeUps } from './modules/delivery/outbox/outbox';
+import { Outbox } from './modules/delivery/outbox/outbox';
+import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
+import { createMetrics, type IsletMetrics } from './modules/metrics/metrics';
+import { EndpointHealth, type EndpointRecord } from './modules/delivery/endpoint-health/endpoint-health';
 
 export interface BootstrapOptions {
   clock?: Clock;
@@ -61,8 +64,25 @@ export async function bootstrap(
     const box = new SecretBox(key);
     await checkMasterKey(db.repos.meta, box);
     const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
-    bindWakeUps(db, coordination.wakeUps);
-    const ctx: AppContext & { db: OpenedStore } = { config, db, clock: options.clock ?? systemClock, logger, box, adminTokenHash: admin.current, coordination };
+    const clock = options.clock ?? systemClock;
+    const outbox = new Outbox(db, coordination.wakeUps);
+    const endpointHealth = new EndpointHealth(clock, logger, coordination.endpointHealth<EndpointRecord>());
+    let metrics: IsletMetrics | undefined;
+    const ctx: AppContext & { db: OpenedStore } = {
+      config,
+      db,
+      clock,
+      logger,
+      box,
+      adminTokenHash: admin.current,
+      coordination,
+      outbox,
+      endpointHealth,
+      // Made on first use (createApp, the engine, the scheduler): a command that only migrates or checks starts no collectors.
+      get metrics() {
+        return (metrics ??= registerDeliveryMetrics(createMetrics({ coordination, db }), outbox, endpointHealth));
+      },
+    };
     const templates = liveActivityTemplatesService(ctx);
     await seedAppsFromConfig(ctx, credentialsReset(ctx), (appId, defs) => templates.seed(appId, defs));
     return { ctx, generatedAdminToken: admin.generated, replacesUnshownAdminToken: admin.replacesUnshown };

@@ -4,6 +4,9 @@ import type { Coordination } from './coordination/coordination';
 import type { Clock } from './lib/clock';
 import type { Logger } from './lib/logger';
 import type { SecretBox } from './lib/secrets';
+import type { EndpointHealth } from './modules/delivery/endpoint-health/endpoint-health';
+import type { Outbox } from './modules/delivery/outbox/outbox';
+import type { IsletMetrics } from './modules/metrics/metrics';
 
 /** Everything a module needs, built once by createApp's caller and passed down; no globals. */
 export interface AppContext {
@@ -18,4 +21,10 @@ export interface AppContext {
   adminTokenHash: () => Promise<string>;
   /** State that is correct only while one process serves the database (src/coordination). */
   coordination: Coordination;
+  /** Queueing deliveries: `ctx.outbox.enqueue(tx, …)` in the caller's unit of work (modules/delivery/outbox). */
+  outbox: Outbox;
+  /** Provider endpoints' health as this process sees it (modules/delivery/endpoint-health). */
+  endpointHealth: EndpointHealth;
+  /** The Prometheus metrics (modules/metrics), made on first use; delivery's included. */
+  readonly metrics: IsletMetrics;
 }

@@ -16,7 +16,6 @@ import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
 import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
 import { createDeliveryEngine } from '../../src/modules/delivery/delivery.engine';
-import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { apnsKey, notificationContent } from '../../src/test-support/delivery-fixtures';
 import { startStandinProcess } from './standin-process';
 import { threadCpuDelta, threadCpuUs } from './stats';
@@ -31,8 +30,8 @@ try {
   const config = parseConfig(`[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[security]\nallow_private_endpoints = true\n`, join(dir, 'islet.toml'));
   const { ctx } = await bootstrapSqlite(config, { logger: silentLogger });
   const apps = appsService(ctx, credentialsReset(ctx));
-  apps.create({ id: 'bench', source: 'api' });
-  apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
+  await apps.create({ id: 'bench', source: 'api' });
+  await apps.setApns('bench', { bundleId: 'com.example.bench', teamId: key.teamId, keyId: key.keyId, key: key.key, environment: 'production', endpoint: url, ca });
 
   const now = ctx.clock.now();
   const client = ctx.db.sqlite.$client;
@@ -56,7 +55,7 @@ try {
   })();
 
   const queuedAt = performance.now();
-  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }));
+  await ctx.db.write((tx) => ctx.outbox.enqueue(tx, { appId: 'bench', content: notificationContent('Bench', 'Fan-out'), targets: ids.map((deviceId) => ({ deviceId, tokenId: tokenIds.get(deviceId) })), now }));
   const enqueueMs = performance.now() - queuedAt;
 
   const engine = createDeliveryEngine(ctx, { outboxThread });

@@ -16,8 +16,6 @@ import { silentLogger } from '../../src/lib/logger';
 import { appsService } from '../../src/modules/apps/apps.service';
 import { backupDatabase } from '../../src/db/sqlite/backup';
 import { credentialsReset } from '../../src/modules/delivery/endpoint-health/endpoint-reset';
-import { enqueue } from '../../src/modules/delivery/outbox/outbox';
-import { isletMetrics } from '../../src/modules/metrics/metrics';
 import { notificationContent } from '../../src/test-support/delivery-fixtures';
 
 const n = Number(process.argv[2] ?? 100_000);
@@ -48,13 +46,13 @@ try {
   };
   const emptyScrapes: number[] = [];
   for (let i = 0; i < 7; i++) emptyScrapes.push(await scrape());
-  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'a1', content: notificationContent(), targets: ids.map((deviceId) => ({ deviceId })), now }));
+  await ctx.db.write((tx) => ctx.outbox.enqueue(tx, { appId: 'a1', content: notificationContent(), targets: ids.map((deviceId) => ({ deviceId })), now }));
 
   const scrapes: number[] = [];
   for (let i = 0; i < 7; i++) scrapes.push(await scrape());
 
   // The per-request work the HTTP hook adds: one counter increment and one histogram observation.
-  const metrics = isletMetrics(ctx);
+  const { metrics } = ctx;
   const labels = { method: 'PATCH', route: '/api/apps/:appId/live-activities/:id', status: 200 };
   const rounds = 200_000;
   const started = performance.now();

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openSqliteStore } from '../../src/db/sqlite/store';
 import { silentLogger } from '../../src/lib/logger';
-import { enqueue } from '../../src/modules/delivery/outbox/outbox';
+import { Outbox } from '../../src/modules/delivery/outbox/outbox';
+import { localWakeUps } from '../../src/coordination/local/wake-ups';
 
 const { values } = parseArgs({ options: { deliveries: { type: 'string', default: '100000' } } });
 const count = Number(values.deliveries);
@@ -29,7 +30,8 @@ async function once(withIndexes: boolean): Promise<number> {
   const targets = Array.from({ length: count }, () => ({ deviceId: `dev_${crypto.randomUUID().replaceAll('-', '')}`, tokenId: Math.floor(Math.random() * 10_000_000) }));
   const content = { type: 'notification' as const, templateSlug: 'welcome', releaseVersion: 1, title: 'Hello', body: 'World' };
   const started = performance.now();
-  await store.write((tx) => enqueue(store, tx, { appId: 'b', content, targets, now: Date.now() }));
+  const outbox = new Outbox(store, localWakeUps());
+  await store.write((tx) => outbox.enqueue(tx, { appId: 'b', content, targets, now: Date.now() }));
   const ms = performance.now() - started;
   db.$client.close();
   rmSync(dir, { recursive: true, force: true });

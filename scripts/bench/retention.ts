@@ -14,7 +14,6 @@ import { parseArgs } from 'node:util';
 import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
-import { enqueue } from '../../src/modules/delivery/outbox/outbox';
 import { retentionJob } from '../../src/modules/scheduler/jobs/retention.job';
 
 const { values } = parseArgs({ options: { messages: { type: 'string', default: '200' }, deliveries: { type: 'string', default: '2500' } } });
@@ -33,7 +32,7 @@ try {
   await ctx.db.write(async (tx) => {
     for (let m = 0; m < 2 * MESSAGES; m++) {
       const at = m % 2 === 0 ? now - 30 * DAY_MS : now - DAY_MS;
-      const { messageId } = await enqueue(ctx.db, tx, { appId: 'bench', content, targets: [], now: at });
+      const { messageId } = await ctx.outbox.enqueue(tx, { appId: 'bench', content, targets: [], now: at });
       client
         .query(
           `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
@@ -55,7 +54,7 @@ try {
 
   const targets = Array.from({ length: 100_000 }, (_, i) => ({ deviceId: `dev_fanout_${i}` }));
   started = performance.now();
-  await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId: 'bench', content, targets, now }));
+  await ctx.db.write((tx) => ctx.outbox.enqueue(tx, { appId: 'bench', content, targets, now }));
   const enqueueMs = performance.now() - started;
   client.close();
   console.log(

@@ -228,6 +228,13 @@ export const deliveries = sqliteTable(
     provider: text('provider'),
     providerId: text('provider_id'),
     reason: text('reason'),
+    /**
+     * What a `held` delivery waits for (null otherwise): token: its iOS activity's own push token;
+     * apns_paused / fcm_paused: its app's channel, paused until the credentials change; apns_down /
+     * fcm_down: an endpoint that stopped answering (`reason` names the endpoint). The reason stays
+     * a text for people; code tells holds apart by this.
+     */
+    holdKind: text('hold_kind', { enum: ['token', 'apns_paused', 'fcm_paused', 'apns_down', 'fcm_down'] }),
     /** The exact request body sent (simulator and last attempt), for the console. */
     sentPayload: text('sent_payload'),
     createdAt: integer('created_at').notNull(),

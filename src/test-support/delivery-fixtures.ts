@@ -4,7 +4,7 @@ import { activities } from '../db/schema';
 import { newId } from '../lib/ids';
 import type { DeviceInput } from '../modules/devices/devices.repository';
 import type { LiveActivityContent, LiveActivityEvent, MessageContent, NotificationContent } from '../modules/delivery/message-content';
-import { enqueue, type DeliveryTarget } from '../modules/delivery/outbox/outbox';
+import type { DeliveryTarget } from '../modules/delivery/outbox/outbox';
 import { apnsToken } from './apns-standin';
 
 /**
@@ -117,7 +117,7 @@ export function queue(ctx: TestContext, appId: string, content: MessageContent, 
     return own.find((t) => t.kind === 'apns_device' || t.kind === 'fcm_registration')?.id;
   };
   const list = targets.map((t) => (typeof t === 'string' ? { deviceId: t, tokenId: tokenFor(t) } : t));
-  return ctx.db.write((tx) => enqueue(ctx.db, tx, { appId, content, targets: list, now: ctx.clock.now() }));
+  return ctx.db.write((tx) => ctx.outbox.enqueue(tx, { appId, content, targets: list, now: ctx.clock.now() }));
 }
 
 /** Deliveries as stored, oldest first. */

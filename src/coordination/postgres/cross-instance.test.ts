@@ -6,7 +6,6 @@ import { postgresSettings } from '../../db/postgres/connection';
 import { silentLogger } from '../../lib/logger';
 import { eventStream } from '../../modules/console/console-events';
 import { createDeliveryEngine, type DeliveryEngine } from '../../modules/delivery/delivery.engine';
-import { endpointHealth } from '../../modules/delivery/endpoint-health/endpoint-health';
 import { apnsToken, startApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../../test-support/harness';
@@ -68,7 +67,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       expect((await put('https://127.0.0.1:1')).status).toBe(200);
       // B's worker found the old endpoint down (B's own view: what its sends answered).
       const engine: DeliveryEngine = createDeliveryEngine(b, { health: { downAfterMs: 0 } });
-      const health = endpointHealth(b);
+      const health = b.endpointHealth;
       cleanups.push(() => engine.stop());
       engine.start();
       const old = { appId: 'demo', provider: 'apns' as const, endpoint: 'https://127.0.0.1:1' };
@@ -114,7 +113,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       expect(await call('/api/admin/apps/demo/releases', { version: 1, status: 'Live', templates: [{ slug: 'alert', title: 'parked', body: 'x' }] }, { authorization: `Bearer ${ADMIN_TOKEN}` })).toBe(201);
       expect(await call('/api/apps/demo/devices', { endUserId: 'u1', platform: 'ios', token: apnsToken('parked') }, service)).toBe(200);
       expect(await call('/api/apps/demo/notifications/send', { templateSlug: 'alert' }, service)).toBe(200);
-      await testRows(h.ctx, `UPDATE deliveries SET status = 'held', reason = 'apns channel paused'`);
+      await testRows(h.ctx, `UPDATE deliveries SET status = 'held', hold_kind = 'apns_paused', reason = 'apns channel paused'`);
       await testRows(h.ctx, `UPDATE apps SET apns_paused_reason = 'InvalidProviderToken'`);
       expect(standin.requests.length).toBe(0);
       expect((await put()).status).toBe(200);

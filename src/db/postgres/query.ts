@@ -1,23 +1,9 @@
 /**
- * What the PostgreSQL repositories run statements on: Bun's pool, or one transaction's connection
+ * What PostgreSQL statements run on: Bun's pool, or one transaction's connection
  * (`sql.begin`). Statements are parameterised (`$1`…), so Bun prepares each once per connection.
  */
 export interface Pg {
   unsafe(query: string, values?: unknown[]): PromiseLike<unknown>;
-}
-
-/**
- * A repository's statements and how to make several of them one transaction: on the pool, a new
- * transaction; inside a unit of work (`store.write`), the one already open.
- */
-export interface PgScope {
-  q: Pg;
-  atomic<T>(job: (q: Pg) => Promise<T>): Promise<T>;
-  /**
-   * The instance whose claims these repositories make (`claimed_by`, see claims.ts): only it
-   * records or releases them. Null outside a serving instance (tools, tests of one store).
-   */
-  owner: string | null;
 }
 
 type Row = Record<string, unknown>;

@@ -183,6 +183,8 @@ export const deliveries = pgTable(
     provider: text('provider'),
     providerId: text('provider_id'),
     reason: text('reason'),
+    /** What a `held` delivery waits for (null otherwise): see the SQLite schema. */
+    holdKind: text('hold_kind', { enum: ['token', 'apns_paused', 'fcm_paused', 'apns_down', 'fcm_down'] }),
     sentPayload: text('sent_payload'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),

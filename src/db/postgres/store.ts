@@ -29,7 +29,7 @@ export class PostgresStore implements Store {
     /** The pool, for what only the store does (the storage probe, tests). */
     readonly client: SQL,
     logger: Logger,
-    /** The serving instance whose claims its repositories make (PgScope.owner). */
+    /** The serving instance whose claims its repositories make (Sql.owner). */
     private readonly owner: string | null = null,
   ) {
     const begin = <T>(job: (tx: Pg) => Promise<T>) => this.transaction(job);

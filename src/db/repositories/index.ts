@@ -4,53 +4,39 @@ import { activityStreamsRepository } from './activity-streams';
 import { activityUsageRepository } from './activity-usage';
 import { appsRepository } from './apps';
 import { auditRepository } from './audit';
+import { broadcastsRepository } from './broadcasts';
+import { deliveriesRepository } from './deliveries';
 import { deliveryHistoryRepository } from './delivery-history';
 import { devicesRepository } from './devices';
+import { endpointHoldsRepository } from './endpoint-holds';
 import { idempotencyRepository } from './idempotency';
 import { instancesRepository } from './instances';
 import { liveActivitiesRepository } from './live-activities';
 import { liveActivityTemplatesRepository } from './live-activity-templates';
 import { metaRepository } from './meta';
+import { outboxRepository } from './outbox';
 import { metricsRepository } from './metrics';
 import { notificationMessagesRepository } from './notification-messages';
 import { releasesRepository } from './releases';
 import { tokensRepository } from './tokens';
+import { webhookEventsRepository } from './webhook-events';
 import { webhooksRepository } from './webhooks';
-
-/** The repositories still written once per dialect (src/db/sqlite/repositories, src/db/postgres/repositories), moving here one by one. */
-export type PerDialect = Omit<
-  Repositories,
-  | 'activityStreams'
-  | 'activityUsage'
-  | 'apps'
-  | 'audit'
-  | 'deliveryHistory'
-  | 'devices'
-  | 'idempotency'
-  | 'instances'
-  | 'liveActivities'
-  | 'liveActivityTemplates'
-  | 'meta'
-  | 'metrics'
-  | 'notificationMessages'
-  | 'releases'
-  | 'tokens'
-  | 'webhooks'
->;
 
 /**
  * Every repository on `sql`: one implementation for both databases (the store's connection, or
  * one transaction's).
  */
-export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
+export function repositoriesOn(sql: Sql): Repositories {
   return {
-    ...perDialect,
     activityStreams: activityStreamsRepository(sql),
     activityUsage: activityUsageRepository(sql),
     apps: appsRepository(sql),
     audit: auditRepository(sql),
+    broadcasts: broadcastsRepository(sql),
+    deliveries: deliveriesRepository(sql),
     deliveryHistory: deliveryHistoryRepository(sql),
     devices: devicesRepository(sql),
+    endpointHolds: endpointHoldsRepository(sql),
     idempotency: idempotencyRepository(sql),
     instances: instancesRepository(sql),
     liveActivities: liveActivitiesRepository(sql),
@@ -58,8 +44,10 @@ export function repositoriesOn(sql: Sql, perDialect: PerDialect): Repositories {
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
     notificationMessages: notificationMessagesRepository(sql),
+    outbox: outboxRepository(sql),
     releases: releasesRepository(sql),
     tokens: tokensRepository(sql),
+    webhookEvents: webhookEventsRepository(sql),
     webhooks: webhooksRepository(sql),
   };
 }

@@ -9,6 +9,7 @@ import { ApnsClient } from '../delivery/providers/apns/apns.client';
 import { PhoneFleet } from '../../test-support/apns-device-model';
 import { startApnsStandin, type ApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
+import { eventually as eventuallyHolds } from '../../test-support/eventually';
 import { startFcmStandin, type FcmStandin } from '../../test-support/fcm-standin';
 import { serverClient } from '../../test-support/server-client';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
@@ -68,17 +69,9 @@ forEachDatabase('broadcasts-e2e', (database) => {
   const { call, admin } = serverClient(() => server.url, SECRET, ADMIN);
   const bc = (suffix = '') => `/api/apps/${APP}/broadcasts${suffix}`;
 
-  async function eventually<T>(check: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (e) {
-        if (Date.now() > deadline) throw new Error(`${String(e)}\nserver output:\n${server.output().slice(-3000)}`);
-        await Bun.sleep(25);
-      }
-    }
-  }
+  /** The shared eventually, a failure showing the end of the server's output. */
+  const eventually = <T>(check: () => T | Promise<T>) =>
+    eventuallyHolds(check, { intervalMs: 25, detail: () => `server output:\n${server.output().slice(-3000)}` });
 
   /** Creates a broadcast and waits until Apple's channel exists; returns its record. */
   async function openBroadcast(label: string): Promise<any> {

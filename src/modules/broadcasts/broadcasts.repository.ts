@@ -47,7 +47,7 @@ export type NewBroadcast = Pick<
   'id' | 'appId' | 'templateSlug' | 'attributes' | 'contentState' | 'storagePolicy' | 'environment' | 'channelId' | 'channelState' | 'topic' | 'lastTimestamp' | 'startedAt'
 >;
 
-/** The broadcasts repository and its outbox (`broadcast_ops`): what every database implements (SQLite's in src/db/sqlite/repositories/broadcasts.ts). */
+/** The broadcasts repository and its outbox (`broadcast_ops`), one implementation for both databases: src/db/repositories/broadcasts.ts. */
 export interface BroadcastsRepository {
   insert(row: NewBroadcast): Promise<void>;
   find(appId: string, id: string): Promise<BroadcastRow | undefined>;

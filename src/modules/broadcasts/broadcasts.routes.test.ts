@@ -1,20 +1,24 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, beforeAll, expect, test } from 'bun:test';
 import { apnsToken } from '../../test-support/apns-standin';
-import { createHarness, type Harness } from '../../test-support/harness';
+import { forEachDatabase } from '../../test-support/databases';
+import { createHarness, type Harness, type TestDatabase } from '../../test-support/harness';
+import { testRows } from '../../test-support/test-sql';
+import type { AppContext } from '../../context';
 import { SimulatorTransport } from '../delivery/providers/simulator.transport';
 import { usedMinutes } from '../live-activities/live-activities.usage';
 import { enforceQuotas } from '../scheduler/jobs/quota.job';
 import { retentionJob } from '../scheduler/jobs/retention.job';
 import { BroadcastWorker } from './broadcasts.worker';
 
-let h: Harness;
+let h: Harness<AppContext>;
+let database: TestDatabase;
 afterEach(() => h?.close());
 
 const PATH = '/api/apps/a1/broadcasts';
 const score = { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '0 - 0' } };
 
 async function setup(toml = '') {
-  h = await createHarness({ toml });
+  h = await createHarness({ toml, database });
   await h.createApp({ id: 'a1' });
 }
 
@@ -23,7 +27,8 @@ const create = (body: unknown = score) => h.service('a1', 'POST', PATH, body);
 /** The broadcast worker with only the simulator (the app has no credentials). */
 const worker = () => new BroadcastWorker(h.ctx, { apns: new SimulatorTransport(), fcm: new SimulatorTransport(), simulator: new SimulatorTransport() });
 
-describe('the broadcasts resource (app.handle, simulator transport)', () => {
+forEachDatabase('the broadcasts resource (app.handle, simulator transport)', (db) => {
+  beforeAll(() => (database = db));
   test('create answers 201 with a simulated channel id and an FCM topic at once; get and list show it', async () => {
     await setup();
     const made = await create();
@@ -93,7 +98,7 @@ describe('the broadcasts resource (app.handle, simulator transport)', () => {
     const made = (await create()).body;
     const res = await h.service('a1', 'POST', `${PATH}/${made.id}/subscribers`, {});
     expect(res.body).toEqual({ started: 2, skipped: [{ deviceId: old, reason: 'iOS 17.4 cannot start a broadcast Live Activity (iOS 18 or later)' }] });
-    const rows = h.ctx.db.sqlite.$client.query<{ content: string }, []>(`SELECT content FROM messages WHERE kind = 'la_start'`).all();
+    const rows = await testRows<{ content: string }>(h.ctx, `SELECT content FROM messages WHERE kind = 'la_start'`);
     const content = JSON.parse(rows[0]!.content);
     expect(content).toMatchObject({ event: 'start', activityId: made.id, inputPushChannel: made.channel.id, topic: made.topic });
     expect((await h.service('a1', 'GET', `${PATH}/${made.id}`)).body.subscribersStarted).toBe(2);
@@ -106,11 +111,11 @@ describe('the broadcasts resource (app.handle, simulator transport)', () => {
         await tx.broadcasts.insert({ id: `bc_old${i}`, appId: 'a1', templateSlug: 'metric-live', attributes: '{}', contentState: '{}', storagePolicy: 0, environment: 'simulator', channelId: `c${i}`, channelState: 'open', topic: `t${i}`, lastTimestamp: 0, startedAt: 0 });
     });
     // Ended broadcasts whose channels are not deleted yet (dismissal dates ahead) still hold them.
-    h.ctx.db.sqlite.$client.run(`UPDATE broadcasts SET state = 'Ended', ended_at = 0`);
+    await testRows(h.ctx, `UPDATE broadcasts SET state = 'Ended', ended_at = 0`);
     const refused = await create();
     expect(refused.body).toMatchObject({ status: 409 });
     expect(refused.body.detail).toBe("channel limit reached: the app holds 10000 broadcast channels in simulator (Apple's limit); end broadcasts or remove orphan channels first");
-    h.ctx.db.sqlite.$client.run(`DELETE FROM broadcasts`);
+    await testRows(h.ctx, `DELETE FROM broadcasts`);
     expect((await create()).status).toBe(201);
     expect((await create()).status).toBe(201);
     expect((await create()).body).toMatchObject({ status: 429, detail: 'broadcasts running at once are limited to 2 on your current plan' });

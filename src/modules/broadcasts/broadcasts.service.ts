@@ -7,7 +7,6 @@ import type { AppsService } from '../apps/apps.service';
 import { APNS_CHANNEL_LIMIT, type StoragePolicy } from '../delivery/providers/apns/apns.channels';
 import { BROADCAST_PAYLOAD_LIMIT } from '../delivery/providers/apns/apns.broadcast';
 import type { LiveActivityContent } from '../delivery/message-content';
-import { enqueue } from '../delivery/outbox/outbox';
 import { payloadBytes } from '../delivery/payloads';
 import { activityContent, type EventOptions } from '../live-activities/live-activities.content';
 import { startTargets, typedPushToStart } from '../live-activities/live-activities.delivery';
@@ -211,7 +210,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         // An app-defined template starts at each iPhone's push-to-start token of its attributes type.
         const targets = template.custom ? startTargets(reachable, await typedPushToStart(tx, reachable, template.custom.attributesType)) : startTargets(reachable);
         const failed = targets.filter((t) => t.status === 'failed').map((t) => ({ deviceId: t.deviceId, reason: t.reason! }));
-        await enqueue(store, tx, { appId, content, targets, now });
+        await ctx.outbox.enqueue(tx, { appId, content, targets, now });
         const started = targets.length - failed.length;
         await tx.broadcasts.addSubscribers(id, started);
         return { started, skipped: [...skipped, ...failed] };

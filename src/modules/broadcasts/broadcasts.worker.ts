@@ -1,13 +1,13 @@
 import type { AppContext } from '../../context';
-import { appsService } from '../apps/apps.service';
-import { credentialsReset } from '../delivery/endpoint-health/endpoint-reset';
 import type { ApnsCredentials, FcmCredentials } from '../apps/credentials';
 import { ApnsBroadcaster } from '../delivery/providers/apns/apns.broadcast';
 import { FEATURE_OFF_HELP, type BroadcastOutcome } from '../delivery/providers/apns/apns.broadcast-outcome';
 import { ApnsChannels } from '../delivery/providers/apns/apns.channels';
 import { ApnsClient } from '../delivery/providers/apns/apns.client';
+import { PumpLoop } from '../delivery/pump/pump-loop';
+import { AppChannelsCache } from '../delivery/worker/app-channels';
 import { retryDelay } from '../delivery/worker/backoff';
-import { fcmSendUrl } from '../delivery/providers/fcm/fcm.sender';
+import { fcmRequest } from '../delivery/providers/fcm/fcm.sender';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { apnsRequest, fcmMessage } from '../delivery/payloads';
 import type { Outcome, Transports } from '../delivery/providers/transport';
@@ -36,20 +36,20 @@ type Half = { kind: 'done'; failed?: string } | { kind: 'later'; reason: string;
  * minutes), CannotCreateChannelConfig ends it with `channel-limit`.
  */
 export class BroadcastWorker {
-  private readonly apps;
+  private readonly apps: AppChannelsCache;
   private readonly channels?: ApnsChannels;
   private readonly broadcaster?: ApnsBroadcaster;
-  private loop: Promise<void> | undefined;
-  private stopping = false;
-  private wake: (() => void) | undefined;
-  private unsubscribe: (() => void) | undefined;
+  private readonly loop: PumpLoop;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly transports: Transports,
     private readonly options: { pollMs?: number; random?: () => number } = {},
   ) {
-    this.apps = appsService(ctx, credentialsReset(ctx));
+    this.apps = new AppChannelsCache(ctx);
+    const pollMs = options.pollMs ?? 250;
+    // A round that found steps goes again at once: the next steps of those broadcasts may be due.
+    this.loop = new PumpLoop(ctx.coordination.wakeUps, ctx.logger, { name: 'broadcast worker', pollMs, wakeOn: ['broadcasts-queued'], round: async () => (await this.drain()) > 0 });
     // A test double in place of the APNs client cannot manage channels: simulated then.
     if (transports.apns instanceof ApnsClient) {
       this.channels = new ApnsChannels(transports.apns, { clock: ctx.clock });
@@ -58,28 +58,11 @@ export class BroadcastWorker {
   }
 
   start(): void {
-    this.unsubscribe = this.ctx.coordination.wakeUps.on('broadcasts-queued', () => this.wake?.());
-    this.loop = (async () => {
-      while (!this.stopping) {
-        let done = 0;
-        try {
-          done = await this.drain();
-        } catch (error) {
-          this.ctx.logger.error('broadcast worker failed', { error: String(error) });
-        }
-        if (done === 0 && !this.stopping) await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs ?? 250);
-          this.wake = () => (clearTimeout(timer), resolve());
-        });
-      }
-    })();
+    this.loop.start();
   }
 
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    this.unsubscribe?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Does every step due now (at most one per broadcast per round); returns how many were looked at. */
@@ -92,9 +75,9 @@ export class BroadcastWorker {
   private async run(op: BroadcastOp): Promise<void> {
     const repos = this.ctx.db.repos;
     const row = await repos.broadcasts.byId(op.broadcastId);
-    const app = row && (await repos.apps.find(row.appId));
+    const app = row && (await this.apps.of(row.appId));
     if (!row || !app) return this.save({ ...op, status: 'failed', reason: 'broadcast or app removed' });
-    const creds: Creds = { apns: this.apps.apns(app), fcm: this.apps.fcm(app) };
+    const creds: Creds = { apns: app.apns, fcm: app.fcm };
     if (op.kind === 'create_channel') return this.createChannel(op, row, creds);
     if (op.kind === 'delete_channel') return this.deleteChannel(op, row, creds);
     return this.send(op, row, creds);
@@ -175,10 +158,7 @@ export class BroadcastWorker {
 
   private async sendFcm(row: BroadcastRow, creds: Creds, content: LiveActivityContent): Promise<Half> {
     if (!creds.fcm) return this.decideDevice(await this.transports.simulator.send(this.simulated('fcm', row, content)));
-    const body = JSON.stringify({ message: { topic: row.topic, ...fcmMessage(content) } });
-    const url = fcmSendUrl(creds.fcm, creds.fcm.serviceAccount.project_id);
-    const outcome = await this.transports.fcm.send({ appId: row.appId, provider: 'fcm', url, headers: { 'content-type': 'application/json' }, body, fcm: creds.fcm });
-    return this.decideDevice(outcome);
+    return this.decideDevice(await this.transports.fcm.send(fcmRequest(row.appId, creds.fcm, { topic: row.topic }, fcmMessage(content))));
   }
 
   private simulated(provider: 'apns' | 'fcm', row: BroadcastRow, content: LiveActivityContent) {

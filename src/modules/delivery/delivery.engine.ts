@@ -1,6 +1,5 @@
 import type { AppContext } from '../../context';
 import { ApnsClient } from './providers/apns/apns.client';
-import { registerDeliveryMetrics } from './delivery.metrics';
 import { DeliveryWorker, type WorkerOptions } from './worker/delivery.worker';
 import { inlineStore } from './outbox/outbox-store';
 import { OutboxThread } from './outbox/outbox-thread';
@@ -50,7 +49,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
     fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock, outbound }),
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
-  const worker = new DeliveryWorker(ctx, transports, registerDeliveryMetrics(ctx), workerOptions);
+  const worker = new DeliveryWorker(ctx, transports, ctx.metrics, workerOptions);
   let stopping: Promise<void> | undefined;
   return {
     worker,

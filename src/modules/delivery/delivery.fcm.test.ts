@@ -1,49 +1,52 @@
-import { afterEach, describe, expect, test } from 'bun:test';
-import { activityContent, addActivity, addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../test-support/delivery-fixtures';
+import { afterEach, beforeAll, expect, test } from 'bun:test';
+import { notificationContent } from '../../test-support/delivery-fixtures';
+import { activityContentOn, addActivityOn, addDeviceOn, closeRigOn, deliveryRowsOn, fcmRigOn, queueOn, setFcmCredentialsOn, type DeliveryHarness } from '../../test-support/delivery-on';
+import { forEachDatabase } from '../../test-support/databases';
 import type { FcmStandin } from '../../test-support/fcm-standin';
-import type { Harness } from '../../test-support/harness';
-import { closeRig, fcmRig, setFcmCredentials } from '../../test-support/delivery-rig';
+import type { TestDatabase } from '../../test-support/harness';
 import type { DeliveryEngine } from './delivery.engine';
 
-let h: Harness;
+let h: DeliveryHarness;
+let database: TestDatabase;
 let fcm: FcmStandin;
 let engine: DeliveryEngine;
-afterEach(() => closeRig({ engine, standin: fcm, h }));
+afterEach(() => closeRigOn({ engine, standin: fcm, h }));
 
 async function setup() {
-  ({ h, fcm, engine } = await fcmRig());
+  ({ h, fcm, engine } = await fcmRigOn(database));
 }
 
-describe('FCM going away and failing', () => {
+forEachDatabase('FCM going away and failing', (db) => {
+  beforeAll(() => (database = db));
   test('an FCM outage takes the channel down without spending attempts; the first answer after it releases everything', async () => {
-    ({ h, fcm, engine } = await fcmRig({ engine: { health: { downAfterMs: 0 } } }));
-    const devices = await addDevices(h.ctx, 'demo', 10, { platform: 'android' });
+    ({ h, fcm, engine } = await fcmRigOn(database, { engine: { health: { downAfterMs: 0 } } }));
+    const devices = await Promise.all(Array.from({ length: 10 }, () => addDeviceOn(h.ctx, 'demo', { platform: 'android' })));
     await fcm.goAway();
-    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    await queueOn(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
     await engine.drain();
     h.clock.advance(1000);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['held', 0]));
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['held', 0]));
     const channels = (await h.admin('GET', '/api/admin/apps/demo/endpoints')).body.endpoints;
     expect(channels).toMatchObject([{ provider: 'fcm', endpoint: fcm.url, state: 'down', held: 10 }]);
 
     await fcm.comeBack();
     h.clock.advance(2000);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['delivered', 1]));
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.attempts])).toEqual(Array(10).fill(['delivered', 1]));
     expect(new Set(fcm.requests.map((r) => r.body.message.token)).size).toBe(10);
   }, 30_000);
 
   test('with 30% injected 500, 503 and per-device 429 answers everything arrives and only the 429s spend attempts', async () => {
-    ({ h, fcm, engine } = await fcmRig({ standin: { seed: 3 } }));
-    const devices = await addDevices(h.ctx, 'demo', 50, { platform: 'android' });
+    ({ h, fcm, engine } = await fcmRigOn(database, { standin: { seed: 3 } }));
+    const devices = await Promise.all(Array.from({ length: 50 }, () => addDeviceOn(h.ctx, 'demo', { platform: 'android' })));
     fcm.faults.set({ rate: 0.3, kinds: ['internal', 'unavailable', 'too-many'], retryAfterS: 1 });
-    await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
-    for (let i = 0; i < 30 && deliveryRows(h.ctx, `status = 'delivered'`).length < 50; i++) {
+    await queueOn(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
+    for (let i = 0; i < 30 && (await deliveryRowsOn(h.ctx, `status = 'delivered'`)).length < 50; i++) {
       await engine.drain();
       h.clock.advance(61_000);
     }
-    const rows = deliveryRows(h.ctx);
+    const rows = (await deliveryRowsOn(h.ctx));
     expect(rows.every((r) => r.status === 'delivered')).toBe(true);
     const produced = fcm.faults.produced;
     expect(produced.internal + produced.unavailable).toBeGreaterThan(0);
@@ -53,20 +56,21 @@ describe('FCM going away and failing', () => {
   });
 });
 
-describe('delivery to FCM', () => {
+forEachDatabase('delivery to FCM', (db) => {
+  beforeAll(() => (database = db));
   test('live activities go as data messages with string values, notifications as notification messages', async () => {
     await setup();
-    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
-    const activity = await addActivity(h.ctx, 'demo', { platform: 'android' });
+    const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
+    const activity = await addActivityOn(h.ctx, 'demo', { platform: 'android' });
     // Each event goes out before the next is queued: a queued update is superseded by a newer one.
     for (const content of [
-      activityContent(h.ctx, activity, 'start', { progress: '5' }),
-      activityContent(h.ctx, activity, 'update', { progress: '50' }, { priority: 5, staleDate: h.clock.now() + 600_000, relevanceScore: 20, apnsTimestamp: 1_768_478_401 }),
-      activityContent(h.ctx, activity, 'update', { progress: '60' }, { alert: { title: 'Half', body: 'way', sound: 'ding.caf' } }),
-      activityContent(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 1000 }),
+      activityContentOn(h.ctx, activity, 'start', { progress: '5' }),
+      activityContentOn(h.ctx, activity, 'update', { progress: '50' }, { priority: 5, staleDate: h.clock.now() + 600_000, relevanceScore: 20, apnsTimestamp: 1_768_478_401 }),
+      activityContentOn(h.ctx, activity, 'update', { progress: '60' }, { alert: { title: 'Half', body: 'way', sound: 'ding.caf' } }),
+      activityContentOn(h.ctx, activity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 1000 }),
       { ...notificationContent('Sale', 'Today'), ttlSeconds: 86_400 },
     ]) {
-      await queue(h.ctx, 'demo', content, [pixel.id]);
+      await queueOn(h.ctx, 'demo', content, [pixel.id]);
       await engine.drain();
     }
 
@@ -104,7 +108,7 @@ describe('delivery to FCM', () => {
     expect(alert).toEqual({ token: 'fcm-token-1', notification: { title: 'Sale', body: 'Today' }, android: { priority: 'high', ttl: '86400s' } });
     // One OAuth exchange (at the account's token_uri, assertion verified) serves every send.
     expect(fcm.tokenExchanges).toBe(1);
-    const rows = deliveryRows(h.ctx);
+    const rows = (await deliveryRowsOn(h.ctx));
     expect(rows.map((r) => [r.status, r.provider])).toEqual(Array(5).fill(['delivered', 'fcm']));
     expect(rows[0]!.provider_id).toMatch(/^projects\/demo-project\/messages\/.+/);
     expect(JSON.parse(rows[4]!.sent_payload!).url).toBe(`${fcm.url}/v1/projects/demo-project/messages:send`);
@@ -112,13 +116,13 @@ describe('delivery to FCM', () => {
 
   test('UNREGISTERED and SENDER_ID_MISMATCH invalidate the token', async () => {
     await setup();
-    const gone = await addDevice(h.ctx, 'demo', { platform: 'android' });
-    const foreign = await addDevice(h.ctx, 'demo', { platform: 'android' });
+    const gone = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
+    const foreign = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
     fcm.unregister(gone.token);
     fcm.respond((req) => (req.body.message.token === foreign.token ? { status: 403, errorCode: 'SENDER_ID_MISMATCH' } : undefined));
-    await queue(h.ctx, 'demo', notificationContent(), [gone.id, foreign.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [gone.id, foreign.id]);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'UNREGISTERED: NOT_FOUND'],
       ['dropped', 'SENDER_ID_MISMATCH: PERMISSION_DENIED'],
     ]);
@@ -128,15 +132,15 @@ describe('delivery to FCM', () => {
 
   test('INVALID_ARGUMENT naming the registration token invalidates that token; any other INVALID_ARGUMENT fails the delivery with the reason', async () => {
     await setup();
-    const malformed = await addDevice(h.ctx, 'demo', { platform: 'android' });
-    const fine = await addDevice(h.ctx, 'demo', { platform: 'android' });
+    const malformed = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
+    const fine = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
     fcm.malform(malformed.token);
     const violations = [{ field: 'message.notification.title', description: "Invalid value at 'message.notification.title'" }];
     fcm.respond((req) => (req.body.message.notification?.title === 'bad' ? { status: 400, errorCode: 'INVALID_ARGUMENT', violations } : undefined));
-    await queue(h.ctx, 'demo', notificationContent(), [malformed.id, fine.id]);
-    await queue(h.ctx, 'demo', notificationContent('bad'), [fine.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [malformed.id, fine.id]);
+    await queueOn(h.ctx, 'demo', notificationContent('bad'), [fine.id]);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'INVALID_ARGUMENT: invalid registration token'],
       ['delivered', null],
       ['failed', "INVALID_ARGUMENT: message.notification.title: Invalid value at 'message.notification.title'"],
@@ -147,10 +151,10 @@ describe('delivery to FCM', () => {
 
   test('UNAVAILABLE is retried without spending an attempt; project QUOTA_EXCEEDED makes the whole channel wait a minute; INVALID_ARGUMENT is not retried', async () => {
     await setup();
-    const a = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
-    const b = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'quota' });
-    const c = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'invalid' });
-    const d = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'later' });
+    const a = await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: 'unavailable' });
+    const b = await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: 'quota' });
+    const c = await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: 'invalid' });
+    const d = await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: 'later' });
     fcm.respond((req) => {
       const token = req.body.message.token;
       if (token === 'unavailable') return { status: 503, errorCode: 'UNAVAILABLE' };
@@ -159,16 +163,16 @@ describe('delivery to FCM', () => {
       return undefined;
     });
     const now = h.clock.now();
-    await queue(h.ctx, 'demo', notificationContent(), [a.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [a.id]);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([['pending', 0, 500]]);
-    await queue(h.ctx, 'demo', notificationContent(), [b.id]);
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([['pending', 0, 500]]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [b.id]);
     await engine.drain();
-    await queue(h.ctx, 'demo', notificationContent(), [c.id, d.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [c.id, d.id]);
     h.clock.advance(500);
     await engine.drain();
     // The project's quota: that delivery and everything after it on the channel wait 60 s, unsent.
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.attempts, r.next_attempt_at - now])).toEqual([
       ['pending', 0, 60_000],
       ['pending', 0, 60_000],
       ['pending', 0, 60_000],
@@ -180,7 +184,7 @@ describe('delivery to FCM', () => {
     fcm.respond((req) => (req.body.message.token === 'invalid' ? { status: 400, errorCode: 'INVALID_ARGUMENT' } : undefined));
     h.clock.advance(59_500);
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.attempts])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.attempts])).toEqual([
       ['delivered', 1],
       ['delivered', 1],
       ['failed', 1],
@@ -190,16 +194,16 @@ describe('delivery to FCM', () => {
 
   test('a refused service account pauses the FCM channel until new credentials are set', async () => {
     await setup();
-    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
-    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
+    const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
     fcm.refuseTokens(true);
-    await queue(h.ctx, 'demo', notificationContent(), [pixel.id, iphone.id]);
-    await queue(h.ctx, 'demo', notificationContent('second'), [pixel.id]);
+    await queueOn(h.ctx, 'demo', notificationContent(), [pixel.id, iphone.id]);
+    await queueOn(h.ctx, 'demo', notificationContent('second'), [pixel.id]);
     await engine.drain();
     const app = (await h.admin('GET', '/api/admin/apps/demo')).body;
     expect(app.channels.fcm.status).toBe('paused');
     expect(app.channels.fcm.pausedReason).toContain('invalid_grant');
-    expect(deliveryRows(h.ctx).map((r) => [r.status, r.reason])).toEqual([
+    expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.reason])).toEqual([
       ['held', 'fcm channel paused'],
       ['delivered', null],
       ['held', 'fcm channel paused'],
@@ -207,9 +211,9 @@ describe('delivery to FCM', () => {
     expect(fcm.requests).toHaveLength(0);
 
     fcm.refuseTokens(false);
-    await setFcmCredentials(h, fcm, 'demo-project');
+    await setFcmCredentialsOn(h, fcm, 'demo-project');
     await engine.drain();
-    expect(deliveryRows(h.ctx).map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect((await deliveryRowsOn(h.ctx)).map((r) => r.status)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(fcm.requests).toHaveLength(2);
   }, 30_000);
 });

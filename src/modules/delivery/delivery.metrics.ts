@@ -1,26 +1,19 @@
 import { Gauge } from 'prom-client';
-import type { AppContext } from '../../context';
-import { isletMetrics, type IsletMetrics } from '../metrics/metrics';
-import { endpointHealth } from './endpoint-health/endpoint-health';
-import { onSettledAtEnqueue } from './outbox/outbox';
+import type { IsletMetrics } from '../metrics/metrics';
+import type { EndpointHealth } from './endpoint-health/endpoint-health';
+import type { Outbox } from './outbox/outbox';
 
 const HEALTH_STATES = ['healthy', 'degraded', 'down'] as const;
-
-const registered = new WeakSet<IsletMetrics>();
 
 /**
  * Delivery's part of a context's metrics (the metrics module imports no feature): deliveries
  * failed or superseded while queueing counted in `islet_deliveries_total`, and the endpoint health
- * gauge. Registered once per metrics, by createApp or the delivery engine, whichever comes first.
- * @example const metrics = registerDeliveryMetrics(ctx);
+ * gauge. Registered once, as the context's metrics are made (bootstrap).
+ * @example const metrics = registerDeliveryMetrics(createMetrics(ctx), outbox, endpointHealth);
  */
-export function registerDeliveryMetrics(ctx: AppContext): IsletMetrics {
-  const metrics = isletMetrics(ctx);
-  if (registered.has(metrics)) return metrics;
-  registered.add(metrics);
+export function registerDeliveryMetrics(metrics: IsletMetrics, outbox: Outbox, health: EndpointHealth): IsletMetrics {
   // Failed or superseded while queueing, in the API's transaction (the worker counts its own outcomes).
-  onSettledAtEnqueue(ctx.db, (s) => metrics.deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
-  const health = endpointHealth(ctx);
+  outbox.onSettled((s) => metrics.deliveries.inc({ app: s.appId, provider: s.provider, kind: s.kind, outcome: s.outcome }, s.count));
   new Gauge({
     name: 'islet_endpoint_health',
     help: 'Health of each provider endpoint an app sent to since the start: 1 for its current state (healthy; degraded: slowed down; down: deliveries held, probing), 0 for the others.',

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { until } from '../../test-support/eventually';
 import { startFcmStandin, type FcmAnswer, type FcmStandin } from '../../test-support/fcm-standin';
 import type { SpawnedServer } from '../../test-support/spawn-server';
 import { serveApp, type ServedApp } from '../../test-support/served-app';
@@ -29,13 +30,8 @@ forEachDatabase('supersede-e2e', (database) => {
 
   const { call, admin } = serverClient(() => server.url, SECRET, 't');
 
-  async function until(check: () => Promise<boolean> | boolean): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`gave up waiting; server output:\n${server.output()}`);
-      await Bun.sleep(20);
-    }
-  }
+  /** The shared until, a failure showing the server's output. */
+  const waitUntil = (what: string, check: () => Promise<boolean> | boolean) => until(what, check, { intervalMs: 20, detail: () => `server output:\n${server.output()}` });
 
   const progressSent = () => fcm.requests.map((r) => JSON.parse(r.body.message.data.contentState).progress as string);
 
@@ -45,19 +41,19 @@ forEachDatabase('supersede-e2e', (database) => {
       const started = await call('POST', '/api/apps/sup/live-activities', { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '10' }, targetUsers: ['u1'] });
       expect(started.status).toBe(200);
       const id = started.body.activities[0].id as string;
-      await until(() => progressSent().length === 1);
+      await waitUntil('the first update went', () => progressSent().length === 1);
 
       let answer: ((a: FcmAnswer) => void) | undefined;
       // FCM holds the first send of the first update until the test answers it.
       fcm.respond((req) => (answer === undefined && JSON.parse(req.body.message.data.contentState).progress === '20' ? new Promise<FcmAnswer>((r) => (answer = r)) : undefined));
       expect((await call('PATCH', `/api/apps/sup/live-activities/${id}`, { contentState: { progress: '20' } })).status).toBe(200);
-      await until(() => answer !== undefined);
+      await waitUntil('the provider holds the update', () => answer !== undefined);
       expect((await call('PATCH', `/api/apps/sup/live-activities/${id}`, { contentState: { progress: '30' } })).status).toBe(200);
       answer!({ status: 503, rpcStatus: 'UNAVAILABLE' });
 
       const deliveries = async () => (await admin('GET', `/api/admin/apps/sup/live-activities/${id}/deliveries`)).body.deliveries as { kind: string; status: string; reason: string | null }[];
       // Settled: the first update is superseded (or, without latest wins, sent again after the second).
-      await until(async () => (await deliveries()).every((d) => d.status === 'delivered' || d.status === 'superseded') && progressSent().includes('30'));
+      await waitUntil('every delivery is settled and 30 went', async () => (await deliveries()).every((d) => d.status === 'delivered' || d.status === 'superseded') && progressSent().includes('30'));
       expect((await deliveries()).map((d) => [d.kind, d.status])).toEqual([
         ['la_update', 'delivered'],
         ['la_update', 'superseded'],

@@ -232,14 +232,14 @@ forEachDatabase('live-activity delivery', (database) => {
         now: h.clock.now(),
       };
       const row = (await repo.find('a1', id))!;
-      const ended = await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [row], options));
+      const ended = await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [row], options));
       expect(ended.map((a) => [a.id, a.state, a.endReason, a.endedAt])).toEqual([[id, 'Ended', 'expired', startedAt + 8 * HOUR]]);
       const record = await h.service('a1', 'GET', `${PATH}/${id}`);
       expect(record.body).toMatchObject({ state: 'Ended', endedAt: new Date(startedAt + 8 * HOUR).toISOString() });
       expect((await queuedFor(h, id)).at(-1)!.content).toMatchObject({ event: 'end', dismissalAt: startedAt + 12 * HOUR, timestamp: h.clock.now() });
 
       // The stale row (still Active in memory) is skipped: no second end message.
-      expect(await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [{ ...row, state: 'Active' }], options))).toEqual([]);
+      expect(await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [{ ...row, state: 'Active' }], options))).toEqual([]);
       expect((await queuedFor(h, id)).filter((m) => m.kind === 'la_end')).toHaveLength(1);
     });
 
@@ -251,7 +251,7 @@ forEachDatabase('live-activity delivery', (database) => {
       const started = await start(h, 'a1', { templateSlug: 'ride', contentState: { etaMinutes: 3, pickupAt: '2001-01-01T00:01:00Z' }, targetUsers: ['u1'] });
       const id = started.body.activities[0].id;
       const row = (await h.ctx.db.repos.liveActivities.find('a1', id))!;
-      await h.ctx.db.write((tx) => endActivities(h.ctx.db, tx, [row], { reason: 'quota', endedAt: h.clock.now(), dismissalAt: h.clock.now(), now: h.clock.now() }));
+      await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [row], { reason: 'quota', endedAt: h.clock.now(), dismissalAt: h.clock.now(), now: h.clock.now() }));
       const end = (await queuedFor(h, id)).at(-1)!.content;
       expect(end).toMatchObject({ event: 'end', custom: { attributesType: 'RideAttributes', dates: { contentState: ['pickupAt'] } } });
       expect((apnsRequest(end as LiveActivityContent, 'com.example').body as { aps: Record<string, unknown> }).aps['content-state']).toEqual({ etaMinutes: 3, pickupAt: 60 });

@@ -1,6 +1,6 @@
 import { activitiesEnded } from '../webhooks/webhooks.causes';
-import type { Store, Tx } from '../../db/store';
-import { enqueue, type DeliveryTarget } from '../delivery/outbox/outbox';
+import type { Tx } from '../../db/store';
+import type { DeliveryTarget, Outbox } from '../delivery/outbox/outbox';
 import type { TargetDevice } from '../devices/devices.repository';
 import type { InstanceTarget, NewInstance } from './instances.repository';
 import { activityContent } from './live-activities.content';
@@ -86,9 +86,9 @@ export interface EndOptions {
  * instances, in the caller's transaction `tx`. Activities that are no longer Active when it runs
  * are skipped, so an API end and the scheduler never end one twice. Returns the activities it
  * ended, as they now are.
- * @example await ctx.db.write((tx) => endActivities(ctx.db, tx, expired, { reason: 'expired', endedAt: (a) => a.startedAt + 8 * HOUR, now }))
+ * @example await ctx.db.write((tx) => endActivities(ctx.outbox, tx, expired, { reason: 'expired', endedAt: (a) => a.startedAt + 8 * HOUR, now }))
  */
-export async function endActivities(store: Store, tx: Tx, rows: readonly ActivityRow[], options: EndOptions): Promise<ActivityRow[]> {
+export async function endActivities(outbox: Outbox, tx: Tx, rows: readonly ActivityRow[], options: EndOptions): Promise<ActivityRow[]> {
   const at = (value: PerActivity, row: ActivityRow) => (typeof value === 'function' ? value(row) : value);
   const ended: ActivityRow[] = [];
   for (const row of rows) {
@@ -104,7 +104,7 @@ export async function endActivities(store: Store, tx: Tx, rows: readonly Activit
       custom: await customOf(tx, row.appId, row.templateSlug),
     });
     const targets = followUpTargets(await tx.instances.live(row.id), await tx.apps.hasApnsCredentials(row.appId));
-    await enqueue(store, tx, { appId: row.appId, content, targets, now: options.now });
+    await outbox.enqueue(tx, { appId: row.appId, content, targets, now: options.now });
     await tx.instances.end(row.id, endedAt);
     ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason, contentState: finalState ?? row.contentState });
   }
@@ -118,7 +118,7 @@ export async function endActivities(store: Store, tx: Tx, rows: readonly Activit
  * end to just those devices, in `tx`; the activity itself stays Active while another instance is live.
  */
 export async function endInstances(
-  store: Store,
+  outbox: Outbox,
   tx: Tx,
   row: ActivityRow,
   deviceIds: readonly string[],
@@ -139,7 +139,7 @@ export async function endInstances(
     options: { dismissalAt: options.dismissalAt },
     custom: await customOf(tx, row.appId, row.templateSlug),
   });
-  await enqueue(store, tx, { appId: row.appId, content, targets, now: options.now });
+  await outbox.enqueue(tx, { appId: row.appId, content, targets, now: options.now });
 }
 
 /** The attributes and contentState of a stored activity, parsed. */

@@ -3,7 +3,6 @@ import type { Repositories, Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
-import { enqueue, releaseHeld } from '../delivery/outbox/outbox';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import type { TargetDevice } from '../devices/devices.repository';
@@ -55,6 +54,7 @@ function requireDeliverable(content: LiveActivityContent): void {
 export function liveActivitiesService(ctx: AppContext) {
   const { clock, config } = ctx;
   const store = ctx.db;
+  const { outbox } = ctx;
 
   /** Why no device shows the activity: what its start's deliveries were refused with (an iPhone without a push-to-start token). */
   const noInstanceReason = async (appId: string, id: string): Promise<string> => {
@@ -131,7 +131,7 @@ export function liveActivitiesService(ctx: AppContext) {
         const targets = template.custom
           ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType))
           : startTargets(userDevices);
-        await enqueue(store, tx, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
+        await outbox.enqueue(tx, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));
         await emitStarted({ activityId: row.id, endUserId, templateSlug: slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
@@ -160,7 +160,7 @@ export function liveActivitiesService(ctx: AppContext) {
     requireDeliverable(content);
     await tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
     const targets = followUpTargets(await tx.instances.live(id), await tx.apps.hasApnsCredentials(appId));
-    await enqueue(store, tx, { appId, content, targets, now });
+    await outbox.enqueue(tx, { appId, content, targets, now });
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
@@ -175,7 +175,7 @@ export function liveActivitiesService(ctx: AppContext) {
     }
     const now = clock.now();
     // Without a dismissal date iOS would keep an ended activity up to 4 hours: the end's own time removes it at once.
-    await endActivities(store, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
+    await endActivities(outbox, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
   };
 
   return {
@@ -271,7 +271,7 @@ export function liveActivitiesService(ctx: AppContext) {
         const now = clock.now();
         const tokenId = await tx.tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
         await tx.instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
-        await releaseHeld(store, tx, { activityId: id, deviceId: device.id, tokenId }, now);
+        await outbox.releaseHeld(tx, { activityId: id, deviceId: device.id, tokenId }, now);
         await tx.webhookEvents.emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
       });
     },

@@ -3,14 +3,13 @@ import { errors } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import { safeEqual } from '../../lib/secrets';
 import type { Services } from '../../services';
-import { isletMetrics } from './metrics';
 
 /**
  * `GET /metrics`: Prometheus text format. Open like /healthz unless `[metrics] token` is set; then
  * it needs `Authorization: Bearer <token>` (Prometheus: `authorization: { credentials: … }`).
  */
 export function metricsRoutes(services: Services) {
-  const { registry } = isletMetrics(services.ctx);
+  const { registry } = services.ctx.metrics;
   const token = services.ctx.config.metrics.token;
   return new Elysia({ detail: { tags: ['Operations'] } }).get(
     '/metrics',

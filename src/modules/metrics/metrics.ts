@@ -30,26 +30,15 @@ export interface IsletMetrics {
   channelStates: () => Promise<ChannelState[]>;
 }
 
-const byContext = new WeakMap<AppContext, IsletMetrics>();
-
-/**
- * The metrics of a context, made on first use. The `/metrics` route and HTTP hooks (built by
- * createApp), the delivery engine and the scheduler (started by the server) reach the same
- * registry through the context they share.
- * @example isletMetrics(ctx).deliveries.inc({ app: 'demo', provider: 'apns', kind: 'la_update', outcome: 'delivered' });
- */
-export function isletMetrics(ctx: AppContext): IsletMetrics {
-  let metrics = byContext.get(ctx);
-  if (!metrics) {
-    metrics = createMetrics(ctx);
-    byContext.set(ctx, metrics);
-  }
-  return metrics;
-}
-
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-function createMetrics(ctx: AppContext): IsletMetrics {
+/**
+ * The metrics of a context (`ctx.metrics`, made by bootstrap on first use): the `/metrics` route and
+ * HTTP hooks (built by createApp), the delivery engine and the scheduler reach the same registry.
+ * `source`: what the gauges read at scrape time.
+ * @example ctx.metrics.deliveries.inc({ app: 'demo', provider: 'apns', kind: 'la_update', outcome: 'delivered' });
+ */
+export function createMetrics(ctx: Pick<AppContext, 'coordination' | 'db'>): IsletMetrics {
   const registry = new Registry();
   // Every series names the instance it came from (several on one PostgreSQL); not `instance`,
   // which Prometheus sets from the scrape target.

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { enqueue } from '../delivery/outbox/outbox';
 import { releaseNotFound, templateNotFound, type ReleasesService } from './releases.service';
 import type { ReleaseRow } from './releases.repository';
 import { notificationContent, type SendAdditions } from './notification-content';
@@ -66,7 +65,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
         const first = targets.next();
         // Nothing to deliver: no message row either, it would only clutter the outbox.
         if (first.done) return { messageCount: 0, messageId: null };
-        const queued = await enqueue(store, tx, { appId, content, targets: startingWith(first.value, targets), now });
+        const queued = await ctx.outbox.enqueue(tx, { appId, content, targets: startingWith(first.value, targets), now });
         await tx.notificationMessages.insert(messageId, appId, queued.messageId);
         return { messageCount: queued.deliveries, messageId };
       });

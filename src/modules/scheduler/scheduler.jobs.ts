@@ -1,5 +1,4 @@
 import type { AppContext } from '../../context';
-import { isletMetrics } from '../metrics/metrics';
 import { iosExpiryJob } from './jobs/ios-expiry.job';
 import { quotaJob } from './jobs/quota.job';
 import { retentionJob } from './jobs/retention.job';
@@ -13,7 +12,7 @@ import { Scheduler } from './scheduler';
  * sent by the `webhooks` job (every second, retries on the Standard Webhooks schedule).
  */
 export function createScheduler(ctx: AppContext): Scheduler {
-  const metrics = isletMetrics(ctx);
+  const { metrics } = ctx;
   const jobs = [iosExpiryJob(ctx), quotaJob(ctx), retentionJob(ctx), webhookDispatcher(ctx)];
   const onRun = (job: string, seconds: number, ok: boolean) => {
     metrics.jobRuns.inc({ job, outcome: ok ? 'ok' : 'error' });

@@ -1,14 +1,7 @@
+import type { WebhookEventInput } from './delivery-events';
 import type { WebhookEventType } from './webhooks.events';
 
-/** A delivery the worker settled, as far as its webhook events need it. */
-export interface FailedDelivery {
-  id: number;
-  status: string;
-  reason: string | null;
-  attempts: number;
-}
-
-/** The webhook-events repository: what every database implements (SQLite's in src/db/sqlite/repositories/webhook-events.ts). */
+/** The webhook-events repository, one implementation for both databases: src/db/repositories/webhook-events.ts. */
 export interface WebhookEventsRepository {
   /** The enabled endpoints of the app that listen to the type. */
   subscribers(appId: string, type: WebhookEventType): Promise<string[]>;
@@ -27,6 +20,10 @@ export interface WebhookEventsRepository {
   hadEventSince(appId: string, type: WebhookEventType, from: number): Promise<boolean>;
   /** Apps with at least one enabled endpoint, and their plans (the quota events look only at these). */
   appsWithEndpoints(): Promise<{ id: string; plan: string }[]>;
-  /** `delivery.failed` for deliveries the worker gave up on, and `device.token_invalidated` for tokens a provider refused for good. */
-  deliveryOutcomes(results: readonly FailedDelivery[], invalidatedTokenIds: readonly number[], now: number): Promise<void>;
+  /**
+   * Writes events built by their module (delivery.failed, device.token_invalidated: delivery-events.ts),
+   * each to the enabled endpoints of its app that listen to its type. Looks no further when no
+   * endpoint is enabled at all (the delivery worker's hot path).
+   */
+  emitAll(events: readonly WebhookEventInput[], now: number): Promise<void>;
 }

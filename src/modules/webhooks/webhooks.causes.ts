@@ -6,7 +6,7 @@ import type { WebhookEventType } from './webhooks.events';
  * The events of each cause, written in the transaction `tx` where the cause is decided, so an
  * event exists exactly when its cause was committed. Each looks up only what the event says, and
  * only when an endpoint of the app listens. (`delivery.failed` and `device.token_invalidated`:
- * `tx.webhookEvents.deliveryOutcomes`.)
+ * delivery-events.ts, decided with the outcome and written by `tx.webhookEvents.emitAll`.)
  */
 
 /** A function that emits events of one type for one app, or does nothing when nobody listens (fan-outs ask once). */

@@ -49,6 +49,7 @@ describe('claims under leases (PostgreSQL)', () => {
   const delivered = (id: number, now: number): DeliveryResult => ({
     id,
     status: 'delivered',
+    holdKind: null,
     attempts: 1,
     nextAttemptAt: now,
     provider: 'apns',

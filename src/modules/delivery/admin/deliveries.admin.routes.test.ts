@@ -1,31 +1,37 @@
-import { afterEach, describe, expect, test } from 'bun:test';
-import { activityContent, addActivity, addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
-import { createHarness, type Harness } from '../../../test-support/harness';
+import { afterEach, beforeAll, expect, test } from 'bun:test';
+import { notificationContent } from '../../../test-support/delivery-fixtures';
+import { activityContentOn, addActivityOn, addDeviceOn, deliveryRowsOn, queueOn, type DeliveryHarness } from '../../../test-support/delivery-on';
+import { createHarness, type TestDatabase } from '../../../test-support/harness';
+import { testRows } from '../../../test-support/test-sql';
+import { forEachDatabase } from '../../../test-support/databases';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { unlabelled } from '../../../test-support/metrics-text';
 
-let h: Harness;
+let h: DeliveryHarness;
 let engine: DeliveryEngine;
 afterEach(async () => {
   await engine?.stop();
   h?.close();
 });
 
+let database: TestDatabase;
+
 async function setup() {
-  h = await createHarness();
+  h = await createHarness({ database });
   await h.createApp({ id: 'demo' });
   await h.createApp({ id: 'other' });
   engine = createDeliveryEngine(h.ctx);
-  const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
-  const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
-  const activity = await addActivity(h.ctx, 'demo', { platform: 'android' });
-  await queue(h.ctx, 'demo', notificationContent(), [iphone.id, pixel.id]);
-  await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'start'), [pixel.id]);
-  await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [{ deviceId: pixel.id, status: 'held' }]);
+  const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
+  const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
+  const activity = await addActivityOn(h.ctx, 'demo', { platform: 'android' });
+  await queueOn(h.ctx, 'demo', notificationContent(), [iphone.id, pixel.id]);
+  await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'start'), [pixel.id]);
+  await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update'), [{ deviceId: pixel.id, status: 'held' }]);
   return { iphone, pixel, activity };
 }
 
-describe('admin API: deliveries', () => {
+forEachDatabase('admin API: deliveries', (db) => {
+  beforeAll(() => (database = db));
   test("lists an app's deliveries newest first with status, attempts, provider id, reason, payload and times", async () => {
     const { iphone, pixel, activity } = await setup();
     await engine.drain();
@@ -54,20 +60,20 @@ describe('admin API: deliveries', () => {
   });
 
   test('a fan-out stores its body once: on the message, left out of later deliveries that sent the same; the API shows each whole', async () => {
-    h = await createHarness();
+    h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
     engine = createDeliveryEngine(h.ctx);
-    const iphones = await addDevices(h.ctx, 'demo', 3, { platform: 'ios' });
-    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
-    const { messageId } = await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [...iphones.map((d) => d.id), pixel.id]);
+    const iphones = await Promise.all([1, 2, 3].map(() => addDeviceOn(h.ctx, 'demo', { platform: 'ios' })));
+    const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
+    const { messageId } = await queueOn(h.ctx, 'demo', notificationContent('Hi', 'there'), [...iphones.map((d) => d.id), pixel.id]);
     await engine.drain();
 
-    const stored = deliveryRows(h.ctx).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: unknown });
+    const stored = (await deliveryRowsOn(h.ctx)).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: unknown });
     // The first iPhone's record is whole and gave the message its body; the other iPhones sent the
     // same body and leave it out; the Pixel sent another (FCM) and keeps its own.
     expect(stored.map((p) => 'body' in p)).toEqual([true, false, false, true]);
-    const message = h.ctx.db.sqlite.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
-    expect(JSON.parse(message.sent_body)).toEqual(stored[0]!.body);
+    const [message] = await testRows<{ sent_body: string }>(h.ctx, 'SELECT sent_body FROM messages WHERE id = ?', [messageId]);
+    expect(JSON.parse(message!.sent_body)).toEqual(stored[0]!.body);
 
     const res = await h.admin('GET', '/api/admin/apps/demo/deliveries');
     const shown = (res.body.deliveries as { deviceId: string; sentPayload: { url: string; body: unknown } }[]).reverse();
@@ -77,28 +83,28 @@ describe('admin API: deliveries', () => {
   });
 
   test('a mixed send whose first delivery goes to Android keeps no FCM token on the message; the iPhones after the first leave the body out', async () => {
-    h = await createHarness();
+    h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
     engine = createDeliveryEngine(h.ctx);
-    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android' });
-    const iphones = await addDevices(h.ctx, 'demo', 3, { platform: 'ios' });
+    const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
+    const iphones = await Promise.all([1, 2, 3].map(() => addDeviceOn(h.ctx, 'demo', { platform: 'ios' })));
     // Claimed in id order: the Pixel's delivery goes first.
-    const { messageId } = await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id, ...iphones.map((d) => d.id)]);
+    const { messageId } = await queueOn(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id, ...iphones.map((d) => d.id)]);
     await engine.drain();
 
-    const stored = deliveryRows(h.ctx).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: { message?: { token?: string } } });
+    const stored = (await deliveryRowsOn(h.ctx)).map((r) => JSON.parse(r.sent_payload!) as { url: string; body?: { message?: { token?: string } } });
     expect(stored[0]!.body?.message?.token).toBe(pixel.token);
     expect(stored.map((p) => 'body' in p)).toEqual([true, true, false, false]);
-    const message = h.ctx.db.sqlite.$client.query<{ sent_body: string }, [number]>('SELECT sent_body FROM messages WHERE id = ?').get(messageId)!;
-    expect(message.sent_body).not.toContain(pixel.token);
-    expect(JSON.parse(message.sent_body)).toEqual(stored[1]!.body);
+    const [message] = await testRows<{ sent_body: string }>(h.ctx, 'SELECT sent_body FROM messages WHERE id = ?', [messageId]);
+    expect(message!.sent_body).not.toContain(pixel.token);
+    expect(JSON.parse(message!.sent_body)).toEqual(stored[1]!.body);
     const shown = ((await h.admin('GET', '/api/admin/apps/demo/deliveries')).body.deliveries as { sentPayload: { body: unknown } }[]).reverse();
     expect(shown.map((d) => d.sentPayload.body)).toEqual([stored[0]!.body, stored[1]!.body, stored[1]!.body, stored[1]!.body]);
   });
 
   test('filters by the superseded status: an update replaced by a newer one before it went', async () => {
     const { pixel, activity } = await setup();
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
     const res = await h.admin('GET', '/api/admin/apps/demo/deliveries?status=superseded');
     expect(res.status).toBe(200);
     expect(res.body.deliveries).toMatchObject([{ kind: 'la_update', status: 'superseded', reason: 'superseded by a newer event', deviceId: pixel.id }]);
@@ -119,24 +125,24 @@ describe('admin API: deliveries', () => {
 
   test("a device's filter finds the Live Activity deliveries of activities that ran on it, also after it moved to another end user", async () => {
     const { pixel, activity } = await setup();
-    h.ctx.db.sqlite.$client.run(`INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES (?, ?, 'android', ?)`, [activity, pixel.id, h.clock.now()]);
+    await testRows(h.ctx, `INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES (?, ?, 'android', ?)`, [activity, pixel.id, h.clock.now()]);
     await engine.drain();
     const kinds = async (q: string) => (await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`)).body.deliveries.map((d: { kind: string }) => d.kind);
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
     // The same token registered again by another end user: the activity stays user-1's.
-    await addDevice(h.ctx, 'demo', { platform: 'android', token: pixel.token, endUserId: 'user-2' });
+    await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: pixel.token, endUserId: 'user-2' });
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'la_start', 'notification']);
     expect(await kinds('endUserId=user-2')).toEqual(['la_update', 'la_start', 'notification']);
-    h.ctx.db.sqlite.$client.run('DELETE FROM activity_instances');
+    await testRows(h.ctx, 'DELETE FROM activity_instances');
     // Without the instance only the tokenless update is found for the device (the activity is another user's).
     expect(await kinds(`deviceId=${pixel.id}`)).toEqual(['la_update', 'notification']);
   });
 
   test('filters by end user, device, activity, template, kind, status, reason text and time range; total counts the matches', async () => {
     const { iphone, pixel, activity } = await setup();
-    const ada = await addDevice(h.ctx, 'demo', { platform: 'android', endUserId: 'ada' });
+    const ada = await addDeviceOn(h.ctx, 'demo', { platform: 'android', endUserId: 'ada' });
     h.clock.advance(60_000);
-    await queue(h.ctx, 'demo', notificationContent('Later'), [ada.id]);
+    await queueOn(h.ctx, 'demo', notificationContent('Later'), [ada.id]);
     await engine.drain();
     const kinds = async (q: string) => {
       const res = await h.admin('GET', `/api/admin/apps/demo/deliveries?${q}`);
@@ -153,7 +159,7 @@ describe('admin API: deliveries', () => {
     expect((await kinds('status=held')).rows).toEqual([`la_update@${pixel.id}`]);
     expect((await kinds('status=delivered&kind=la_start')).total).toBe(1);
     // The reason text, case-insensitive, with % and _ taken literally.
-    await queue(h.ctx, 'demo', notificationContent('Refused'), [{ deviceId: ada.id, status: 'failed', reason: 'Token refused: BadDeviceToken' }]);
+    await queueOn(h.ctx, 'demo', notificationContent('Refused'), [{ deviceId: ada.id, status: 'failed', reason: 'Token refused: BadDeviceToken' }]);
     expect((await kinds('reason=baddevice')).rows).toEqual([`notification@${ada.id}`]);
     expect((await kinds('reason=%25')).total).toBe(0);
     expect((await kinds('reason=_')).total).toBe(0);
@@ -175,7 +181,7 @@ describe('admin API: deliveries', () => {
     const repo = h.ctx.db.repos.deliveries;
     const [first] = await repo.claim(h.clock.now(), 1);
     // An attempt answered with a retry (as the worker writes it), then the delivery goes through.
-    await repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', sentPayload: null }], h.clock.now());
+    await repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', holdKind: null, sentPayload: null, recordAttempt: true }], h.clock.now());
     h.clock.advance(2000);
     await engine.drain();
     const res = await h.admin('GET', `/api/admin/apps/demo/deliveries/${first!.id}`);
@@ -204,7 +210,8 @@ describe('admin API: deliveries', () => {
   });
 });
 
-describe('GET /metrics', () => {
+forEachDatabase('GET /metrics', (db) => {
+  beforeAll(() => (database = db));
   test('deliveries by app, provider, kind and outcome; queue depth by app, provider and state; provider latency; channels; active activities', async () => {
     await setup();
     const before = await h.request('GET', '/metrics');
@@ -232,8 +239,8 @@ describe('GET /metrics', () => {
     const metrics = async () => unlabelled((await h.request('GET', '/metrics')).body);
     expect(await metrics()).not.toContain('outcome="superseded"');
     // The update held in setup and a pending one are replaced by the newest.
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '80' }), [pixel.id]);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '80' }), [pixel.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '90' }), [pixel.id]);
     expect(await metrics()).toContain('islet_deliveries_total{app="demo",provider="none",kind="la_update",outcome="superseded"} 2');
   });
 });

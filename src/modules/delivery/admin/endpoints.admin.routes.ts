@@ -3,7 +3,7 @@ import { Int, errors } from '../../../http/schemas';
 import { isoTime } from '../../../lib/clock';
 import type { Services } from '../../../services';
 import { adminGroup } from '../../admin/admin.guard';
-import { endpointDownReason, endpointHealth } from '../endpoint-health/endpoint-health';
+import { endpointDownReason } from '../endpoint-health/endpoint-health';
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 
@@ -33,7 +33,7 @@ export function endpointsAdminRoutes(services: Services) {
   const list = async (appId: string) => {
     await apps.get(appId);
     const held = await holds.heldByReason(appId);
-    return endpointHealth(ctx)
+    return ctx.endpointHealth
       .list(appId)
       .map(({ appId, since, nextProbeAt, slowUntil, ...c }) => ({
         ...c,

@@ -1,13 +1,13 @@
 import type { AppContext } from '../../../context';
 import { channelDown, channelRecovered } from '../../webhooks/webhooks.causes';
-import { endpointDownReason, endpointHealth, endpointOf, type EndpointHealth, type EndpointHealthOptions, type EndpointKey } from './endpoint-health';
+import { endpointDownReason, endpointHold, endpointOf, type EndpointHealth, type EndpointHealthOptions, type EndpointKey } from './endpoint-health';
 import type { DeliveryResult } from '../worker/delivery.repository';
+import { downHold } from '../holds/hold-kind';
+import type { Sent } from '../worker/outcome-effects';
 import type { ClaimedDelivery, Route } from '../worker/delivery.routing';
 import type { Outcome } from '../providers/transport';
 
 type SendRoute = Extract<Route, { action: 'send' }>;
-/** The result the worker would write for an attempt, before its status. */
-type Sent = Omit<DeliveryResult, 'status' | 'reason'>;
 
 /** A send that went to a real provider's endpoint (not the simulator), and whether it was the endpoint's probe. */
 export interface Gate {
@@ -42,7 +42,7 @@ export class EndpointGuard {
     private readonly random: () => number,
     options: EndpointHealthOptions = {},
   ) {
-    this.health = endpointHealth(ctx);
+    this.health = ctx.endpointHealth;
     this.health.configure(options);
     this.holds = ctx.db.repos.endpointHolds;
     // Webhooks: channel.down when a endpoint goes down (channel.recovered: releaseRecovered).
@@ -66,7 +66,7 @@ export class EndpointGuard {
   async releaseProbes(now: number): Promise<number> {
     if (!this.health.anyDown()) return 0;
     let released = 0;
-    for (const key of this.health.probesDue(now)) if (await this.holds.releaseProbe(key.appId, endpointDownReason(key), now)) released++;
+    for (const key of this.health.probesDue(now)) if (await this.holds.releaseProbe(key.appId, endpointHold(key), now)) released++;
     return released;
   }
 
@@ -77,11 +77,11 @@ export class EndpointGuard {
     const now = this.ctx.clock.now();
     const admission = this.health.admit(key, tokenKey(row, route), now);
     const base = { id: row.id, attempts: row.attempts, provider: null, providerId: null, sentPayload: null };
-    const held = (): HeldBack => ({ kind: 'held-back', result: { ...base, status: 'held', nextAttemptAt: row.nextAttemptAt, reason: endpointDownReason(key) } });
+    const held = (): HeldBack => ({ kind: 'held-back', result: { ...base, status: 'held', holdKind: downHold(key.provider), nextAttemptAt: row.nextAttemptAt, reason: endpointDownReason(key) } });
     if (admission.go && admission.probe) return this.probe(key, now, held);
     if (admission.go) return { key, probe: false };
     if (admission.hold) return held();
-    return { kind: 'held-back', result: { ...base, status: 'pending', nextAttemptAt: admission.until, reason: `${key.provider} asked to wait` } };
+    return { kind: 'held-back', result: { ...base, status: 'pending', holdKind: null, nextAttemptAt: admission.until, reason: `${key.provider} asked to wait` } };
   }
 
   /** The probe goes when this instance takes it; else (another took it, or the shared state is unreachable) the delivery is held. */
@@ -102,15 +102,16 @@ export class EndpointGuard {
    */
   unreachable(gate: Gate | undefined, outcome: Extract<Outcome, { kind: 'unreachable' }>, row: ClaimedDelivery, sent: Sent): DeliveryResult {
     const result = { ...sent, attempts: row.attempts, reason: outcome.reason };
-    if (gate && !this.stopping && !outcome.serverAlive && this.health.connectionFailed(gate.key, outcome.reason, gate.probe)) return { ...result, status: 'held', reason: endpointDownReason(gate.key) };
-    return { ...result, status: 'pending', nextAttemptAt: this.ctx.clock.now() + Math.floor(this.random() * 1000) };
+    if (gate && !this.stopping && !outcome.serverAlive && this.health.connectionFailed(gate.key, outcome.reason, gate.probe))
+      return { ...result, status: 'held', holdKind: downHold(gate.key.provider), reason: endpointDownReason(gate.key) };
+    return { ...result, status: 'pending', holdKind: null, nextAttemptAt: this.ctx.clock.now() + Math.floor(this.random() * 1000) };
   }
 
   /** The provider is overloaded or over the project's quota: not an attempt; the endpoint may slow down. */
   throttled(gate: Gate | undefined, outcome: Extract<Outcome, { kind: 'retry' }>, row: ClaimedDelivery, sent: Sent): DeliveryResult {
     const now = this.ctx.clock.now();
     const at = gate ? this.health.throttled(gate.key, outcome.reason, outcome.afterMs, this.random) : now + (outcome.afterMs ?? 1000);
-    return { ...sent, attempts: row.attempts, status: 'pending', nextAttemptAt: at, reason: outcome.reason };
+    return { ...sent, attempts: row.attempts, status: 'pending', holdKind: null, nextAttemptAt: at, reason: outcome.reason };
   }
 
   /** A 429 about one device token: its other deliveries wait as long too. */
@@ -133,7 +134,7 @@ export class EndpointGuard {
       const { key, since } = this.recovered[0]!;
       // The release and its channel.recovered event in one transaction.
       const waited = await this.ctx.db.write(async (tx) => {
-        const released = await tx.endpointHolds.release(key.appId, endpointDownReason(key), now);
+        const released = await tx.endpointHolds.release(key.appId, endpointHold(key), now);
         await channelRecovered(tx, key, { downSince: since, released }, now);
         return released;
       });

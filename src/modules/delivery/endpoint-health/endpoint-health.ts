@@ -1,18 +1,20 @@
 import type { EndpointHealthState, StateMap } from '../../../coordination/coordination';
-import type { AppContext } from '../../../context';
 import type { Clock } from '../../../lib/clock';
 import type { Logger } from '../../../lib/logger';
-import type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
+import { newRecord, statusOf, type Admission, type EndpointHealthOptions, type EndpointKey, type EndpointRecord, type EndpointStatus, type HealthState } from './endpoint-record';
 
 export type { Admission, EndpointHealthOptions, EndpointKey, EndpointRecord, EndpointStatus, HealthState } from './endpoint-record';
+export { endpointDownReason, endpointHold, endpointOf } from './endpoint-key';
 
 /**
  * Per endpoint (app, provider, endpoint) state driven by connection-level results, kept in the
  * coordination's endpoint health state (in memory today: after a restart every endpoint starts
  * healthy and finds out again with its first requests, while the deliveries themselves stay in the
  * database). Each change of a endpoint is written back to the state. Also remembers per device token
- * backoffs (a 429 about one token). Time comes from the context's clock, so tests move it.
- * @example const health = endpointHealth(ctx); health.admit(key, now);
+ * backoffs (a 429 about one token). Time comes from the context's clock, so tests move it. One per
+ * context (`ctx.endpointHealth`, made by bootstrap): the delivery worker feeds it, the admin API,
+ * the console and /metrics read it.
+ * @example ctx.endpointHealth.admit(key, token, now);
  */
 export class EndpointHealth {
   /** Told when a endpoint goes down (the delivery worker's guard sends the channel.down webhook). */
@@ -109,7 +111,7 @@ export class EndpointHealth {
     const c = this.endpoints.get(EndpointHealth.id(key));
     if (!c || (c.state === 'healthy' && c.failures === 0)) return undefined;
     const wasDown = c.state === 'down';
-    const status = this.status(c);
+    const status = statusOf(c, this.clock.now());
     c.failures = 0;
     c.probeInFlight = false;
     c.probes = 0;
@@ -248,21 +250,9 @@ export class EndpointHealth {
         this.enter(c, 'healthy', null);
         this.save(c);
       }
-      out.push(this.status(c));
+      out.push(statusOf(c, this.clock.now()));
     }
     return out;
-  }
-
-  private status(c: EndpointRecord): EndpointStatus {
-    const now = this.clock.now();
-    return {
-      ...c.key,
-      state: c.state,
-      reason: c.reason,
-      since: c.since,
-      nextProbeAt: c.state === 'down' ? c.nextProbeAt : null,
-      slowUntil: c.slowUntil > now ? c.slowUntil : null,
-    };
   }
 
   /** Writes a changed endpoint back to the state (a no-op for the in-memory one, which holds the object itself). */
@@ -274,21 +264,7 @@ export class EndpointHealth {
     const id = EndpointHealth.id(key);
     let c = this.endpoints.get(id);
     if (!c) {
-      c = {
-        key: { appId: key.appId, provider: key.provider, endpoint: key.endpoint },
-        state: 'healthy',
-        reason: null,
-        since: this.clock.now(),
-        failures: 0,
-        failingSince: 0,
-        throttles: 0,
-        probes: 0,
-        nextProbeAt: 0,
-        probeInFlight: false,
-        probeTakenAt: 0,
-        probeReleasedAt: null,
-        slowUntil: 0,
-      };
+      c = newRecord(key, this.clock.now());
       this.endpoints.set(id, c);
     }
     return c;
@@ -320,32 +296,3 @@ const probeOut = (c: EndpointRecord, now: number) => c.probeInFlight && now - c.
 
 /** Real time as ms since the epoch (performance's monotonic clock, from the process's start). */
 const realNow = () => performance.timeOrigin + performance.now();
-
-const byContext = new WeakMap<AppContext, EndpointHealth>();
-
-/**
- * The endpoint health of a context, made on first use: the delivery worker feeds it, the admin API,
- * the console and /metrics read it.
- */
-export function endpointHealth(ctx: AppContext, options?: EndpointHealthOptions): EndpointHealth {
-  let health = byContext.get(ctx);
-  if (!health) {
-    health = new EndpointHealth(ctx.clock, ctx.logger, ctx.coordination.endpointHealth<EndpointRecord>(), options);
-    byContext.set(ctx, health);
-  }
-  return health;
-}
-
-/**
- * The `reason` of deliveries held because their endpoint is down; it names the endpoint, so recovery
- * releases exactly those. It keeps the words "channel down" of before the rename: rows held by an
- * older process, and clients reading a delivery's reason, see the same text.
- */
-export const endpointDownReason = (key: EndpointKey) => `${key.provider} channel down: ${key.endpoint}`;
-export const ENDPOINT_DOWN_PATTERN = '% channel down: %';
-
-/** The endpoint a provider request goes to: its app, provider and the origin of its URL. */
-export function endpointOf(appId: string, provider: 'apns' | 'fcm', url: string): EndpointKey {
-  const slash = url.indexOf('/', url.indexOf('//') + 2);
-  return { appId, provider, endpoint: slash < 0 ? url : url.slice(0, slash) };
-}

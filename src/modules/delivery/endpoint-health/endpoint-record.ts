@@ -1,6 +1,6 @@
 /**
  * The types of endpoint health (endpoint-health.ts): what the worker, the admin API and the
- * coordination's state (which holds EndpointRecords) share.
+ * coordination's state (which holds EndpointRecords) share, and a record's making and showing.
  */
 
 /**
@@ -68,4 +68,35 @@ export interface EndpointRecord {
   /** A held delivery was released to serve as the probe and has not reached `admit` yet. */
   probeReleasedAt: number | null;
   slowUntil: number;
+}
+
+/** A healthy endpoint's first record. */
+export function newRecord(key: EndpointKey, now: number): EndpointRecord {
+  return {
+    key: { appId: key.appId, provider: key.provider, endpoint: key.endpoint },
+    state: 'healthy',
+    reason: null,
+    since: now,
+    failures: 0,
+    failingSince: 0,
+    throttles: 0,
+    probes: 0,
+    nextProbeAt: 0,
+    probeInFlight: false,
+    probeTakenAt: 0,
+    probeReleasedAt: null,
+    slowUntil: 0,
+  };
+}
+
+/** What the admin API and the console show of a record at `now`. */
+export function statusOf(c: EndpointRecord, now: number): EndpointStatus {
+  return {
+    ...c.key,
+    state: c.state,
+    reason: c.reason,
+    since: c.since,
+    nextProbeAt: c.state === 'down' ? c.nextProbeAt : null,
+    slowUntil: c.slowUntil > now ? c.slowUntil : null,
+  };
 }

@@ -1,10 +1,12 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../../test-support/apns-standin';
 import { apnsKey } from '../../../test-support/delivery-fixtures';
 import type { SpawnedServer } from '../../../test-support/spawn-server';
 import { serveApp, type ServedApp } from '../../../test-support/served-app';
 import { serverClient } from '../../../test-support/server-client';
 import { closedPort } from '../../../test-support/closed-port';
+import { forEachDatabase } from '../../../test-support/databases';
+import { until } from '../../../test-support/eventually';
 
 const SECRET = 'sk_channel_reset_e2e';
 const key = apnsKey();
@@ -12,27 +14,24 @@ let served: ServedApp;
 let apns: ApnsStandin;
 let server: SpawnedServer;
 
-beforeAll(async () => {
-  apns = await startApnsStandin({ keys: [key] });
-  served = await serveApp({ app: 'reset', secret: SECRET });
-  server = served.server;
-}, 30_000);
-afterAll(async () => {
-  await served?.close();
-  await apns?.close();
-}, 30_000);
 
 const { call, admin } = serverClient(() => server.url, SECRET, 't');
 
-async function until(check: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting; server output:\n${server.output()}`);
-    await Bun.sleep(50);
-  }
-}
+/** The shared until, a failure showing the server's output. */
+const waitUntil = (what: string, check: () => Promise<boolean> | boolean) => until(what, check, { detail: () => `server output:\n${server.output()}` });
 
-describe('credentials changed while a channel is down (real server process)', () => {
+forEachDatabase('credentials changed while a channel is down (real server process)', () => {
+  // Inside: forEachDatabase's own beforeAll (which database the server gets) runs first.
+  beforeAll(async () => {
+    apns = await startApnsStandin({ keys: [key] });
+    served = await serveApp({ app: 'reset', secret: SECRET });
+    server = served.server;
+  }, 30_000);
+  afterAll(async () => {
+    await served?.close();
+    await apns?.close();
+  }, 30_000);
+
   test('new APNs credentials release at once what was held for the old, unreachable endpoint, and its channel health is forgotten', async () => {
     const credentials = (endpoint: string) => ({ bundleId: 'com.example.reset', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint, ca: apns.ca });
     const wrong = `https://127.0.0.1:${closedPort()}`;
@@ -43,7 +42,7 @@ describe('credentials changed while a channel is down (real server process)', ()
     expect((await call('POST', '/api/apps/reset/live-activities', { templateSlug: 'progress-bar', attributes: { label: 'Upload' }, contentState: { progress: '10' }, targetUsers: users })).status).toBe(200);
 
     const channels = async () => (await admin('GET', '/api/admin/apps/reset/endpoints')).body.endpoints as { endpoint: string; state: string; held: number }[];
-    await until(async () => (await channels()).some((c) => c.endpoint === wrong && c.state === 'down' && c.held > 0));
+    await waitUntil('the wrong endpoint is down with deliveries held', async () => (await channels()).some((c) => c.endpoint === wrong && c.state === 'down' && c.held > 0));
     // The deprecated alias of before the rename answers too, under its old key.
     const alias = await admin('GET', '/api/admin/apps/reset/channels');
     expect(alias.status).toBe(200);
@@ -52,7 +51,7 @@ describe('credentials changed while a channel is down (real server process)', ()
     expect((await admin('PUT', '/api/admin/apps/reset/apns', credentials(apns.url))).status).toBe(200);
     expect((await channels()).filter((c) => c.endpoint === wrong)).toEqual([]);
     const delivered = async () => (await admin('GET', '/api/admin/apps/reset/deliveries?status=delivered')).body.total as number;
-    await until(async () => (await delivered()) === users.length);
+    await waitUntil('every user got the start', async () => (await delivered()) === users.length);
     expect(new Set(apns.requests.map((r) => r.token)).size).toBe(users.length);
   }, 30_000);
 });

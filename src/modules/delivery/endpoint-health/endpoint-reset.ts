@@ -1,8 +1,7 @@
 import type { AppContext } from '../../../context';
 import type { Tx } from '../../../db/store';
 import type { CredentialsChanged } from '../../apps/apps.service';
-import { endpointHealth } from './endpoint-health';
-import { notifyQueued } from '../outbox/outbox';
+import { downHold } from '../holds/hold-kind';
 
 /**
  * An app's credentials for a provider changed or were removed (an operator fixed a wrong endpoint,
@@ -13,9 +12,9 @@ import { notifyQueued } from '../outbox/outbox';
  * `forgetCredentials`). Runs in the transaction `tx` that changes them. Returns how many deliveries were released.
  */
 export async function endpointCredentialsChanged(ctx: AppContext, tx: Tx, appId: string, provider: 'apns' | 'fcm'): Promise<number> {
-  const released = await tx.endpointHolds.releaseProvider(appId, provider, ctx.clock.now());
-  endpointHealth(ctx).forget(appId, provider);
-  if (released > 0) notifyQueued(ctx.db);
+  const released = await tx.endpointHolds.releaseProvider(appId, downHold(provider), ctx.clock.now());
+  ctx.endpointHealth.forget(appId, provider);
+  if (released > 0) ctx.outbox.notifyQueued();
   // The other instances' delivery workers forget the same (forgetCredentials).
   ctx.db.afterCommit(() => ctx.coordination.wakeUps.notify('credentials-changed', credentialsSubject(appId, provider)));
   return released;
@@ -37,5 +36,5 @@ export const credentialsSubject = (appId: string, provider: 'apns' | 'fcm') => `
  */
 export function forgetCredentials(ctx: AppContext, subject: string | undefined): void {
   const match = subject ? /^(.+)\/(apns|fcm)$/.exec(subject) : null;
-  if (match) endpointHealth(ctx).forget(match[1]!, match[2] as 'apns' | 'fcm');
+  if (match) ctx.endpointHealth.forget(match[1]!, match[2] as 'apns' | 'fcm');
 }

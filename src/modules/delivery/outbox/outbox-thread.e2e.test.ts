@@ -1,8 +1,12 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { until } from '../../../test-support/eventually';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnServer, type SpawnedServer } from '../../../test-support/spawn-server';
+
+/** Within the tests' own 30 s. */
+const WAIT = { timeoutMs: 25_000, intervalMs: 50 };
 
 let dir: string;
 let server: SpawnedServer | undefined;
@@ -42,18 +46,14 @@ async function serveAndStart(outboxThread: boolean, users: number) {
   return { start, delivered, output: server.output };
 }
 
-async function until(check: () => Promise<boolean> | boolean): Promise<void> {
-  while (!(await check())) await Bun.sleep(50);
-}
-
 describe('the outbox thread in a served process', () => {
   test('starts with the first deliveries; every delivery of later sends goes out once through it', async () => {
     const islet = await serveAndStart(true, 100);
     await islet.start();
-    await until(async () => (await islet.delivered()) === 100);
-    await until(() => islet.output().includes('outbox thread started'));
+    await until('100 are delivered', async () => (await islet.delivered()) === 100, WAIT);
+    await until('the outbox thread started', () => islet.output().includes('outbox thread started'), WAIT);
     await islet.start();
-    await until(async () => (await islet.delivered()) === 200);
+    await until('200 are delivered', async () => (await islet.delivered()) === 200, WAIT);
     expect(islet.output()).not.toContain('outbox thread failed');
     // Nothing more than the 200: none went twice.
     await Bun.sleep(300);
@@ -63,7 +63,7 @@ describe('the outbox thread in a served process', () => {
   test('with [database] outbox_thread = false everything stays on one thread', async () => {
     const islet = await serveAndStart(false, 50);
     await islet.start();
-    await until(async () => (await islet.delivered()) === 50);
+    await until('50 are delivered', async () => (await islet.delivered()) === 50, WAIT);
     expect(islet.output()).not.toContain('outbox thread');
   }, 30_000);
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { until } from '../../../test-support/eventually';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
@@ -7,6 +8,9 @@ import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { inlineStore } from './outbox-store';
 import { OutboxThread } from './outbox-thread';
 
+/** Within the tests' own 20 to 30 s. */
+const WAIT = { timeoutMs: 18_000, intervalMs: 20 };
+
 let h: Harness;
 let engine: DeliveryEngine | undefined;
 afterEach(async () => {
@@ -14,10 +18,6 @@ afterEach(async () => {
   engine = undefined;
   h?.close();
 });
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 20));
-}
 
 /** An app on the simulator with `n` Android devices, each queued one notification. */
 async function queued(n: number) {
@@ -48,7 +48,7 @@ describe('the outbox thread', () => {
     engine = createDeliveryEngine(h.ctx, { store, batchSize: 100 });
     expect(store.threaded).toBe(false);
     await engine.drain();
-    await until(() => store.threaded);
+    await until('the outbox thread runs', () => store.threaded, WAIT);
     expect(deliveryRows(h.ctx, `status = 'delivered'`)).toHaveLength(300);
   });
 
@@ -68,16 +68,16 @@ describe('the outbox thread', () => {
     expect(await store.start()).toBe(true);
     engine = createDeliveryEngine(h.ctx, { store, pollMs: 10 });
     engine.start();
-    await until(() => h.logs.some((l) => l.includes('database writes fail')));
+    await until('the failing writes are logged', () => h.logs.some((l) => l.includes('database writes fail')), WAIT);
     expect(h.logs.some((l) => l.includes('SQLITE_FULL'))).toBe(true);
     expect((await h.request('GET', '/readyz')).status).toBe(503);
     expect(deliveryRows(h.ctx).every((r) => ['pending', 'sending'].includes(r.status))).toBe(true);
 
     // Space returns: the filler's pages are free again for the thread to reuse.
     client.exec('DELETE FROM filler');
-    await until(() => deliveryRows(h.ctx, `status = 'delivered'`).length === 300);
+    await until('all 300 are delivered', () => deliveryRows(h.ctx, `status = 'delivered'`).length === 300, WAIT);
     // The thread commits the rows before the main thread hears of it and logs the recovery.
-    await until(() => h.logs.some((l) => l.includes('database writes work again')));
+    await until('the writes working again are logged', () => h.logs.some((l) => l.includes('database writes work again')), WAIT);
     expect(store.threaded).toBe(true);
   }, 20_000);
 

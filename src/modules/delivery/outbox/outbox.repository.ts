@@ -1,12 +1,20 @@
+import type { FailedDeliveryFacts } from '../../webhooks/delivery-events';
+import type { HoldKind } from '../holds/hold-kind';
+
 /** One delivery row as queueing writes it. */
 export interface NewDelivery {
   deviceId: string;
   tokenId: number | null;
   status: 'pending' | 'held' | 'failed';
+  /** Set when held (hold-kind.ts). */
+  holdKind: HoldKind | null;
   reason: string | null;
 }
 
-/** The outbox repository: what every database implements (SQLite's in src/db/sqlite/repositories/outbox.ts). */
+/** A delivery that failed at once, as its delivery.failed event tells it (no attempt was made). */
+export type FailedAtEnqueue = Omit<FailedDeliveryFacts, 'attempts'>;
+
+/** The outbox repository, one implementation for both databases: src/db/repositories/outbox.ts. */
 export interface OutboxRepository {
   /** Writes a message; returns its id. */
   insertMessage(appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number>;
@@ -16,7 +24,7 @@ export interface OutboxRepository {
    */
   insertDeliveries(message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number>;
   /** The message's deliveries that failed at once. */
-  failedOf(messageId: number): Promise<{ id: number; reason: string | null }[]>;
+  failedOf(messageId: number): Promise<FailedAtEnqueue[]>;
   /** Supersedes the activity's updates not sent yet to these devices; returns one row per superseded delivery. */
   supersedeUpdates(activityId: string, deviceIds: readonly string[], now: number): Promise<{ appId: string; provider: string | null }[]>;
   /** Retention: deletes finished deliveries last changed before `before`, then the messages older than that nobody refers to. */

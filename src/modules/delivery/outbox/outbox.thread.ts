@@ -4,7 +4,8 @@
  * compiled binary (scripts/build.ts).
  */
 import { openDatabase } from '../../../db/sqlite/database';
-import { deliveryRepository } from '../../../db/sqlite/repositories/deliveries';
+import { deliveriesRepository } from '../../../db/repositories/deliveries';
+import { sqliteSql } from '../../../db/sqlite/sqlite-sql';
 import type { DeliveryRepository } from '../worker/delivery.repository';
 import type { ClaimedDelivery } from '../worker/delivery.routing';
 import type { ThreadReply, ThreadRequest } from './outbox-thread';
@@ -21,7 +22,7 @@ self.onmessage = async (event: MessageEvent<ThreadRequest>) => {
     switch (request.op) {
       case 'open': {
         const db = openDatabase(request.path, { maxSizeMb: request.maxSizeMb });
-        repo = deliveryRepository(db);
+        repo = deliveriesRepository(sqliteSql(db.$client));
         close = () => db.$client.close();
         return reply({ id: request.id, value: null });
       }

@@ -1,6 +1,7 @@
 import type { Store, Tx } from '../../../db/store';
 import type { WakeUps } from '../../../coordination/coordination';
 import { messageKind, type MessageContent } from '../message-content';
+import { deliveryFailed } from '../../webhooks/delivery-events';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
 export interface DeliveryTarget {
@@ -17,93 +18,106 @@ export interface DeliveryTarget {
 }
 
 /**
- * Writes a message and one delivery per target, in the caller's transaction `tx`, together with
- * whatever the message is about, so that nothing accepted can be lost between the answer and the
- * delivery. `store` is whose worker is woken. Returns the number of deliveries written.
- * @example await ctx.db.write((tx) => enqueue(ctx.db, tx, { appId, content, targets, now }))
+ * The outbox of deliveries: queueing writes a message and its deliveries in the caller's
+ * transaction, and, once it commits, wakes the delivery workers (here and, through the
+ * coordination's wake-ups, on other instances) and the console. Built once with the context
+ * (bootstrap): `store` is the database whose units of work the wake-ups wait for.
+ * @example await ctx.db.write((tx) => ctx.outbox.enqueue(tx, { appId, content, targets, now }))
  */
-export async function enqueue(
-  store: Store,
-  tx: Tx,
-  input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string },
-): Promise<{ messageId: number; deliveries: number }> {
-  const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
-  const kind = messageKind(input.content);
-  const messageId = await tx.outbox.insertMessage(input.appId, kind, activityId, JSON.stringify(input.content), input.content.templateSlug, input.now);
-  let targets = input.targets;
-  if (input.content.type === 'live_activity' && input.content.event !== 'start') {
-    // One end user's devices: read twice (superseding, then queueing), so held as a list.
-    const devices = [...targets];
-    await supersede(store, tx, activityId!, devices, input.now);
-    targets = devices;
-  }
-  let failed = 0;
-  const rows = function* () {
-    for (const t of targets) {
-      if (t.status === 'failed') failed++;
-      yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', reason: t.reason ?? null };
+export class Outbox {
+  private readonly settledListeners = new Set<(settled: SettledAtEnqueue) => void>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly wakeUps: WakeUps,
+  ) {}
+
+  /**
+   * Writes a message and one delivery per target, in the caller's transaction `tx`, together with
+   * whatever the message is about, so that nothing accepted can be lost between the answer and the
+   * delivery. Returns the message's id and the number of deliveries written.
+   */
+  async enqueue(tx: Tx, input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string }): Promise<{ messageId: number; deliveries: number }> {
+    const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
+    const kind = messageKind(input.content);
+    const messageId = await tx.outbox.insertMessage(input.appId, kind, activityId, JSON.stringify(input.content), input.content.templateSlug, input.now);
+    let targets = input.targets;
+    if (input.content.type === 'live_activity' && input.content.event !== 'start') {
+      // One end user's devices: read twice (superseding, then queueing), so held as a list.
+      const devices = [...targets];
+      await this.supersede(tx, activityId!, devices, input.now);
+      targets = devices;
     }
-  };
-  const deliveries = await tx.outbox.insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
-  if (failed > 0) await failedAtEnqueue(store, tx, input.appId, messageId, kind, failed, input.now);
-  notifyQueued(store);
-  return { messageId, deliveries };
-}
+    let failed = 0;
+    const rows = function* () {
+      for (const t of targets) {
+        if (t.status === 'failed') failed++;
+        // Held at queueing means waiting for the activity's own token (see DeliveryTarget.status).
+        yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', holdKind: t.status === 'held' ? ('token' as const) : null, reason: t.reason ?? null };
+      }
+    };
+    const deliveries = await tx.outbox.insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
+    if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
+    this.notifyQueued();
+    return { messageId, deliveries };
+  }
 
-/**
- * Deliveries that could not be sent at all (an iPhone without a push-to-start token at a start):
- * told like the worker's failures, the delivery.failed webhook in the same transaction and
- * islet_deliveries_total (provider none: decided without sending).
- */
-async function failedAtEnqueue(store: Store, tx: Tx, appId: string, messageId: number, kind: DeliveryKind, count: number, now: number): Promise<void> {
-  const rows = await tx.outbox.failedOf(messageId);
-  await tx.webhookEvents.deliveryOutcomes(rows.map((r) => ({ ...r, status: 'failed', attempts: 0 })), [], now);
-  notifySettled(store, { appId, provider: 'none', kind, outcome: 'failed', count });
-}
+  /**
+   * Makes the deliveries held for an iOS activity instance due now, at the update token that device
+   * just reported (in `tx`). Deliveries parked on a paused channel stay parked.
+   */
+  async releaseHeld(tx: Tx, target: { activityId: string; deviceId: string; tokenId: number }, now: number): Promise<number> {
+    const released = await tx.outbox.releaseHeld(target, now);
+    if (released > 0) this.notifyQueued();
+    return released;
+  }
 
-/**
- * Latest wins: an update or end queued for an activity supersedes the updates to the same devices
- * that have not gone yet (pending, or held for a token or a channel), so after an outage each
- * phone gets the latest state, not the history. Starts and ends are never superseded.
- */
-async function supersede(store: Store, tx: Tx, activityId: string, targets: DeliveryTarget[], now: number): Promise<void> {
-  const superseded = await tx.outbox.supersedeUpdates(activityId, targets.map((t) => t.deviceId), now);
-  for (const r of superseded) notifySettled(store, { appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
-}
+  /**
+   * Tells the delivery worker (it claims at once instead of at its next poll) and the console that
+   * deliveries were queued or released. Called inside the caller's transaction; the wake-up goes once
+   * it commits.
+   */
+  notifyQueued(): void {
+    this.store.afterCommit(() => {
+      this.wakeUps.notify('deliveries-queued');
+      this.wakeUps.notify('deliveries-changed');
+    });
+  }
 
-/**
- * Makes the deliveries held for an iOS activity instance due now, at the update token that device
- * just reported (in `tx`). Deliveries parked on a paused channel stay parked.
- */
-export async function releaseHeld(store: Store, tx: Tx, target: { activityId: string; deviceId: string; tokenId: number }, now: number): Promise<number> {
-  const released = await tx.outbox.releaseHeld(target, now);
-  if (released > 0) notifyQueued(store);
-  return released;
-}
+  /**
+   * Calls `listener` for deliveries queueing settled (the metrics count them, as the worker counts
+   * its outcomes). Runs inside the caller's transaction: a request whose transaction then rolls
+   * back (a failing disk) is counted all the same. Returns the function that removes the listener.
+   */
+  onSettled(listener: (settled: SettledAtEnqueue) => void): () => void {
+    this.settledListeners.add(listener);
+    return () => void this.settledListeners.delete(listener);
+  }
 
-const wakeUpsOf = new WeakMap<Store, WakeUps>();
+  /**
+   * Deliveries that could not be sent at all (an iPhone without a push-to-start token at a start):
+   * told like the worker's failures, the delivery.failed webhook in the same transaction and
+   * islet_deliveries_total (provider none: decided without sending).
+   */
+  private async failedAtEnqueue(tx: Tx, appId: string, messageId: number, kind: DeliveryKind, count: number, now: number): Promise<void> {
+    const rows = await tx.outbox.failedOf(messageId);
+    await tx.webhookEvents.emitAll(rows.map((r) => deliveryFailed({ ...r, attempts: 0 })), now);
+    this.settled({ appId, provider: 'none', kind, outcome: 'failed', count });
+  }
 
-/**
- * The wake-ups that queueing on this store notifies (bootstrap binds its context's): `enqueue`
- * and `releaseHeld` hold only the store, not the context.
- */
-export function bindWakeUps(db: Store, wakeUps: WakeUps): void {
-  wakeUpsOf.set(db, wakeUps);
-}
+  /**
+   * Latest wins: an update or end queued for an activity supersedes the updates to the same devices
+   * that have not gone yet (pending, or held for a token or a channel), so after an outage each
+   * phone gets the latest state, not the history. Starts and ends are never superseded.
+   */
+  private async supersede(tx: Tx, activityId: string, targets: DeliveryTarget[], now: number): Promise<void> {
+    const superseded = await tx.outbox.supersedeUpdates(activityId, targets.map((t) => t.deviceId), now);
+    for (const r of superseded) this.settled({ appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
+  }
 
-/**
- * Tells the delivery worker (it claims at once instead of at its next poll) and the console that
- * deliveries were queued or released. Called inside the caller's transaction; the wake-up goes once
- * it commits.
- */
-export function notifyQueued(db: Store): void {
-  const wakeUps = wakeUpsOf.get(db);
-  if (!wakeUps) return;
-  const notify = () => {
-    wakeUps.notify('deliveries-queued');
-    wakeUps.notify('deliveries-changed');
-  };
-  db.afterCommit(notify);
+  private settled(settled: SettledAtEnqueue): void {
+    this.settledListeners.forEach((listener) => listener(settled));
+  }
 }
 
 type DeliveryKind = ReturnType<typeof messageKind>;
@@ -115,22 +129,4 @@ export interface SettledAtEnqueue {
   kind: DeliveryKind;
   outcome: 'failed' | 'superseded';
   count: number;
-}
-
-const settledListeners = new WeakMap<Store, Set<(settled: SettledAtEnqueue) => void>>();
-
-/**
- * Calls `listener` for deliveries queueing settled on this database (the metrics of the context
- * count them, as the worker counts its outcomes). Runs inside the caller's transaction: a request
- * whose transaction then rolls back (a failing disk) is counted all the same.
- * Returns the function that removes the listener.
- */
-export function onSettledAtEnqueue(db: Store, listener: (settled: SettledAtEnqueue) => void): () => void {
-  const set = settledListeners.get(db) ?? new Set();
-  settledListeners.set(db, set.add(listener));
-  return () => void set.delete(listener);
-}
-
-function notifySettled(db: Store, settled: SettledAtEnqueue): void {
-  settledListeners.get(db)?.forEach((listener) => listener(settled));
 }

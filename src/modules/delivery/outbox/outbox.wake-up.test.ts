@@ -1,11 +1,12 @@
 import { afterEach, expect, test } from 'bun:test';
-import { addDevice, deliveryRows, notificationContent } from '../../../test-support/delivery-fixtures';
-import { createHarness, type Harness } from '../../../test-support/harness';
+import { forEachDatabase } from '../../../test-support/databases';
+import { notificationContent } from '../../../test-support/delivery-fixtures';
+import { addDeviceOn, deliveryRowsOn, type DeliveryHarness } from '../../../test-support/delivery-on';
+import { createHarness, type TestDatabase } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { SimulatorTransport } from '../providers/simulator.transport';
-import { enqueue } from './outbox';
 
-let h: Harness;
+let h: DeliveryHarness;
 let engine: DeliveryEngine;
 afterEach(async () => {
   await engine?.stop();
@@ -13,10 +14,10 @@ afterEach(async () => {
 });
 
 /** The worker claims inline, idle until woken (its poll is a minute away). */
-async function idleWorker() {
-  h = await createHarness();
+async function idleWorker(database: TestDatabase) {
+  h = await createHarness({ database });
   await h.createApp({ id: 'demo' });
-  const device = await addDevice(h.ctx, 'demo', { platform: 'android' });
+  const device = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
   const simulator = new SimulatorTransport();
   engine = createDeliveryEngine(h.ctx, { transports: { simulator }, pollMs: 60_000 });
   engine.start();
@@ -25,26 +26,29 @@ async function idleWorker() {
   /** A unit of work that queues one notification, then does more work in the same transaction. */
   const queueThen = (after: () => void) =>
     h.ctx.db.write(async (tx) => {
-      await enqueue(h.ctx.db, tx, { appId: 'demo', content: notificationContent(), targets: [{ deviceId: device.id, tokenId: token!.id }], now: h.ctx.clock.now() });
+      await h.ctx.outbox.enqueue(tx, { appId: 'demo', content: notificationContent(), targets: [{ deviceId: device.id, tokenId: token!.id }], now: h.ctx.clock.now() });
       for (let i = 0; i < 50; i++) await tx.apps.find('demo');
       after();
     });
   return { simulator, queueThen };
 }
 
-test('a unit of work that queues a push and then fails sends nothing: the worker is woken only after COMMIT', async () => {
-  const { simulator, queueThen } = await idleWorker();
-  const failed = queueThen(() => {
-    throw new Error('refused after queueing');
+forEachDatabase('queueing wakes the worker once its unit of work commits', (database) => {
+  test('a unit of work that queues a push and then fails sends nothing: the worker is woken only after COMMIT', async () => {
+    const { simulator, queueThen } = await idleWorker(database);
+    const failed = queueThen(() => {
+      throw new Error('refused after queueing');
+    });
+    await expect(failed).rejects.toThrow('refused after queueing');
+    await Bun.sleep(200);
+    expect({ sent: simulator.sent, rows: (await deliveryRowsOn(h.ctx)).length }).toEqual({ sent: 0, rows: 0 });
   });
-  await expect(failed).rejects.toThrow('refused after queueing');
-  await Bun.sleep(200);
-  expect({ sent: simulator.sent, rows: deliveryRows(h.ctx).length }).toEqual({ sent: 0, rows: 0 });
-});
 
-test('a unit of work that queues a push and commits wakes the worker, which sends it without waiting for its poll', async () => {
-  const { simulator, queueThen } = await idleWorker();
-  await queueThen(() => {});
-  for (let i = 0; i < 100 && deliveryRows(h.ctx, `status = 'delivered'`).length === 0; i++) await Bun.sleep(20);
-  expect({ sent: simulator.sent, delivered: deliveryRows(h.ctx, `status = 'delivered'`).length }).toEqual({ sent: 1, delivered: 1 });
+  test('a unit of work that queues a push and commits wakes the worker, which sends it without waiting for its poll', async () => {
+    const { simulator, queueThen } = await idleWorker(database);
+    await queueThen(() => {});
+    const delivered = async () => (await deliveryRowsOn(h.ctx, `status = 'delivered'`)).length;
+    for (let i = 0; i < 100 && (await delivered()) === 0; i++) await Bun.sleep(20);
+    expect({ sent: simulator.sent, delivered: await delivered() }).toEqual({ sent: 1, delivered: 1 });
+  });
 });

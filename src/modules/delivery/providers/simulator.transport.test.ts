@@ -1,9 +1,11 @@
-import { afterEach, describe, expect, test } from 'bun:test';
-import { activityContent, addActivity, addDevice, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
-import { createHarness, type Harness } from '../../../test-support/harness';
+import { afterEach, expect, test } from 'bun:test';
+import { notificationContent } from '../../../test-support/delivery-fixtures';
+import { activityContentOn, addActivityOn, addDeviceOn, deliveryRowsOn, queueOn, type DeliveryHarness } from '../../../test-support/delivery-on';
+import { createHarness } from '../../../test-support/harness';
+import { forEachDatabase } from '../../../test-support/databases';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 
-let h: Harness;
+let h: DeliveryHarness;
 let engine: DeliveryEngine | undefined;
 afterEach(async () => {
   await engine?.stop();
@@ -11,23 +13,23 @@ afterEach(async () => {
   h?.close();
 });
 
-describe('simulator transport (apps without APNs or FCM credentials)', () => {
+forEachDatabase('simulator transport (apps without APNs or FCM credentials)', (database) => {
   test('records the exact request each kind of push would have been, and counts it delivered', async () => {
-    h = await createHarness();
+    h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
-    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios', pushToStartToken: 'a'.repeat(64), environment: 'sandbox' });
-    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
-    const iosActivity = await addActivity(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: 'b'.repeat(64) } });
-    const androidActivity = await addActivity(h.ctx, 'demo', { platform: 'android' });
-    await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [iphone.id, pixel.id]);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'start'), [iphone.id]);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, iosActivity, 'update', { progress: '60' }), [iphone.id]);
-    await queue(h.ctx, 'demo', activityContent(h.ctx, androidActivity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 60_000 }), [pixel.id]);
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios', pushToStartToken: 'a'.repeat(64), environment: 'sandbox' });
+    const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
+    const iosActivity = await addActivityOn(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: iphone.id, token: 'b'.repeat(64) } });
+    const androidActivity = await addActivityOn(h.ctx, 'demo', { platform: 'android' });
+    await queueOn(h.ctx, 'demo', notificationContent('Hi', 'there'), [iphone.id, pixel.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, iosActivity, 'start'), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, iosActivity, 'update', { progress: '60' }), [iphone.id]);
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, androidActivity, 'end', { progress: '100' }, { dismissalAt: h.clock.now() + 60_000 }), [pixel.id]);
 
     engine = createDeliveryEngine(h.ctx);
     expect(await engine.drain()).toBe(5);
 
-    const rows = deliveryRows(h.ctx);
+    const rows = await deliveryRowsOn(h.ctx);
     expect(rows.map((r) => [r.status, r.provider, r.attempts])).toEqual(Array(5).fill(['delivered', 'simulator', 1]));
     expect(rows.every((r) => r.provider_id?.startsWith('sim_'))).toBe(true);
     const [iosAlert, androidAlert, start, update, end] = rows.map((r) => JSON.parse(r.sent_payload!));
@@ -53,30 +55,30 @@ describe('simulator transport (apps without APNs or FCM credentials)', () => {
   });
 
   test('an iOS update before the activity token is known still shows what would be sent', async () => {
-    h = await createHarness();
+    h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
-    const iphone = await addDevice(h.ctx, 'demo', { platform: 'ios' });
-    const activity = await addActivity(h.ctx, 'demo', { platform: 'ios' });
-    await queue(h.ctx, 'demo', activityContent(h.ctx, activity, 'update'), [iphone.id]);
+    const iphone = await addDeviceOn(h.ctx, 'demo', { platform: 'ios' });
+    const activity = await addActivityOn(h.ctx, 'demo', { platform: 'ios' });
+    await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update'), [iphone.id]);
     engine = createDeliveryEngine(h.ctx);
     await engine.drain();
-    const [row] = deliveryRows(h.ctx);
+    const [row] = await deliveryRowsOn(h.ctx);
     expect(row!.status).toBe('delivered');
     expect(JSON.parse(row!.sent_payload!).url).toBe('https://api.push.apple.com/3/device/{activity-push-token}');
   });
 });
 
-describe('a running engine', () => {
+forEachDatabase('a running engine', (database) => {
   test('starts on queued work at once instead of waiting for its next poll', async () => {
-    h = await createHarness();
+    h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
-    const pixel = await addDevice(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
+    const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android', token: 'fcm-token-1' });
     // A poll an hour away: only the wake-up on enqueue can get this delivered.
     engine = createDeliveryEngine(h.ctx, { pollMs: 3_600_000 });
     engine.start();
     await Bun.sleep(50); // the first (empty) drain has run and the worker sleeps
-    await queue(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id]);
-    for (let i = 0; i < 200 && deliveryRows(h.ctx)[0]?.status !== 'delivered'; i++) await Bun.sleep(25);
-    expect(deliveryRows(h.ctx)[0]?.status).toBe('delivered');
+    await queueOn(h.ctx, 'demo', notificationContent('Hi', 'there'), [pixel.id]);
+    for (let i = 0; i < 200 && (await deliveryRowsOn(h.ctx))[0]?.status !== 'delivered'; i++) await Bun.sleep(25);
+    expect((await deliveryRowsOn(h.ctx))[0]?.status).toBe('delivered');
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { until } from '../../../test-support/eventually';
 import { addDevice, addDevices, deliveryRows, notificationContent, queue } from '../../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
@@ -9,10 +10,6 @@ afterEach(async () => {
   await engine?.stop();
   h?.close();
 });
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 20));
-}
 
 describe('the delivery worker on a full disk', () => {
   test('keeps its outcomes, claims nothing more and does not spin while writes fail; delivers everything once space returns', async () => {
@@ -44,7 +41,7 @@ describe('the delivery worker on a full disk', () => {
 
     // Space returns (the limit is this connection's: a larger disk, as it were).
     client.exec('PRAGMA max_page_count = 1000000');
-    await until(() => deliveryRows(h.ctx, `status = 'delivered'`).length === 300);
+    await until('all 300 are delivered', () => deliveryRows(h.ctx, `status = 'delivered'`).length === 300, { timeoutMs: 25_000, intervalMs: 20 });
     expect(h.logs.some((l) => l.includes('database writes work again'))).toBe(true);
     expect((await h.request('GET', '/readyz')).status).toBe(200);
   }, 30_000);

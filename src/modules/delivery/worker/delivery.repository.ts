@@ -1,9 +1,16 @@
+import type { WebhookEventInput } from '../../webhooks/delivery-events';
+import type { HoldKind } from '../holds/hold-kind';
 import type { ClaimedDelivery } from './delivery.routing';
 
-/** What the worker decided for one claimed delivery, written back in a batch. */
+/**
+ * What the worker decided for one claimed delivery (outcome-effects.ts), written back in a batch:
+ * the repository applies these effects and decides nothing of its own.
+ */
 export interface DeliveryResult {
   id: number;
   status: 'pending' | 'held' | 'delivered' | 'failed' | 'dropped';
+  /** What a held delivery waits for; null unless held. */
+  holdKind: HoldKind | null;
   attempts: number;
   nextAttemptAt: number;
   /** Null: keep what the row has. */
@@ -14,8 +21,20 @@ export interface DeliveryResult {
   sentPayload: string | null;
   /** Held for an activity instance's token: becomes pending instead if the token arrived meanwhile. */
   holdFor?: { activityId: string; deviceId: string };
-  /** The provider refused this token (only it: `since` is the APNs 410 timestamp, if any). */
-  invalidateToken?: { tokenId: number; reason: string; since?: number };
+  /** The provider answered with a retry: the attempt is kept in delivery_attempts (the row keeps the last). */
+  recordAttempt?: boolean;
+  /**
+   * Back to wait (pending or held): superseded instead if a newer update or end of its activity was
+   * queued for the device meanwhile (latest wins, outbox.ts).
+   */
+  supersedeIfStale?: boolean;
+  /**
+   * The provider refused this token (only it: `since` is the APNs 410 timestamp, if any); `event`
+   * (device.token_invalidated) is written only if this did invalidate it.
+   */
+  invalidateToken?: { tokenId: number; reason: string; since?: number; event?: WebhookEventInput };
+  /** Webhook events written with the outcome (delivery.failed). */
+  events?: WebhookEventInput[];
   /** The first body sent for this message, recorded once on the message (sentPayload then leaves it out where it is the same). */
   messageBody?: { messageId: number; body: string };
   /** The provider refused the app's credentials (only those still stored: `sealed`). */
@@ -39,7 +58,7 @@ export interface PausedChannel {
   sealed: string | null;
 }
 
-/** The deliveries repository: what every database implements (SQLite's in src/db/sqlite/repositories/deliveries.ts). */
+/** The deliveries repository, one implementation for both databases: src/db/repositories/deliveries.ts. */
 export interface DeliveryRepository {
   /** Takes up to `limit` due deliveries (marking them `sending`) and returns them joined for routing. */
   claim(now: number, limit: number): Promise<ClaimedDelivery[]>;

@@ -1,6 +1,6 @@
 import type { ApnsCredentials, FcmCredentials } from '../../apps/credentials';
 import { apnsOrigin } from '../providers/apns/apns.client';
-import { fcmSendUrl } from '../providers/fcm/fcm.sender';
+import { fcmRequest } from '../providers/fcm/fcm.sender';
 import type { MessageContent } from '../message-content';
 import { apnsRequest, fcmMessage, MAX_PAYLOAD_BYTES } from '../payloads';
 import type { PushRequest, TransportName } from '../providers/transport';
@@ -21,11 +21,15 @@ export interface ClaimedDelivery {
   sentBody: string | null;
   /** Null when the device was removed. */
   platform: 'ios' | 'android' | null;
+  /** The device's end user (for webhook events). */
+  endUserId: string | null;
   /** The ledger token the delivery goes to (null: not known yet, or removed with its device). */
   tokenId: number | null;
   tokenKind: 'apns_device' | 'apns_push_to_start' | 'apns_activity' | 'fcm_registration' | null;
   tokenValue: string | null;
   tokenDeviceId: string | null;
+  /** The token's activity (an activity's own update token), for device.token_invalidated. */
+  tokenActivityId: string | null;
   /** The token's APNs environment; null: the app's default. */
   environment: 'production' | 'sandbox' | null;
   tokenState: 'active' | 'invalid' | null;
@@ -47,18 +51,15 @@ export type Route =
   /** `environment`: the APNs host the token was sent to (for a BadDeviceToken's explanation). */
   | { action: 'send'; transport: TransportName; request: PushRequest; environment?: 'production' | 'sandbox' }
   /** An iOS update or end before the activity's own push token is known: held until it is. */
-  | { action: 'hold'; reason: string }
+  | { action: 'hold' }
   /** The provider channel of the app is paused: parked until its credentials change. */
   | { action: 'park'; provider: 'apns' | 'fcm' }
   | { action: 'drop'; reason: string }
   | { action: 'fail'; reason: string };
 
-export const WAITING_FOR_TOKEN = 'waiting for the activity push token';
-/** The `reason` of deliveries parked because their channel is paused. */
-export const parkedReason = (provider: 'apns' | 'fcm') => `${provider} channel paused`;
 
 /** Stands in for values the simulator cannot know without credentials or a device. */
-const PLACEHOLDER = { bundleId: '{bundleId}', projectId: '{projectId}', activityToken: '{activity-push-token}' };
+const PLACEHOLDER = { bundleId: '{bundleId}', activityToken: '{activity-push-token}' };
 
 interface Built {
   content: MessageContent;
@@ -88,7 +89,7 @@ export class DeliveryRouter {
     let token = row.tokenValue;
     if (content.type === 'live_activity' && content.event !== 'start' && token === null) {
       // Without credentials nothing can reach a device anyway: the simulator shows what would go.
-      if (creds) return { action: 'hold', reason: WAITING_FOR_TOKEN };
+      if (creds) return { action: 'hold' };
       token = PLACEHOLDER.activityToken;
     }
     if (token === null) {
@@ -127,19 +128,7 @@ export class DeliveryRouter {
     if (row.tokenValue === null) return { action: 'fail', reason: 'device token removed' };
     if (creds && channels.fcmPausedReason) return { action: 'park', provider: 'fcm' };
     built.fcm ??= fcmMessage(built.content);
-    const body = JSON.stringify({ message: { token: row.tokenValue, ...built.fcm } });
-    return {
-      action: 'send',
-      transport: creds ? 'fcm' : 'simulator',
-      request: {
-        appId: row.appId,
-        provider: 'fcm',
-        url: fcmSendUrl(creds, creds?.serviceAccount.project_id ?? PLACEHOLDER.projectId),
-        headers: { 'content-type': 'application/json' },
-        body,
-        fcm: creds,
-      },
-    };
+    return { action: 'send', transport: creds ? 'fcm' : 'simulator', request: fcmRequest(row.appId, creds, { token: row.tokenValue }, built.fcm) };
   }
 
   private build(row: ClaimedDelivery): Built {

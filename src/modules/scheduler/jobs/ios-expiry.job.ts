@@ -25,11 +25,11 @@ export async function expireIosActivities(ctx: AppContext, now: number): Promise
       const row = await tx.liveActivities.byId(activityId);
       if (!row) continue;
       const endedAt = row.startedAt + IOS_MAX_ACTIVE_MS;
-      if (row.state === 'Active') await endInstances(ctx.db, tx, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
+      if (row.state === 'Active') await endInstances(ctx.outbox, tx, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
       else await tx.instances.end(activityId, endedAt, deviceIds);
     }
     // Activities past 8 hours without a live instance (their iOS ones just ended, or none ever started).
-    return endActivities(ctx.db, tx, await tx.liveActivities.activeWithoutLiveInstance(cutoff), {
+    return endActivities(ctx.outbox, tx, await tx.liveActivities.activeWithoutLiveInstance(cutoff), {
       reason: 'expired',
       endedAt: (a) => a.startedAt + IOS_MAX_ACTIVE_MS,
       dismissalAt: (a) => a.startedAt + IOS_MAX_VISIBLE_MS,

@@ -35,7 +35,7 @@ export async function enforceQuotas(ctx: AppContext, now: number): Promise<numbe
       // `active` and `at` are read outside the write, so an activity ended meanwhile may be in the
       // list: safe, since markEnded ends only an Active row and endActivities skips the others.
       const options = { reason: 'quota' as const, endedAt: (a: { startedAt: number }) => Math.max(at, a.startedAt), dismissalAt: now, now };
-      const done = await ctx.db.write((tx) => endActivities(ctx.db, tx, active, options));
+      const done = await ctx.db.write((tx) => endActivities(ctx.outbox, tx, active, options));
       ended += done.length;
       ctx.logger.info('minutes quota reached: activities ended', { appId: app.id, count: done.length, reachedAt: new Date(at).toISOString() });
     }

@@ -1,7 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test';
 import type { AppContext } from '../../../context';
 import { FakeClock } from '../../../lib/clock';
-import { enqueue } from '../../delivery/outbox/outbox';
 import { forEachDatabase } from '../../../test-support/databases';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { testRows } from '../../../test-support/test-sql';
@@ -33,8 +32,8 @@ forEachDatabase('retention', (database) => {
     await insertActivity(h, 'la_recent', now - 10 * DAY, now - 9 * DAY);
     await insertActivity(h, 'la_active', now - 90 * DAY, null);
     const content = { type: 'notification' as const, templateSlug: 's', releaseVersion: 1, title: 't', body: 'b' };
-    const old = await h.ctx.db.write((tx) => enqueue(h.ctx.db, tx, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }, { deviceId: device }], now: now - 8 * DAY }));
-    const fresh = await h.ctx.db.write((tx) => enqueue(h.ctx.db, tx, { appId: 'a1', content, targets: [{ deviceId: device }], now: now - 1 * DAY }));
+    const old = await h.ctx.db.write((tx) => h.ctx.outbox.enqueue(tx, { appId: 'a1', content, targets: [{ deviceId: device }, { deviceId: device }, { deviceId: device }], now: now - 8 * DAY }));
+    const fresh = await h.ctx.db.write((tx) => h.ctx.outbox.enqueue(tx, { appId: 'a1', content, targets: [{ deviceId: device }], now: now - 1 * DAY }));
     // One old delivery finished, one superseded, one still pending; the fresh one finished.
     await testRows(h.ctx, `UPDATE deliveries SET status = 'delivered' WHERE message_id = ? AND id = (SELECT min(id) FROM deliveries WHERE message_id = ?)`, [old.messageId, old.messageId]);
     await testRows(h.ctx, `UPDATE deliveries SET status = 'superseded' WHERE message_id = ? AND id = (SELECT max(id) FROM deliveries WHERE message_id = ?)`, [old.messageId, old.messageId]);

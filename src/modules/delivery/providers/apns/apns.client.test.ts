@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from 'bun:test';
+import { until } from '../../../../test-support/eventually';
 import { FakeClock } from '../../../../lib/clock';
 import { silentLogger } from '../../../../lib/logger';
 import { apnsToken, startApnsStandin, type ApnsStandin } from '../../../../test-support/apns-standin';
@@ -6,6 +7,9 @@ import { apnsKey } from '../../../../test-support/delivery-fixtures';
 import type { ApnsCredentials } from '../../../apps/credentials';
 import type { PushRequest } from '../transport';
 import { ApnsClient, apnsOrigin } from './apns.client';
+
+/** Checked every 5 ms, as HTTP/2 frames come quickly. */
+const FAST = { intervalMs: 5 };
 
 let apns: ApnsStandin;
 let client: ApnsClient;
@@ -32,11 +36,6 @@ async function setup(options: { maxConcurrentStreams?: number; pingIntervalMs?: 
     apns: creds,
   });
   return { creds, request };
-}
-
-/** Waits (real time) until the condition holds; a test fails by its own timeout otherwise. */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 5));
 }
 
 describe('APNs HTTP/2 client', () => {
@@ -67,17 +66,17 @@ describe('APNs HTTP/2 client', () => {
     let gate = new Promise<void>((r) => (release = r));
     apns.respond(() => gate.then(() => undefined));
     const first = Promise.all(Array.from({ length: 40 }, () => client.send(request())));
-    await until(() => apns.stats.activeStreams === 8);
+    await until('8 streams are open', () => apns.stats.activeStreams === 8, FAST);
     release();
     expect((await first).every((o) => o.kind === 'delivered')).toBe(true);
     expect(apns.stats.maxActiveStreams).toBe(8);
 
     apns.setMaxConcurrentStreams(3);
     gate = new Promise<void>((r) => (release = r));
-    await until(() => client.connectionStates()[0]?.limit === 3);
+    await until('the connection takes the limit of 3', () => client.connectionStates()[0]?.limit === 3, FAST);
     apns.stats.maxActiveStreams = 0;
     const second = Promise.all(Array.from({ length: 30 }, () => client.send(request())));
-    await until(() => apns.stats.activeStreams === 3);
+    await until('3 streams are open', () => apns.stats.activeStreams === 3, FAST);
     release();
     expect((await second).every((o) => o.kind === 'delivered')).toBe(true);
     expect(apns.stats.maxActiveStreams).toBe(3);
@@ -91,7 +90,7 @@ describe('APNs HTTP/2 client', () => {
     const gate = new Promise<void>((r) => (release = r));
     apns.respond(() => gate.then(() => undefined));
     const burst = Promise.all(Array.from({ length: 40 }, () => client.send(request())));
-    await until(() => apns.stats.activeStreams === 15);
+    await until('15 streams are open', () => apns.stats.activeStreams === 15, FAST);
     release();
     expect((await burst).every((o) => o.kind === 'delivered')).toBe(true);
     expect(apns.stats.connections).toBe(3);
@@ -105,7 +104,7 @@ describe('APNs HTTP/2 client', () => {
     const gate = new Promise<void>((r) => (release = r));
     apns.respond(() => gate.then(() => undefined));
     const burst = Promise.all(Array.from({ length: 40 }, () => client.send(request())));
-    await until(() => apns.stats.activeStreams === 4);
+    await until('4 streams are open', () => apns.stats.activeStreams === 4, FAST);
     release();
     expect((await burst).every((o) => o.kind === 'delivered')).toBe(true);
     expect(apns.stats.connections).toBe(1);
@@ -116,7 +115,7 @@ describe('APNs HTTP/2 client', () => {
     const { request } = await setup();
     expect((await client.send(request())).kind).toBe('delivered');
     apns.goaway();
-    await until(() => client.connectionStates()[0]?.closed === true);
+    await until('the connection is closed', () => client.connectionStates()[0]?.closed === true, FAST);
     const outcomes = await Promise.all(Array.from({ length: 10 }, () => client.send(request())));
     expect(outcomes.map((o) => o.kind)).toEqual(Array(10).fill('delivered'));
     expect(apns.stats.connections).toBe(2);
@@ -130,11 +129,11 @@ describe('APNs HTTP/2 client', () => {
     apns.respond(() => (waiting++, gate.then(() => undefined)));
     const first = Array.from({ length: 10 }, () => client.send(request()));
     // Past the stand-in's checks (where faults are drawn), waiting for their answers.
-    await until(() => waiting === 10);
+    await until('10 sends wait', () => waiting === 10, FAST);
     apns.respond(undefined);
     apns.faults.set({ rate: 1, kinds: ['goaway'], limit: 1 });
     expect((await client.send(request())).kind).toBe('delivered');
-    await until(() => client.connectionStates().some((c) => c.closed));
+    await until('a connection is closed', () => client.connectionStates().some((c) => c.closed), FAST);
     const later = Array.from({ length: 10 }, () => client.send(request()));
     release();
     const outcomes = await Promise.all([...first, ...later]);
@@ -172,7 +171,7 @@ describe('APNs HTTP/2 client', () => {
     const { request } = await setup();
     apns.respond(() => new Promise(() => {}));
     const pending = client.send(request());
-    await until(() => apns.stats.activeStreams === 1);
+    await until('1 stream is open', () => apns.stats.activeStreams === 1, FAST);
     await apns.close();
     const outcome = await pending;
     expect(outcome.kind).toBe('unreachable');
@@ -182,7 +181,7 @@ describe('APNs HTTP/2 client', () => {
   test('keeps an idle connection alive with PINGs', async () => {
     const { request } = await setup({ pingIntervalMs: 20 });
     await client.send(request());
-    await until(() => apns.stats.pings >= 2);
+    await until('two PINGs arrived', () => apns.stats.pings >= 2, FAST);
     expect(apns.stats.connections).toBe(1);
   });
 

@@ -17,6 +17,21 @@ export function fcmSendUrl(creds: FcmCredentials | undefined, projectId: string)
 }
 
 /**
+ * The FCM HTTP v1 request of one message to one registration token (a device push) or one topic
+ * (a broadcast's Android half). Without credentials, the simulator's: the project id a placeholder.
+ */
+export function fcmRequest(appId: string, creds: FcmCredentials | undefined, target: { token: string } | { topic: string }, message: Record<string, unknown>): PushRequest {
+  return {
+    appId,
+    provider: 'fcm',
+    url: fcmSendUrl(creds, creds?.serviceAccount.project_id ?? '{projectId}'),
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: { ...target, ...message } }),
+    fcm: creds,
+  };
+}
+
+/**
  * The FCM HTTP v1 transport: an OAuth2 access token from the app's service account (its token_uri
  * honoured), then one POST per message.
  * @example const fcm = new FcmSender({ clock }); await fcm.send(request);

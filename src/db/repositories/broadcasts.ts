@@ -1,0 +1,139 @@
+import type { BroadcastOp, BroadcastRow, BroadcastsRepository } from '../../modules/broadcasts/broadcasts.repository';
+import { orphaned } from '../postgres/claims';
+import type { Sql } from '../sql/sql';
+import { statement } from '../sql/statement';
+
+const COLUMNS = `id, app_id AS "appId", template_slug AS "templateSlug", attributes, content_state AS "contentState", storage_policy AS "storagePolicy",
+  state, environment, channel_id AS "channelId", channel_state AS "channelState", channel_reason AS "channelReason", topic,
+  last_timestamp AS "lastTimestamp", updates_sent AS "updatesSent", subscribers_started AS "subscribersStarted", held_reason AS "heldReason",
+  end_reason AS "endReason", started_at AS "startedAt", ended_at AS "endedAt"`;
+const ROW = { numbers: ['lastTimestamp', 'updatesSent', 'subscribersStarted', 'startedAt', 'endedAt'] };
+const OP_COLUMNS = `id, broadcast_id AS "broadcastId", app_id AS "appId", kind, content, status, apns_done AS "apnsDone", fcm_done AS "fcmDone",
+  attempts, next_attempt_at AS "nextAttemptAt", reason`;
+const OP = { numbers: ['id', 'nextAttemptAt'], booleans: ['apnsDone', 'fcmDone'] };
+const N = { numbers: ['n'] };
+
+const insert = statement(
+  `INSERT INTO broadcasts (id, app_id, template_slug, attributes, content_state, storage_policy, state, environment, channel_id, channel_state,
+     topic, last_timestamp, started_at) VALUES ($1, $2, $3, $4, $5, $6, 'Active', $7, $8, $9, $10, $11, $12)`,
+);
+const find = statement<BroadcastRow>(`SELECT ${COLUMNS} FROM broadcasts WHERE app_id = $1 AND id = $2`, ROW);
+const byId = statement<BroadcastRow>(`SELECT ${COLUMNS} FROM broadcasts WHERE id = $1`, ROW);
+const page = statement<BroadcastRow>(
+  (d) => `SELECT ${COLUMNS} FROM broadcasts WHERE app_id = $1 AND (${d.typed('$2', 'text')} IS NULL OR state = $2) ORDER BY started_at DESC, id DESC LIMIT $3 OFFSET $4`,
+  ROW,
+);
+const count = statement<{ n: number }>((d) => `SELECT count(*) AS n FROM broadcasts WHERE app_id = $1 AND (${d.typed('$2', 'text')} IS NULL OR state = $2)`, N);
+const channels = statement<{ n: number }>(`SELECT count(*) AS n FROM broadcasts WHERE app_id = $1 AND environment = $2 AND channel_state IN ('creating', 'open')`, N);
+const known = statement<{ channelId: string }>(`SELECT channel_id AS "channelId" FROM broadcasts WHERE app_id = $1 AND environment = $2 AND channel_id IS NOT NULL`);
+const running = statement<{ appId: string; plan: string; id: string }>(
+  `SELECT b.app_id AS "appId", a.plan, b.id FROM broadcasts b JOIN apps a ON a.id = b.app_id WHERE b.state = 'Active' ORDER BY b.app_id, b.started_at`,
+);
+const active = statement<{ n: number }>(`SELECT count(*) AS n FROM broadcasts WHERE app_id = $1 AND state = 'Active'`, N);
+const recordEvent = statement('UPDATE broadcasts SET content_state = $2, last_timestamp = $3 WHERE id = $1');
+const end = statement(`UPDATE broadcasts SET state = 'Ended', end_reason = $2, ended_at = $3 WHERE id = $1 AND state = 'Active'`);
+const setChannel = statement('UPDATE broadcasts SET channel_state = $2, channel_id = coalesce($3, channel_id), channel_reason = $4 WHERE id = $1');
+const setHeld = statement('UPDATE broadcasts SET held_reason = $2 WHERE id = $1');
+const counted = statement('UPDATE broadcasts SET updates_sent = updates_sent + 1 WHERE id = $1');
+const subscribers = statement('UPDATE broadcasts SET subscribers_started = subscribers_started + $2 WHERE id = $1');
+const usage = statement<{ ms: number | null }>(
+  (d) => `SELECT sum(${d.least(`coalesce(ended_at, ${d.typed('$3', 'bigint')})`, d.typed('$3', 'bigint'))} - ${d.greatest('started_at', d.typed('$2', 'bigint'))}) AS ms
+    FROM broadcasts WHERE app_id = $1 AND started_at < $3 AND (ended_at IS NULL OR ended_at > $2)`,
+  { numbers: ['ms'] },
+);
+
+const insertOp = statement(
+  `INSERT INTO broadcast_ops (broadcast_id, app_id, kind, content, status, next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', $5, $6, $6)`,
+);
+const supersede = statement(
+  (d) => `UPDATE broadcast_ops SET status = 'superseded', reason = 'superseded by a newer event', updated_at = $2
+    WHERE broadcast_id = $1 AND status = 'pending' AND kind = 'update' AND apns_done = ${d.bool(false)} AND fcm_done = ${d.bool(false)} AND attempts = 0`,
+);
+// The first unfinished step of each broadcast, when it is due: steps of one broadcast go in order.
+const FIRST_DUE = `status = 'pending' AND next_attempt_at <= $1
+   AND id = (SELECT min(id) FROM broadcast_ops WHERE broadcast_id = o.broadcast_id AND status = 'pending')`;
+const dueSqlite = statement<BroadcastOp>(`SELECT ${OP_COLUMNS} FROM broadcast_ops o WHERE ${FIRST_DUE} ORDER BY next_attempt_at, id LIMIT $2`, OP);
+// PostgreSQL: a claim under this instance's lease (several instances on one database): a step
+// claimed by another live instance is skipped, and so is every later step of its broadcast. This
+// instance takes its own claims again: its worker never runs two rounds at once, so a claim of its
+// own still pending is one a failed round left.
+const duePostgres = statement<BroadcastOp>(
+  `WITH claimed AS (
+     UPDATE broadcast_ops SET claimed_by = $3
+      WHERE id IN (SELECT id FROM broadcast_ops o WHERE ${FIRST_DUE} AND (claimed_by = $3 OR ${orphaned('claimed_by')})
+                    ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+      RETURNING ${OP_COLUMNS})
+   SELECT * FROM claimed ORDER BY "nextAttemptAt", id`,
+  OP,
+);
+const saveOp = statement(
+  (d) => `UPDATE broadcast_ops SET status = $2, apns_done = $3, fcm_done = $4, attempts = $5, next_attempt_at = $6, reason = $7, updated_at = $8${
+    d.name === 'postgres' ? ', claimed_by = NULL' : ''
+  } WHERE id = $1`,
+);
+const failPending = statement(
+  `UPDATE broadcast_ops SET status = 'failed', reason = $2, updated_at = $3 WHERE broadcast_id = $1 AND status = 'pending' AND kind <> 'delete_channel'`,
+);
+const pruneOps = statement(`DELETE FROM broadcast_ops WHERE status IN ('done', 'failed', 'superseded') AND updated_at < $1`);
+// A broadcast whose channel still exists at Apple stays: its deletion is still to come.
+const pruneEnded = statement(`DELETE FROM broadcasts WHERE state = 'Ended' AND ended_at < $1 AND channel_state IN ('deleted', 'failed')`);
+const opsOf = statement<BroadcastOp>(`SELECT ${OP_COLUMNS} FROM broadcast_ops WHERE broadcast_id = $1 ORDER BY id`, OP);
+
+/** Broadcasts and their outbox (`broadcast_ops`), one implementation for both databases. */
+export function broadcastsRepository(sql: Sql): BroadcastsRepository {
+  return {
+    async insert(row) {
+      await sql.run(insert, [row.id, row.appId, row.templateSlug, row.attributes, row.contentState, row.storagePolicy, row.environment, row.channelId, row.channelState, row.topic, row.lastTimestamp, row.startedAt]);
+    },
+    find: async (appId, id) => sql.one(find, [appId, id]),
+    byId: async (id) => sql.one(byId, [id]),
+    list: async (appId, state, limit, offset) => ({
+      rows: await sql.all(page, [appId, state ?? null, limit, offset]),
+      total: (await sql.one(count, [appId, state ?? null]))!.n,
+    }),
+    channelCount: async (appId, environment) => (await sql.one(channels, [appId, environment]))!.n,
+    knownChannels: async (appId, environment) => new Set((await sql.all(known, [appId, environment])).map((r) => r.channelId)),
+    activeCount: async (appId) => (await sql.one(active, [appId]))!.n,
+    async appsWithActive() {
+      const apps = new Map<string, { appId: string; plan: string; ids: string[] }>();
+      for (const r of await sql.all(running)) {
+        const app = apps.get(r.appId) ?? { appId: r.appId, plan: r.plan, ids: [] };
+        apps.set(r.appId, app).get(r.appId)!.ids.push(r.id);
+      }
+      return [...apps.values()];
+    },
+    async recordEvent(id, contentState, lastTimestamp) {
+      await sql.run(recordEvent, [id, contentState, lastTimestamp]);
+    },
+    end: async (id, reason, endedAt) => (await sql.run(end, [id, reason, endedAt])) > 0,
+    async setChannel(id, state, channelId, reason) {
+      await sql.run(setChannel, [id, state, channelId, reason]);
+    },
+    async setHeld(id, reason) {
+      await sql.run(setHeld, [id, reason]);
+    },
+    async countUpdateSent(id) {
+      await sql.run(counted, [id]);
+    },
+    async addSubscribers(id, n) {
+      await sql.run(subscribers, [id, n]);
+    },
+    runningMs: async (appId, from, to) => (await sql.one(usage, [appId, from, to]))?.ms ?? 0,
+    async queue(op, now) {
+      await sql.run(insertOp, [op.broadcastId, op.appId, op.kind, op.content, op.dueAt, now]);
+    },
+    supersedeUpdates: async (broadcastId, now) => sql.run(supersede, [broadcastId, now]),
+    due: async (now, limit) => (sql.dialect.name === 'postgres' ? sql.all(duePostgres, [now, limit, sql.owner]) : sql.all(dueSqlite, [now, limit])),
+    async saveOp(op, now) {
+      await sql.run(saveOp, [op.id, op.status, op.apnsDone, op.fcmDone, op.attempts, op.nextAttemptAt, op.reason, now]);
+    },
+    async failPending(broadcastId, reason, now) {
+      await sql.run(failPending, [broadcastId, reason, now]);
+    },
+    ops: async (broadcastId) => sql.all(opsOf, [broadcastId]),
+    prune: async (opsBefore, endedBefore) => ({
+      broadcastSteps: await sql.run(pruneOps, [opsBefore]),
+      broadcasts: await sql.run(pruneEnded, [endedBefore]),
+    }),
+  };
+}

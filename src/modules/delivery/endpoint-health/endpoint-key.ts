@@ -1,0 +1,19 @@
+import { downHold } from '../holds/hold-kind';
+import type { EndpointHold } from './endpoint-holds.repository';
+import type { EndpointKey } from './endpoint-record';
+
+/**
+ * The `reason` of deliveries held because their endpoint is down; it names the endpoint, so recovery
+ * releases exactly those. It keeps the words "channel down" of before the rename: clients reading a
+ * delivery's reason see the same text. Their kind is in hold_kind (endpointHold).
+ */
+export const endpointDownReason = (key: EndpointKey) => `${key.provider} channel down: ${key.endpoint}`;
+
+/** The hold of deliveries waiting for a down endpoint: its provider's down kind and the reason naming it. */
+export const endpointHold = (key: EndpointKey): EndpointHold => ({ kind: downHold(key.provider), reason: endpointDownReason(key) });
+
+/** The endpoint a provider request goes to: its app, provider and the origin of its URL. */
+export function endpointOf(appId: string, provider: 'apns' | 'fcm', url: string): EndpointKey {
+  const slash = url.indexOf('/', url.indexOf('//') + 2);
+  return { appId, provider, endpoint: slash < 0 ? url : url.slice(0, slash) };
+}

@@ -1,0 +1,47 @@
+import type { AppContext } from '../../../context';
+import { appsService } from '../../apps/apps.service';
+import { credentialsReset } from '../endpoint-health/endpoint-reset';
+import type { AppChannels } from './delivery.routing';
+
+/**
+ * An app's delivery channels as a sender needs them: its credentials opened (decrypted and parsed)
+ * once per distinct sealed value, and whether each channel is paused. Used by the delivery worker
+ * and the broadcast worker; a change of credentials seals anew, so an entry is never stale, and
+ * `forget` only frees memory.
+ * @example const app = await channels.of(appId); if (app?.apns) …
+ */
+export class AppChannelsCache {
+  private readonly repo;
+  private readonly service;
+  /** Opened credentials by their sealed value. */
+  private readonly opened = new Map<string, unknown>();
+
+  constructor(ctx: AppContext) {
+    this.repo = ctx.db.repos.apps;
+    this.service = appsService(ctx, credentialsReset(ctx));
+  }
+
+  /** The app's channels; null when the app is gone. */
+  async of(appId: string): Promise<AppChannels | null> {
+    const row = await this.repo.find(appId);
+    if (!row) return null;
+    const open = <T>(sealed: string | null, read: () => T | undefined): T | undefined => {
+      if (!sealed) return undefined;
+      if (!this.opened.has(sealed)) this.opened.set(sealed, read());
+      return this.opened.get(sealed) as T;
+    };
+    return {
+      apns: open(row.apnsSealed, () => this.service.apns(row)),
+      fcm: open(row.fcmSealed, () => this.service.fcm(row)),
+      apnsSealed: row.apnsSealed,
+      fcmSealed: row.fcmSealed,
+      apnsPausedReason: row.apnsPausedReason,
+      fcmPausedReason: row.fcmPausedReason,
+    };
+  }
+
+  /** Some app's credentials changed: what was opened goes. */
+  forget(): void {
+    this.opened.clear();
+  }
+}
