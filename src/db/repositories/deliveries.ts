@@ -1,4 +1,4 @@
-import type { DeliveryRepository, PausedChannel, RecordedOutcomes } from '../../modules/delivery/worker/delivery.repository';
+import type { DeliveryRepository, DeliveryResult, PausedChannel, RecordedOutcomes } from '../../modules/delivery/worker/delivery.repository';
 import type { ClaimedDelivery } from '../../modules/delivery/worker/delivery.routing';
 import type { WebhookEventInput } from '../../modules/webhooks/delivery-events';
 import { orphaned } from '../postgres/claims';
@@ -49,6 +49,19 @@ const update = statement(
   (d) => `UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3, provider = COALESCE($4, provider), provider_id = $5,
           reason = $6, hold_kind = $7, sent_payload = COALESCE($8, sent_payload), updated_at = $9${unclaim(d)}
     WHERE id = $10 AND ${mine(d, '$11')}`,
+);
+// PostgreSQL: the plain outcomes of a batch in one statement, their values as arrays (a round trip
+// per row cost more than the writes); SQLite runs `update` per row, prepared, which costs less
+// than building the arrays would.
+const updateMany = statement<{ id: number }>(
+  `UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next_attempt_at, provider = COALESCE(v.provider, d.provider),
+          provider_id = v.provider_id, reason = v.reason, hold_kind = v.hold_kind, sent_payload = COALESCE(v.sent_payload, d.sent_payload),
+          updated_at = $10, claimed_by = NULL
+     FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
+          AS v(id, status, attempts, next_attempt_at, provider, provider_id, reason, hold_kind, sent_payload)
+    WHERE d.id = v.id AND d.status = 'sending' AND d.claimed_by IS NOT DISTINCT FROM $11
+    RETURNING d.id`,
+  { numbers: ['id'] },
 );
 // The token may have been reported between the claim and now: then the delivery goes to it at once.
 // (SET sees the old row, so the lookup is written out twice.)
@@ -128,11 +141,12 @@ export function deliveriesRepository(sql: Sql): DeliveryRepository {
         const superseded: RecordedOutcomes['superseded'] = [];
         const failed: WebhookEventInput[] = [];
         const invalidated: WebhookEventInput[] = [];
+        const batched = tx.dialect.name === 'postgres' ? await writtenAtOnce(tx, results, now) : undefined;
         for (const r of results) {
           if (r.holdFor !== undefined) await tx.run(holdForToken, withOwner(tx, [r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id]));
           else {
             const params = [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.holdKind, r.sentPayload, now, r.id];
-            const written = (await tx.run(update, withOwner(tx, params))) > 0;
+            const written = batched ? batched.has(r.id) : (await tx.run(update, withOwner(tx, params))) > 0;
             if (written && r.recordAttempt) await tx.run(retried, [r.id, r.attempts, now, r.provider, r.providerId, r.reason]);
           }
           if (r.supersedeIfStale) {
@@ -157,4 +171,25 @@ export function deliveriesRepository(sql: Sql): DeliveryRepository {
     releaseUnheld: async (held, now) => sql.run(releaseUnheld, withOwner(sql, [now, held])),
     recoverSending: async (now) => sql.run(recoverSending, [now]),
   };
+}
+
+/** PostgreSQL: writes the outcomes that are no hold for a token in one statement; answers the ids it wrote (those still claimed by this instance). */
+async function writtenAtOnce(tx: Sql, results: readonly DeliveryResult[], now: number): Promise<Set<number>> {
+  const plain = results.filter((r) => r.holdFor === undefined);
+  if (plain.length === 0) return new Set();
+  const column = <T extends string | number | null>(pick: (r: DeliveryResult) => T) => plain.map(pick);
+  const rows = await tx.all(updateMany, [
+    column((r) => r.id),
+    column((r) => r.status),
+    column((r) => r.attempts),
+    column((r) => r.nextAttemptAt),
+    column((r) => r.provider),
+    column((r) => r.providerId),
+    column((r) => r.reason),
+    column((r) => r.holdKind),
+    column((r) => r.sentPayload),
+    now,
+    tx.owner,
+  ]);
+  return new Set(rows.map((row) => row.id));
 }

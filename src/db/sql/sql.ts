@@ -2,7 +2,7 @@ import type { Dialect } from './dialect';
 import type { Statement } from './statement';
 
 /** A parameter: an array is a list parameter (see Dialect.inList). */
-export type Param = string | number | boolean | null | undefined | readonly (string | number)[];
+export type Param = string | number | boolean | null | undefined | readonly (string | number | null)[];
 
 /**
  * Runs statements written once (statement.ts) on one database: the one implementation of every

@@ -52,15 +52,17 @@ export function startInstances(activityId: string, devices: readonly TargetDevic
  * update token has not arrived is held (latest wins) and released when the device reports it —
  * when the app has APNs credentials: without them the simulator records what would be sent, and
  * no device could ever report a token. An instance whose token a provider refused gets nothing
- * (iOS: the activity is gone from that phone; Android: the device is gone).
+ * (iOS: the activity is gone from that phone; Android: the device is gone). `apnsConfigured` is
+ * asked only for an instance still waiting for its token: most updates need no look at the app.
  */
-export function followUpTargets(instances: readonly InstanceTarget[], apnsConfigured: boolean): DeliveryTarget[] {
+export async function followUpTargets(instances: readonly InstanceTarget[], apnsConfigured: () => Promise<boolean>): Promise<DeliveryTarget[]> {
   const targets: DeliveryTarget[] = [];
+  let configured: boolean | undefined;
   for (const i of instances) {
     if (i.platform === 'android') {
       if (i.deviceTokenId !== null) targets.push({ deviceId: i.deviceId, tokenId: i.deviceTokenId });
     } else if (i.activityTokenState === 'active') targets.push({ deviceId: i.deviceId, tokenId: i.activityTokenId! });
-    else if (i.activityTokenState === null) targets.push(apnsConfigured ? { deviceId: i.deviceId, status: 'held' } : { deviceId: i.deviceId });
+    else if (i.activityTokenState === null) targets.push((configured ??= await apnsConfigured()) ? { deviceId: i.deviceId, status: 'held' } : { deviceId: i.deviceId });
   }
   return targets;
 }
@@ -103,7 +105,7 @@ export async function endActivities(outbox: Outbox, tx: Tx, rows: readonly Activ
       options: { dismissalAt, priority: options.priority },
       custom: await customOf(tx, row.appId, row.templateSlug),
     });
-    const targets = followUpTargets(await tx.instances.live(row.id), await tx.apps.hasApnsCredentials(row.appId));
+    const targets = await followUpTargets(await tx.instances.live(row.id), () => tx.apps.hasApnsCredentials(row.appId));
     await outbox.enqueue(tx, { appId: row.appId, content, targets, now: options.now });
     await tx.instances.end(row.id, endedAt);
     ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason, contentState: finalState ?? row.contentState });
@@ -129,9 +131,9 @@ export async function endInstances(
   // Only the instances this unit of work ended get the end: two expiry runs at once (a scheduler
   // leader taking over while the old one's run finishes) queue it once.
   const ended = new Set(await tx.instances.end(row.id, options.endedAt, deviceIds));
-  const targets = followUpTargets(
+  const targets = await followUpTargets(
     live.filter((i) => ended.has(i.deviceId)),
-    await tx.apps.hasApnsCredentials(row.appId),
+    () => tx.apps.hasApnsCredentials(row.appId),
   );
   const content = activityContent('end', parsed(row), {
     now: options.now,

@@ -159,7 +159,7 @@ export function liveActivitiesService(ctx: AppContext) {
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
     requireDeliverable(content);
     await tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
-    const targets = followUpTargets(await tx.instances.live(id), await tx.apps.hasApnsCredentials(appId));
+    const targets = await followUpTargets(await tx.instances.live(id), () => tx.apps.hasApnsCredentials(appId));
     await outbox.enqueue(tx, { appId, content, targets, now });
   };
 
