@@ -108,7 +108,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     const release = { version: 1, status: 'Live', templates: [{ slug: 'hello', title: 'Hello', body: 'To everyone' }] };
     expect((await adminA('POST', '/api/admin/apps/fleet/releases', release)).status).toBe(201);
     const sent = await callA('POST', '/api/apps/fleet/notifications/send', { templateSlug: 'hello' });
-    expect(sent.body).toEqual({ messageCount: phones + 1 });
+    expect(sent.body).toEqual({ messageCount: phones + 1, messageId: expect.stringMatching(/^msg_/) });
     await until('every notification is delivered', async () => (await delivered()) === phones + 2, WAIT);
     const notifications = apns.requests.filter((r) => r.headers['apns-push-type'] === 'alert');
     expect({ requests: notifications.length, tokens: new Set(notifications.map((r) => r.token)).size }).toEqual({ requests: phones + 1, tokens: phones + 1 });
@@ -198,7 +198,7 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
     const before = await delivered();
     await registerPhones(callB, 'late', 3);
     const sent = await callB('POST', '/api/apps/fleet/notifications/send', { templateSlug: 'hello', targetUsers: ['late0', 'late1', 'late2'] });
-    expect(sent.body).toEqual({ messageCount: 3 });
+    expect(sent.body).toEqual({ messageCount: 3, messageId: expect.stringMatching(/^msg_/) });
     await until('the notifications after the upgrade are delivered', async () => (await delivered()) === before + 3, WAIT);
     expect(await delivered(adminA)).toBe(before + 3);
   }, 120_000);

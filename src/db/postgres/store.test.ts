@@ -90,4 +90,14 @@ describe('the PostgreSQL store', () => {
     const outcomes = await Promise.all(Array.from({ length: 4 }, createOnce));
     expect(outcomes.sort()).toEqual(['created', 'found', 'found', 'found']);
   }, POSTGRES_TEST_TIMEOUT_MS);
+
+  test('after a write refused for lack of space, a unit of work that only reads does not say writes work again; one that writes does', async () => {
+    const { store } = await migrated();
+    store.storage.failed(Object.assign(new Error('could not extend file'), { errno: '53100' }));
+    expect(store.storage.check()).toBe('PostgreSQL is out of disk space');
+    await store.write(async (tx) => void (await tx.meta.get('nothing')));
+    expect(store.storage.check()).toBe('PostgreSQL is out of disk space');
+    await store.write(async (tx) => tx.meta.put('k', 'v'));
+    expect(store.storage.check()).toBeNull();
+  }, POSTGRES_TEST_TIMEOUT_MS);
 });

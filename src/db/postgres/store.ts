@@ -78,9 +78,12 @@ export class PostgresStore implements Store {
   private async transaction<T>(job: (tx: Pg) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const after: (() => void)[] = [];
+      // Only a transaction that wrote tells that writes work again: one that only read (a claim
+      // that found nothing) commits as well while PostgreSQL is out of space.
+      let wrote = false;
       try {
-        const result = (await this.pending.run(after, () => this.client.begin((tx) => job(tx)))) as T;
-        this.storage.succeeded();
+        const result = (await this.pending.run(after, () => this.client.begin((tx) => job(watchingWrites(tx, () => (wrote = true)))))) as T;
+        if (wrote) this.storage.succeeded();
         for (const fn of after) fn();
         return result;
       } catch (e) {
@@ -101,6 +104,17 @@ export class PostgresStore implements Store {
 }
 
 const CONFLICT_ATTEMPTS = 5;
+
+/** `tx`, calling `wrote` at the first statement that is not a plain SELECT. */
+function watchingWrites(tx: Pg, wrote: () => void): Pg {
+  return {
+    unsafe(query, values) {
+      if (!READ_ONLY.test(query)) wrote();
+      return tx.unsafe(query, values);
+    },
+  };
+}
+const READ_ONLY = /^\s*SELECT\b/i;
 /** Lost races: serialization failure, deadlock, a unique key another transaction took meanwhile. */
 const isConflict = (e: unknown) => ['40001', '40P01', '23505'].includes(String((e as { errno?: unknown } | null)?.errno));
 

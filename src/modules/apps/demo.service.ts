@@ -19,6 +19,8 @@ export const DEMO = {
   broadcastId: 'bc_demo',
   /** A Live Activity stream (PUT …/live-activity-streams/{key}) of demo-user's order. */
   streamKey: 'demo-order',
+  /** The notification the demo sends (GET …/notifications/{messageId} follows it). */
+  messageId: 'msg_demo',
   /** An app-defined Live Activity template (its own RideAttributes type). */
   liveActivityTemplateSlug: 'ride',
 } as const;
@@ -100,7 +102,7 @@ export async function createDemo(services: Services): Promise<DemoSummary> {
   });
   await liveActivityTemplates.create(DEMO.appId, structuredClone(DEMO_RIDE_TEMPLATE) as Parameters<typeof liveActivityTemplates.create>[1]);
   await broadcasts.create(created.row, { templateSlug: 'metric-live', attributes: { label: 'Final: Lions v Tigers' }, contentState: { value: '0 - 0' } }, DEMO.broadcastId);
-  const sent = await notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } });
+  const sent = await notifications.send(DEMO.appId, { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } }, { messageId: DEMO.messageId });
   return {
     appId: DEMO.appId,
     appSecret: created.appSecret,

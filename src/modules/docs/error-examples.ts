@@ -202,6 +202,7 @@ const NOT_FOUND: [RegExp, string][] = [
   [/\/end-users\/\{endUserId\}$/, 'end user not found'],
   [/\/deliveries\/\{id\}$/, 'delivery not found'],
   [/\/webhooks\/\{id\}/, 'webhook endpoint not found'],
+  [/\/notifications\/\{messageId\}$/, 'message not found'],
 ];
 
 const PUBLIC_401 = [

@@ -67,6 +67,7 @@ export const PARAM_EXAMPLES: Record<string, unknown> = {
   slug: DEMO.notificationSlug,
   kind: 'app-secret',
   key: DEMO.streamKey,
+  messageId: DEMO.messageId,
 };
 
 /** Where an operation needs another value than the name's default (the demo's Draft release 2 is the editable one). */

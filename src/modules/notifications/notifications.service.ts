@@ -49,12 +49,13 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
      * written: an invalid send queues nothing.
      * @example send('demo', { templateSlug: 'welcome', variables: { name: 'Ada' } }) // { messageCount: 3, messageId: 'msg_…' }
      */
-    async send(appId: string, input: SendInput): Promise<SendResult> {
+    async send(appId: string, input: SendInput, options: { messageId?: string } = {}): Promise<SendResult> {
       const release = await releaseFor(appId, input.testReleaseVersion);
       const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
       if (!template) throw templateNotFound(input.templateSlug, release.version);
       const now = clock.now();
-      const messageId = newId('msg', now);
+      // The demo's message has a fixed id (the API document's examples name it).
+      const messageId = options.messageId ?? newId('msg', now);
       const content = notificationContent(template, input, { messageId, now, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
       const filter = {
         endUserIds: input.targetUsers && [...new Set(input.targetUsers)],

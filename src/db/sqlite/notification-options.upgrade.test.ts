@@ -2,11 +2,11 @@ import { afterEach, expect, test } from 'bun:test';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultMigrationsFolder, migrateDatabase, openDatabase } from '../../db/sqlite/database';
-import { apnsRequest, fcmMessage } from '../delivery/payloads';
-import { notificationContent } from './notification-content';
-import type { TemplateRow } from './releases.repository';
-import { templateView } from './releases.service';
+import { defaultMigrationsFolder, migrateDatabase, openDatabase } from './database';
+import { apnsRequest, fcmMessage } from '../../modules/delivery/payloads';
+import { notificationContent } from '../../modules/notifications/notification-content';
+import type { TemplateRow } from '../../modules/notifications/releases.repository';
+import { templateView } from '../../modules/notifications/releases.service';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

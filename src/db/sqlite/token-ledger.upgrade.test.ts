@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { defaultMigrationsFolder, migrateDatabase, openDatabase } from '../../db/sqlite/database';
+import { defaultMigrationsFolder, migrateDatabase, openDatabase } from './database';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
