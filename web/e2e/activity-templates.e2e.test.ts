@@ -24,7 +24,12 @@ const signIn = async (p: Page) => {
 };
 
 beforeAll(async () => {
-  islet = await startIslet();
+  // An app declared in the TOML with a template of its own: shown, not deletable from the console.
+  islet = await startIslet(
+    '[[apps]]\nid = "declared"\nname = "Declared"\nplan = "pro"\n' +
+      '[[apps.live_activity_templates]]\nslug = "parcel"\nattributes_type = "ParcelAttributes"\n' +
+      '[apps.live_activity_templates.content_state]\nstage = { type = "string", required = true }\n',
+  );
   browser = await launchChromium();
   page = await (await newRecordedContext(browser, 'desktop', recorder)).newPage();
   // The demo defines `ride`; an Active activity of it makes its delete a 409.
@@ -81,6 +86,15 @@ describe('console: activity templates', () => {
     expect((await adminCall('GET', '/apps/demo/live-activity-templates/ride')).status).toBe(200);
     expect(recorder.errors).toEqual([]);
     expect(foreignRequests(recorder, islet.host)).toEqual([]);
+  }, SLOW);
+
+  test('a template declared in the TOML is marked from config, without a Delete button', async () => {
+    await page.goto(`${islet.url}/console/apps/declared/activity-templates`);
+    const parcel = page.getByRole('region', { name: 'parcel' });
+    await parcel.getByText('from config').waitFor();
+    await parcel.getByRole('row', { name: /stage/ }).getByText('required').waitFor();
+    expect(await parcel.getByRole('button', { name: /Delete/ }).count()).toBe(0);
+    expect(recorder.errors).toEqual([]);
   }, SLOW);
 
   test('at phone width the page does not overflow sideways', async () => {
