@@ -1,4 +1,5 @@
 import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
 import { Alert, Badge, Button, CopyButton, Spinner } from './ui';
 import { publicApi } from '../lib/api';
 import { useLoad } from '../lib/hooks';
@@ -20,15 +21,18 @@ const TONE: Partial<Record<State, string>> = { queued: 'blue' };
 
 /**
  * What became of one sent message, from `GET …/notifications/{messageId}` (the public API, as a
- * backend would follow it): its deliveries by state, polled every 3 s and on demand.
+ * backend would follow it): its deliveries by state, polled every 3 s until none is waiting, and on demand.
  */
 export function MessageStatusPanel(props: { appId: string; messageId: string }) {
+  // Polled while a delivery may still change on its own; Refresh asks again at any time.
+  const [settled, setSettled] = useState(false);
   const status = useLoad(
     () => publicApi<MessageStatus>(props.appId, 'GET', `/notifications/${encodeURIComponent(props.messageId)}`),
-    [props.appId, props.messageId],
-    3000,
+    [props.appId, props.messageId, settled],
+    settled ? undefined : 3000,
   );
   const d = status.data?.deliveries;
+  useEffect(() => setSettled(d !== undefined && d.queued + d.held + d.sending === 0), [d]);
   return html`<section class="message-status" aria-label="Message status">
     <div class="message-status-head">
       <span>Message <code class="mono">${props.messageId}</code> <${CopyButton} text=${props.messageId} label="Copy the message id" /></span>
