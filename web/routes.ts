@@ -3,6 +3,7 @@ import type { VNode } from 'preact';
 import { match, searchParams } from './lib/router';
 import { ActivitiesPage } from './pages/activities';
 import { ActivityDetailPage } from './pages/activity-detail';
+import { ActivityTemplatesPage } from './pages/activity-templates';
 import { AppOverviewPage } from './pages/app-overview';
 import { AppsPage } from './pages/apps';
 import { AuditPage } from './pages/audit';
@@ -36,6 +37,7 @@ const ROUTES: Route[] = [
   { pattern: '/apps/:appId/broadcasts', title: 'Broadcasts', render: (p) => html`<${BroadcastsPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/devices', title: 'End users & devices', render: (p) => html`<${DevicesPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/activities', title: 'Live Activities', render: (p) => html`<${ActivitiesPage} key=${p.appId} appId=${p.appId} />` },
+  { pattern: '/apps/:appId/activity-templates', title: 'Activity templates', render: (p) => html`<${ActivityTemplatesPage} key=${p.appId} appId=${p.appId} />` },
   {
     pattern: '/apps/:appId/activities/new',
     title: 'Start a Live Activity',

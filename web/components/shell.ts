@@ -30,6 +30,7 @@ function useApps(): AppView[] | undefined {
 const APP_NAV: [string, string, string][] = [
   ['', 'Overview', 'M4 5h16v5H4zM4 14h7v5H4zM14 14h6v5h-6z'],
   ['/activities', 'Live Activities', 'M3 9a4 4 0 0 1 4-4h10a4 4 0 0 1 0 8H7a4 4 0 0 1-4-4zm14 0h.01M6 18h12'],
+  ['/activity-templates', 'Activity templates', 'M4 4h16v6H4zM4 14h7v6H4zM14 14h6M14 17h6M14 20h4'],
   ['/broadcasts', 'Broadcasts', 'M12 12a1 1 0 1 0 0-.01M8.5 8.5a5 5 0 0 0 0 7M15.5 8.5a5 5 0 0 1 0 7M5.6 5.6a9 9 0 0 0 0 12.8M18.4 5.6a9 9 0 0 1 0 12.8'],
   ['/devices', 'End users & devices', 'M8 3h8a1 1 0 0 1 1 1v16a1 1 0 0 1-1 1H8a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1zm3 15h2'],
   ['/releases', 'Releases & templates', 'M5 4h10l4 4v12H5zM14 4v5h5M8 13h8M8 17h5'],

@@ -15,14 +15,14 @@ export interface IsletProcess {
 /**
  * Starts the real server the way the product does (`bun src/main.ts serve --config FILE`), on a
  * free port with a fresh database, so the console is served by Bun's HTML bundling and the
- * delivery worker runs (to the simulator).
+ * delivery worker runs (to the simulator). `extraConfig` is TOML appended to the file (`[[apps]]`, …).
  */
-export async function startIslet(): Promise<IsletProcess> {
+export async function startIslet(extraConfig = ''): Promise<IsletProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'islet-e2e-'));
   const adminToken = 'e2e-admin-token';
   const server = await spawnServer(
     dir,
-    `[server]\nhost = "127.0.0.1"\nport = 0\n[admin]\ntoken = "${adminToken}"\n[database]\npath = "${join(dir, 'islet.db')}"\n`,
+    `[server]\nhost = "127.0.0.1"\nport = 0\n[admin]\ntoken = "${adminToken}"\n[database]\npath = "${join(dir, 'islet.db')}"\n${extraConfig}`,
   );
   return {
     url: server.url,

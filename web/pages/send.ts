@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ConfirmDialog, toast } from '../components/feedback';
+import { MessageStatusPanel } from '../components/message-status';
 import { Alert, Button, Card, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { useAction, useLoad } from '../lib/hooks';
@@ -20,7 +21,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
   const [slug, setSlug] = useState(props.template ?? '');
   const [variables, setVariables] = useState<Record<string, string>>({});
   const [targets, setTargets] = useState('');
-  const [sent, setSent] = useState<number | undefined>();
+  const [sent, setSent] = useState<{ count: number; messageId: string | null } | undefined>();
 
   // Default to the Live release and its first template once the releases are known.
   useEffect(() => {
@@ -38,13 +39,13 @@ export function SendPage(props: { appId: string; release?: string; template?: st
     .map((s) => s.trim())
     .filter(Boolean);
   const send = useAction(async () => {
-    const res = await publicApi<{ messageCount: number }>(props.appId, 'POST', '/notifications/send', {
+    const res = await publicApi<{ messageCount: number; messageId: string | null }>(props.appId, 'POST', '/notifications/send', {
       templateSlug: slug,
       variables: Object.fromEntries(Object.entries(variables).filter(([k]) => template?.placeholders.includes(k))),
       ...(targetUsers.length > 0 ? { targetUsers } : {}),
       ...(testing ? { testReleaseVersion: release!.version } : {}),
     });
-    setSent(res.messageCount);
+    setSent({ count: res.messageCount, messageId: res.messageId });
     toast(`${res.messageCount} notification${res.messageCount === 1 ? '' : 's'} queued`);
   });
   // A send to everyone (or every tester) is confirmed with the number of devices it reaches.
@@ -103,8 +104,9 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             ${send.error && !confirming ? html`<${Alert}>${send.error}<//>` : ''}
             ${sent !== undefined
               ? html`<${Alert} tone="success">
-                  <strong>${sent} notification${sent === 1 ? '' : 's'} queued.</strong> ${sent === 0 ? 'No targeted end user has a device.' : ''}
+                  <strong>${sent.count} notification${sent.count === 1 ? '' : 's'} queued.</strong> ${sent.count === 0 ? 'No targeted end user has a device.' : ''}
                   <${Link} href=${`/apps/${id}/deliveries`}>See deliveries →<//>
+                  ${sent.messageId ? html`<${MessageStatusPanel} key=${sent.messageId} appId=${props.appId} messageId=${sent.messageId} />` : ''}
                 <//>`
               : ''}
             <div class="form-actions"><${Button} type="submit" variant="primary" busy=${send.busy} disabled=${!template}>Send notification<//></div>
