@@ -5756,6 +5756,7 @@ export interface operations {
       path: {
         /** @example demo */
         appId: string;
+        /** @example msg_demo */
         messageId: string;
       };
     };
