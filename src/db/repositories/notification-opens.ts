@@ -35,6 +35,9 @@ const deliveryCounts = statement<MessageStateCount>(
   { numbers: ['messageId', 'count'] },
 );
 
+/** The statements whose plans notification-opens.plan.test.ts checks on both databases. */
+export const OPENS_STATEMENTS = { sentTo, count, counts, page, total, deliveryCounts };
+
 /** Opens reported by devices, and the app's messages listed with their counts. */
 export function notificationOpensRepository(sql: Sql): NotificationOpensRepository {
   return {
