@@ -72,7 +72,8 @@ forEachDatabase('notification-opens', (database) => {
       await setup();
       const iphone = await register('ada', 'ada-phone');
       const messageId = await send(['ada']);
-      for (const headers of [{ 'x-end-user-signature': sign(signingSecret, 'bob') }, { 'x-end-user-signature': 'zz' }, {}]) {
+      const attempts: Record<string, string>[] = [{ 'x-end-user-signature': sign(signingSecret, 'bob') }, { 'x-end-user-signature': 'zz' }, {}];
+      for (const headers of attempts) {
         const res = await report(messageId, 'ada', iphone, headers);
         expect(res.status).toBe(401);
         expect(res.body.title).toBe('Unauthorized');
