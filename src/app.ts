@@ -25,6 +25,7 @@ import { liveActivityTemplatesAdminRoutes } from './modules/live-activities/live
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
+import { opensRoutes } from './modules/notifications/opens.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes';
@@ -114,6 +115,7 @@ export function createApp(ctx: AppContext) {
     .use(deliveriesAdminRoutes(services))
     .use(endpointsAdminRoutes(services))
     .use(notificationsRoutes(services))
+    .use(opensRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
     .use(liveActivityTemplatesAdminRoutes(services))

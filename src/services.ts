@@ -12,6 +12,7 @@ import { idempotency } from './modules/idempotency/idempotency';
 import { liveActivitiesService } from './modules/live-activities/live-activities.service';
 import { liveActivityTemplatesService } from './modules/live-activities/live-activity-templates.service';
 import { notificationsService } from './modules/notifications/notifications.service';
+import { opensService } from './modules/notifications/opens.service';
 import { releasesService } from './modules/notifications/releases.service';
 import { webhooksService } from './modules/webhooks/webhooks.service';
 
@@ -38,6 +39,7 @@ export function buildServices(ctx: AppContext) {
     idempotency: idempotency(ctx),
     releases,
     notifications: notificationsService(ctx, releases),
+    opens: opensService(ctx),
     liveActivities,
     liveActivityTemplates: liveActivityTemplatesService(ctx),
     streams: activityStreamsService(ctx, liveActivities),

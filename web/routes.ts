@@ -11,6 +11,7 @@ import { BroadcastsPage } from './pages/broadcasts';
 import { DeliveriesPage } from './pages/deliveries';
 import { DeliveryDetailPage } from './pages/delivery-detail';
 import { InstancesPage } from './pages/instances';
+import { MessagesPage } from './pages/messages';
 import { NotFoundPage } from './pages/not-found';
 import { DevicesPage } from './pages/devices';
 import { ReleaseDetailPage } from './pages/release-detail';
@@ -55,6 +56,7 @@ const ROUTES: Route[] = [
     render: (p) => html`<${ReleaseDetailPage} key=${`${p.appId}/${p.version}`} appId=${p.appId} version=${Number(p.version)} />`,
   },
   { pattern: '/apps/:appId/send', title: 'Send a notification', render: (p, q) => html`<${SendPage} key=${p.appId} appId=${p.appId} release=${q.get('release') ?? undefined} template=${q.get('template') ?? undefined} />` },
+  { pattern: '/apps/:appId/messages', title: 'Messages', render: (p) => html`<${MessagesPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/deliveries', title: 'Deliveries', render: (p, q) => html`<${DeliveriesPage} key=${p.appId} appId=${p.appId} params=${q} />` },
   {
     pattern: '/apps/:appId/deliveries/:deliveryId',

@@ -261,6 +261,20 @@ export interface paths {
      */
     post: operations["postApiAppsByAppIdNotificationsSend"];
   };
+  "/api/apps/{appId}/notifications/{messageId}/opened": {
+    /**
+     * Report a notification opened
+     * @description Sent by the device when its user opens a notification: counted once per device in the message status (`opened`), and a `notification.opened` webhook event. Authenticated by `X-Service-Key` or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). 404 `message not found` for an unknown id or another app's; 404 `message was not sent to this device` when no delivery of it went to that device, the device is not that end user's, or it was deleted. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdNotificationsByMessageIdOpened"];
+  };
+  "/api/apps/{appId}/notifications": {
+    /**
+     * List sent notifications
+     * @description The app's messages newest first (`limit` default 50), each with its deliveries by state (as the message status counts them) and its opens.
+     */
+    get: operations["getApiAppsByAppIdNotifications"];
+  };
   "/api/admin/apps/{appId}/releases": {
     /**
      * List releases
@@ -5847,6 +5861,8 @@ export interface operations {
                 superseded: number;
               };
             };
+            /** @description Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each). */
+            opened: number;
           };
         };
       };
@@ -6066,6 +6082,270 @@ export interface operations {
       };
       /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
       507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report a notification opened
+   * @description Sent by the device when its user opens a notification: counted once per device in the message status (`opened`), and a `notification.opened` webhook event. Authenticated by `X-Service-Key` or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). 404 `message not found` for an unknown id or another app's; 404 `message was not sent to this device` when no delivery of it went to that device, the device is not that end user's, or it was deleted. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  postApiAppsByAppIdNotificationsByMessageIdOpened: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example msg_demo */
+        messageId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The end user the device belongs to (the one `X-End-User-Signature` signs). */
+          endUserId: string;
+          /** @description The device id its registration answered (`device.id`). */
+          deviceId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description False when this device had reported the message opened already (counted once). */
+            counted: boolean;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List sent notifications
+   * @description The app's messages newest first (`limit` default 50), each with its deliveries by state (as the message status counts them) and its opens.
+   */
+  getApiAppsByAppIdNotifications: {
+    parameters: {
+      query?: {
+        limit?: number;
+        offset?: number;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description Newest first. */
+            messages: {
+                messageId: string;
+                templateSlug: string;
+                releaseVersion: number;
+                /** Format: date-time */
+                createdAt: string;
+                /** @description Deliveries (one per device) by state. */
+                deliveries: {
+                  total: number;
+                  /** @description Waiting to be sent (also while retrying). */
+                  queued: number;
+                  /** @description Waiting for the provider's channel (paused credentials, an endpoint down). */
+                  held: number;
+                  /** @description Being sent now. */
+                  sending: number;
+                  /** @description Accepted by APNs or FCM (or the simulator). */
+                  sent: number;
+                  /** @description Refused by the provider, or out of attempts. */
+                  failed: number;
+                  /** @description Not delivered because the device's token is no longer valid (the provider said so, or it was invalidated before the send). */
+                  dropped: number;
+                  /** @description Replaced by a newer message before it went. */
+                  superseded: number;
+                };
+                /** @description Devices that reported opening it (once each). */
+                opened: number;
+              }[];
+            /** @description All of the app's messages (retention removes old ones). */
+            total: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
         content: {
           "application/problem+json": {
             /** @description Standard reason phrase of the status. */
@@ -8535,7 +8815,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "notification.opened" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
         };
       };
@@ -8871,7 +9151,7 @@ export interface operations {
         "application/json": {
           /** @description Where events are posted: https, and a public address (the outbound policy of provider endpoints). */
           url?: string;
-          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
+          events?: (("live_activity.started" | "live_activity.ended" | "live_activity.token_received" | "delivery.failed" | "notification.opened" | "device.token_invalidated" | "channel.down" | "channel.recovered" | "broadcast.held" | "broadcast.ended" | "quota.warning" | "quota.exceeded")[]) | null;
           description?: string | null;
           /** @description false stops sending (queued events wait); true again clears the disabled mark. */
           enabled?: boolean;

@@ -345,8 +345,29 @@ export const notificationMessages = sqliteTable(
       .notNull()
       .references(() => messages.id, { onDelete: 'cascade' }),
   },
-  // Deleting a message checks the cascade through this index instead of a scan.
-  (t) => [uniqueIndex('notification_messages_message').on(t.messageId)],
+  (t) => [
+    // Deleting a message checks the cascade through this index instead of a scan.
+    uniqueIndex('notification_messages_message').on(t.messageId),
+    // The app's messages newest first (message ids grow), and their total, read from the index alone.
+    index('notification_messages_app').on(t.appId, t.messageId),
+  ],
+);
+
+/**
+ * A device reported that it opened a notification: once per device and message. Keeps the device
+ * id only (no end user), and outlives the device, as its deliveries do: counts stay when a device
+ * or an end user is deleted; retention removes opens with their message.
+ */
+export const notificationOpens = sqliteTable(
+  'notification_opens',
+  {
+    messageId: integer('message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    deviceId: text('device_id').notNull(),
+    openedAt: integer('opened_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.deviceId] })],
 );
 
 /**

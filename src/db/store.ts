@@ -15,6 +15,7 @@ import type { LiveActivityTemplatesRepository } from '../modules/live-activities
 import type { MetaRepository } from '../modules/auth/meta.repository';
 import type { MetricsRepository } from '../modules/metrics/metrics.repository';
 import type { NotificationMessagesRepository } from '../modules/notifications/notification-messages.repository';
+import type { NotificationOpensRepository } from '../modules/notifications/notification-opens.repository';
 import type { ReleasesRepository } from '../modules/notifications/releases.repository';
 import type { TokensRepository } from '../modules/tokens/tokens.repository';
 import type { WebhookEventsRepository } from '../modules/webhooks/webhook-events.repository';
@@ -42,6 +43,7 @@ export interface Repositories {
   meta: MetaRepository;
   metrics: MetricsRepository;
   notificationMessages: NotificationMessagesRepository;
+  notificationOpens: NotificationOpensRepository;
   outbox: OutboxRepository;
   releases: ReleasesRepository;
   tokens: TokensRepository;

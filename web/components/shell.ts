@@ -35,6 +35,7 @@ const APP_NAV: [string, string, string][] = [
   ['/devices', 'End users & devices', 'M8 3h8a1 1 0 0 1 1 1v16a1 1 0 0 1-1 1H8a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1zm3 15h2'],
   ['/releases', 'Releases & templates', 'M5 4h10l4 4v12H5zM14 4v5h5M8 13h8M8 17h5'],
   ['/send', 'Send notification', 'M4 12l16-8-6 16-2-6-8-2z'],
+  ['/messages', 'Messages', 'M4 20V12M9 20V8M14 20v-5M19 20V5M3 20h18'],
   ['/deliveries', 'Deliveries', 'M3 7h12v10H3zM15 10h3l3 3v4h-6M7 20a2 2 0 1 0 0-.01M17 20a2 2 0 1 0 0-.01'],
   ['/usage', 'Usage', 'M4 20V10M10 20V4M16 20v-7M22 20H2'],
   ['/webhooks', 'Webhooks', 'M8 7a4 4 0 1 1 7 2.6L12 15M6 17a3 3 0 1 0 5.2-2M17 14a3 3 0 1 1-2.8 4H9'],

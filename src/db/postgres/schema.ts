@@ -266,7 +266,19 @@ export const notificationMessages = pgTable(
       .notNull()
       .references(() => messages.id, { onDelete: 'cascade' }),
   },
-  (t) => [uniqueIndex('notification_messages_message').on(t.messageId)],
+  (t) => [uniqueIndex('notification_messages_message').on(t.messageId), index('notification_messages_app').on(t.appId, t.messageId)],
+);
+
+export const notificationOpens = pgTable(
+  'notification_opens',
+  {
+    messageId: bigint('message_id', { mode: 'number' })
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    deviceId: text('device_id').notNull(),
+    openedAt: bigint('opened_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.deviceId] })],
 );
 
 export const auditLog = pgTable(

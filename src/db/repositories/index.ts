@@ -17,6 +17,7 @@ import { metaRepository } from './meta';
 import { outboxRepository } from './outbox';
 import { metricsRepository } from './metrics';
 import { notificationMessagesRepository } from './notification-messages';
+import { notificationOpensRepository } from './notification-opens';
 import { releasesRepository } from './releases';
 import { tokensRepository } from './tokens';
 import { webhookEventsRepository } from './webhook-events';
@@ -44,6 +45,7 @@ export function repositoriesOn(sql: Sql): Repositories {
     meta: metaRepository(sql),
     metrics: metricsRepository(sql),
     notificationMessages: notificationMessagesRepository(sql),
+    notificationOpens: notificationOpensRepository(sql),
     outbox: outboxRepository(sql),
     releases: releasesRepository(sql),
     tokens: tokensRepository(sql),

@@ -113,6 +113,9 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
     '404': [templateNotFound(DEMO.releaseVersion), example('An unknown testReleaseVersion', 404, 'release not found')],
     '422': [example('No Live release', 422, 'app has no live release'), example('testReleaseVersion not in Testing', 422, 'release is not in Testing status')],
   },
+  'POST /api/apps/{appId}/notifications/{messageId}/opened': {
+    '404': [example('An unknown message id', 404, 'message not found'), example('No delivery of it went to that device of that end user', 404, 'message was not sent to this device')],
+  },
   'POST /api/admin/apps': {
     '400': [example('An unknown plan', 400, 'plan must be one of free, pro')],
     '409': [example('A taken id', 409, 'app acme-delivery already exists')],

@@ -30,6 +30,8 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
     { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } },
   ],
+  // The demo's message went to demo-user's iPhone too.
+  'POST /api/apps/{appId}/notifications/{messageId}/opened': [{ endUserId: DEMO.endUserId, deviceId: DEMO.iphoneId }],
   'POST /api/admin/apps': [{ id: 'acme-delivery', name: 'Acme Delivery', plan: 'pro' }],
   'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }],
   'PUT /api/admin/apps/{appId}/apns': [

@@ -23,10 +23,12 @@ export interface MessageStatus {
   /** Every delivery, of devices deleted since too. */
   deliveries: DeliveryCounts;
   platforms: { ios: DeliveryCounts; android: DeliveryCounts };
+  /** Devices that reported opening it (once each: opens.service.ts). */
+  opened: number;
 }
 
 /** The delivery states as the status endpoint names them (the outbox's `pending` and `delivered` are what a caller calls queued and sent). */
-const STATE_NAMES: Record<string, Exclude<keyof DeliveryCounts, 'total'>> = {
+export const STATE_NAMES: Record<string, Exclude<keyof DeliveryCounts, 'total'>> = {
   pending: 'queued',
   held: 'held',
   sending: 'sending',
@@ -36,7 +38,7 @@ const STATE_NAMES: Record<string, Exclude<keyof DeliveryCounts, 'total'>> = {
   superseded: 'superseded',
 };
 
-const noCounts = (): DeliveryCounts => ({ total: 0, queued: 0, held: 0, sending: 0, sent: 0, failed: 0, dropped: 0, superseded: 0 });
+export const noCounts = (): DeliveryCounts => ({ total: 0, queued: 0, held: 0, sending: 0, sent: 0, failed: 0, dropped: 0, superseded: 0 });
 
 /**
  * What became of a sent notification: its template and release, and its deliveries counted by
@@ -54,6 +56,7 @@ export async function messageStatus(ctx: AppContext, appId: string, publicId: st
     createdAt: isoTime(message.createdAt),
     deliveries: noCounts(),
     platforms: { ios: noCounts(), android: noCounts() },
+    opened: await ctx.db.repos.notificationOpens.count(message.messageId),
   };
   for (const row of await repo.counts(message.messageId)) {
     const state = STATE_NAMES[row.status];

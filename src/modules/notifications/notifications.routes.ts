@@ -42,7 +42,7 @@ const SendBody = t.Object(
   { additionalProperties: false },
 );
 
-const Counts = t.Object(
+export const Counts = t.Object(
   {
     total: Type.Integer(),
     queued: Type.Integer({ description: 'Waiting to be sent (also while retrying).' }),
@@ -63,6 +63,7 @@ const MessageStatus = t.Object({
   createdAt: t.String({ format: 'date-time' }),
   deliveries: Counts,
   platforms: t.Object({ ios: Counts, android: Counts }, { description: 'The same counts per platform (deliveries of devices deleted since are only in `deliveries`).' }),
+  opened: Type.Integer({ description: 'Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each).' }),
 });
 
 /** The public send endpoint (spec endpoint 5). */

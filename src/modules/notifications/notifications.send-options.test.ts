@@ -120,6 +120,7 @@ forEachDatabase('notification sends with options', (database) => {
         createdAt: new Date(h.clock.now()).toISOString(),
         deliveries: counts(3),
         platforms: { ios: counts(1), android: counts(2) },
+        opened: 0,
       });
     });
 

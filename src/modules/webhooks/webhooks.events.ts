@@ -4,6 +4,7 @@ export const WEBHOOK_EVENTS = {
   'live_activity.ended': 'an activity ended: endReason api, quota or expired',
   'live_activity.token_received': 'an iPhone reported the update token of its instance of an activity',
   'delivery.failed': 'a push was given up on (the provider refused it, retries ran out, or it could not be sent at all: an iPhone without a push-to-start token at a start)',
+  'notification.opened': 'a device reported opening a notification (once per device and message)',
   'device.token_invalidated': 'APNs or FCM refused a token for good (unregistered, bad token)',
   'channel.down': 'a provider endpoint (APNs production or sandbox, FCM) of the app stopped answering: its deliveries are held',
   'channel.recovered': 'that endpoint answers again: the deliveries held for it go out',

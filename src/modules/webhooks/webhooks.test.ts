@@ -160,9 +160,14 @@ forEachDatabase('webhooks', (database) => {
       advance(MINUTE);
 
       // live_activity.token_received: an iPhone reports its activity's update token.
-      await connect(h, appId, 'phone', { platform: 'ios', pushToStartToken: apnsToken() });
+      const phone = await connect(h, appId, 'phone', { platform: 'ios', pushToStartToken: apnsToken() });
       const ios = await h.service(appId, 'POST', activitiesPath(appId), { ...progress, targetUsers: ['phone'] });
       expect((await h.service(appId, 'PUT', `${activitiesPath(appId)}/${ios.body.activities[0].id}/push-token`, { token: apnsToken() })).status).toBe(200);
+
+      // notification.opened: the iPhone reports opening a notification sent to it.
+      expect((await h.admin('POST', `/api/admin/apps/${appId}/releases`, { version: 1, status: 'Live', templates: [{ slug: 'hi', title: 'Hi', body: 'Hello' }] })).status).toBe(201);
+      const note = await h.service(appId, 'POST', `/api/apps/${appId}/notifications/send`, { templateSlug: 'hi', targetUsers: ['phone'] });
+      expect((await h.service(appId, 'POST', `/api/apps/${appId}/notifications/${note.body.messageId}/opened`, { endUserId: 'phone', deviceId: phone })).status).toBe(200);
 
       // Two activities run (flaky's for a minute already): 9 of 10 minutes is past 80% (quota.warning),
       // 11 past the quota (quota.exceeded, which also ends both: endReason quota). Each once a period.
@@ -192,6 +197,7 @@ forEachDatabase('webhooks', (database) => {
       expect(of('device.token_invalidated')[0]!.data).toMatchObject({ endUserId: 'droid', tokenKind: 'fcm_registration' });
       expect(of('live_activity.started').map((e) => e.data.activityId)).toContain(droidActivity);
       expect(of('live_activity.token_received')[0]!.data).toMatchObject({ activityId: ios.body.activities[0].id, endUserId: 'phone' });
+      expect(of('notification.opened').map((e) => e.data)).toMatchObject([{ messageId: note.body.messageId, endUserId: 'phone', deviceId: phone, platform: 'ios' }]);
       const first = receiver.events[0]!;
       expect(first.id).toStartWith('msg_');
       expect(Date.parse(first.timestamp)).toBeGreaterThan(0);

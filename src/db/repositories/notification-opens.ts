@@ -1,0 +1,52 @@
+import type {
+  ListedMessageRow,
+  MessageStateCount,
+  NotificationOpensRepository,
+  OpenCount,
+  OpenedDevice,
+} from '../../modules/notifications/notification-opens.repository';
+import { indexedBy } from '../sql/fragments';
+import type { Sql } from '../sql/sql';
+import { statement } from '../sql/statement';
+
+// A notification's delivery to a device is found through the device's tokens
+// (deliveries_notification_token: every notification the device ever got, not every delivery of a
+// fan-out to a million devices), or, still without a token, through deliveries_tokenless_device.
+// INDEXED BY on SQLite: without statistics it would walk the message's deliveries instead.
+const sentTo = statement<OpenedDevice>(
+  (d) => `SELECT dev.end_user_id AS "endUserId", dev.platform FROM devices dev WHERE dev.id = $3 AND dev.app_id = $1 AND EXISTS (
+    SELECT 1 FROM deliveries${indexedBy(d, 'deliveries_notification_token')} WHERE activity_id IS NULL AND token_id IN (SELECT id FROM tokens WHERE device_id = $3) AND message_id = $2
+    UNION ALL SELECT 1 FROM deliveries${indexedBy(d, 'deliveries_tokenless_device')} WHERE token_id IS NULL AND device_id = $3 AND message_id = $2)`,
+);
+const record = statement('INSERT INTO notification_opens (message_id, device_id, opened_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING');
+const count = statement<{ count: number }>('SELECT count(*) AS count FROM notification_opens WHERE message_id = $1', { numbers: ['count'] });
+const counts = statement<OpenCount>(
+  (d) => `SELECT message_id AS "messageId", count(*) AS count FROM notification_opens WHERE ${d.inList('message_id', '$1', 'bigint')} GROUP BY message_id`,
+  { numbers: ['messageId', 'count'] },
+);
+const page = statement<ListedMessageRow>(
+  `SELECT n.public_id AS "publicId", m.id AS "messageId", m.content, m.created_at AS "createdAt"
+   FROM notification_messages n JOIN messages m ON m.id = n.message_id WHERE n.app_id = $1 ORDER BY n.message_id DESC LIMIT $2 OFFSET $3`,
+  { numbers: ['messageId', 'createdAt'] },
+);
+const total = statement<{ count: number }>('SELECT count(*) AS count FROM notification_messages WHERE app_id = $1', { numbers: ['count'] });
+const deliveryCounts = statement<MessageStateCount>(
+  (d) => `SELECT message_id AS "messageId", status, count(*) AS count FROM deliveries WHERE ${d.inList('message_id', '$1', 'bigint')} GROUP BY message_id, status`,
+  { numbers: ['messageId', 'count'] },
+);
+
+/** The statements whose plans notification-opens.plan.test.ts checks on both databases. */
+export const OPENS_STATEMENTS = { sentTo, count, counts, page, total, deliveryCounts };
+
+/** Opens reported by devices, and the app's messages listed with their counts. */
+export function notificationOpensRepository(sql: Sql): NotificationOpensRepository {
+  return {
+    sentTo: (appId, messageId, deviceId) => sql.one(sentTo, [appId, messageId, deviceId]),
+    record: async (messageId, deviceId, now) => (await sql.run(record, [messageId, deviceId, now])) === 1,
+    count: async (messageId) => (await sql.one(count, [messageId]))?.count ?? 0,
+    counts: (messageIds) => sql.all(counts, [messageIds]),
+    page: (appId, limit, offset) => sql.all(page, [appId, limit, offset]),
+    total: async (appId) => (await sql.one(total, [appId]))?.count ?? 0,
+    deliveryCounts: (messageIds) => sql.all(deliveryCounts, [messageIds]),
+  };
+}
