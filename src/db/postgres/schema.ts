@@ -250,6 +250,7 @@ export const notificationTemplates = pgTable(
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
     options: text('options'),
+    localizations: text('localizations'),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.version, t.slug] }),
@@ -267,6 +268,19 @@ export const notificationMessages = pgTable(
       .references(() => messages.id, { onDelete: 'cascade' }),
   },
   (t) => [uniqueIndex('notification_messages_message').on(t.messageId)],
+);
+
+export const notificationMessageVariants = pgTable(
+  'notification_message_variants',
+  {
+    messageId: bigint('message_id', { mode: 'number' })
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    mainMessageId: bigint('main_message_id', { mode: 'number' })
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+  },
+  (t) => [index('notification_message_variants_main').on(t.mainMessageId)],
 );
 
 export const auditLog = pgTable(
