@@ -6107,7 +6107,7 @@ export interface operations {
                     slug: string;
                     title: string;
                     body: string;
-                    /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                    /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                     placeholders: string[];
                     /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                     subtitle?: string;
@@ -6139,6 +6139,17 @@ export interface operations {
                     priority?: "high" | "normal";
                     /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                     silent?: boolean;
+                    /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                    localizations?: {
+                      [key: string]: {
+                        /** @description Placeholders allowed. Must not be empty. */
+                        title?: string;
+                        /** @description Placeholders allowed. */
+                        body?: string;
+                        /** @description Placeholders allowed. */
+                        subtitle?: string;
+                      };
+                    };
                   })[];
               })[];
           };
@@ -6241,6 +6252,17 @@ export interface operations {
               priority?: "high" | "normal";
               /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
               silent?: boolean;
+              /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+              localizations?: {
+                [key: string]: {
+                  /** @description Placeholders allowed. Must not be empty. */
+                  title?: string;
+                  /** @description Placeholders allowed. */
+                  body?: string;
+                  /** @description Placeholders allowed. */
+                  subtitle?: string;
+                };
+              };
             })[];
         };
       };
@@ -6261,7 +6283,7 @@ export interface operations {
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                 placeholders: string[];
                 /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                 subtitle?: string;
@@ -6293,6 +6315,17 @@ export interface operations {
                 priority?: "high" | "normal";
                 /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                 silent?: boolean;
+                /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                localizations?: {
+                  [key: string]: {
+                    /** @description Placeholders allowed. Must not be empty. */
+                    title?: string;
+                    /** @description Placeholders allowed. */
+                    body?: string;
+                    /** @description Placeholders allowed. */
+                    subtitle?: string;
+                  };
+                };
               })[];
           };
         };
@@ -6429,7 +6462,7 @@ export interface operations {
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                 placeholders: string[];
                 /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                 subtitle?: string;
@@ -6461,6 +6494,17 @@ export interface operations {
                 priority?: "high" | "normal";
                 /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                 silent?: boolean;
+                /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                localizations?: {
+                  [key: string]: {
+                    /** @description Placeholders allowed. Must not be empty. */
+                    title?: string;
+                    /** @description Placeholders allowed. */
+                    body?: string;
+                    /** @description Placeholders allowed. */
+                    subtitle?: string;
+                  };
+                };
               })[];
           };
         };
@@ -6555,7 +6599,7 @@ export interface operations {
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                 placeholders: string[];
                 /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                 subtitle?: string;
@@ -6587,6 +6631,17 @@ export interface operations {
                 priority?: "high" | "normal";
                 /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                 silent?: boolean;
+                /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                localizations?: {
+                  [key: string]: {
+                    /** @description Placeholders allowed. Must not be empty. */
+                    title?: string;
+                    /** @description Placeholders allowed. */
+                    body?: string;
+                    /** @description Placeholders allowed. */
+                    subtitle?: string;
+                  };
+                };
               })[];
           };
         };
@@ -6749,6 +6804,17 @@ export interface operations {
           priority?: "high" | "normal";
           /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
           silent?: boolean;
+          /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+          localizations?: {
+            [key: string]: {
+              /** @description Placeholders allowed. Must not be empty. */
+              title?: string;
+              /** @description Placeholders allowed. */
+              body?: string;
+              /** @description Placeholders allowed. */
+              subtitle?: string;
+            };
+          };
         };
       };
     };
@@ -6760,7 +6826,7 @@ export interface operations {
             slug: string;
             title: string;
             body: string;
-            /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+            /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
             placeholders: string[];
             /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
             subtitle?: string;
@@ -6792,6 +6858,17 @@ export interface operations {
             priority?: "high" | "normal";
             /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
             silent?: boolean;
+            /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+            localizations?: {
+              [key: string]: {
+                /** @description Placeholders allowed. Must not be empty. */
+                title?: string;
+                /** @description Placeholders allowed. */
+                body?: string;
+                /** @description Placeholders allowed. */
+                subtitle?: string;
+              };
+            };
           };
         };
       };
@@ -6802,7 +6879,7 @@ export interface operations {
             slug: string;
             title: string;
             body: string;
-            /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+            /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
             placeholders: string[];
             /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
             subtitle?: string;
@@ -6834,6 +6911,17 @@ export interface operations {
             priority?: "high" | "normal";
             /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
             silent?: boolean;
+            /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+            localizations?: {
+              [key: string]: {
+                /** @description Placeholders allowed. Must not be empty. */
+                title?: string;
+                /** @description Placeholders allowed. */
+                body?: string;
+                /** @description Placeholders allowed. */
+                subtitle?: string;
+              };
+            };
           };
         };
       };

@@ -59,9 +59,9 @@ export function checkedLocalizations(input: Localizations | undefined, path: str
   const names: string[] = [];
   for (const [tag, parts] of entries) {
     const canonical = canonicalLocale(tag);
-    if (!canonical) throw new HttpError(400, `${path}localizations: ${echoed(tag)} is not a BCP 47 language tag (such as de, de-AT, pt-BR)`, {}, { tag: echoed(tag) });
+    if (!canonical) throw new HttpError(400, `${path}localizations: ${echoed(tag)} is not a BCP 47 language tag (such as de, de-AT, pt-BR)`);
     const earlier = givenAs.get(canonical);
-    if (earlier !== undefined) throw new HttpError(400, `${path}localizations: ${echoed(tag)} and ${echoed(earlier)} are the same tag ${canonical}`, {}, { tag: echoed(tag) });
+    if (earlier !== undefined) throw new HttpError(400, `${path}localizations: ${echoed(tag)} and ${echoed(earlier)} are the same tag ${canonical}`);
     givenAs.set(canonical, tag);
     const field = `${path}localizations.${canonical}`;
     const kept: Localization = {};

@@ -83,6 +83,6 @@ forEachDatabase('localized-notifications-e2e', () => {
   test('a localization tag that is not BCP 47 answers 400 naming it', async () => {
     expect((await admin('POST', `/api/admin/apps/${APP}/releases`, { version: 2 })).status).toBe(201);
     const bad = await admin('PUT', `/api/admin/apps/${APP}/releases/2/templates/welcome`, { title: 'T', body: 'B', localizations: { 'de-AT': { title: 'x' }, fr_FR: { title: 'y' } } });
-    expect(bad.body).toEqual({ title: 'Bad Request', status: 400, detail: 'localizations: fr_FR is not a BCP 47 language tag (such as de, de-AT, pt-BR)', tag: 'fr_FR' });
+    expect(bad.body).toEqual({ title: 'Bad Request', status: 400, detail: 'localizations: fr_FR is not a BCP 47 language tag (such as de, de-AT, pt-BR)' });
   }, 30_000);
 });

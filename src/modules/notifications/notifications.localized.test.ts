@@ -62,7 +62,6 @@ forEachDatabase('localized notification templates', (database) => {
       title: 'Bad Request',
       status: 400,
       detail: 'templates.0.localizations: en_US is not a BCP 47 language tag (such as de, de-AT, pt-BR)',
-      tag: 'en_US',
     });
     expect((await create({ de: { title: '' } })).body.detail).toBe('templates.0.localizations.de.title must not be empty');
     expect((await create({ de: { heading: 'x' } })).status).toBe(400);
