@@ -1,11 +1,13 @@
 /**
  * The localized fan-out (issue 37 part 7) next to the plain one, through a real server process and
  * the APNs stand-in in its own process: 100,000 iOS devices in 10 locales (`de-AT`, `fr-CA`,
- * `pt-BR`, … : exact tags and language fallbacks), one `notifications/send` of a plain template and
- * one of a template in 10 localizations, in alternating order on a fresh copy of the database each
- * run, after a warm-up send (unmeasured) of each. For each: time to answer, drain (deliveries/s until the stand-in has every push) and the
- * server's CPU per delivery (all threads); then the localized/plain ratios, the target being
- * within 10 %. Prints the medians as one JSON line.
+ * `pt-BR`, … : exact tags and language fallbacks), sends of a plain template and of a template in
+ * 10 localizations to all of them. Each run is a fresh server on a copy of the database: a warm-up
+ * send (unmeasured), then plain, localized, localized, plain (or the reverse, every other run), so
+ * neither the order nor the growing outbox favours one. For each kind: time to answer and the
+ * server's CPU until then (the send's own work), drain (deliveries/s until the stand-in has every
+ * push) and the server's CPU per delivery in all (all threads); then the localized/plain ratios of
+ * each run's means, the target being within 10 %. Prints the medians as one JSON line.
  *   bun scripts/bench/localized.ts [--runs 5] [--binary dist/islet] [--devices 100000]
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,7 +62,7 @@ try {
     const dir = mkdtempSync(join(tmpdir(), 'islet-bench-localized-run-'));
     runDirs.push(dir);
     cpSync(template, dir, { recursive: true });
-    const result = await measure(dir, config(dir), run % 2 === 0 ? ['plain', 'localized'] : ['localized', 'plain']);
+    const result = await measure(dir, config(dir), run % 2 === 0 ? ['plain', 'localized', 'localized', 'plain'] : ['localized', 'plain', 'plain', 'localized']);
     console.error(`localized run ${run + 1}: ${JSON.stringify(result)}`);
     results.push(result);
   }
@@ -70,12 +72,15 @@ try {
     JSON.stringify({
       fanout_plain_answer_ms: m('plain_answer_ms'),
       fanout_l10n_answer_ms: m('localized_answer_ms'),
+      fanout_plain_answer_cpu_ms: m('plain_answer_cpu_ms'),
+      fanout_l10n_answer_cpu_ms: m('localized_answer_cpu_ms'),
       fanout_plain_per_s: m('plain_per_s'),
       fanout_l10n_per_s: m('localized_per_s'),
       fanout_plain_cpu_us_per_delivery: m('plain_cpu_us_per_delivery'),
       fanout_l10n_cpu_us_per_delivery: m('localized_cpu_us_per_delivery'),
       fanout_l10n_cpu_ratio: ratio('cpu_us_per_delivery'),
       fanout_l10n_answer_ratio: ratio('answer_ms'),
+      fanout_l10n_answer_cpu_ratio: ratio('answer_cpu_ms'),
       fanout_l10n_drain_ratio: round(median(results.map((r) => r.plain_per_s! / r.localized_per_s!)), 2),
     }),
   );
@@ -84,7 +89,7 @@ try {
   for (const dir of [template, ...runDirs]) rmSync(dir, { recursive: true, force: true });
 }
 
-/** One fresh server on `dir`: both sends in the given order, each until the stand-in has every push. */
+/** One fresh server on `dir`: the sends in the given order, each until the stand-in has every push; the mean of each kind. */
 async function measure(dir: string, toml: string, order: ('plain' | 'localized')[]): Promise<Record<string, number>> {
   const server = await spawnServer(dir, toml, values.binary ? [values.binary] : undefined);
   try {
@@ -97,20 +102,23 @@ async function measure(dir: string, toml: string, order: ('plain' | 'localized')
     await client.postOk('/api/apps/fanout/notifications/send', { templateSlug: LOCALIZED.slug, variables: { name: 'Ada', count: '3' }, targetUsers: warmUsers });
     await client.postOk('/api/apps/fanout/notifications/send', { templateSlug: PLAIN.slug, variables: { name: 'Ada', count: '3' } });
     await standin.waitFor(warm + warmUsers.length + DEVICES, TIMEOUT_MS);
-    const result: Record<string, number> = {};
+    const sums: Record<string, number> = {};
+    const add = (key: string, value: number) => (sums[key] = (sums[key] ?? 0) + value / (order.length / 2));
     for (const kind of order) {
       const base = standin.accepted();
       const cpuBefore = cpuUs(server.proc.pid);
       const sentAt = now();
       const sent = await client.postOk('/api/apps/fanout/notifications/send', { templateSlug: kind === 'plain' ? PLAIN.slug : LOCALIZED.slug, variables: { name: 'Ada', count: '3' } });
       const answerMs = now() - sentAt;
+      const answerCpuUs = cpuUs(server.proc.pid) - cpuBefore;
       if (sent.messageCount !== DEVICES) throw new Error(`expected ${DEVICES} messages, got ${JSON.stringify(sent)}`);
       const drainMs = (await standin.waitFor(base + DEVICES, TIMEOUT_MS)) - sentAt;
-      result[`${kind}_answer_ms`] = Math.round(answerMs);
-      result[`${kind}_per_s`] = Math.round(DEVICES / (drainMs / 1000));
-      result[`${kind}_cpu_us_per_delivery`] = round((cpuUs(server.proc.pid) - cpuBefore) / DEVICES, 1);
+      add(`${kind}_answer_ms`, answerMs);
+      add(`${kind}_answer_cpu_ms`, answerCpuUs / 1000);
+      add(`${kind}_per_s`, DEVICES / (drainMs / 1000));
+      add(`${kind}_cpu_us_per_delivery`, (cpuUs(server.proc.pid) - cpuBefore) / DEVICES);
     }
-    return result;
+    return Object.fromEntries(Object.entries(sums).map(([key, value]) => [key, key.endsWith('per_delivery') ? round(value, 1) : Math.round(value)]));
   } finally {
     await server.stop();
   }
