@@ -257,7 +257,7 @@ export interface paths {
   "/api/apps/{appId}/notifications/send": {
     /**
      * Send a notification
-     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdNotificationsSend"];
   };
@@ -5915,7 +5915,7 @@ export interface operations {
   };
   /**
    * Send a notification
-   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   postApiAppsByAppIdNotificationsSend: {
     parameters: {
@@ -6387,7 +6387,7 @@ export interface operations {
                     slug: string;
                     title: string;
                     body: string;
-                    /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                    /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                     placeholders: string[];
                     /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                     subtitle?: string;
@@ -6419,6 +6419,17 @@ export interface operations {
                     priority?: "high" | "normal";
                     /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                     silent?: boolean;
+                    /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                    localizations?: {
+                      [key: string]: {
+                        /** @description Placeholders allowed. Must not be empty. */
+                        title?: string;
+                        /** @description Placeholders allowed. */
+                        body?: string;
+                        /** @description Placeholders allowed. */
+                        subtitle?: string;
+                      };
+                    };
                   })[];
               })[];
           };
@@ -6521,6 +6532,17 @@ export interface operations {
               priority?: "high" | "normal";
               /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
               silent?: boolean;
+              /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+              localizations?: {
+                [key: string]: {
+                  /** @description Placeholders allowed. Must not be empty. */
+                  title?: string;
+                  /** @description Placeholders allowed. */
+                  body?: string;
+                  /** @description Placeholders allowed. */
+                  subtitle?: string;
+                };
+              };
             })[];
         };
       };
@@ -6541,7 +6563,7 @@ export interface operations {
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                 placeholders: string[];
                 /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                 subtitle?: string;
@@ -6573,6 +6595,17 @@ export interface operations {
                 priority?: "high" | "normal";
                 /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                 silent?: boolean;
+                /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                localizations?: {
+                  [key: string]: {
+                    /** @description Placeholders allowed. Must not be empty. */
+                    title?: string;
+                    /** @description Placeholders allowed. */
+                    body?: string;
+                    /** @description Placeholders allowed. */
+                    subtitle?: string;
+                  };
+                };
               })[];
           };
         };
@@ -6709,7 +6742,7 @@ export interface operations {
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                 placeholders: string[];
                 /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                 subtitle?: string;
@@ -6741,6 +6774,17 @@ export interface operations {
                 priority?: "high" | "normal";
                 /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                 silent?: boolean;
+                /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                localizations?: {
+                  [key: string]: {
+                    /** @description Placeholders allowed. Must not be empty. */
+                    title?: string;
+                    /** @description Placeholders allowed. */
+                    body?: string;
+                    /** @description Placeholders allowed. */
+                    subtitle?: string;
+                  };
+                };
               })[];
           };
         };
@@ -6835,7 +6879,7 @@ export interface operations {
                 slug: string;
                 title: string;
                 body: string;
-                /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+                /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
                 placeholders: string[];
                 /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
                 subtitle?: string;
@@ -6867,6 +6911,17 @@ export interface operations {
                 priority?: "high" | "normal";
                 /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
                 silent?: boolean;
+                /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+                localizations?: {
+                  [key: string]: {
+                    /** @description Placeholders allowed. Must not be empty. */
+                    title?: string;
+                    /** @description Placeholders allowed. */
+                    body?: string;
+                    /** @description Placeholders allowed. */
+                    subtitle?: string;
+                  };
+                };
               })[];
           };
         };
@@ -7029,6 +7084,17 @@ export interface operations {
           priority?: "high" | "normal";
           /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
           silent?: boolean;
+          /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+          localizations?: {
+            [key: string]: {
+              /** @description Placeholders allowed. Must not be empty. */
+              title?: string;
+              /** @description Placeholders allowed. */
+              body?: string;
+              /** @description Placeholders allowed. */
+              subtitle?: string;
+            };
+          };
         };
       };
     };
@@ -7040,7 +7106,7 @@ export interface operations {
             slug: string;
             title: string;
             body: string;
-            /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+            /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
             placeholders: string[];
             /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
             subtitle?: string;
@@ -7072,6 +7138,17 @@ export interface operations {
             priority?: "high" | "normal";
             /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
             silent?: boolean;
+            /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+            localizations?: {
+              [key: string]: {
+                /** @description Placeholders allowed. Must not be empty. */
+                title?: string;
+                /** @description Placeholders allowed. */
+                body?: string;
+                /** @description Placeholders allowed. */
+                subtitle?: string;
+              };
+            };
           };
         };
       };
@@ -7082,7 +7159,7 @@ export interface operations {
             slug: string;
             title: string;
             body: string;
-            /** @description Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance. */
+            /** @description Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance. */
             placeholders: string[];
             /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
             subtitle?: string;
@@ -7114,6 +7191,17 @@ export interface operations {
             priority?: "high" | "normal";
             /** @description A background push: APNs `apns-push-type: background`, priority 5, `aps: {content-available: 1}` and the data; on Android a data-only message. Title and body may be empty and are not sent; the display fields (subtitle, sound, badge, image, threadId, category, interruptionLevel, relevanceScore, androidChannelId) are refused. */
             silent?: boolean;
+            /** @description The template's texts per BCP 47 language tag (`de`, `de-AT`, `pt-BR`; at most 100), stored in canonical form. A device gets the localization of its `locale`'s exact tag, else of the tag with its last subtags removed (`de-AT` → `de`), else the template's own text; a part a localization leaves out is the template's own. */
+            localizations?: {
+              [key: string]: {
+                /** @description Placeholders allowed. Must not be empty. */
+                title?: string;
+                /** @description Placeholders allowed. */
+                body?: string;
+                /** @description Placeholders allowed. */
+                subtitle?: string;
+              };
+            };
           };
         };
       };

@@ -324,6 +324,11 @@ export const notificationTemplates = sqliteTable(
      * they existed.
      */
     options: text('options'),
+    /**
+     * JSON of the template's texts per BCP 47 tag (notifications/localizations.ts:
+     * `{"de": {"title": …}}`, canonical tags); null when it has none.
+     */
+    localizations: text('localizations'),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.version, t.slug] }),
@@ -368,6 +373,24 @@ export const notificationOpens = sqliteTable(
     openedAt: integer('opened_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.messageId, t.deviceId] })],
+);
+
+/**
+ * The further `messages` rows of a localized send: one per localization used, each with its own
+ * rendered text, all counted under the public id of the send's first message (`main_message_id`,
+ * the one notification_messages names). A send without localizations has none.
+ */
+export const notificationMessageVariants = sqliteTable(
+  'notification_message_variants',
+  {
+    messageId: integer('message_id')
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    mainMessageId: integer('main_message_id')
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+  },
+  (t) => [index('notification_message_variants_main').on(t.mainMessageId)],
 );
 
 /**

@@ -1,10 +1,11 @@
 import { html } from 'htm/preact';
 import type { TemplateOptions } from '../../src/modules/notifications/template-options';
+import type { Localizations } from '../../src/modules/notifications/localizations';
 import type { NotificationTemplate } from '../lib/types';
 import { Checkbox, SelectField, TextField } from './ui';
 
-/** A template as the admin API shows it: texts, placeholders and its optional platform features. */
-export type RichTemplate = NotificationTemplate & TemplateOptions;
+/** A template as the admin API shows it: texts, placeholders, its optional platform features and languages. */
+export type RichTemplate = NotificationTemplate & TemplateOptions & { localizations?: Localizations };
 
 /** The text inputs of the optional fields, as typed (numbers too); `data` one `key=value` a line. */
 const TEXTS = ['subtitle', 'sound', 'badge', 'image', 'threadId', 'category', 'relevanceScore', 'androidChannelId', 'collapseId', 'ttlSeconds'] as const;

@@ -67,7 +67,7 @@ describe('console: notification template options', () => {
     // A silent template: no title needed, the preview says nothing is shown.
     const add = page.locator('form.template-editor').last();
     await add.getByLabel('Slug').fill('sync');
-    await add.locator('summary').click();
+    await add.locator('summary', { hasText: 'Data, sound' }).click();
     await add.getByLabel('Silent (background push)').check();
     await add.getByRole('textbox', { name: 'Data' }).fill('sync=inbox');
     await add.getByText('Silent: nothing is shown').waitFor();

@@ -11,6 +11,7 @@ import { Link } from '../lib/router';
 import type { Release, ReleaseStatus } from '../lib/types';
 import { draftOf, NotificationOptionsFields, optionCount, optionsOf, type RichTemplate } from '../components/notification-options';
 import { NotificationPreview, TemplateText } from '../previews/notification-preview';
+import { LocalizationsFields, localizationsDraftOf, localizationsOf, localizedTexts, PreviewLanguage } from '../components/localizations-editor';
 
 /** The moves the server allows from each status, worded as actions. */
 const MOVES: Record<ReleaseStatus, { to: ReleaseStatus; label: string; variant: 'primary' | 'secondary' | 'danger' }[]> = {
@@ -48,24 +49,30 @@ function TemplateEditor(props: { appId: string; version: number; template?: Rich
   const [title, setTitle] = useState(props.template?.title ?? '');
   const [body, setBody] = useState(props.template?.body ?? '');
   const [draft, setDraft] = useState(draftOf(props.template));
+  const [languages, setLanguages] = useState(localizationsDraftOf(props.template?.localizations));
+  const [previewTag, setPreviewTag] = useState('');
   const found = placeholdersOf(title, body);
   const { options, error: optionsError } = optionsOf(draft);
+  // A silent push shows no text: its languages are neither shown nor sent.
+  const { localizations, error: languagesError } = draft.silent ? {} : localizationsOf(languages);
+  const shown = localizedTexts({ title, body, subtitle: options.subtitle }, languages, previewTag);
   // A silent push shows nothing: its title may be empty.
   const titled = title !== '' || draft.silent;
   const save = useAction(async () => {
-    await admin('PUT', `/apps/${encodeURIComponent(props.appId)}/releases/${props.version}/templates/${encodeURIComponent(slug.trim())}`, { title, body, ...options });
+    await admin('PUT', `/apps/${encodeURIComponent(props.appId)}/releases/${props.version}/templates/${encodeURIComponent(slug.trim())}`, { title, body, ...options, localizations });
     toast(`Template ${slug.trim()} saved`);
     if (!props.template) {
       setSlug('');
       setTitle('');
       setBody('');
       setDraft(draftOf(undefined));
+      setLanguages([]);
     }
     props.onDone();
   });
   const submit = (e: TargetedEvent<HTMLFormElement>) => {
     e.preventDefault();
-    if (slug.trim() && titled && !found.error && !optionsError) void save.run();
+    if (slug.trim() && titled && !found.error && !optionsError && !languagesError) void save.run();
   };
   return html`<form class="template-editor" onSubmit=${submit}>
     <div class="stack">
@@ -74,13 +81,17 @@ function TemplateEditor(props: { appId: string; version: number; template?: Rich
       <${TextField} label="Body" multiline value=${body} onInput=${setBody} placeholder="It arrives {{ eta }}." />
       <p class="small">Placeholders: ${found.names.length === 0 ? html`<span class="muted">none</span>` : found.names.map((n) => html`<span class="ph">${n}</span> `)}</p>
       <${NotificationOptionsFields} draft=${draft} onChange=${setDraft} open=${optionCount(props.template) > 0} error=${optionsError} />
+      ${draft.silent ? '' : html`<${LocalizationsFields} rows=${languages} onChange=${setLanguages} error=${languagesError} />`}
       ${save.error ? html`<${Alert}>${save.error}<//>` : ''}
       <div class="form-actions">
         ${props.onCancel ? html`<${Button} onClick=${props.onCancel}>Cancel<//>` : ''}
         <${Button} type="submit" variant="primary" busy=${save.busy} disabled=${!slug.trim() || !titled}>${props.template ? 'Save template' : 'Add template'}<//>
       </div>
     </div>
-    <${NotificationPreview} title=${title || 'Title'} body=${body} options=${options} />
+    <div class="stack">
+      <${PreviewLanguage} rows=${languages} value=${previewTag} onChange=${setPreviewTag} />
+      <${NotificationPreview} title=${shown.title || 'Title'} body=${shown.body} options=${{ ...options, subtitle: shown.subtitle }} />
+    </div>
   </form>`;
 }
 
@@ -110,6 +121,7 @@ function TemplateCard(props: { appId: string; release: Release; template: RichTe
           <p class="notif-title"><${TemplateText} text=${t.title} /></p>
           ${t.body ? html`<p><${TemplateText} text=${t.body} /></p>` : ''}
           <p class="small muted">Placeholders: ${t.placeholders.length === 0 ? 'none' : t.placeholders.map((p) => html`<span class="ph">${p}</span> `)}</p>
+          ${t.localizations ? html`<p class="small muted template-languages">Languages: ${Object.keys(t.localizations).map((tag) => html`<span class="mono">${tag}</span> `)}</p>` : ''}
           ${optionCount(t) > 0 ? html`<p class="small muted template-options">${Object.entries(optionsOf(draftOf(t)).options).map(([k, v]) => html`<span class="mono">${k}: ${typeof v === 'object' ? JSON.stringify(v) : String(v)}</span> `)}</p>` : ''}
         </div>`}
   </li>`;

@@ -250,6 +250,7 @@ export const notificationTemplates = pgTable(
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
     options: text('options'),
+    localizations: text('localizations'),
   },
   (t) => [
     primaryKey({ columns: [t.appId, t.version, t.slug] }),
@@ -279,6 +280,19 @@ export const notificationOpens = pgTable(
     openedAt: bigint('opened_at', { mode: 'number' }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.messageId, t.deviceId] })],
+);
+
+export const notificationMessageVariants = pgTable(
+  'notification_message_variants',
+  {
+    messageId: bigint('message_id', { mode: 'number' })
+      .primaryKey()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+    mainMessageId: bigint('main_message_id', { mode: 'number' })
+      .notNull()
+      .references(() => messages.id, { onDelete: 'cascade' }),
+  },
+  (t) => [index('notification_message_variants_main').on(t.mainMessageId)],
 );
 
 export const auditLog = pgTable(

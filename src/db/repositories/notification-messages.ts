@@ -3,15 +3,18 @@ import type { Sql } from '../sql/sql';
 import { statement } from '../sql/statement';
 
 const insert = statement('INSERT INTO notification_messages (public_id, app_id, message_id) VALUES ($1, $2, $3)');
+const insertVariant = statement('INSERT INTO notification_message_variants (message_id, main_message_id) VALUES ($1, $2)');
 const find = statement<NotificationMessageRow>(
   `SELECT m.id AS "messageId", m.content, m.created_at AS "createdAt" FROM notification_messages n JOIN messages m ON m.id = n.message_id
    WHERE n.public_id = $1 AND n.app_id = $2`,
   { numbers: ['messageId', 'createdAt'] },
 );
-// Through deliveries_message; the platform is the device's (a delivery keeps its device id after the device is deleted).
+// Through deliveries_message, for the message and each variant of a localized send; the platform is
+// the device's (a delivery keeps its device id after the device is deleted).
 const counts = statement<DeliveryStateCount>(
-  `SELECT dv.platform, d.status, count(*) AS count FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
-   WHERE d.message_id = $1 GROUP BY dv.platform, d.status`,
+  (d) => `SELECT dv.platform, d.status, count(*) AS count FROM deliveries d LEFT JOIN devices dv ON dv.id = d.device_id
+   WHERE d.message_id IN (SELECT ${d.typed('$1', 'bigint')} UNION ALL SELECT message_id FROM notification_message_variants WHERE main_message_id = $1)
+   GROUP BY dv.platform, d.status`,
   { numbers: ['count'] },
 );
 
@@ -20,6 +23,9 @@ export function notificationMessagesRepository(sql: Sql): NotificationMessagesRe
   return {
     async insert(publicId, appId, messageId) {
       await sql.run(insert, [publicId, appId, messageId]);
+    },
+    async insertVariant(mainMessageId, messageId) {
+      await sql.run(insertVariant, [messageId, mainMessageId]);
     },
     find: (appId, publicId) => sql.one(find, [publicId, appId]),
     counts: (messageId) => sql.all(counts, [messageId]),

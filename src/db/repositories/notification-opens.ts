@@ -5,6 +5,7 @@ import type {
   OpenCount,
   OpenedDevice,
 } from '../../modules/notifications/notification-opens.repository';
+import type { Dialect } from '../sql/dialect';
 import { indexedBy } from '../sql/fragments';
 import type { Sql } from '../sql/sql';
 import { statement } from '../sql/statement';
@@ -13,10 +14,14 @@ import { statement } from '../sql/statement';
 // (deliveries_notification_token: every notification the device ever got, not every delivery of a
 // fan-out to a million devices), or, still without a token, through deliveries_tokenless_device.
 // INDEXED BY on SQLite: without statistics it would walk the message's deliveries instead.
+// A localized send's deliveries hang off one messages row per language (its variants): the
+// message and its variants are one message to a caller.
+const ANY_VARIANT = (d: Dialect, main: string) =>
+  `(SELECT ${d.typed(main, 'bigint')} UNION ALL SELECT message_id FROM notification_message_variants WHERE main_message_id = ${main})`;
 const sentTo = statement<OpenedDevice>(
   (d) => `SELECT dev.end_user_id AS "endUserId", dev.platform FROM devices dev WHERE dev.id = $3 AND dev.app_id = $1 AND EXISTS (
-    SELECT 1 FROM deliveries${indexedBy(d, 'deliveries_notification_token')} WHERE activity_id IS NULL AND token_id IN (SELECT id FROM tokens WHERE device_id = $3) AND message_id = $2
-    UNION ALL SELECT 1 FROM deliveries${indexedBy(d, 'deliveries_tokenless_device')} WHERE token_id IS NULL AND device_id = $3 AND message_id = $2)`,
+    SELECT 1 FROM deliveries${indexedBy(d, 'deliveries_notification_token')} WHERE activity_id IS NULL AND token_id IN (SELECT id FROM tokens WHERE device_id = $3) AND message_id IN ${ANY_VARIANT(d, '$2')}
+    UNION ALL SELECT 1 FROM deliveries${indexedBy(d, 'deliveries_tokenless_device')} WHERE token_id IS NULL AND device_id = $3 AND message_id IN ${ANY_VARIANT(d, '$2')})`,
 );
 const record = statement('INSERT INTO notification_opens (message_id, device_id, opened_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING');
 const count = statement<{ count: number }>('SELECT count(*) AS count FROM notification_opens WHERE message_id = $1', { numbers: ['count'] });
@@ -31,7 +36,10 @@ const page = statement<ListedMessageRow>(
 );
 const total = statement<{ count: number }>('SELECT count(*) AS count FROM notification_messages WHERE app_id = $1', { numbers: ['count'] });
 const deliveryCounts = statement<MessageStateCount>(
-  (d) => `SELECT message_id AS "messageId", status, count(*) AS count FROM deliveries WHERE ${d.inList('message_id', '$1', 'bigint')} GROUP BY message_id, status`,
+  (d) => `SELECT m.main AS "messageId", d.status, count(*) AS count
+     FROM (SELECT id AS main, id FROM messages WHERE ${d.inList('id', '$1', 'bigint')}
+           UNION ALL SELECT main_message_id, message_id FROM notification_message_variants WHERE ${d.inList('main_message_id', '$1', 'bigint')}) m
+     JOIN deliveries d ON d.message_id = m.id GROUP BY m.main, d.status`,
   { numbers: ['messageId', 'count'] },
 );
 

@@ -3,7 +3,7 @@ import type { Sql } from '../sql/sql';
 import { oneOff, statement, valuesList } from '../sql/statement';
 
 const RELEASE = `app_id AS "appId", version, status, created_at AS "createdAt", updated_at AS "updatedAt"`;
-const TEMPLATE = `app_id AS "appId", version, slug, title, body, placeholders, created_at AS "createdAt", updated_at AS "updatedAt", options`;
+const TEMPLATE = `app_id AS "appId", version, slug, title, body, placeholders, created_at AS "createdAt", updated_at AS "updatedAt", options, localizations`;
 const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
 
 const list = statement<ReleaseRow>(`SELECT ${RELEASE} FROM releases WHERE app_id = $1 ORDER BY version DESC`, SHAPE);
@@ -15,17 +15,17 @@ const templates = statement<TemplateRow>(
 );
 const findTemplate = statement<TemplateRow>(`SELECT ${TEMPLATE} FROM notification_templates WHERE app_id = $1 AND version = $2 AND slug = $3`, SHAPE);
 const insertRelease = statement('INSERT INTO releases (app_id, version, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)');
-const TEMPLATE_COLUMNS = 'notification_templates (app_id, version, slug, title, body, placeholders, options, created_at, updated_at)';
+const TEMPLATE_COLUMNS = 'notification_templates (app_id, version, slug, title, body, placeholders, options, localizations, created_at, updated_at)';
 // Created, or (no row inserted) replaced by updateTemplate: a concurrent creation waits for the first one, so only one says created.
-const createTemplate = statement(`INSERT INTO ${TEMPLATE_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, $8, $7, $7) ON CONFLICT (app_id, version, slug) DO NOTHING`);
-const updateTemplate = statement('UPDATE notification_templates SET title = $4, body = $5, placeholders = $6, options = $8, updated_at = $7 WHERE app_id = $1 AND version = $2 AND slug = $3');
+const createTemplate = statement(`INSERT INTO ${TEMPLATE_COLUMNS} VALUES ($1, $2, $3, $4, $5, $6, $8, $9, $7, $7) ON CONFLICT (app_id, version, slug) DO NOTHING`);
+const updateTemplate = statement('UPDATE notification_templates SET title = $4, body = $5, placeholders = $6, options = $8, localizations = $9, updated_at = $7 WHERE app_id = $1 AND version = $2 AND slug = $3');
 const deleteTemplate = statement('DELETE FROM notification_templates WHERE app_id = $1 AND version = $2 AND slug = $3');
 const setStatus = statement('UPDATE releases SET status = $1, updated_at = $2 WHERE app_id = $3 AND version = $4');
 /** Archives the app's Live release (other than `version`): the partial unique index allows one Live. */
 const archiveLive = statement(`UPDATE releases SET status = 'Archived', updated_at = $1 WHERE app_id = $2 AND status = 'Live' AND version <> $3`);
 const touch = statement('UPDATE releases SET updated_at = $1 WHERE app_id = $2 AND version = $3');
 
-const templateValues = (appId: string, version: number, t: TemplateInput, now: number) => [appId, version, t.slug, t.title, t.body, JSON.stringify(t.placeholders), now, t.options ?? null];
+const templateValues = (appId: string, version: number, t: TemplateInput, now: number) => [appId, version, t.slug, t.title, t.body, JSON.stringify(t.placeholders), now, t.options ?? null, t.localizations ?? null];
 
 /** Releases and their notification templates (see modules/notifications/releases.repository.ts). */
 export function releasesRepository(sql: Sql): ReleasesRepository {
@@ -41,12 +41,12 @@ export function releasesRepository(sql: Sql): ReleasesRepository {
         if (release.status === 'Live') await tx.run(archiveLive, [release.createdAt, release.appId, release.version]);
         await tx.run(insertRelease, [release.appId, release.version, release.status, release.createdAt, release.updatedAt]);
         if (list.length === 0) return;
-        // A release's templates in one statement: 9 parameters each, and a request body's 1,000 keys keep them to a few hundred.
+        // A release's templates in one statement: 10 parameters each, and a request body's 1,000 keys keep them to a few hundred.
         const rows = list.flatMap((t) => {
-          const [appId, version, slug, title, body, placeholders, createdAt, options] = templateValues(release.appId, release.version, t, release.createdAt);
-          return [appId, version, slug, title, body, placeholders, options, createdAt, createdAt];
+          const [appId, version, slug, title, body, placeholders, createdAt, options, localizations] = templateValues(release.appId, release.version, t, release.createdAt);
+          return [appId, version, slug, title, body, placeholders, options, localizations, createdAt, createdAt];
         });
-        await tx.run(oneOff(`INSERT INTO ${TEMPLATE_COLUMNS} VALUES ${valuesList(list.length, 9)}`), rows);
+        await tx.run(oneOff(`INSERT INTO ${TEMPLATE_COLUMNS} VALUES ${valuesList(list.length, 10)}`), rows);
       }),
 
     setStatus: (appId, version, status, now) =>

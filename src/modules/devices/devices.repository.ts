@@ -49,6 +49,8 @@ export interface Audience {
 export interface SendTarget {
   deviceId: string;
   tokenId: number;
+  /** The device's canonical BCP 47 tag: which localization of the template it gets. */
+  locale: string | null;
 }
 
 /** A device with what the ledger says about its tokens, as the admin API shows it. */

@@ -151,7 +151,10 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'GET /api/admin/apps/{appId}/deliveries/{id}': { '400': [example('Not a delivery id', 400, 'id must be a delivery id (a positive integer)')] },
   'GET /api/admin/audit': { '400': [example('A malformed date', 400, 'since must be an ISO 8601 date-time')] },
   'POST /api/admin/apps/{appId}/releases': {
-    '400': [example('A slug used twice', 400, 'templates.1.slug welcome is already used by templates.0')],
+    '400': [
+      example('A slug used twice', 400, 'templates.1.slug welcome is already used by templates.0'),
+      example('A localization tag that is not BCP 47', 400, 'templates.0.localizations: en_US is not a BCP 47 language tag (such as de, de-AT, pt-BR)'),
+    ],
     '409': [example('A taken version', 409, 'release 3 already exists')],
   },
   'PATCH /api/admin/apps/{appId}/releases/{version}': {

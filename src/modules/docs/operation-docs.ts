@@ -54,9 +54,23 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   ],
   'POST /api/admin/apps/{appId}/releases': [
     { version: 3, templates: [{ slug: DEMO.notificationSlug, title: 'Order {{order}} is on its way', body: 'Track it in the app.' }] },
+    {
+      version: 4,
+      templates: [
+        {
+          slug: DEMO.notificationSlug,
+          title: 'Order {{order}} is on its way',
+          body: 'Track it in the app.',
+          localizations: { de: { title: 'Bestellung {{order}} ist unterwegs', body: 'Verfolge sie in der App.' }, 'de-AT': { title: 'Bestellung {{order}} is unterwegs' } },
+        },
+      ],
+    },
   ],
   'PATCH /api/admin/apps/{appId}/releases/{version}': [{ status: 'Testing' }, { status: 'Live' }],
-  'PUT /api/admin/apps/{appId}/releases/{version}/templates/{slug}': [{ title: 'Order {{order}} has left the warehouse', body: 'It arrives {{eta}}.' }],
+  'PUT /api/admin/apps/{appId}/releases/{version}/templates/{slug}': [
+    { title: 'Order {{order}} has left the warehouse', body: 'It arrives {{eta}}.' },
+    { title: 'Order {{order}} has left the warehouse', body: 'It arrives {{eta}}.', localizations: { fr: { title: 'La commande {{order}} est partie', body: 'Elle arrive {{eta}}.' } } },
+  ],
 };
 
 /** Path parameter examples by name: the demo's ids. */

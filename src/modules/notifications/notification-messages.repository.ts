@@ -18,8 +18,10 @@ export interface DeliveryStateCount {
 export interface NotificationMessagesRepository {
   /** Records the public id of a message just queued, in the send's transaction. */
   insert(publicId: string, appId: string, messageId: number): Promise<void>;
+  /** Records a further message of a localized send (one per localization used), counted with `mainMessageId`'s. */
+  insertVariant(mainMessageId: number, messageId: number): Promise<void>;
   /** The message with this public id, if it is the app's (and retention has not removed it). */
   find(appId: string, publicId: string): Promise<NotificationMessageRow | undefined>;
-  /** The message's deliveries counted by platform and status. */
+  /** The deliveries of the message and of its variants counted by platform and status. */
   counts(messageId: number): Promise<DeliveryStateCount[]>;
 }

@@ -101,7 +101,8 @@ export function notificationsRoutes(services: Services) {
         summary: 'Send a notification',
         description:
           'Sends a push notification from a notification template, identified by its slug, to end users of the app. ' +
-          'Placeholders `{{name}}` are filled from `variables`. The response confirms queuing, not delivery. ' +
+          'Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template\'s own text). ' +
+          'The response confirms queuing, not delivery. ' +
           'Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; ' +
           'with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, ' +
           '400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send.',

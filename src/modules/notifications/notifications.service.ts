@@ -3,8 +3,9 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { releaseNotFound, templateNotFound, type ReleasesService } from './releases.service';
 import type { ReleaseRow } from './releases.repository';
-import { notificationContent, type SendAdditions } from './notification-content';
+import type { SendAdditions } from './notification-content';
 import { messageStatus } from './message-status';
+import { queueSend, sendContents, type SendResult } from './send-fan-out';
 
 export interface SendInput extends SendAdditions {
   templateSlug: string;
@@ -13,13 +14,7 @@ export interface SendInput extends SendAdditions {
   testReleaseVersion?: number;
 }
 
-/** What a send answers: the deliveries queued, and the id to follow them by (null when nothing was queued). */
-export interface SendResult {
-  messageCount: number;
-  messageId: string | null;
-}
-
-/** Sending notifications: pick the release, render its template once, queue one delivery per device. */
+/** Sending notifications: pick the release, render its template once per language, queue one delivery per device. */
 export function notificationsService(ctx: AppContext, releases: ReleasesService) {
   const { clock } = ctx;
   const store = ctx.db;
@@ -42,9 +37,10 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
     status: (appId: string, messageId: string) => messageStatus(ctx, appId, messageId),
 
     /**
-     * Renders the template and queues it for every valid device of the targeted end users (all
-     * connected ones when `targetUsers` is absent; only testers for a test send). The message and
-     * all its deliveries are written in one transaction before this returns.
+     * Renders the template (in each of its localizations) and queues it for every valid device of
+     * the targeted end users (all connected ones when `targetUsers` is absent; only testers for a
+     * test send), each device in its locale's text (send-fan-out.ts). The messages and all their
+     * deliveries are written in one transaction before this returns.
      * The content (template, send's additions, message id) is checked whole before anything is
      * written: an invalid send queues nothing.
      * @example send('demo', { templateSlug: 'welcome', variables: { name: 'Ada' } }) // { messageCount: 3, messageId: 'msg_…' }
@@ -56,28 +52,14 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
       const now = clock.now();
       // The demo's message has a fixed id (the API document's examples name it).
       const messageId = options.messageId ?? newId('msg', now);
-      const content = notificationContent(template, input, { messageId, now, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
-      const filter = {
+      const contents = sendContents(template, input, { messageId, now, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
+      const audience = {
         endUserIds: input.targetUsers && [...new Set(input.targetUsers)],
         testersOnly: input.testReleaseVersion !== undefined,
       };
-      return store.write(async (tx) => {
-        const targets = await tx.devices.sendTargets(appId, filter);
-        const first = targets.next();
-        // Nothing to deliver: no message row either, it would only clutter the outbox.
-        if (first.done) return { messageCount: 0, messageId: null };
-        const queued = await ctx.outbox.enqueue(tx, { appId, content, targets: startingWith(first.value, targets), now });
-        await tx.notificationMessages.insert(messageId, appId, queued.messageId);
-        return { messageCount: queued.deliveries, messageId };
-      });
+      return store.write((tx) => queueSend(ctx, tx, { appId, publicId: messageId, contents, audience, now }));
     },
   };
-}
-
-/** `first`, then the rest of `rest`: the iterator again after a look at its first item. */
-function* startingWith<T>(first: T, rest: Iterator<T>): Generator<T> {
-  yield first;
-  for (let next = rest.next(); !next.done; next = rest.next()) yield next.value;
 }
 
 export type NotificationsService = ReturnType<typeof notificationsService>;

@@ -142,5 +142,24 @@ forEachDatabase('notification-opens', (database) => {
       const bad = await h.service('a1', 'GET', '/api/apps/a1/notifications?limit=0');
       expect(bad.body).toEqual({ title: 'Bad Request', status: 400, detail: 'limit must be an integer from 1 to 100' });
     });
+
+    test('a localized send is one message: a device that got a language opens it, the list counts every language', async () => {
+      h = await createHarness({ database });
+      signingSecret = (await h.createApp({ id: 'a1' })).signingSecret;
+      const localized = { ...welcome, localizations: { de: { title: 'Hallo' }, fr: { title: 'Salut' } } };
+      expect((await h.admin('POST', '/api/admin/apps/a1/releases', { version: 1, status: 'Live', templates: [localized] })).status).toBe(201);
+      const devices: Record<string, string> = {};
+      for (const [user, locale] of [['ada', 'de-AT'], ['bob', 'fr'], ['cy', 'en']] as const) {
+        const res = await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: user, platform: 'ios', token: apnsToken(`${user}-phone`), locale });
+        devices[user] = res.body.device.id;
+      }
+      const messageId = await send(['ada', 'bob', 'cy']);
+      // Each got its own language's row; all three are the message.
+      for (const user of ['ada', 'bob', 'cy']) expect((await report(messageId, user, devices[user]!)).body).toEqual({ success: true, counted: true });
+      const list = await h.service('a1', 'GET', '/api/apps/a1/notifications');
+      expect(list.body.messages[0]).toMatchObject({ messageId, opened: 3, deliveries: { total: 3, queued: 3 } });
+      const status = await h.service('a1', 'GET', `/api/apps/a1/notifications/${messageId}`);
+      expect(list.body.messages[0].deliveries).toEqual(status.body.deliveries);
+    });
   });
 });

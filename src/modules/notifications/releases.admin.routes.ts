@@ -4,6 +4,7 @@ import { AppParams, errors, IntegerParam, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { TemplateOptionFields } from './template-options';
+import { LocalizationsField } from './localizations';
 
 const MAX_VERSION = 2_147_483_647;
 const SLUG_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
@@ -17,12 +18,13 @@ const TemplateRecord = t.Object({
   slug: t.String(),
   title: t.String(),
   body: t.String(),
-  placeholders: t.Array(t.String(), { description: 'Placeholder names found in title, body, subtitle, data values, image and collapseId, in order of appearance.' }),
+  placeholders: t.Array(t.String(), { description: 'Placeholder names found in title, body, subtitle, data values, image, collapseId and localizations, in order of appearance.' }),
   ...TemplateOptionFields,
+  localizations: LocalizationsField,
 });
 
 /** A template's texts and optional platform features, as create and put take them. */
-const TemplateFields = { title: Title, body: BodyText, ...TemplateOptionFields };
+const TemplateFields = { title: Title, body: BodyText, ...TemplateOptionFields, localizations: LocalizationsField };
 
 const ReleaseRecord = t.Object({
   version: Type.Integer(),

@@ -14,6 +14,8 @@ export interface TemplateInput {
   placeholders: string[];
   /** JSON of the template's TemplateOptions (template-options.ts); null or absent when it has none. */
   options?: string | null;
+  /** JSON of the template's Localizations (localizations.ts); null or absent when it has none. */
+  localizations?: string | null;
 }
 
 /** The releases repository: what every database implements (one implementation for both databases: src/db/repositories/releases.ts). */

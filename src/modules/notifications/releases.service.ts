@@ -6,6 +6,7 @@ import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { PlaceholderSyntaxError, placeholderNames, renderTemplate } from './placeholders';
 import type { ReleaseRow, ReleaseStatus, TemplateInput, TemplateRow } from './releases.repository';
 import { checkedOptions, optionsJson, parseOptions, type TemplateOptions } from './template-options';
+import { checkedLocalizations, localizationsJson, parseLocalizations, type Localizations } from './localizations';
 
 /**
  * Allowed status changes. Templates can be edited only in Draft and Testing, and a release that
@@ -22,10 +23,10 @@ const NEXT: Record<ReleaseStatus, readonly ReleaseStatus[]> = {
 const FROZEN: readonly ReleaseStatus[] = ['Live', 'Archived'];
 
 /** A template as the admin API shows it: its texts, placeholders and the options it was given. */
-export type TemplateView = { slug: string; title: string; body: string; placeholders: string[] } & TemplateOptions;
+export type TemplateView = { slug: string; title: string; body: string; placeholders: string[]; localizations?: Localizations } & TemplateOptions;
 
 /** What the admin API takes for a template: texts and the optional features. */
-export type TemplateBody = { title: string; body: string } & TemplateOptions;
+export type TemplateBody = { title: string; body: string; localizations?: Localizations } & TemplateOptions;
 
 export interface ReleaseView {
   version: number;
@@ -117,7 +118,10 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
       requireEditable(await requireRelease(appId, version));
       const template = checkedTemplate({ slug, ...input }, '');
       const created = await repo.putTemplate(appId, version, template, clock.now());
-      return { created, template: templateView({ ...template, options: template.options ?? null, placeholders: JSON.stringify(template.placeholders) }) };
+      return {
+        created,
+        template: templateView({ ...template, options: template.options ?? null, localizations: template.localizations ?? null, placeholders: JSON.stringify(template.placeholders) }),
+      };
     },
 
     /** Removes a template of a Draft or Testing release. */
@@ -131,8 +135,8 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
 /**
  * Finds a template's placeholders, refusing bad syntax (naming the field and the bad text), an
  * empty title (allowed only for a silent push, which sends none), options the platforms would
- * refuse (template-options.ts), and texts that could never be sent because they exceed the payload
- * limit with every placeholder empty.
+ * refuse (template-options.ts), localizations (localizations.ts), and texts that could never be
+ * sent because they exceed the payload limit with every placeholder empty, in any language.
  */
 function checkedTemplate(t: { slug: string } & TemplateBody, path: string): TemplateInput {
   const names = new Set<string>();
@@ -147,11 +151,25 @@ function checkedTemplate(t: { slug: string } & TemplateBody, path: string): Temp
   const { options, placeholders } = checkedOptions(t, path);
   if (t.title === '' && !options?.silent) throw new HttpError(400, `${path}title must not be empty`);
   for (const name of placeholders) names.add(name);
-  const smallest = payloadBytes({ ...renderedEmpty(options), type: 'notification', templateSlug: t.slug, releaseVersion: 0, title: renderTemplate(t.title), body: renderTemplate(t.body) });
-  if (smallest > MAX_PAYLOAD_BYTES) {
-    throw new HttpError(400, `${path ? path.slice(0, -1) : 'template'} exceeds ${MAX_PAYLOAD_BYTES} bytes of payload even with every placeholder empty (${smallest} bytes)`);
+  const localized = checkedLocalizations(t.localizations, path, Boolean(options?.silent));
+  for (const name of localized.placeholders) names.add(name);
+  const empty = renderedEmpty(options);
+  const smallestOf = (texts: { title?: string; body?: string; subtitle?: string }) =>
+    payloadBytes({
+      ...empty,
+      ...(texts.subtitle !== undefined ? { subtitle: renderTemplate(texts.subtitle) } : {}),
+      type: 'notification',
+      templateSlug: t.slug,
+      releaseVersion: 0,
+      title: renderTemplate(texts.title ?? t.title),
+      body: renderTemplate(texts.body ?? t.body),
+    });
+  const name = path ? path.slice(0, -1) : 'template';
+  for (const [field, texts] of [[name, {}] as const, ...Object.entries(localized.localizations ?? {}).map(([tag, l]) => [`${path}localizations.${tag}`, l] as const)]) {
+    const smallest = smallestOf(texts);
+    if (smallest > MAX_PAYLOAD_BYTES) throw new HttpError(400, `${field} exceeds ${MAX_PAYLOAD_BYTES} bytes of payload even with every placeholder empty (${smallest} bytes)`);
   }
-  return { slug: t.slug, title: t.title, body: t.body, placeholders: [...names], options: optionsJson(options) };
+  return { slug: t.slug, title: t.title, body: t.body, placeholders: [...names], options: optionsJson(options), localizations: localizationsJson(localized.localizations) };
 }
 
 /** The options as sent with every placeholder empty, for the smallest payload a template can make. */
@@ -169,8 +187,10 @@ function renderedEmpty(options: TemplateOptions | undefined): TemplateOptions {
 }
 
 /** A template as the admin API shows it: the options it was given, beside its texts. */
-export function templateView(row: Pick<TemplateRow, 'slug' | 'title' | 'body' | 'placeholders' | 'options'>): TemplateView {
-  return { slug: row.slug, title: row.title, body: row.body, placeholders: JSON.parse(row.placeholders) as string[], ...parseOptions(row.options) };
+export function templateView(row: Pick<TemplateRow, 'slug' | 'title' | 'body' | 'placeholders' | 'options' | 'localizations'>): TemplateView {
+  const view: TemplateView = { slug: row.slug, title: row.title, body: row.body, placeholders: JSON.parse(row.placeholders) as string[], ...parseOptions(row.options) };
+  if (row.localizations) view.localizations = parseLocalizations(row.localizations);
+  return view;
 }
 
 export type ReleasesService = ReturnType<typeof releasesService>;

@@ -63,6 +63,18 @@ export class Outbox {
   }
 
   /**
+   * Writes more deliveries, pending, of a message `enqueue` wrote in the same transaction `tx`: a
+   * fan-out that writes several messages at once (a localized send) adds to each in batches.
+   * Returns the number of deliveries written. No wake-up of its own: `enqueue`'s goes at the commit.
+   */
+  async append(tx: Tx, input: { appId: string; messageId: number; targets: Iterable<{ deviceId: string; tokenId: number }>; now: number }): Promise<number> {
+    const rows = function* () {
+      for (const t of input.targets) yield { deviceId: t.deviceId, tokenId: t.tokenId, status: 'pending' as const, holdKind: null, reason: null };
+    };
+    return tx.outbox.insertDeliveries({ appId: input.appId, id: input.messageId, activityId: null }, rows(), input.now);
+  }
+
+  /**
    * Makes the deliveries held for an iOS activity instance due now, at the update token that device
    * just reported (in `tx`). Deliveries parked on a paused channel stay parked.
    */
