@@ -13,6 +13,7 @@ import { liveActivitiesService } from './modules/live-activities/live-activities
 import { liveActivityTemplatesService } from './modules/live-activities/live-activity-templates.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { releasesService } from './modules/notifications/releases.service';
+import { usersService } from './modules/users/users.service';
 import { webhooksService } from './modules/webhooks/webhooks.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
@@ -41,6 +42,7 @@ export function buildServices(ctx: AppContext) {
     liveActivities,
     liveActivityTemplates: liveActivityTemplatesService(ctx),
     streams: activityStreamsService(ctx, liveActivities),
+    users: usersService(ctx),
     webhooks: webhooksService(ctx, apps),
   };
 }

@@ -30,6 +30,9 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
     { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } },
   ],
+  'PUT /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'gold', country: 'DE' } }],
+  'PATCH /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'platinum' } }, { tags: { country: null } }],
+  'POST /api/apps/{appId}/notifications/audience-count': [{ audience: { tags: { plan: ['gold', 'platinum'] }, platform: 'ios' } }, { audience: { platform: 'android' } }],
   'POST /api/admin/apps': [{ id: 'acme-delivery', name: 'Acme Delivery', plan: 'pro' }],
   'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }],
   'PUT /api/admin/apps/{appId}/apns': [
