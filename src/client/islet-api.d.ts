@@ -530,6 +530,10 @@ export interface operations {
           environment?: "production" | "sandbox";
           /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
           osVersion?: string;
+          /** @description The device's language as a BCP 47 tag (`de-AT`, `pt-BR`, `zh-Hant-TW`; iOS `Locale.current.identifier(.bcp47)`, Android `Locale.getDefault().toLanguageTag()`): a localized template's text is chosen by it. Absent: unchanged. */
+          locale?: string;
+          /** @description The device's IANA time zone (`Europe/Vienna`; iOS `TimeZone.current.identifier`, Android `ZoneId.systemDefault().id`): a `sendAtLocal` reaches it at that wall time there. Absent: unchanged. */
+          timeZone?: string;
           /** @description Marks the end user as a tester (receives sends of Testing releases). */
           tester?: boolean;
         };
@@ -550,6 +554,10 @@ export interface operations {
               environment?: "production" | "sandbox";
               /** @description The OS version the device registered, if it did. */
               osVersion?: string;
+              /** @description The BCP 47 language tag the device reported (canonical case), if it did. */
+              locale?: string;
+              /** @description The IANA time zone the device reported, if it did. */
+              timeZone?: string;
               /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
               hasPushToStartToken: boolean;
               /** @description false once a provider refused the device token; register it again to revive it. */
@@ -4885,6 +4893,10 @@ export interface operations {
                 environment?: "production" | "sandbox";
                 /** @description The OS version the device registered, if it did. */
                 osVersion?: string;
+                /** @description The BCP 47 language tag the device reported (canonical case), if it did. */
+                locale?: string;
+                /** @description The IANA time zone the device reported, if it did. */
+                timeZone?: string;
                 /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
                 hasPushToStartToken: boolean;
                 /** @description false once a provider refused the device token; register it again to revive it. */
@@ -4978,6 +4990,10 @@ export interface operations {
           environment?: "production" | "sandbox";
           /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
           osVersion?: string;
+          /** @description The device's language as a BCP 47 tag (`de-AT`, `pt-BR`, `zh-Hant-TW`; iOS `Locale.current.identifier(.bcp47)`, Android `Locale.getDefault().toLanguageTag()`): a localized template's text is chosen by it. Absent: unchanged. */
+          locale?: string;
+          /** @description The device's IANA time zone (`Europe/Vienna`; iOS `TimeZone.current.identifier`, Android `ZoneId.systemDefault().id`): a `sendAtLocal` reaches it at that wall time there. Absent: unchanged. */
+          timeZone?: string;
           /** @description Marks the end user as a tester (receives sends of Testing releases). */
           tester?: boolean;
         };
@@ -4998,6 +5014,10 @@ export interface operations {
               environment?: "production" | "sandbox";
               /** @description The OS version the device registered, if it did. */
               osVersion?: string;
+              /** @description The BCP 47 language tag the device reported (canonical case), if it did. */
+              locale?: string;
+              /** @description The IANA time zone the device reported, if it did. */
+              timeZone?: string;
               /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
               hasPushToStartToken: boolean;
               /** @description false once a provider refused the device token; register it again to revive it. */

@@ -85,6 +85,10 @@ export const devices = sqliteTable(
     environment: text('environment', { enum: ['production', 'sandbox'] }),
     /** The OS version the device registered (`18.2`), if it did: broadcasts start only on iOS 18+. */
     osVersion: text('os_version'),
+    /** The device's BCP 47 language tag (`de-AT`), canonical case, if it reported one: a localized template's text is chosen by it. */
+    locale: text('locale'),
+    /** The device's IANA time zone (`Europe/Vienna`), if it reported one: a `sendAtLocal` reaches it at that wall time there. */
+    timeZone: text('time_zone'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

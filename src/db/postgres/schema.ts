@@ -80,6 +80,8 @@ export const devices = pgTable(
     token: text('token').notNull(),
     environment: text('environment', { enum: ['production', 'sandbox'] }),
     osVersion: text('os_version'),
+    locale: text('locale'),
+    timeZone: text('time_zone'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
   },

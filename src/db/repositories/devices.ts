@@ -16,7 +16,7 @@ const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d
      (${PUSH_TO_START}) AS "pushToStartTokenId" ${VALID}`;
 const TARGET = { numbers: ['createdAt', 'tokenId', 'pushToStartTokenId'] };
 const WITH_TOKENS = `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
-     d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
+     d.locale, d.time_zone AS "timeZone", d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
      EXISTS (${PUSH_TO_START}) AS "hasPushToStartToken"
      FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
 const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'], booleans: ['hasPushToStartToken'] };
@@ -75,13 +75,14 @@ const touchEndUser = statement(
 // transaction already holds the write lock (BEGIN IMMEDIATE) and has no FOR UPDATE.
 const existingDevice = statement<DeviceRow>(
   (d) => `SELECT id, app_id AS "appId", end_user_id AS "endUserId", platform, token, environment, os_version AS "osVersion",
-                 created_at AS "createdAt", updated_at AS "updatedAt"
+                 locale, time_zone AS "timeZone", created_at AS "createdAt", updated_at AS "updatedAt"
             FROM devices WHERE app_id = $1 AND platform = $2 AND token = $3${d.name === 'postgres' ? ' FOR UPDATE' : ''}`,
   { numbers: ['createdAt', 'updatedAt'] },
 );
-const updateDevice = statement('UPDATE devices SET end_user_id = $1, environment = $2, os_version = $3, updated_at = $4 WHERE id = $5');
+const updateDevice = statement('UPDATE devices SET end_user_id = $1, environment = $2, os_version = $3, locale = $4, time_zone = $5, updated_at = $6 WHERE id = $7');
 const insertDevice = statement(
-  'INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, os_version, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)',
+  `INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, os_version, locale, time_zone, created_at, updated_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 );
 const oneWithTokens = statement<DeviceWithTokens>(`${WITH_TOKENS} WHERE d.app_id = $1 AND d.id = $2`, WITH_TOKENS_SHAPE);
 const listWithTokens = statement<DeviceWithTokens>(
@@ -145,16 +146,20 @@ export function devicesRepository(sql: Sql): DevicesRepository {
           endUserId: input.endUserId,
           environment: input.environment ?? existing?.environment ?? null,
           osVersion: input.osVersion ?? existing?.osVersion ?? null,
+          locale: input.locale ?? existing?.locale ?? null,
+          timeZone: input.timeZone ?? existing?.timeZone ?? null,
           updatedAt: now,
         };
         let device: DeviceRow;
         if (existing) {
-          await tx.run(updateDevice, [fields.endUserId, fields.environment, fields.osVersion, now, existing.id]);
+          await tx.run(updateDevice, [fields.endUserId, fields.environment, fields.osVersion, fields.locale, fields.timeZone, now, existing.id]);
           device = { ...existing, ...fields };
           if (existing.environment !== fields.environment) await tokens.setEnvironment(device.id, fields.environment);
         } else {
           device = { id: newDeviceId ?? newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
-          await tx.run(insertDevice, [device.id, appId, device.endUserId, device.platform, device.token, device.environment, device.osVersion, now, now]);
+          await tx.run(insertDevice, [
+            device.id, appId, device.endUserId, device.platform, device.token, device.environment, device.osVersion, device.locale, device.timeZone, now, now,
+          ]);
         }
         await tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);
         if (input.pushToStartToken && input.platform === 'ios') await tokens.report(appId, 'apns_push_to_start', input.pushToStartToken, device.id, device.environment, now);

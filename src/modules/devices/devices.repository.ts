@@ -14,6 +14,10 @@ export interface DeviceInput {
   environment?: 'production' | 'sandbox';
   /** The OS version the device reports (`18.2`); absent: unchanged. */
   osVersion?: string;
+  /** Canonical BCP 47 tag (`de-AT`); absent: unchanged. */
+  locale?: string;
+  /** Canonical IANA zone (`Europe/Vienna`); absent: unchanged. */
+  timeZone?: string;
   tester?: boolean;
 }
 

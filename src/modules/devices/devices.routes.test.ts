@@ -87,6 +87,37 @@ forEachDatabase('devices', (database) => {
       expect(again.body.detail).toBe('device not found');
     });
 
+    test('locale and time zone are kept in canonical form until the device reports others', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      const first = await h.service(app.id, 'POST', '/api/apps/a1/devices', { ...device, locale: 'pt-br', timeZone: 'europe/vienna' });
+      expect(first.status).toBe(200);
+      expect(first.body.device).toMatchObject({ locale: 'pt-BR', timeZone: 'Europe/Vienna' });
+      // Absent fields leave them as they were; a new value replaces them.
+      const again = await h.service(app.id, 'POST', '/api/apps/a1/devices', { ...device, locale: 'zh-Hant-TW' });
+      expect(again.body.device).toMatchObject({ id: first.body.device.id, locale: 'zh-Hant-TW', timeZone: 'Europe/Vienna' });
+      const listed = await h.admin('GET', '/api/admin/apps/a1/devices');
+      expect(listed.body.devices[0]).toMatchObject({ locale: 'zh-Hant-TW', timeZone: 'Europe/Vienna' });
+    });
+
+    test('a locale or time zone that is not one answers 400 naming it, and changes nothing', async () => {
+      h = await createHarness({ database });
+      const app = await h.createApp({ id: 'a1' });
+      await h.service(app.id, 'POST', '/api/apps/a1/devices', { ...device, locale: 'de-AT', timeZone: 'Europe/Vienna' });
+      const cases: [Record<string, unknown>, string, Record<string, string>][] = [
+        [{ locale: 'en_US' }, 'locale must be a BCP 47 language tag such as de-AT, pt-BR or zh-Hant-TW', { locale: 'en_US' }],
+        [{ timeZone: '+01:00' }, 'timeZone must be an IANA time zone such as Europe/Vienna', { timeZone: '+01:00' }],
+        [{ timeZone: 'Mars/Olympus' }, 'timeZone must be an IANA time zone such as Europe/Vienna', { timeZone: 'Mars/Olympus' }],
+      ];
+      for (const [fields, detail, named] of cases) {
+        const res = await h.service(app.id, 'POST', '/api/apps/a1/devices', { ...device, ...fields });
+        expect(res.status).toBe(400);
+        expect(res.body).toMatchObject({ detail, ...named });
+      }
+      const listed = await h.admin('GET', '/api/admin/apps/a1/devices');
+      expect(listed.body.devices[0]).toMatchObject({ locale: 'de-AT', timeZone: 'Europe/Vienna' });
+    });
+
     test('bad fields are named', async () => {
       h = await createHarness({ database });
       const app = await h.createApp({ id: 'a1' });

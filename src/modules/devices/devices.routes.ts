@@ -4,6 +4,7 @@ import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DeviceRecord, deviceView } from './devices.view';
 import { checkDeviceTokens } from './token-format';
+import { withCanonicalPlace } from './device-place';
 import { MAX_PUSH_TO_START_TYPES, SWIFT_TYPE_NAME, withTypedPushToStart } from './typed-push-to-start';
 
 const signedBy = 'Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device).';
@@ -49,6 +50,22 @@ export const DeviceBody = t.Object(
         'osVersion must be a version such as 18.2',
       ),
     ),
+    locale: t.Optional(
+      t.String({
+        maxLength: 64,
+        description:
+          "The device's language as a BCP 47 tag (`de-AT`, `pt-BR`, `zh-Hant-TW`; iOS `Locale.current.identifier(.bcp47)`, Android `Locale.getDefault().toLanguageTag()`): a localized template's text is chosen by it. Absent: unchanged.",
+        examples: ['de-AT'],
+      }),
+    ),
+    timeZone: t.Optional(
+      t.String({
+        maxLength: 64,
+        description:
+          "The device's IANA time zone (`Europe/Vienna`; iOS `TimeZone.current.identifier`, Android `ZoneId.systemDefault().id`): a `sendAtLocal` reaches it at that wall time there. Absent: unchanged.",
+        examples: ['Europe/Vienna'],
+      }),
+    ),
     tester: t.Optional(t.Boolean({ description: 'Marks the end user as a tester (receives sends of Testing releases).' })),
   },
   { additionalProperties: false },
@@ -62,7 +79,7 @@ export function devicesRoutes(services: Services) {
       '/api/apps/:appId/devices',
       async ({ params, body }) => {
         checkDeviceTokens(body);
-        const { device } = await devices.upsert(params.appId, withTypedPushToStart(body), clock.now());
+        const { device } = await devices.upsert(params.appId, withTypedPushToStart(withCanonicalPlace(body)), clock.now());
         return { device: deviceView(device) };
       },
       {

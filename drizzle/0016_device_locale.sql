@@ -1,0 +1,2 @@
+ALTER TABLE `devices` ADD `locale` text;--> statement-breakpoint
+ALTER TABLE `devices` ADD `time_zone` text;
