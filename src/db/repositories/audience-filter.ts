@@ -25,5 +25,13 @@ export function audienceCondition(audience: AudienceFilter, offset: number): { w
     const p = next(audience.platform);
     parts.push(() => `d.platform = ${p}`);
   }
+  if (audience.locales) {
+    const any = audience.locales.map((locale) => {
+      const exact = `d.locale = ${next(locale)}`;
+      // A language alone also matches its regional tags (canonical tags hold no LIKE wildcards).
+      return locale.includes('-') ? exact : `(${exact} OR d.locale LIKE ${next(`${locale}-%`)})`;
+    });
+    parts.push(() => `(${any.join(' OR ')})`);
+  }
   return { where: (d) => (parts.length === 0 ? '1 = 1' : parts.map((part) => part(d)).join(' AND ')), params };
 }

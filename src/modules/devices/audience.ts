@@ -1,10 +1,13 @@
 import { t } from 'elysia';
 import { HttpError } from '../../lib/errors';
+import { canonicalLocale } from '../../lib/locale';
 import type { AudienceFilter } from './devices.repository';
 import { MAX_TAG_VALUE, MAX_TAGS, requireTagKey } from './tags';
 
 /** At most this many values in one tag's list (a list matches any of them). */
 export const MAX_AUDIENCE_VALUES = 100;
+/** At most this many locales in an audience. */
+export const MAX_AUDIENCE_LOCALES = 50;
 
 /** The `audience` of a send, a Live Activity start and broadcast subscribers (issue 38). */
 export const AudienceBody = t.Object(
@@ -21,6 +24,14 @@ export const AudienceBody = t.Object(
       ),
     ),
     platform: t.Optional(t.Union([t.Literal('ios'), t.Literal('android')], { description: 'Only devices of this platform.' })),
+    locales: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 64 }), {
+        minItems: 1,
+        maxItems: MAX_AUDIENCE_LOCALES,
+        description: "Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match.",
+        examples: [['de', 'pt-BR']],
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -29,9 +40,16 @@ export const AudienceBody = t.Object(
 );
 
 /** The audience as the repositories take it, its tag keys checked (the schema checks the rest). */
-export function audienceFilter(audience: { tags?: Record<string, string | string[]>; platform?: 'ios' | 'android' }): AudienceFilter {
+export function audienceFilter(audience: AudienceFilter): AudienceFilter {
   for (const key of Object.keys(audience.tags ?? {})) requireTagKey(key, 'audience tag key');
-  return audience;
+  if (!audience.locales) return audience;
+  // Devices store their locale in canonical form (lib/locale.ts): `pt-br` here matches `pt-BR` there.
+  const locales = audience.locales.map((tag) => {
+    const canonical = canonicalLocale(tag);
+    if (!canonical) throw new HttpError(400, `audience locale "${tag.slice(0, 64)}" is not a BCP 47 language tag`);
+    return canonical;
+  });
+  return { ...audience, locales: [...new Set(locales)] };
 }
 
 /** A request names its end users or an audience, not both. */

@@ -52,6 +52,8 @@ export interface Audience {
 export interface AudienceFilter {
   tags?: Record<string, string | string[]>;
   platform?: 'ios' | 'android';
+  /** Canonical BCP 47 tags: a language alone (`de`) matches every device locale of it (`de-AT`), a full tag only itself. */
+  locales?: string[];
 }
 
 /** Which devices a fan-out goes to: end users by id, or an audience (one of them), optionally only testers'. */

@@ -120,6 +120,26 @@ forEachDatabase('end users', (database) => {
     expect(started.body.activities.map((a: { endUserId: string }) => a.endUserId).sort()).toEqual(['ada', 'dan']);
   });
 
+  test('locales match the language of a device locale or its full tag', async () => {
+    await setUp();
+    const at = await register('ada', 'ios', 'ada-iphone', { locale: 'de-AT' });
+    const de = await register('bob', 'android', 'bob-pixel', { locale: 'de' });
+    const br = await register('cy', 'ios', 'cy-iphone', { locale: 'pt-BR' });
+    await register('dan', 'ios', 'dan-iphone', { locale: 'pt-PT' });
+    await register('eve', 'ios', 'eve-iphone');
+    const send = async (audience: Record<string, unknown>) => {
+      const sent = await call('POST', '/notifications/send', { templateSlug: 'welcome', audience });
+      return sent.body.messageId === null ? [] : sentTo(sent.body.messageId);
+    };
+    expect(await send({ locales: ['de'] })).toEqual([at, de].sort());
+    // Any form of a tag: written canonical on both sides.
+    expect(await send({ locales: ['PT-br', 'de-at'] })).toEqual([at, br].sort());
+    expect(await send({ locales: ['de'], platform: 'ios' })).toEqual([at]);
+    expect(await send({ locales: ['fr'] })).toEqual([]);
+    const bad = await call('POST', '/notifications/audience-count', { audience: { locales: ['en_US'] } });
+    expect(bad.body).toEqual({ title: 'Bad Request', status: 400, detail: 'audience locale "en_US" is not a BCP 47 language tag' });
+  });
+
   test('a test send to an audience reaches only its testers', async () => {
     await setUp();
     const tester = await register('tess', 'ios', 'tess-iphone', { tester: true });
