@@ -79,6 +79,7 @@ forEachDatabase('end users', (database) => {
     expect(await refused('PATCH', { extra: 'v' })).toBe('an end user has at most 64 tags: this would make 65');
     expect((await call('PATCH', '/users/ada', { tags: { extra: 'v', k0: null } })).status).toBe(200);
     expect((await call('PUT', '/users/ada', { tags: { plan: 1 } })).status).toBe(400);
+    expect((await call('PUT', `/users/${'u'.repeat(257)}`, { tags: {} })).body.detail).toBe('endUserId must be at most 256 characters');
     expect(Object.keys((await call('GET', '/users/ada')).body.tags)).toHaveLength(64);
   });
 

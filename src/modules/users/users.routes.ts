@@ -7,7 +7,7 @@ import { MAX_TAG_VALUE, MAX_TAGS } from '../devices/tags';
 
 const Params = t.Object({
   appId: t.String({ description: 'The app identifier.' }),
-  endUserId: t.String({ minLength: 1, maxLength: 256, description: 'The end user, as devices register them (`endUserId`).' }),
+  endUserId: t.String({ description: 'The end user, as devices register them (`endUserId`, at most 256 characters).' }),
 });
 const TAG_RULES = `Keys: 1 to 64 letters, digits, \`_\`, \`-\`, \`.\` or \`:\`; values: at most ${MAX_TAG_VALUE} characters; at most ${MAX_TAGS} tags per end user.`;
 const Tags = t.Record(t.String(), t.String(), { description: `The end user's tags. ${TAG_RULES}` });
@@ -39,7 +39,7 @@ export function usersRoutes(services: Services) {
     .get('/api/apps/:appId/users/:endUserId', ({ request, params }) => users.get(appId(request), params.endUserId), {
       transform: auth.requireKey,
       params: Params,
-      response: { 200: EndUser, ...errors(400, 401, 404, 429) },
+      response: { 200: EndUser, ...errors(401, 404, 429) },
       detail: { summary: 'Get an end user', description: 'Their tags and devices. 404 `end user not found` for an end user the app does not know.', security },
     })
     .put('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.replace(appId(request), params.endUserId, body.tags), {
@@ -63,7 +63,7 @@ export function usersRoutes(services: Services) {
     .delete('/api/apps/:appId/users/:endUserId', ({ request, params }) => users.erase(appId(request), params.endUserId), {
       transform: auth.requireKey,
       params: Params,
-      response: { 200: Erased, ...errors(400, 401, 404, 429) },
+      response: { 200: Erased, ...errors(401, 404, 429) },
       detail: {
         summary: 'Erase an end user',
         description:

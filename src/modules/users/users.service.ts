@@ -6,6 +6,11 @@ import type { Erased } from './end-users.repository';
 import { requireTagCount, requireTagKey, requireTagValue } from '../devices/tags';
 
 const notFound = () => new HttpError(404, 'end user not found');
+/** The bound device registration puts on an end user id. */
+const MAX_END_USER_ID = 256;
+const requireEndUserId = (endUserId: string) => {
+  if (endUserId.length > MAX_END_USER_ID) throw new HttpError(400, `endUserId must be at most ${MAX_END_USER_ID} characters`);
+};
 
 /** End users as a resource (issue 38): their tags, what they have, and erasure. */
 export function usersService(ctx: AppContext) {
@@ -26,6 +31,7 @@ export function usersService(ctx: AppContext) {
 
     /** Replaces the end user's tags (creating the end user when absent). */
     async replace(appId: string, endUserId: string, tags: Record<string, string>) {
+      requireEndUserId(endUserId);
       for (const [key, value] of Object.entries(tags)) {
         requireTagKey(key);
         requireTagValue(key, value);
@@ -40,6 +46,7 @@ export function usersService(ctx: AppContext) {
 
     /** Merges tags into the end user's: a value sets the key, `null` removes it. */
     async merge(appId: string, endUserId: string, tags: Record<string, string | null>) {
+      requireEndUserId(endUserId);
       const set: Record<string, string> = {};
       const remove: string[] = [];
       for (const [key, value] of Object.entries(tags)) {
