@@ -45,20 +45,20 @@ const deleteActivityMessages = statement(`DELETE FROM messages WHERE id IN (SELE
 const deleteActivities = statement(`DELETE FROM activities WHERE id IN (${DONE_ACTIVITIES})`);
 // The rest wait for their end push: kept without the person's id or data.
 const anonymiseActivities = statement(`UPDATE activities SET end_user_id = '', attributes = '{}', content_state = '{}' WHERE app_id = $1 AND end_user_id = $2`);
-const deleteDevices = statement(
-  `DELETE FROM devices WHERE app_id = $1 AND end_user_id = $2
-      AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.device_id = devices.id AND w.activity_id IS NOT NULL AND w.${WAITING})`,
-);
+// A device's waiting activity pushes, found through its activity instances (indexed by device,
+// then deliveries by activity): the outbox has no index by device.
+const END_WAITS = `EXISTS (SELECT 1 FROM activity_instances i JOIN deliveries w ON w.activity_id = i.activity_id AND w.device_id = i.device_id
+                    WHERE i.device_id = devices.id AND w.${WAITING})`;
+const deleteDevices = statement(`DELETE FROM devices WHERE app_id = $1 AND end_user_id = $2 AND NOT ${END_WAITS}`);
 const anonymiseDevices = statement(`UPDATE devices SET end_user_id = '' WHERE app_id = $1 AND end_user_id = $2`);
 const deleteEndUser = statement('DELETE FROM end_users WHERE app_id = $1 AND id = $2');
 
 // Leftovers of erasures whose end pushes went (or finally failed).
-const PRUNABLE_ACTIVITIES = `SELECT id FROM activities WHERE end_user_id = '' AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.activity_id = activities.id AND w.${WAITING})`;
+const PRUNABLE_ACTIVITIES = `SELECT id FROM activities WHERE app_id IN (SELECT id FROM apps) AND end_user_id = '' AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.activity_id = activities.id AND w.${WAITING})`;
 const pruneActivityMessages = statement(`DELETE FROM messages WHERE id IN (SELECT message_id FROM deliveries WHERE activity_id IN (${PRUNABLE_ACTIVITIES}))`);
 const pruneActivities = statement(`DELETE FROM activities WHERE id IN (${PRUNABLE_ACTIVITIES})`);
-const pruneDevices = statement(
-  `DELETE FROM devices WHERE end_user_id = '' AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.device_id = devices.id AND w.${WAITING})`,
-);
+// By app, so that the (app, end user) indexes find the leftovers without a scan of every row.
+const pruneDevices = statement(`DELETE FROM devices WHERE app_id IN (SELECT id FROM apps) AND end_user_id = '' AND NOT ${END_WAITS}`);
 
 /** End users' tags and erasure (see modules/users/end-users.repository.ts). */
 export function endUsersRepository(sql: Sql): EndUsersRepository {
