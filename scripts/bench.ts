@@ -5,7 +5,8 @@
  * benchmark (scripts/bench/) as its own process: startup and idle memory, the 100,000-device
  * fan-out and the 10,000-user Live Activity start (with the bare HTTP/2 baseline, the stand-in's
  * h2load ceiling and peak memory), the same fan-out of a template in 10 localizations to devices in 10
- * locales next to the plain one (CPU per delivery, answer and drain ratios), the PATCH API next to a bare Elysia route with and without a
+ * locales next to the plain one (CPU per delivery, answer and drain ratios), a send to an audience of 100,000 tagged users beside the send to
+ * everyone (150,000: answer time, drain, peak RSS), the PATCH API next to a bare Elysia route with and without a
  * durable SQLite write, and the scale curve (a fan-out to 10,000, 100,000 and 1,000,000 devices;
  * updates with 10,000 activities live). A readable summary goes to stderr; the last line on
  * stdout is one JSON object of all figures.
@@ -114,6 +115,7 @@ async function allBenchmarks(binary: string, runs: (n: number) => string[]): Pro
     ...(await run('startup', [...runs(5), '--binary', binary])),
     ...(await run('fanout', [...runs(3), '--binary', binary])),
     ...(await run('localized', [...runs(5), '--binary', binary])),
+    ...(await run('audience', [...runs(3), '--binary', binary, ...(values.quick ? ['--everyone', '15000', '--tagged', '10000'] : [])])),
     ...(await run('api-update', [...runs(3), '--seconds', values.quick ? '2' : '5', '--binary', binary])),
     ...(await run('api-update', [...runs(1), '--seconds', values.quick ? '2' : '5', '--activities', '10000', '--binary', binary])),
     ...(await run('scale', ['--sizes', values.quick ? '10000,100000' : '10000,100000,1000000', '--binary', binary])),

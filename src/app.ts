@@ -16,6 +16,7 @@ import { endpointsAdminRoutes } from './modules/delivery/admin/endpoints.admin.r
 import { deliveriesAdminRoutes } from './modules/delivery/admin/deliveries.admin.routes';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
+import { usersRoutes } from './modules/users/users.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { TEMPLATE_SLUGS } from './modules/live-activities/templates';
 import { healthRoutes } from './modules/health/health.routes';
@@ -105,6 +106,7 @@ export function createApp(ctx: AppContext) {
     .use(healthRoutes(services))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))
+    .use(usersRoutes(services))
     .use(liveActivitiesRoutes(services))
     .use(activityStreamsRoutes(services))
     .use(broadcastsRoutes(services))

@@ -14,6 +14,7 @@ import { liveActivityTemplatesService } from './modules/live-activities/live-act
 import { notificationsService } from './modules/notifications/notifications.service';
 import { opensService } from './modules/notifications/opens.service';
 import { releasesService } from './modules/notifications/releases.service';
+import { usersService } from './modules/users/users.service';
 import { webhooksService } from './modules/webhooks/webhooks.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
@@ -43,6 +44,7 @@ export function buildServices(ctx: AppContext) {
     liveActivities,
     liveActivityTemplates: liveActivityTemplatesService(ctx),
     streams: activityStreamsService(ctx, liveActivities),
+    users: usersService(ctx),
     webhooks: webhooksService(ctx, apps),
   };
 }

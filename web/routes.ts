@@ -14,6 +14,7 @@ import { InstancesPage } from './pages/instances';
 import { MessagesPage } from './pages/messages';
 import { NotFoundPage } from './pages/not-found';
 import { DevicesPage } from './pages/devices';
+import { EndUserPage } from './pages/end-user';
 import { ReleaseDetailPage } from './pages/release-detail';
 import { ReleasesPage } from './pages/releases';
 import { SendPage } from './pages/send';
@@ -37,6 +38,7 @@ const ROUTES: Route[] = [
   { pattern: '/apps/:appId', title: 'Overview', render: (p) => html`<${AppOverviewPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/broadcasts', title: 'Broadcasts', render: (p) => html`<${BroadcastsPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/devices', title: 'End users & devices', render: (p) => html`<${DevicesPage} key=${p.appId} appId=${p.appId} />` },
+  { pattern: '/apps/:appId/users/:endUserId', title: 'End user', render: (p) => html`<${EndUserPage} key=${p.endUserId} appId=${p.appId} endUserId=${p.endUserId} />` },
   { pattern: '/apps/:appId/activities', title: 'Live Activities', render: (p) => html`<${ActivitiesPage} key=${p.appId} appId=${p.appId} />` },
   { pattern: '/apps/:appId/activity-templates', title: 'Activity templates', render: (p) => html`<${ActivityTemplatesPage} key=${p.appId} appId=${p.appId} />` },
   {

@@ -37,6 +37,35 @@ export interface paths {
      */
     delete: operations["deleteApiAppsByAppIdDevicesByDeviceId"];
   };
+  "/api/apps/{appId}/users/{endUserId}": {
+    /**
+     * Get an end user
+     * @description Their tags and devices. 404 `end user not found` for an end user the app does not know.
+     */
+    get: operations["getApiAppsByAppIdUsersByEndUserId"];
+    /**
+     * Replace an end user's tags
+     * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    put: operations["putApiAppsByAppIdUsersByEndUserId"];
+    /**
+     * Erase an end user
+     * @description Removes everything Islet keeps about the end user (a GDPR erasure): their Active Live Activities are ended first, with the end push, then every device and token, the tester flag, tags and their Live Activities. A device whose end push is still waiting is kept without the end user until it went, then removed. Deliveries of messages already sent keep their counts, without the device. Later sends do not reach them. Answers what was removed. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    delete: operations["deleteApiAppsByAppIdUsersByEndUserId"];
+    /**
+     * Merge into an end user's tags
+     * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    patch: operations["patchApiAppsByAppIdUsersByEndUserId"];
+  };
+  "/api/apps/{appId}/notifications/audience-count": {
+    /**
+     * Count an audience
+     * @description How many devices and end users a send with this `audience` reaches now (nothing is sent). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdNotificationsAudience-count"];
+  };
   "/api/apps/{appId}/live-activities": {
     /**
      * List Live Activities
@@ -45,7 +74,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdLive-activities"];
     /**
      * Start Live Activities
-     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdLive-activities"];
   };
@@ -122,7 +151,7 @@ export interface paths {
   "/api/apps/{appId}/broadcasts/{id}/subscribers": {
     /**
      * Start a broadcast on devices
-     * @description Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). Errors: 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). Errors: 400 `audience and targetUsers cannot be given together`; 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdBroadcastsByIdSubscribers"];
   };
@@ -257,7 +286,7 @@ export interface paths {
   "/api/apps/{appId}/notifications/send": {
     /**
      * Send a notification
-     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdNotificationsSend"];
   };
@@ -851,6 +880,780 @@ export interface operations {
     };
   };
   /**
+   * Get an end user
+   * @description Their tags and devices. 404 `end user not found` for an end user the app does not know.
+   */
+  getApiAppsByAppIdUsersByEndUserId: {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example demo-user */
+        endUserId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            endUserId: string;
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            tags: {
+              [key: string]: string;
+            };
+            /** @description Their devices, as the device API shows them, newest first. */
+            devices: ({
+                /** @description Device identifier (`dev_…`), used to remove it. */
+                id: string;
+                endUserId: string;
+                /** @enum {string} */
+                platform: "ios" | "android";
+                /** @enum {string} */
+                environment?: "production" | "sandbox";
+                /** @description The OS version the device registered, if it did. */
+                osVersion?: string;
+                /** @description The BCP 47 language tag the device reported (canonical case), if it did. */
+                locale?: string;
+                /** @description The IANA time zone the device reported, if it did. */
+                timeZone?: string;
+                /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+                hasPushToStartToken: boolean;
+                /** @description false once a provider refused the device token; register it again to revive it. */
+                valid: boolean;
+                /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
+                invalidReason?: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Replace an end user's tags
+   * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  putApiAppsByAppIdUsersByEndUserId: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example demo-user */
+        endUserId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+          tags: {
+            [key: string]: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            endUserId: string;
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            tags: {
+              [key: string]: string;
+            };
+            /** @description Their devices, as the device API shows them, newest first. */
+            devices: ({
+                /** @description Device identifier (`dev_…`), used to remove it. */
+                id: string;
+                endUserId: string;
+                /** @enum {string} */
+                platform: "ios" | "android";
+                /** @enum {string} */
+                environment?: "production" | "sandbox";
+                /** @description The OS version the device registered, if it did. */
+                osVersion?: string;
+                /** @description The BCP 47 language tag the device reported (canonical case), if it did. */
+                locale?: string;
+                /** @description The IANA time zone the device reported, if it did. */
+                timeZone?: string;
+                /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+                hasPushToStartToken: boolean;
+                /** @description false once a provider refused the device token; register it again to revive it. */
+                valid: boolean;
+                /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
+                invalidReason?: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Erase an end user
+   * @description Removes everything Islet keeps about the end user (a GDPR erasure): their Active Live Activities are ended first, with the end push, then every device and token, the tester flag, tags and their Live Activities. A device whose end push is still waiting is kept without the end user until it went, then removed. Deliveries of messages already sent keep their counts, without the device. Later sends do not reach them. Answers what was removed. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  deleteApiAppsByAppIdUsersByEndUserId: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example demo-user */
+        endUserId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            endUserId: string;
+            /** @description What was removed. */
+            removed: {
+              /** @description Devices, with every token of theirs. */
+              devices: number;
+              /** @description Tokens of those devices (device, push-to-start, Live Activity tokens). */
+              tokens: number;
+              tags: number;
+              /** @description Their Live Activities; the Active ones were ended first, with the end push. */
+              liveActivities: number;
+              /** @description Whether they were marked as a tester. */
+              tester: boolean;
+            };
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Merge into an end user's tags
+   * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  patchApiAppsByAppIdUsersByEndUserId: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example demo-user */
+        endUserId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Keys to set; a value `null` removes the key. */
+          tags: {
+            [key: string]: string | null;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            endUserId: string;
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            tags: {
+              [key: string]: string;
+            };
+            /** @description Their devices, as the device API shows them, newest first. */
+            devices: ({
+                /** @description Device identifier (`dev_…`), used to remove it. */
+                id: string;
+                endUserId: string;
+                /** @enum {string} */
+                platform: "ios" | "android";
+                /** @enum {string} */
+                environment?: "production" | "sandbox";
+                /** @description The OS version the device registered, if it did. */
+                osVersion?: string;
+                /** @description The BCP 47 language tag the device reported (canonical case), if it did. */
+                locale?: string;
+                /** @description The IANA time zone the device reported, if it did. */
+                timeZone?: string;
+                /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+                hasPushToStartToken: boolean;
+                /** @description false once a provider refused the device token; register it again to revive it. */
+                valid: boolean;
+                /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
+                invalidReason?: string;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Count an audience
+   * @description How many devices and end users a send with this `audience` reaches now (nothing is sent). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  "postApiAppsByAppIdNotificationsAudience-count": {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description Who to reach instead of `targetUsers`: every given condition must hold. Streams its devices as a send to everyone does. */
+          audience: {
+            /** @description End users whose tags have these values (set by `PUT …/users/{endUserId}`); a list matches any of its values. Every key must match. */
+            tags?: {
+              [key: string]: string | string[];
+            };
+            /** @description Only devices of this platform. */
+            platform?: "ios" | "android";
+            /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
+            locales?: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description Valid devices the audience reaches: the `messageCount` a send to it would answer now. */
+            devices: number;
+            /** @description End users those devices belong to. */
+            users: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
    * List Live Activities
    * @description Active and ended activities of the app, newest first.
    */
@@ -952,7 +1755,7 @@ export interface operations {
   };
   /**
    * Start Live Activities
-   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "postApiAppsByAppIdLive-activities": {
     parameters: {
@@ -998,6 +1801,17 @@ export interface operations {
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
           relevanceScore?: number;
+          /** @description Who to reach instead of `targetUsers`: every given condition must hold. Streams its devices as a send to everyone does. */
+          audience?: {
+            /** @description End users whose tags have these values (set by `PUT …/users/{endUserId}`); a list matches any of its values. Every key must match. */
+            tags?: {
+              [key: string]: string | string[];
+            };
+            /** @description Only devices of this platform. */
+            platform?: "ios" | "android";
+            /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
+            locales?: string[];
+          };
         };
       };
     };
@@ -2999,7 +3813,7 @@ export interface operations {
   };
   /**
    * Start a broadcast on devices
-   * @description Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). Errors: 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). Errors: 400 `audience and targetUsers cannot be given together`; 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   postApiAppsByAppIdBroadcastsByIdSubscribers: {
     parameters: {
@@ -3019,6 +3833,17 @@ export interface operations {
         "application/json": {
           /** @description End user identifiers; absent: every connected end user. Unknown ids are skipped. */
           targetUsers?: string[];
+          /** @description Who to reach instead of `targetUsers`: every given condition must hold. Streams its devices as a send to everyone does. */
+          audience?: {
+            /** @description End users whose tags have these values (set by `PUT …/users/{endUserId}`); a list matches any of its values. Every key must match. */
+            tags?: {
+              [key: string]: string | string[];
+            };
+            /** @description Only devices of this platform. */
+            platform?: "ios" | "android";
+            /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
+            locales?: string[];
+          };
         };
       };
     };
@@ -5915,7 +6740,7 @@ export interface operations {
   };
   /**
    * Send a notification
-   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   postApiAppsByAppIdNotificationsSend: {
     parameters: {
@@ -5939,6 +6764,17 @@ export interface operations {
           };
           /** @description End user identifiers. When omitted, sends to all users connected to the app. Duplicates are merged; unknown identifiers are skipped. */
           targetUsers?: string[];
+          /** @description Who to reach instead of `targetUsers`: every given condition must hold. Streams its devices as a send to everyone does. */
+          audience?: {
+            /** @description End users whose tags have these values (set by `PUT …/users/{endUserId}`); a list matches any of its values. Every key must match. */
+            tags?: {
+              [key: string]: string | string[];
+            };
+            /** @description Only devices of this platform. */
+            platform?: "ios" | "android";
+            /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
+            locales?: string[];
+          };
           /** @description Use the template from this release version instead of the live release. That release must be in Testing status. Delivery goes to testers. */
           testReleaseVersion?: number;
           /** @description Custom data merged over the template's (this send's values win), taken as given (no placeholders): APNs keys beside `aps`, FCM `message.data`. Reserved keys are refused as in templates. */

@@ -47,6 +47,26 @@ export const endUsers = sqliteTable(
   (t) => [primaryKey({ columns: [t.appId, t.id] })],
 );
 
+/**
+ * An end user's tags (issue 38): one row per key, set through `PUT/PATCH …/users/{endUserId}`; a
+ * send's `audience` matches them. Kept apart from `end_users` so a user may have tags before any
+ * device; erasing the end user deletes them.
+ */
+export const endUserTags = sqliteTable(
+  'end_user_tags',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    endUserId: text('end_user_id').notNull(),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+  },
+  // The primary key answers an audience's per-device lookup (app, user, key); the second index the
+  // console's "who has plan=gold" and counts by value.
+  (t) => [primaryKey({ columns: [t.appId, t.endUserId, t.key] }), index('end_user_tags_app_key_value').on(t.appId, t.key, t.value)],
+);
+
 export const devices = sqliteTable(
   'devices',
   {

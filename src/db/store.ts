@@ -8,6 +8,7 @@ import type { DeliveryHistoryRepository } from '../modules/delivery/admin/delive
 import type { DeliveryRepository } from '../modules/delivery/worker/delivery.repository';
 import type { OutboxRepository } from '../modules/delivery/outbox/outbox.repository';
 import type { DevicesRepository } from '../modules/devices/devices.repository';
+import type { EndUsersRepository } from '../modules/users/end-users.repository';
 import type { IdempotencyRepository } from '../modules/idempotency/idempotency.repository';
 import type { InstancesRepository } from '../modules/live-activities/instances.repository';
 import type { LiveActivitiesRepository } from '../modules/live-activities/live-activities.repository';
@@ -36,6 +37,7 @@ export interface Repositories {
   deliveries: DeliveryRepository;
   deliveryHistory: DeliveryHistoryRepository;
   devices: DevicesRepository;
+  endUsers: EndUsersRepository;
   idempotency: IdempotencyRepository;
   instances: InstancesRepository;
   liveActivities: LiveActivitiesRepository;

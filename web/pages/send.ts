@@ -2,6 +2,7 @@ import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ConfirmDialog, toast } from '../components/feedback';
+import { AudienceBuilder, audienceBody, emptyAudience, type AudienceDraft } from '../components/audience-builder';
 import { MessageStatusPanel } from '../components/message-status';
 import { Alert, Button, Card, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
@@ -21,6 +22,9 @@ export function SendPage(props: { appId: string; release?: string; template?: st
   const [slug, setSlug] = useState(props.template ?? '');
   const [variables, setVariables] = useState<Record<string, string>>({});
   const [targets, setTargets] = useState('');
+  // Who: end users by id (none: everyone), or an audience of tags, platform and locales.
+  const [mode, setMode] = useState<'users' | 'audience'>('users');
+  const [audience, setAudience] = useState<AudienceDraft>(emptyAudience);
   const [sent, setSent] = useState<{ count: number; messageId: string | null } | undefined>();
 
   // Default to the Live release and its first template once the releases are known.
@@ -42,7 +46,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
     const res = await publicApi<{ messageCount: number; messageId: string | null }>(props.appId, 'POST', '/notifications/send', {
       templateSlug: slug,
       variables: Object.fromEntries(Object.entries(variables).filter(([k]) => template?.placeholders.includes(k))),
-      ...(targetUsers.length > 0 ? { targetUsers } : {}),
+      ...(mode === 'audience' ? { audience: audienceBody(audience) } : targetUsers.length > 0 ? { targetUsers } : {}),
       ...(testing ? { testReleaseVersion: release!.version } : {}),
     });
     setSent({ count: res.messageCount, messageId: res.messageId });
@@ -55,7 +59,8 @@ export function SendPage(props: { appId: string; release?: string; template?: st
     e.preventDefault();
     setSent(undefined);
     if (!template) return;
-    if (targetUsers.length === 0) setConfirming(true);
+    // An audience shows its count beside the form already.
+    if (mode === 'users' && targetUsers.length === 0) setConfirming(true);
     else void send.run();
   };
   const confirmSend = async () => {
@@ -99,7 +104,18 @@ export function SendPage(props: { appId: string; release?: string; template?: st
                 <//>`
               : ''}
             <${Card} title="Who gets it">
-              <${TextField} label="Target end users" mono value=${targets} onInput=${setTargets} placeholder=${testing ? 'All testers' : 'All connected end users'} hint="Comma-separated end user ids; empty sends to everyone connected." />
+              <${SelectField}
+                label="Send to"
+                value=${mode}
+                onChange=${(v: 'users' | 'audience') => setMode(v)}
+                options=${[
+                  { value: 'users', label: 'End users by id, or everyone' },
+                  { value: 'audience', label: 'An audience (tags, platform, locales)' },
+                ]}
+              />
+              ${mode === 'audience'
+                ? html`<${AudienceBuilder} appId=${props.appId} value=${audience} onChange=${setAudience} />`
+                : html`<${TextField} label="Target end users" mono value=${targets} onInput=${setTargets} placeholder=${testing ? 'All testers' : 'All connected end users'} hint="Comma-separated end user ids; empty sends to everyone connected." />`}
             <//>
             ${send.error && !confirming ? html`<${Alert}>${send.error}<//>` : ''}
             ${sent !== undefined

@@ -54,6 +54,20 @@ export const endUsers = pgTable(
   (t) => [primaryKey({ columns: [t.appId, t.id] })],
 );
 
+/** See ../schema.ts. */
+export const endUserTags = pgTable(
+  'end_user_tags',
+  {
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    endUserId: text('end_user_id').notNull(),
+    key: text('key').notNull(),
+    value: text('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appId, t.endUserId, t.key] }), index('end_user_tags_app_key_value').on(t.appId, t.key, t.value)],
+);
+
 export const devices = pgTable(
   'devices',
   {

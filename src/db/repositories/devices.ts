@@ -1,13 +1,15 @@
-import type { Audience, DeviceRow, DevicesRepository, DeviceWithTokens, SendTarget, TargetDevice } from '../../modules/devices/devices.repository';
+import type { Audience, AudienceFilter, DeviceRow, DevicesRepository, DeviceWithTokens, SendTarget, TargetDevice } from '../../modules/devices/devices.repository';
 import { deviceTokenKind } from '../../modules/tokens/tokens.repository';
 import { newId } from '../../lib/ids';
 import type { Dialect } from '../sql/dialect';
 import type { Sql } from '../sql/sql';
-import { statement } from '../sql/statement';
+import { oneOff, statement } from '../sql/statement';
+import { audienceCondition } from './audience-filter';
 import { DEVICE_KINDS_SQL, tokensRepository } from './tokens';
 
-// A device is valid while its registration token is active in the ledger.
-const VALID = `FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active'`;
+// A device is valid while its registration token is active in the ledger, and while it has an end
+// user: an erased end user's device waiting for its activity's end push has none (end-users.ts).
+const VALID = `FROM devices d JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active' AND d.end_user_id <> ''`;
 // The IsletActivityAttributes token (attributes_type null): the built-in templates' starts use it.
 const PUSH_TO_START = `SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.attributes_type IS NULL AND p.state = 'active'`;
 const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d.os_version AS "osVersion", d.created_at AS "createdAt", t.id AS "tokenId",
@@ -35,6 +37,16 @@ const usersTargets = statement<TargetDevice>(
   (d) => `${TARGET_COLUMNS} WHERE d.app_id = $1 AND ${d.inList('d.end_user_id', '$2')} ORDER BY d.end_user_id, d.created_at`,
   TARGET,
 );
+// A send or start to an audience: built per request (its tags decide the text), once per send.
+const audienceTargets = (audience: AudienceFilter) => {
+  const { where, params } = audienceCondition(audience, 1);
+  return { statement: oneOff<TargetDevice>((d) => `${TARGET_COLUMNS} WHERE d.app_id = $1 AND ${where(d)} ORDER BY d.end_user_id, d.created_at`, TARGET), params };
+};
+const audienceCount = (audience: AudienceFilter) => {
+  const { where, params } = audienceCondition(audience, 1);
+  const text = (d: Dialect) => `SELECT count(*) AS devices, count(DISTINCT d.end_user_id) AS users ${VALID} WHERE d.app_id = $1 AND ${where(d)}`;
+  return { statement: oneOff<{ devices: number; users: number }>(text, { numbers: ['devices', 'users'] }), params };
+};
 const testers = statement<{ id: string }>('SELECT id FROM end_users WHERE app_id = $1 AND tester');
 
 // A send needs only the device and its token: no push-to-start lookup, and rows streamed, not loaded.
@@ -48,6 +60,12 @@ const usersSendTargets = statement<SendTarget>(
   (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${d.inList('d.end_user_id', '$3')} ORDER BY d.end_user_id, d.created_at`,
   { numbers: ['tokenId'] },
 );
+
+const audienceSendTargets = (audience: AudienceFilter) => {
+  const { where, params } = audienceCondition(audience, 2);
+  const text = (d: Dialect) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${where(d)} ORDER BY d.end_user_id, d.created_at`;
+  return { statement: oneOff<SendTarget>(text, { numbers: ['tokenId'] }), params };
+};
 
 const touchEndUser = statement(
   (d) => `INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $4)
@@ -87,10 +105,17 @@ export function devicesRepository(sql: Sql): DevicesRepository {
   return {
     audience: async (appId, testersOnly) => (await sql.one(audience, [appId, testersOnly]))!,
 
+    async countAudience(appId, filter) {
+      const count = audienceCount(filter);
+      return (await sql.one(count.statement, [appId, ...count.params]))!;
+    },
+
     async targets(appId, filter = {}) {
       const ids = filter.endUserIds;
-      const rows =
-        ids === undefined
+      const byAudience = filter.audience && audienceTargets(filter.audience);
+      const rows = byAudience
+        ? await sql.all(byAudience.statement, [appId, ...byAudience.params])
+        : ids === undefined
           ? await sql.all(allTargets, [appId])
           : ids.length === 1
             ? await sql.all(userTargets, [appId, ids[0]!])
@@ -102,10 +127,15 @@ export function devicesRepository(sql: Sql): DevicesRepository {
 
     // SQLite reads the rows as the caller iterates (inside its transaction); PostgreSQL reads them
     // at once (see Sql.iterate), so a send there holds its targets' ids in memory.
-    sendTargets: (appId, filter = {}) =>
-      filter.endUserIds === undefined
+    sendTargets(appId, filter = {}) {
+      if (filter.audience) {
+        const { statement, params } = audienceSendTargets(filter.audience);
+        return sql.iterate(statement, [appId, Boolean(filter.testersOnly), ...params]);
+      }
+      return filter.endUserIds === undefined
         ? sql.iterate(allSendTargets, [appId, Boolean(filter.testersOnly)])
-        : sql.iterate(usersSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds]),
+        : sql.iterate(usersSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds]);
+    },
 
     upsert: (appId, input, now, newDeviceId) =>
       sql.atomic(async (tx) => {

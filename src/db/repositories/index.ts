@@ -8,6 +8,7 @@ import { broadcastsRepository } from './broadcasts';
 import { deliveriesRepository } from './deliveries';
 import { deliveryHistoryRepository } from './delivery-history';
 import { devicesRepository } from './devices';
+import { endUsersRepository } from './end-users';
 import { endpointHoldsRepository } from './endpoint-holds';
 import { idempotencyRepository } from './idempotency';
 import { instancesRepository } from './instances';
@@ -37,6 +38,7 @@ export function repositoriesOn(sql: Sql): Repositories {
     deliveries: deliveriesRepository(sql),
     deliveryHistory: deliveryHistoryRepository(sql),
     devices: devicesRepository(sql),
+    endUsers: endUsersRepository(sql),
     endpointHolds: endpointHoldsRepository(sql),
     idempotency: idempotencyRepository(sql),
     instances: instancesRepository(sql),

@@ -104,6 +104,22 @@ forEachDatabase('the broadcasts resource (app.handle, simulator transport)', (db
     expect((await h.service('a1', 'GET', `${PATH}/${made.id}`)).body.subscribersStarted).toBe(2);
   });
 
+  test('subscribers of an audience: only the tagged end users, on the platform asked; with targetUsers too: 400', async () => {
+    await setup();
+    const register = (body: Record<string, unknown>) => h.service('a1', 'POST', '/api/apps/a1/devices', body);
+    const gold = (await register({ endUserId: 'u1', platform: 'ios', token: apnsToken('a'), pushToStartToken: apnsToken('b'), osVersion: '18.1' })).body.device.id;
+    await register({ endUserId: 'u1', platform: 'android', token: 'fcm-token-u1' });
+    await register({ endUserId: 'u2', platform: 'ios', token: apnsToken('c'), pushToStartToken: apnsToken('d'), osVersion: '18.1' });
+    expect((await h.service('a1', 'PUT', '/api/apps/a1/users/u1', { tags: { plan: 'gold' } })).status).toBe(200);
+    const made = (await create()).body;
+    const audience = { tags: { plan: 'gold' }, platform: 'ios' };
+    const both = await h.service('a1', 'POST', `${PATH}/${made.id}/subscribers`, { audience, targetUsers: ['u2'] });
+    expect(both.body.detail).toBe('audience and targetUsers cannot be given together');
+    expect((await h.service('a1', 'POST', `${PATH}/${made.id}/subscribers`, { audience })).body).toEqual({ started: 1, skipped: [] });
+    const starts = await testRows<{ deviceId: string }>(h.ctx, `SELECT d.device_id AS "deviceId" FROM deliveries d JOIN messages m ON m.id = d.message_id WHERE m.kind = 'la_start'`);
+    expect(starts.map((r) => r.deviceId)).toEqual([gold]);
+  });
+
   test('the 10,001st channel of an app and environment is refused before Apple is asked; plans cap broadcasts running at once', async () => {
     await setup('[plans.pro]\nlive_activities = true\nbroadcasts = 2\n');
     await h.ctx.db.write(async (tx) => {

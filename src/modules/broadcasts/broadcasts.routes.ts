@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia';
 import { errors, PageQuery, Success, withDetail } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
+import { AudienceBody, audienceFilter, requireOneTarget } from '../devices/audience';
 import { DEMO } from '../apps/demo.service';
 import { OPTIONAL_BODY } from '../docs/polish-document';
 import { parseDate } from '../../http/dates';
@@ -181,7 +182,10 @@ export function broadcastsRoutes(services: Services) {
     )
     .post(
       '/api/apps/:appId/broadcasts/:id/subscribers',
-      ({ request, params, body }) => broadcasts.subscribe(auth.appOf(request).id, params.id, body?.targetUsers),
+      ({ request, params, body }) => {
+        requireOneTarget(body ?? {});
+        return broadcasts.subscribe(auth.appOf(request).id, params.id, body?.targetUsers, body?.audience && audienceFilter(body.audience));
+      },
       {
         transform: auth.requireKey,
         params: Params,
@@ -191,6 +195,7 @@ export function broadcastsRoutes(services: Services) {
               targetUsers: t.Optional(
                 t.Array(t.String({ minLength: 1 }), { minItems: 1, description: 'End user identifiers; absent: every connected end user. Unknown ids are skipped.' }),
               ),
+              audience: t.Optional(AudienceBody),
             },
             { additionalProperties: false, [OPTIONAL_BODY]: true, examples: [{ targetUsers: [DEMO.endUserId] }] },
           ),
@@ -209,7 +214,7 @@ export function broadcastsRoutes(services: Services) {
           description:
             'Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), ' +
             'and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). ' +
-            'Errors: 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`.',
+            'Errors: 400 `audience and targetUsers cannot be given together`; 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`.',
           tags,
           security,
         },

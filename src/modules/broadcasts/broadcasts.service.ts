@@ -4,6 +4,7 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
 import type { AppsService } from '../apps/apps.service';
+import type { AudienceFilter } from '../devices/devices.repository';
 import { APNS_CHANNEL_LIMIT, type StoragePolicy } from '../delivery/providers/apns/apns.channels';
 import { BROADCAST_PAYLOAD_LIMIT } from '../delivery/providers/apns/apns.broadcast';
 import type { LiveActivityContent } from '../delivery/message-content';
@@ -187,13 +188,13 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
      * iPhone that registered an older `osVersion` is skipped with a reason), a data message naming
      * the topic to each Android device. Through the device outbox, one delivery per device.
      */
-    subscribe(appId: string, id: string, targetUsers: string[] | undefined) {
+    subscribe(appId: string, id: string, targetUsers: string[] | undefined, audience?: AudienceFilter) {
       return store.write(async (tx) => {
         const row = await requireBroadcast(tx, appId, id);
         if (row.state !== 'Active') throw notActive();
         if (row.channelState !== 'open') throw new HttpError(409, `broadcast channel is not open yet (${row.channelState})`);
         const now = clock.now();
-        const devices = await tx.devices.targets(appId, { endUserIds: targetUsers && [...new Set(targetUsers)] });
+        const devices = await tx.devices.targets(appId, { endUserIds: targetUsers && [...new Set(targetUsers)], audience });
         const skipped: { deviceId: string; reason: string }[] = [];
         const reachable = devices.filter((d) => {
           const reason = d.platform === 'ios' ? iosStartProblem(d.osVersion) : undefined;

@@ -45,6 +45,24 @@ export interface Audience {
   iosStartable: number;
 }
 
+/**
+ * Who a send, start or broadcast subscription reaches instead of a list of end users (issue 38):
+ * every given condition must hold; a tag's list matches any of its values.
+ */
+export interface AudienceFilter {
+  tags?: Record<string, string | string[]>;
+  platform?: 'ios' | 'android';
+  /** Canonical BCP 47 tags: a language alone (`de`) matches every device locale of it (`de-AT`), a full tag only itself. */
+  locales?: string[];
+}
+
+/** Which devices a fan-out goes to: end users by id, or an audience (one of them), optionally only testers'. */
+export interface TargetFilter {
+  endUserIds?: string[];
+  audience?: AudienceFilter;
+  testersOnly?: boolean;
+}
+
 /** A device a notification send queues a delivery for, and the ledger token it goes to. */
 export interface SendTarget {
   deviceId: string;
@@ -66,16 +84,18 @@ export interface DevicesRepository {
   audience(appId: string, testersOnly: boolean): Promise<Audience>;
   /**
    * The valid devices of the given end users (all connected end users when `endUserIds` is
-   * undefined), optionally only testers', ordered by end user then registration time.
+   * undefined) or of an audience, optionally only testers', ordered by end user then registration time.
    * Unknown end user ids simply match nothing.
    */
-  targets(appId: string, filter?: { endUserIds?: string[]; testersOnly?: boolean }): Promise<TargetDevice[]>;
+  targets(appId: string, filter?: TargetFilter): Promise<TargetDevice[]>;
   /**
    * The same devices as `targets`, as the outbox needs them for a notification send, read one by
    * one as the caller iterates (inside its transaction): a send to 1,000,000 devices never holds
    * them all in memory.
    */
-  sendTargets(appId: string, filter?: { endUserIds?: string[]; testersOnly?: boolean }): Promise<IterableIterator<SendTarget>>;
+  sendTargets(appId: string, filter?: TargetFilter): Promise<IterableIterator<SendTarget>>;
+  /** How many valid devices, and of how many end users, an audience reaches. */
+  countAudience(appId: string, audience: AudienceFilter): Promise<{ devices: number; users: number }>;
   /**
    * Registers or refreshes a device (one per app, platform and token) and its end user, and
    * writes its tokens into the ledger, in one transaction. A token registered again is valid

@@ -68,10 +68,17 @@ const invalidTemplateSlug = (facts: ErrorFacts) =>
 const templateNotFound = (releaseVersion: number) =>
   example('No template of that slug in the release', 404, 'notification template not found', { slug: 'order-shiped', releaseVersion });
 
+const BOTH_TARGETS = example('An audience and targetUsers', 400, 'audience and targetUsers cannot be given together');
+const TAG_BREACHES = [
+  example('A malformed tag key', 400, 'tag key "plan!" must be 1 to 64 letters, digits, _, -, . or :'),
+  example('A value over 256 characters', 400, 'tag "bio" has a value of 300 characters: at most 256'),
+  example('Too many tags', 400, 'an end user has at most 64 tags: this would make 65'),
+];
+
 /** Answers particular to one operation, by `METHOD /path` and status; the generic ones follow them. */
 const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExample[]>> => ({
   'POST /api/apps/{appId}/live-activities': {
-    '400': [invalidTemplateSlug(facts), example('A missing field of the template', 400, 'contentState.progress is required'), example('A payload over the limit', 400, 'payload exceeds 4096 bytes')],
+    '400': [invalidTemplateSlug(facts), example('A missing field of the template', 400, 'contentState.progress is required'), example('A payload over the limit', 400, 'payload exceeds 4096 bytes'), BOTH_TARGETS],
     '403': [example('A plan without Live Activities', 403, 'live activities are not available on your current plan')],
     '429': [example('Minutes used up', 429, 'live activity minutes limit exceeded for this billing period')],
   },
@@ -106,16 +113,19 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   },
   'PATCH /api/apps/{appId}/broadcasts/{id}': { '409': [example('An ended broadcast', 409, 'broadcast is not active')] },
   'DELETE /api/apps/{appId}/broadcasts/{id}': { '409': [example('An ended broadcast', 409, 'broadcast is not active')] },
-  'POST /api/apps/{appId}/broadcasts/{id}/subscribers': { '409': [example('An ended broadcast', 409, 'broadcast is not active')] },
+  'POST /api/apps/{appId}/broadcasts/{id}/subscribers': { '400': [BOTH_TARGETS], '409': [example('An ended broadcast', 409, 'broadcast is not active')] },
   'POST /api/apps/{appId}/devices': { '400': [example('A token that is not hex', 400, 'token must be an APNs token: an even number (64 to 200) of hex digits')] },
   'POST /api/apps/{appId}/notifications/send': {
-    '400': [example('A message over the limit', 400, 'payload exceeds 4096 bytes')],
+    '400': [example('A message over the limit', 400, 'payload exceeds 4096 bytes'), BOTH_TARGETS],
     '404': [templateNotFound(DEMO.releaseVersion), example('An unknown testReleaseVersion', 404, 'release not found')],
     '422': [example('No Live release', 422, 'app has no live release'), example('testReleaseVersion not in Testing', 422, 'release is not in Testing status')],
   },
   'POST /api/apps/{appId}/notifications/{messageId}/opened': {
     '404': [example('An unknown message id', 404, 'message not found'), example('No delivery of it went to that device of that end user', 404, 'message was not sent to this device')],
   },
+  'PUT /api/apps/{appId}/users/{endUserId}': { '400': TAG_BREACHES },
+  'PATCH /api/apps/{appId}/users/{endUserId}': { '400': TAG_BREACHES },
+  'POST /api/apps/{appId}/notifications/audience-count': { '400': [example('A malformed tag key', 400, 'audience tag key "plan!" must be 1 to 64 letters, digits, _, -, . or :')] },
   'POST /api/admin/apps': {
     '400': [example('An unknown plan', 400, 'plan must be one of free, pro')],
     '409': [example('A taken id', 409, 'app acme-delivery already exists')],
@@ -206,6 +216,7 @@ const NOT_FOUND: [RegExp, string][] = [
   [/\/live-activity-streams\/\{key\}$/, 'activity stream not found'],
   [/\/releases\/\{version\}/, 'release not found'],
   [/\/end-users\/\{endUserId\}$/, 'end user not found'],
+  [/\/users\/\{endUserId\}$/, 'end user not found'],
   [/\/deliveries\/\{id\}$/, 'delivery not found'],
   [/\/webhooks\/\{id\}/, 'webhook endpoint not found'],
   [/\/notifications\/\{messageId\}$/, 'message not found'],

@@ -32,6 +32,9 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   ],
   // The demo's message went to demo-user's iPhone too.
   'POST /api/apps/{appId}/notifications/{messageId}/opened': [{ endUserId: DEMO.endUserId, deviceId: DEMO.iphoneId }],
+  'PUT /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'gold', country: 'DE' } }],
+  'PATCH /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'platinum' } }, { tags: { country: null } }],
+  'POST /api/apps/{appId}/notifications/audience-count': [{ audience: { tags: { plan: ['gold', 'platinum'] }, platform: 'ios' } }, { audience: { platform: 'android' } }],
   'POST /api/admin/apps': [{ id: 'acme-delivery', name: 'Acme Delivery', plan: 'pro' }],
   'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }],
   'PUT /api/admin/apps/{appId}/apns': [

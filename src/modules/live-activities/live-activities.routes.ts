@@ -8,6 +8,7 @@ import { OPTIONAL_BODY } from '../docs/polish-document';
 import { parseDate } from '../../http/dates';
 import { ContentOptions, contentOptions, EndOptions } from './live-activities.options';
 import { tokenProblem } from '../devices/token-format';
+import { AudienceBody, audienceFilter, requireOneTarget } from '../devices/audience';
 import { LiveActivityRecord } from './live-activities.view';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
@@ -55,6 +56,9 @@ export const StartBody = t.Object(
     ],
   },
 );
+
+/** A start's body: a stream's, and an `audience` instead of `targetUsers` (issue 38). */
+const StartNowBody = t.Object({ ...StartBody.properties, audience: t.Optional(AudienceBody) }, { additionalProperties: false, examples: StartBody.examples as unknown[] });
 
 const UpdateBody = t.Object(
   { contentState: ActivityValues('The new dynamic data; replaces the previous contentState entirely.'), ...ContentOptions },
@@ -105,11 +109,17 @@ const signedBy =
 export function liveActivitiesRoutes(services: Services) {
   const { auth, liveActivities } = services;
   return new Elysia({ detail: { tags } })
-    .post('/api/apps/:appId/live-activities', ({ request, body }) => liveActivities.start(auth.appOf(request), body), {
+    .post(
+      '/api/apps/:appId/live-activities',
+      ({ request, body }) => {
+        requireOneTarget(body);
+        return liveActivities.start(auth.appOf(request), { ...body, audience: body.audience && audienceFilter(body.audience) });
+      },
+      {
       // Authenticates before the body is validated: a caller without the header always gets 401.
       transform: auth.requireKey,
       params: t.Object({ appId: t.String({ description: 'The app identifier.' }) }),
-      body: StartBody,
+      body: StartNowBody,
       response: {
         200: t.Object({
           activityCount: Type.Integer({ description: 'Number of activities created (one per targeted connected end user).' }),
@@ -124,11 +134,13 @@ export function liveActivitiesRoutes(services: Services) {
           'Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), ' +
           '`staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. ' +
           'Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; ' +
+          '400 `audience and targetUsers cannot be given together`; ' +
           '403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`.',
         tags,
         security,
       },
-    })
+    },
+    )
     .get(
       '/api/apps/:appId/live-activities',
       ({ request, query }) => {

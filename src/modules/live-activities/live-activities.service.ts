@@ -5,7 +5,7 @@ import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.repository';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
-import type { TargetDevice } from '../devices/devices.repository';
+import type { AudienceFilter, TargetDevice } from '../devices/devices.repository';
 import { isoTime } from '../../lib/clock';
 import type { InstanceDetail, NewInstance } from './instances.repository';
 import { activityContent, type EventOptions } from './live-activities.content';
@@ -25,6 +25,8 @@ export interface StartInput extends ContentOptionsInput {
   attributes?: Record<string, unknown>;
   contentState: Record<string, unknown>;
   targetUsers?: string[];
+  /** Instead of `targetUsers`: the end users whose tags match, on their devices of the platform (issue 38). */
+  audience?: AudienceFilter;
 }
 
 /** An end's options: a final contentState, when the system removes it, and the push priority. */
@@ -124,7 +126,7 @@ export function liveActivitiesService(ctx: AppContext) {
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
-      for (const userDevices of byEndUser(await tx.devices.targets(app.id, { endUserIds }))) {
+      for (const userDevices of byEndUser(await tx.devices.targets(app.id, { endUserIds, audience: input.audience }))) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };

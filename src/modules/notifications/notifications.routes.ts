@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { AppParams, errors } from '../../http/schemas';
 import type { Services } from '../../services';
+import { AudienceBody, audienceFilter, requireOneTarget } from '../devices/audience';
 import { MAX_BADGE, MAX_COLLAPSE_ID_BYTES, MAX_TTL_SECONDS } from './template-options';
 
 const SendBody = t.Object(
@@ -18,6 +19,7 @@ const SendBody = t.Object(
         description: 'End user identifiers. When omitted, sends to all users connected to the app. Duplicates are merged; unknown identifiers are skipped.',
       }),
     ),
+    audience: t.Optional(AudienceBody),
     testReleaseVersion: t.Optional(
       Type.Integer({
         minimum: 1,
@@ -82,7 +84,10 @@ export function notificationsRoutes(services: Services) {
     })
     .post(
     '/api/apps/:appId/notifications/send',
-    ({ request, body }) => notifications.send(auth.appOf(request).id, body),
+    ({ request, body }) => {
+      requireOneTarget(body);
+      return notifications.send(auth.appOf(request).id, { ...body, audience: body.audience && audienceFilter(body.audience) });
+    },
     {
       // Authenticates before the body is validated: a caller without the header always gets 401.
       transform: auth.requireKey,
@@ -105,7 +110,7 @@ export function notificationsRoutes(services: Services) {
           'The response confirms queuing, not delivery. ' +
           'Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; ' +
           'with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, ' +
-          '400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send.',
+          '400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send.',
         security: [{ serviceKey: [] }],
       },
     },

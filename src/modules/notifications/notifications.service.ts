@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
+import type { AudienceFilter } from '../devices/devices.repository';
 import { newId } from '../../lib/ids';
 import { releaseNotFound, templateNotFound, type ReleasesService } from './releases.service';
 import type { ReleaseRow } from './releases.repository';
@@ -11,6 +12,8 @@ export interface SendInput extends SendAdditions {
   templateSlug: string;
   variables?: Record<string, string>;
   targetUsers?: string[];
+  /** Instead of `targetUsers`: the devices whose end user's tags and platform match (issue 38). */
+  audience?: AudienceFilter;
   testReleaseVersion?: number;
 }
 
@@ -55,6 +58,7 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
       const contents = sendContents(template, input, { messageId, now, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
       const audience = {
         endUserIds: input.targetUsers && [...new Set(input.targetUsers)],
+        audience: input.audience,
         testersOnly: input.testReleaseVersion !== undefined,
       };
       return store.write((tx) => queueSend(ctx, tx, { appId, publicId: messageId, contents, audience, now }));

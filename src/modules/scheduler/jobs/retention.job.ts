@@ -10,7 +10,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * `retention.deliveries_days` (broadcast steps too), and ended activities and broadcasts older than `retention.activities_days`.
  * Activities that ended inside the current billing period are kept whatever their age, so that
  * pruning never lowers the minutes an app has used. Idempotency keys go after 24 hours; webhook
- * deliveries and attempts after `retention.deliveries_days`.
+ * deliveries and attempts after `retention.deliveries_days`. What an erasure kept for an end push
+ * still waiting goes once that push is no longer waiting.
  */
 export function retentionJob(ctx: AppContext): Job {
   return {
@@ -26,6 +27,8 @@ export function retentionJob(ctx: AppContext): Job {
         // Ended broadcasts follow the activities' rule (their minutes count in the period).
         ...(await tx.broadcasts.prune(deliveriesBefore, activitiesBefore)),
         idempotencyKeys: await tx.idempotency.prune(now - IDEMPOTENCY_TTL_MS),
+        // Devices and activities of erased end users, kept anonymous until their end push went.
+        erased: await tx.endUsers.pruneErased(),
         // Events of the billing period stay: quota events are sent once a period.
         webhooks: await tx.webhooks.prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
       }));

@@ -1,0 +1,90 @@
+import type { AppContext } from '../../context';
+import { HttpError } from '../../lib/errors';
+import { deviceView } from '../devices/devices.view';
+import { endActivities } from '../live-activities/live-activities.delivery';
+import type { Erased } from './end-users.repository';
+import { requireTagCount, requireTagKey, requireTagValue } from '../devices/tags';
+
+const notFound = () => new HttpError(404, 'end user not found');
+/** The bound device registration puts on an end user id. */
+const MAX_END_USER_ID = 256;
+const requireEndUserId = (endUserId: string) => {
+  if (endUserId.length > MAX_END_USER_ID) throw new HttpError(400, `endUserId must be at most ${MAX_END_USER_ID} characters`);
+};
+
+/** End users as a resource (issue 38): their tags, what they have, and erasure. */
+export function usersService(ctx: AppContext) {
+  const store = ctx.db;
+  const { clock } = ctx;
+
+  /** The end user as the API shows them: tags and devices (as the device API shows them). */
+  const view = async (appId: string, endUserId: string) => {
+    if (!(await store.repos.endUsers.exists(appId, endUserId))) throw notFound();
+    const tags = await store.repos.endUsers.tags(appId, endUserId);
+    // An end user has a handful of devices; 100 is the device list's own page bound.
+    const { rows } = await store.repos.devices.list(appId, { endUserId }, 100, 0);
+    return { endUserId, tags, devices: rows.map(deviceView) };
+  };
+
+  return {
+    get: view,
+
+    /** Replaces the end user's tags (creating the end user when absent). */
+    async replace(appId: string, endUserId: string, tags: Record<string, string>) {
+      requireEndUserId(endUserId);
+      for (const [key, value] of Object.entries(tags)) {
+        requireTagKey(key);
+        requireTagValue(key, value);
+      }
+      requireTagCount(Object.keys(tags).length);
+      await store.write(async (tx) => {
+        await tx.endUsers.ensure(appId, endUserId, clock.now());
+        await tx.endUsers.replaceTags(appId, endUserId, tags);
+      });
+      return view(appId, endUserId);
+    },
+
+    /** Merges tags into the end user's: a value sets the key, `null` removes it. */
+    async merge(appId: string, endUserId: string, tags: Record<string, string | null>) {
+      requireEndUserId(endUserId);
+      const set: Record<string, string> = {};
+      const remove: string[] = [];
+      for (const [key, value] of Object.entries(tags)) {
+        requireTagKey(key);
+        if (value === null) remove.push(key);
+        else {
+          requireTagValue(key, value);
+          set[key] = value;
+        }
+      }
+      await store.write(async (tx) => {
+        await tx.endUsers.ensure(appId, endUserId, clock.now());
+        const current = await tx.endUsers.tags(appId, endUserId);
+        const keys = new Set([...Object.keys(current), ...Object.keys(set)]);
+        for (const key of remove) keys.delete(key);
+        requireTagCount(keys.size);
+        await tx.endUsers.mergeTags(appId, endUserId, set, remove);
+      });
+      return view(appId, endUserId);
+    },
+
+    /**
+     * Erases the end user: their Active activities are ended first (the end push queued to each
+     * live instance, as an API end does), then everything about them goes in the same transaction
+     * (see EndUsersRepository.erase). 404 for an end user the app does not know.
+     */
+    async erase(appId: string, endUserId: string): Promise<{ endUserId: string; removed: Erased }> {
+      const removed = await store.write(async (tx) => {
+        if (!(await tx.endUsers.exists(appId, endUserId))) throw notFound();
+        const now = clock.now();
+        const active = await tx.endUsers.activeActivities(appId, endUserId);
+        await endActivities(ctx.outbox, tx, active, { reason: 'api', endedAt: now, now, dismissalAt: now });
+        return tx.endUsers.erase(appId, endUserId);
+      });
+      ctx.logger.info('end user erased', { appId, ...removed });
+      return { endUserId, removed };
+    },
+  };
+}
+
+export type UsersService = ReturnType<typeof usersService>;
