@@ -48,6 +48,16 @@ const usersSendTargets = statement<SendTarget>(
   (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${d.inList('d.end_user_id', '$3')} ORDER BY d.end_user_id, d.created_at`,
   { numbers: ['tokenId'] },
 );
+// A `sendAtLocal` part: the devices whose own zone (else the app's default, `fallback`) is one of the part's (`list`).
+const inZones = (d: Dialect, fallback: string, list: string) => d.inList(`COALESCE(d.time_zone, ${d.typed(fallback, 'text')})`, list);
+const allZoneSendTargets = statement<SendTarget>(
+  (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${inZones(d, '$3', '$4')} ORDER BY d.end_user_id, d.created_at`,
+  { numbers: ['tokenId'] },
+);
+const usersZoneSendTargets = statement<SendTarget>(
+  (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${d.inList('d.end_user_id', '$3')} AND ${inZones(d, '$4', '$5')} ORDER BY d.end_user_id, d.created_at`,
+  { numbers: ['tokenId'] },
+);
 
 const touchEndUser = statement(
   (d) => `INSERT INTO end_users (app_id, id, tester, created_at, last_seen_at) VALUES ($1, $2, $3, $4, $4)
@@ -102,10 +112,16 @@ export function devicesRepository(sql: Sql): DevicesRepository {
 
     // SQLite reads the rows as the caller iterates (inside its transaction); PostgreSQL reads them
     // at once (see Sql.iterate), so a send there holds its targets' ids in memory.
-    sendTargets: (appId, filter = {}) =>
-      filter.endUserIds === undefined
+    sendTargets: (appId, filter = {}) => {
+      const zones = filter.timeZones;
+      if (zones)
+        return filter.endUserIds === undefined
+          ? sql.iterate(allZoneSendTargets, [appId, Boolean(filter.testersOnly), zones.defaultZone, zones.zones])
+          : sql.iterate(usersZoneSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds, zones.defaultZone, zones.zones]);
+      return filter.endUserIds === undefined
         ? sql.iterate(allSendTargets, [appId, Boolean(filter.testersOnly)])
-        : sql.iterate(usersSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds]),
+        : sql.iterate(usersSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds]);
+    },
 
     upsert: (appId, input, now, newDeviceId) =>
       sql.atomic(async (tx) => {

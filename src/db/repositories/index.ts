@@ -18,6 +18,7 @@ import { outboxRepository } from './outbox';
 import { metricsRepository } from './metrics';
 import { notificationMessagesRepository } from './notification-messages';
 import { releasesRepository } from './releases';
+import { scheduledSendsRepository } from './scheduled-sends';
 import { tokensRepository } from './tokens';
 import { webhookEventsRepository } from './webhook-events';
 import { webhooksRepository } from './webhooks';
@@ -46,6 +47,7 @@ export function repositoriesOn(sql: Sql): Repositories {
     notificationMessages: notificationMessagesRepository(sql),
     outbox: outboxRepository(sql),
     releases: releasesRepository(sql),
+    scheduledSends: scheduledSendsRepository(sql),
     tokens: tokensRepository(sql),
     webhookEvents: webhookEventsRepository(sql),
     webhooks: webhooksRepository(sql),

@@ -45,6 +45,16 @@ export interface Audience {
   iosStartable: number;
 }
 
+/**
+ * Which devices a notification send reaches: the given end users' (all when absent), only testers',
+ * and for a `sendAtLocal` part only those whose own zone, else `defaultZone`, is one of `zones`.
+ */
+export interface SendFilter {
+  endUserIds?: string[];
+  testersOnly?: boolean;
+  timeZones?: { zones: string[]; defaultZone: string };
+}
+
 /** A device a notification send queues a delivery for, and the ledger token it goes to. */
 export interface SendTarget {
   deviceId: string;
@@ -73,7 +83,7 @@ export interface DevicesRepository {
    * one as the caller iterates (inside its transaction): a send to 1,000,000 devices never holds
    * them all in memory.
    */
-  sendTargets(appId: string, filter?: { endUserIds?: string[]; testersOnly?: boolean }): Promise<IterableIterator<SendTarget>>;
+  sendTargets(appId: string, filter?: SendFilter): Promise<IterableIterator<SendTarget>>;
   /**
    * Registers or refreshes a device (one per app, platform and token) and its end user, and
    * writes its tokens into the ledger, in one transaction. A token registered again is valid

@@ -109,9 +109,15 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'POST /api/apps/{appId}/broadcasts/{id}/subscribers': { '409': [example('An ended broadcast', 409, 'broadcast is not active')] },
   'POST /api/apps/{appId}/devices': { '400': [example('A token that is not hex', 400, 'token must be an APNs token: an even number (64 to 200) of hex digits')] },
   'POST /api/apps/{appId}/notifications/send': {
-    '400': [example('A message over the limit', 400, 'payload exceeds 4096 bytes')],
+    '400': [
+      example('A message over the limit', 400, 'payload exceeds 4096 bytes'),
+      example('A sendAt in the past', 400, 'sendAt is more than a minute in the past (2026-01-01T09:00:00.000Z)'),
+    ],
     '404': [templateNotFound(DEMO.releaseVersion), example('An unknown testReleaseVersion', 404, 'release not found')],
     '422': [example('No Live release', 422, 'app has no live release'), example('testReleaseVersion not in Testing', 422, 'release is not in Testing status')],
+  },
+  'DELETE /api/apps/{appId}/notifications/{messageId}': {
+    '409': [example('Sent already', 409, 'nothing left to cancel: every part of the message has gone or was cancelled')],
   },
   'POST /api/admin/apps': {
     '400': [example('An unknown plan', 400, 'plan must be one of free, pro')],

@@ -18,6 +18,9 @@ const EXAMPLE_WEBHOOK_ID = 'whk_0mwt00000a1b2c3d4e5f6g7h8';
 /** 32 bytes in hex: the shape of an APNs token. */
 const HEX_TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
+/** The date two days from the document's making: scheduled sends' examples stay in the window a send may name (30 days ahead). */
+const IN_TWO_DAYS = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+
 /** Request body examples by operation (`METHOD /path/{param}`); several become a drop-down in Swagger UI. */
 export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/devices': [
@@ -29,9 +32,11 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/notifications/send': [
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
     { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } },
+    { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' }, sendAt: `${IN_TWO_DAYS}T09:00:00+01:00` },
+    { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' }, sendAtLocal: `${IN_TWO_DAYS}T09:00` },
   ],
   'POST /api/admin/apps': [{ id: 'acme-delivery', name: 'Acme Delivery', plan: 'pro' }],
-  'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }],
+  'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }, { defaultTimeZone: 'Europe/Vienna' }],
   'PUT /api/admin/apps/{appId}/apns': [
     { bundleId: 'com.example.demo', teamId: 'ABCDE12345', keyId: 'KEY1234567', key: EXAMPLE_APNS_KEY, environment: 'sandbox' },
   ],
@@ -134,6 +139,7 @@ const AppRecord = t.Object({
   name: t.String(),
   plan: t.String(),
   source: t.Union([t.Literal('config'), t.Literal('api')]),
+  defaultTimeZone: t.String({ description: "The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC)." }),
   createdAt: Time,
   updatedAt: Time,
   channels: t.Object({ apns: Channel, fcm: Channel }),

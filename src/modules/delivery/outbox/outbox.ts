@@ -37,10 +37,13 @@ export class Outbox {
    * whatever the message is about, so that nothing accepted can be lost between the answer and the
    * delivery. Returns the message's id and the number of deliveries written.
    */
-  async enqueue(tx: Tx, input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string }): Promise<{ messageId: number; deliveries: number }> {
+  async enqueue(
+    tx: Tx,
+    input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string; /** Adds to this message instead of writing one (a scheduled send's later part). */ messageId?: number },
+  ): Promise<{ messageId: number; deliveries: number }> {
     const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
     const kind = messageKind(input.content);
-    const messageId = await tx.outbox.insertMessage(input.appId, kind, activityId, JSON.stringify(input.content), input.content.templateSlug, input.now);
+    const messageId = input.messageId ?? (await tx.outbox.insertMessage(input.appId, kind, activityId, JSON.stringify(input.content), input.content.templateSlug, input.now));
     let targets = input.targets;
     if (input.content.type === 'live_activity' && input.content.event !== 'start') {
       // One end user's devices: read twice (superseding, then queueing), so held as a list.
