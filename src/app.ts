@@ -26,6 +26,7 @@ import { liveActivitiesRoutes } from './modules/live-activities/live-activities.
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
+import { scheduledSendsAdminRoutes } from './modules/notifications/scheduled-sends.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes';
 import { buildServices, type Services } from './services';
@@ -115,6 +116,7 @@ export function createApp(ctx: AppContext) {
     .use(endpointsAdminRoutes(services))
     .use(notificationsRoutes(services))
     .use(releasesAdminRoutes(services))
+    .use(scheduledSendsAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
     .use(liveActivityTemplatesAdminRoutes(services))
     .use(broadcastsAdminRoutes(services))

@@ -18,9 +18,6 @@ const EXAMPLE_WEBHOOK_ID = 'whk_0mwt00000a1b2c3d4e5f6g7h8';
 /** 32 bytes in hex: the shape of an APNs token. */
 const HEX_TOKEN = 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90';
 
-/** The date two days from the document's making: scheduled sends' examples stay in the window a send may name (30 days ahead). */
-const IN_TWO_DAYS = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
-
 /** Request body examples by operation (`METHOD /path/{param}`); several become a drop-down in Swagger UI. */
 export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/devices': [
@@ -32,8 +29,6 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/notifications/send': [
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
     { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } },
-    { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' }, sendAt: `${IN_TWO_DAYS}T09:00:00+01:00` },
-    { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' }, sendAtLocal: `${IN_TWO_DAYS}T09:00` },
   ],
   'POST /api/admin/apps': [{ id: 'acme-delivery', name: 'Acme Delivery', plan: 'pro' }],
   'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }, { defaultTimeZone: 'Europe/Vienna' }],
@@ -105,12 +100,24 @@ export function instanceParamOverrides(firstDemoDeliveryId: number | undefined):
 }
 
 /**
+ * Body examples that depend on the instance's clock: the scheduled sends' times, two days from now
+ * (a send may name at most 30 days ahead), so that "Try it out" works whenever the document is read.
+ */
+export function instanceBodyExamples(now: number): Record<string, unknown[]> {
+  const day = new Date(now + 2 * 86_400_000).toISOString().slice(0, 10);
+  const send = 'POST /api/apps/{appId}/notifications/send';
+  const welcome = { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } };
+  return { [send]: [...BODY_EXAMPLES[send]!, { ...welcome, sendAt: `${day}T09:00:00+01:00` }, { ...welcome, sendAtLocal: `${day}T09:00` }] };
+}
+
+/**
  * Operations whose "Try it out" cannot work on a bare demo instance as shipped, and why. Their
  * examples are still checked against the request schema; everything else is sent to a demo
  * instance by the docs tests.
  */
 export const NOT_TRYABLE_ON_THE_DEMO: Record<string, string> = {
   'DELETE /api/admin/apps/{appId}/broadcast-channels': 'removes an orphan channel at Apple: the demo has no APNs credentials, hence no channel at Apple',
+  'DELETE /api/apps/{appId}/notifications/{messageId}': 'needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered',
   'POST /api/admin/apps/{appId}/webhooks': 'needs a URL that resolves to a public address receiving the events (the outbound policy): use your own receiver',
   ...Object.fromEntries(
     [

@@ -4,7 +4,7 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
-import { scheduledSendsJob } from './scheduled-sends.job';
+import { scheduledSendsJob } from '../scheduler/jobs/scheduled-sends.job';
 
 forEachDatabase('scheduled sends', (database) => {
   let h: Harness<AppContext>;

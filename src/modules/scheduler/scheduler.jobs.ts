@@ -3,7 +3,7 @@ import { iosExpiryJob } from './jobs/ios-expiry.job';
 import { quotaJob } from './jobs/quota.job';
 import { retentionJob } from './jobs/retention.job';
 import { webhookDispatcher } from '../webhooks/webhooks.dispatcher';
-import { scheduledSendsJob } from '../notifications/scheduled-sends.job';
+import { scheduledSendsJob } from './jobs/scheduled-sends.job';
 import { Scheduler } from './scheduler';
 
 /**

@@ -1,7 +1,7 @@
-import type { AppContext } from '../../context';
-import type { Job } from '../scheduler/scheduler';
-import { notificationSending } from './notifications.service';
-import { scheduledSends } from './scheduled-sends';
+import type { AppContext } from '../../../context';
+import type { Job } from '../scheduler';
+import { notificationSending } from '../../notifications/notifications.service';
+import { scheduledSends } from '../../notifications/scheduled-sends';
 
 /**
  * Sends scheduled sends when due: each second it reads the parts due now through the due index
