@@ -61,4 +61,19 @@ describe('console: scheduled sends', () => {
     expect(recorder.errors).toEqual([]);
     expect(foreignRequests(recorder, islet.host)).toEqual([]);
   }, SLOW);
+
+  test("the app's settings edit its default time zone; a name that is not a zone is refused, naming the field", async () => {
+    await page.goto(`${islet.url}/console/apps/demo`);
+    const zone = page.getByLabel('Default time zone');
+    expect(await zone.inputValue()).toBe('UTC');
+    await zone.fill('Mars/Olympus');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText(/^defaultTimeZone must be an IANA time zone/).waitFor();
+    await zone.fill('europe/vienna');
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Settings saved').waitFor();
+    const app = (await (await fetch(`${islet.url}/api/admin/apps/demo`, { headers: { authorization: `Bearer ${islet.adminToken}` } })).json()) as { defaultTimeZone: string };
+    expect(app.defaultTimeZone).toBe('Europe/Vienna');
+    expect(recorder.errors).toEqual([]);
+  }, SLOW);
 });

@@ -10,6 +10,7 @@ const claimDue = statement<ScheduledSendRow>(
   (d) => `SELECT ${COLUMNS} FROM scheduled_sends WHERE status = 'waiting' AND due_at <= $1 ORDER BY due_at LIMIT 1${d.name === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
   SHAPE,
 );
+const anyDue = statement<{ id: number }>(`SELECT id FROM scheduled_sends WHERE status = 'waiting' AND due_at <= $1 LIMIT 1`, { numbers: ['id'] });
 const finish = statement(`UPDATE scheduled_sends SET status = $2, devices = $3 WHERE id = $1 AND status = 'waiting'`);
 const ofMessage = statement<ScheduledSendRow>(`SELECT ${COLUMNS} FROM scheduled_sends WHERE public_id = $1 AND app_id = $2 ORDER BY due_at`, SHAPE);
 const waiting = statement<ScheduledSendRow>(
@@ -28,6 +29,7 @@ export function scheduledSendsRepository(sql: Sql): ScheduledSendsRepository {
       await sql.run(oneOff(`INSERT INTO scheduled_sends (public_id, app_id, due_at, zones, status, send, created_at) VALUES ${valuesList(parts.length, 7)}`), values);
     },
     claimDue: (now) => sql.one(claimDue, [now]),
+    anyDue: async (now) => (await sql.one(anyDue, [now])) !== undefined,
     finish: async (id, status, devices) => (await sql.run(finish, [id, status, devices])) > 0,
     ofMessage: (appId, publicId) => sql.all(ofMessage, [publicId, appId]),
     deviceZones: async (appId) => (await sql.all(deviceZones, [appId])).map((r) => r.zone),

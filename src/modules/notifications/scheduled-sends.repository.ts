@@ -25,6 +25,8 @@ export interface ScheduledSendsRepository {
    * (SKIP LOCKED), so claiming it and queueing its deliveries in one transaction sends it once.
    */
   claimDue(now: number): Promise<ScheduledSendRow | undefined>;
+  /** Whether a waiting part is due at `now`: a read through the due index, before a transaction is opened for it. */
+  anyDue(now: number): Promise<boolean>;
   /** Marks a waiting part done (sent, cancelled or expired); false when it was no longer waiting. */
   finish(id: number, status: Exclude<ScheduledSendRow['status'], 'waiting'>, devices: number): Promise<boolean>;
   /** Every part of the app's send with this public id, by due time. */
