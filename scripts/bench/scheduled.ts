@@ -93,7 +93,7 @@ try {
     for (const [i, part] of parts.entries()) {
       expected += part.deliveries;
       const lastAt = await standin.waitFor(expected, TIMEOUT_MS);
-      drains.push(lastAt - (start + i * 2000));
+      drains.push(Math.round(lastAt - (start + i * 2000)));
       rates.push(part.deliveries / (drains.at(-1)! / 1000));
       console.error(`part ${i + 1}/${parts.length} (${part.dueAt}, ${part.deliveries} devices): drained ${drains.at(-1)} ms after it was due`);
     }

@@ -33,6 +33,8 @@ export interface ScheduledSendsRepository {
   ofMessage(appId: string, publicId: string): Promise<ScheduledSendRow[]>;
   /** The distinct zones the app's devices reported: a `sendAtLocal` plans a part for each beside the zones the runtime lists. */
   deviceZones(appId: string): Promise<string[]>;
+  /** Deletes the parts no longer waiting that were due before `before` (retention); answers how many. */
+  prune(before: number): Promise<number>;
   /** The app's waiting parts, by due time (the console's list). */
   waiting(appId: string, limit: number): Promise<ScheduledSendRow[]>;
 }

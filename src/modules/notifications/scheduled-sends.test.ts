@@ -4,6 +4,7 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
+import { retentionJob } from '../scheduler/jobs/retention.job';
 import { scheduledSendsJob } from '../scheduler/jobs/scheduled-sends.job';
 
 forEachDatabase('scheduled sends', (database) => {
@@ -97,6 +98,20 @@ forEachDatabase('scheduled sends', (database) => {
       expect((await status(late.body.messageId)).body.schedule.parts).toEqual([{ dueAt: '2026-01-15T12:10:00.000Z', status: 'sent', deliveries: 1, zones: null }]);
       expect((await status(lost.body.messageId)).body.schedule.parts).toEqual([]);
       expect(await testRows(h.ctx, 'SELECT status FROM scheduled_sends ORDER BY id')).toEqual([{ status: 'sent' }, { status: 'expired' }]);
+    });
+
+    test('retention removes the parts that went, were cancelled or expired; a waiting part stays', async () => {
+      await setup();
+      await register('u1', 'd1');
+      const went = await send({ sendAt: '2026-01-15T12:10:00Z' });
+      await runDueAt(Date.parse('2026-01-15T12:10:00Z'));
+      const waiting = await send({ sendAt: '2026-02-10T12:00:00Z' });
+      const later = Date.parse('2026-01-15T12:10:00Z') + (h.ctx.config.retention.deliveries_days + 1) * 86_400_000;
+      h.clock.set(later);
+      await retentionJob(h.ctx).run(later);
+      expect(await testRows(h.ctx, 'SELECT public_id AS id, status FROM scheduled_sends')).toEqual([{ id: waiting.body.messageId, status: 'waiting' }]);
+      expect(went.body.messageId).not.toBe(waiting.body.messageId);
+      expect((await status(waiting.body.messageId)).body.schedule.scheduled).toBe(1);
     });
   });
 

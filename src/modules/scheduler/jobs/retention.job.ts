@@ -10,7 +10,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * `retention.deliveries_days` (broadcast steps too), and ended activities and broadcasts older than `retention.activities_days`.
  * Activities that ended inside the current billing period are kept whatever their age, so that
  * pruning never lowers the minutes an app has used. Idempotency keys go after 24 hours; webhook
- * deliveries and attempts after `retention.deliveries_days`.
+ * deliveries and attempts, and the finished parts of scheduled sends, after `retention.deliveries_days`.
  */
 export function retentionJob(ctx: AppContext): Job {
   return {
@@ -28,6 +28,8 @@ export function retentionJob(ctx: AppContext): Job {
         idempotencyKeys: await tx.idempotency.prune(now - IDEMPOTENCY_TTL_MS),
         // Events of the billing period stay: quota events are sent once a period.
         webhooks: await tx.webhooks.prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
+        // Parts of scheduled sends that went, were cancelled or expired; waiting ones stay whatever their age.
+        scheduledSends: await tx.scheduledSends.prune(deliveriesBefore),
       }));
       if (Object.values(removed).some((n) => n > 0)) ctx.logger.info('retention', removed);
     },
