@@ -5881,7 +5881,7 @@ export interface operations {
             schedule?: {
               /**
                * Format: date-time
-               * @description When its first part is due.
+               * @description When its first part that reaches a device is due (else its first part).
                */
               scheduledFor: string;
               /** @description Deliveries waiting for their time: the devices the parts not sent yet would reach now. */
@@ -6159,7 +6159,7 @@ export interface operations {
             messageId: string | null;
             /**
              * Format: date-time
-             * @description A scheduled send: when it goes out (`sendAtLocal`: its earliest part).
+             * @description A scheduled send: when it goes out (`sendAtLocal`: its earliest part in a zone one of the app's devices is in).
              */
             scheduledFor?: string;
           };

@@ -81,7 +81,7 @@ const MessageStatus = t.Object({
   schedule: t.Optional(
     t.Object(
       {
-        scheduledFor: t.String({ format: 'date-time', description: 'When its first part is due.' }),
+        scheduledFor: t.String({ format: 'date-time', description: 'When its first part that reaches a device is due (else its first part).' }),
         scheduled: Type.Integer({ description: 'Deliveries waiting for their time: the devices the parts not sent yet would reach now.' }),
         cancelled: Type.Integer({ description: 'Deliveries cancelled: the devices the cancelled parts would have reached when cancelled.' }),
         parts: t.Array(
@@ -149,7 +149,7 @@ export function notificationsRoutes(services: Services) {
           messageId: t.Union([t.String(), t.Null()], {
             description: 'The id to follow the message by (`GET …/notifications/{messageId}`), also in the payload a device receives (`isletMessageId`). Null when nothing was queued.',
           }),
-          scheduledFor: t.Optional(t.String({ format: 'date-time', description: 'A scheduled send: when it goes out (`sendAtLocal`: its earliest part).' })),
+          scheduledFor: t.Optional(t.String({ format: 'date-time', description: "A scheduled send: when it goes out (`sendAtLocal`: its earliest part in a zone one of the app's devices is in)." })),
         }),
         ...errors(400, 401, 404, 413, 422, 429),
       },

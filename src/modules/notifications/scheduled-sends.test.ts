@@ -124,7 +124,11 @@ forEachDatabase('scheduled sends', (database) => {
       expect((await h.admin('PATCH', '/api/admin/apps/a1', { defaultTimeZone: 'europe/vienna' })).body.defaultTimeZone).toBe('Europe/Vienna');
       expect((await h.admin('PATCH', '/api/admin/apps/a1', { defaultTimeZone: 'Mars/Olympus' })).body.detail).toStartWith('defaultTimeZone must be an IANA time zone');
       const res = await send({ sendAtLocal: '2026-01-16T09:00' });
-      expect(res.body).toEqual({ messageCount: 3, messageId: expect.stringMatching(/^msg_/), scheduledFor: expect.any(String) });
+      // Its earliest part that reaches a device: Kiritimati's (UTC+14), not that of a zone nobody is in.
+      expect(res.body).toEqual({ messageCount: 3, messageId: expect.stringMatching(/^msg_/), scheduledFor: '2026-01-15T19:00:00.000Z' });
+      expect((await h.admin('GET', '/api/admin/apps/a1/scheduled-sends')).body).toEqual({
+        scheduledSends: [{ messageId: res.body.messageId, templateSlug: 'welcome', nextDueAt: '2026-01-15T19:00:00.000Z', lastDueAt: '2026-01-16T17:00:00.000Z', local: true }],
+      });
       const schedule = (await status(res.body.messageId)).body.schedule;
       expect(schedule.scheduled).toBe(3);
       expect(schedule.parts.map((p: any) => [p.dueAt, p.deliveries, p.zones.includes('Pacific/Kiritimati') || p.zones.includes('America/Los_Angeles') || p.zones.includes('Europe/Vienna')])).toEqual([
@@ -151,7 +155,8 @@ forEachDatabase('scheduled sends', (database) => {
       const la = await register('u2', 'la', 'America/Los_Angeles');
       // 12:00 UTC: 02:00 next day in Kiritimati, 04:00 in Los Angeles.
       const res = await send({ sendAtLocal: '2026-01-15T09:00' });
-      expect(res.body).toMatchObject({ messageCount: 1, scheduledFor: '2026-01-15T12:00:00.000Z' });
+      // 09:00 has passed in Kiritimati and in the default zone (UTC): Los Angeles's part is the first that reaches a device.
+      expect(res.body).toMatchObject({ messageCount: 1, scheduledFor: '2026-01-15T17:00:00.000Z' });
       await runDueAt(Date.parse('2026-01-15T17:00:00Z'));
       expect((await deliveries()).map((d) => d.device_id)).toEqual([la]);
     });

@@ -63,9 +63,19 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
   const repos = ctx.db.repos;
 
   /** The parts of a `sendAtLocal`: a part per instant the wall time falls at, over every zone a device may report. */
+  /** The zones the app's devices are in now: those they reported, and the default zone for the others. */
+  const reachableZones = async (appId: string) => {
+    const app = await repos.apps.find(appId);
+    return new Set([...(await repos.scheduledSends.deviceZones(appId)), app?.defaultTimeZone ?? 'UTC']);
+  };
+  /** Whether a part (its zones; null: every device) may reach one of the app's devices now. */
+  const mayReach = (zones: string[] | null, reachable: Set<string>) => zones === null || zones.some((z) => reachable.has(z));
+  /** A send's `scheduledFor`: its earliest part that may reach a device now (a zone nobody is in would say nothing), else its earliest. */
+  const firstDue = (parts: { dueAt: number; zones: string[] | null }[], reachable: Set<string>) => (parts.find((p) => mayReach(p.zones, reachable)) ?? parts[0]!).dueAt;
+
   const plan = async (appId: string, local: string, now: number): Promise<{ parts: PlannedPart[]; skipped: boolean; defaultZone: string }> => {
     const app = await repos.apps.find(appId);
-    const zones = [...knownZones(), ...(await repos.scheduledSends.deviceZones(appId)), app?.defaultTimeZone ?? 'UTC'];
+    const zones = [...knownZones(), ...(await reachableZones(appId))];
     const groups = groupByInstant(parseWallTime(local)!, zones);
     // Where the wall time has already passed (a minute's grace) that zone is skipped: a 9:00 reminder does not arrive at 15:00.
     const ahead = groups.filter((g) => g.instant >= now - PAST_GRACE_MS);
@@ -116,7 +126,8 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
       );
       // A sendAtLocal whose wall time has passed in some zones reaches only the zones it plans for.
       const timeZones = planned.skipped ? { zones: parts.flatMap((p) => p.zones ?? []), defaultZone: planned.defaultZone } : undefined;
-      return { messageCount: await sending.reach(prepared, timeZones), messageId, scheduledFor: isoTime(parts[0]!.dueAt) };
+      const scheduledFor = firstDue(parts, await reachableZones(appId));
+      return { messageCount: await sending.reach(prepared, timeZones), messageId, scheduledFor: isoTime(scheduledFor) };
     },
 
     /**
@@ -165,18 +176,23 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
       return { messageId: publicId, cancelled };
     },
 
-    /** The app's sends still waiting, one entry per message: when it next goes, and its template. */
+    /** The app's sends still waiting, one entry per message: when its parts that may reach a device go (all its parts when none may), and its template. */
     async waiting(appId: string): Promise<{ messageId: string; templateSlug: string; nextDueAt: string; lastDueAt: string; local: boolean }[]> {
-      const byMessage = new Map<string, { messageId: string; templateSlug: string; nextDueAt: string; lastDueAt: string; local: boolean }>();
-      for (const part of await repos.scheduledSends.waiting(appId, 1000)) {
-        const entry = byMessage.get(part.publicId);
-        if (entry) entry.lastDueAt = isoTime(part.dueAt);
-        else {
-          const template = (JSON.parse(part.send) as StoredSend).template;
-          byMessage.set(part.publicId, { messageId: part.publicId, templateSlug: template.slug, nextDueAt: isoTime(part.dueAt), lastDueAt: isoTime(part.dueAt), local: part.zones !== null });
-        }
-      }
-      return [...byMessage.values()];
+      const reachable = await reachableZones(appId);
+      const byMessage = new Map<string, ScheduledSendRow[]>();
+      for (const part of await repos.scheduledSends.waiting(appId, 1000)) byMessage.set(part.publicId, [...(byMessage.get(part.publicId) ?? []), part]);
+      const entries = [...byMessage.values()].map((all) => {
+        const reaching = all.filter((p) => mayReach(p.zones === null ? null : (JSON.parse(p.zones) as string[]), reachable));
+        const parts = reaching.length > 0 ? reaching : all;
+        return {
+          messageId: all[0]!.publicId,
+          templateSlug: (JSON.parse(all[0]!.send) as StoredSend).template.slug,
+          nextDueAt: isoTime(parts[0]!.dueAt),
+          lastDueAt: isoTime(parts.at(-1)!.dueAt),
+          local: all[0]!.zones !== null,
+        };
+      });
+      return entries.sort((a, b) => a.nextDueAt.localeCompare(b.nextDueAt));
     },
 
     /** What the message status shows of a scheduled send (undefined: not one): its parts with devices, by due time. */
@@ -184,7 +200,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
       const parts = await repos.scheduledSends.ofMessage(appId, publicId);
       if (parts.length === 0) return undefined;
       const first = preparedOf(parts[0]!);
-      const deviceZones = new Set(await repos.scheduledSends.deviceZones(appId));
+      const reachable = await reachableZones(appId);
       const shown: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired'; deliveries: number; zones: string[] | null }[] = [];
       let scheduled = 0;
       let cancelled = 0;
@@ -193,8 +209,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
         let devices = part.devices ?? 0;
         if (part.status === 'waiting') {
           // A part none of whose zones any device reported (nor the app's default) reaches nobody: not counted device by device.
-          const reachable = !zones || zones.zones.some((z) => deviceZones.has(z) || z === zones.defaultZone);
-          devices = reachable ? await sending.reach(preparedOf(part), zones) : 0;
+          devices = mayReach(zones?.zones ?? null, reachable) ? await sending.reach(preparedOf(part), zones) : 0;
           scheduled += devices;
         }
         if (part.status === 'cancelled') cancelled += devices;
@@ -204,7 +219,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
         templateSlug: first.template.slug,
         releaseVersion: first.template.version,
         createdAt: parts[0]!.createdAt,
-        schedule: { scheduledFor: isoTime(parts[0]!.dueAt), scheduled, cancelled, parts: shown },
+        schedule: { scheduledFor: shown[0]?.dueAt ?? isoTime(parts[0]!.dueAt), scheduled, cancelled, parts: shown },
       };
     },
   };
