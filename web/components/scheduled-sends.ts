@@ -38,9 +38,9 @@ export function ScheduledSendsCard(props: { appId: string; version: number }) {
   if (sends.length === 0 && !list.error) return '';
   return html`<${Card} title="Scheduled" description="Sends waiting for their time. Cancelling stops what has not gone yet.">
     ${list.error || cancel.error ? html`<${Alert}>${list.error ?? cancel.error}<//>` : ''}
-    <ul class="stack" aria-label="Scheduled sends">
+    <ul class="scheduled-sends" aria-label="Scheduled sends">
       ${sends.map(
-        (s) => html`<li class="row" key=${s.messageId}>
+        (s) => html`<li key=${s.messageId}>
           <span>
             <span class="mono">${s.templateSlug}</span>
             <${Badge} tone="blue">${s.local ? 'local time' : 'scheduled'}<//>
