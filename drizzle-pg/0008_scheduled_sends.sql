@@ -6,11 +6,11 @@ CREATE TABLE "scheduled_sends" (
 	"zones" text,
 	"status" text NOT NULL,
 	"send" text NOT NULL,
-	"devices" integer,
+	"devices" bigint,
 	"created_at" bigint NOT NULL
 );
 --> statement-breakpoint
-ALTER TABLE "apps" ADD COLUMN "default_time_zone" text DEFAULT 'UTC' NOT NULL;--> statement-breakpoint
+ALTER TABLE "apps" ADD COLUMN "default_time_zone" text;--> statement-breakpoint
 ALTER TABLE "scheduled_sends" ADD CONSTRAINT "scheduled_sends_app_id_apps_id_fk" FOREIGN KEY ("app_id") REFERENCES "public"."apps"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "scheduled_sends_due" ON "scheduled_sends" USING btree ("status","due_at");--> statement-breakpoint
 CREATE INDEX "scheduled_sends_public" ON "scheduled_sends" USING btree ("public_id");

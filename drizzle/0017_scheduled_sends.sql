@@ -13,4 +13,4 @@ CREATE TABLE `scheduled_sends` (
 --> statement-breakpoint
 CREATE INDEX `scheduled_sends_due` ON `scheduled_sends` (`status`,`due_at`);--> statement-breakpoint
 CREATE INDEX `scheduled_sends_public` ON `scheduled_sends` (`public_id`);--> statement-breakpoint
-ALTER TABLE `apps` ADD `default_time_zone` text DEFAULT 'UTC' NOT NULL;
+ALTER TABLE `apps` ADD `default_time_zone` text;

@@ -5893,7 +5893,7 @@ export interface operations {
                   /** Format: date-time */
                   dueAt: string;
                   /** @enum {string} */
-                  status: "scheduled" | "sent" | "cancelled" | "expired";
+                  status: "scheduled" | "sent" | "cancelled" | "expired" | "failed";
                   /** @description Queued when it went; scheduled: devices it would reach now; cancelled: devices it would have reached. */
                   deliveries: number;
                   /** @description The time zones of a `sendAtLocal` part; null for `sendAt`. */

@@ -29,8 +29,8 @@ export const apps = sqliteTable('apps', {
   fcmPausedReason: text('fcm_paused_reason'),
   /** `config` when declared in the TOML file, `api` when made through the admin API or console. */
   source: text('source', { enum: ['config', 'api'] }).notNull(),
-  /** The IANA zone a `sendAtLocal` uses for the app's devices that reported none. */
-  defaultTimeZone: text('default_time_zone').notNull().default('UTC'),
+  /** The IANA zone a `sendAtLocal` uses for the app's devices that reported none; null: UTC. */
+  defaultTimeZone: text('default_time_zone'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });
@@ -369,8 +369,8 @@ export const scheduledSends = sqliteTable(
     dueAt: integer('due_at').notNull(),
     /** JSON array of the IANA zones this row reaches (a device's own zone, else the app's default); null: every device (`sendAt`). */
     zones: text('zones'),
-    /** waiting; sent (its deliveries are queued); cancelled; expired (the server came back after its ttlSeconds). */
-    status: text('status', { enum: ['waiting', 'sent', 'cancelled', 'expired'] }).notNull(),
+    /** waiting; sent (its deliveries are queued); cancelled; expired (the server came back after its ttlSeconds); failed (it could not be rendered when due). */
+    status: text('status', { enum: ['waiting', 'sent', 'cancelled', 'expired', 'failed'] }).notNull(),
     /** JSON of the prepared send: the template as it was at scheduling time, the send's variables, additions and audience. */
     send: text('send').notNull(),
     /** Deliveries queued when it went, or the devices it would have reached when cancelled; null while waiting. */

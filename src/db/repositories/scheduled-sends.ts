@@ -12,7 +12,7 @@ const claimDue = statement<ScheduledSendRow>(
 );
 const anyDue = statement<{ id: number }>(`SELECT id FROM scheduled_sends WHERE status = 'waiting' AND due_at <= $1 LIMIT 1`, { numbers: ['id'] });
 const finish = statement(`UPDATE scheduled_sends SET status = $2, devices = $3 WHERE id = $1 AND status = 'waiting'`);
-const prune = statement(`DELETE FROM scheduled_sends WHERE status IN ('sent', 'cancelled', 'expired') AND due_at < $1`);
+const prune = statement(`DELETE FROM scheduled_sends WHERE status IN ('sent', 'cancelled', 'expired', 'failed') AND due_at < $1`);
 const ofMessage = statement<ScheduledSendRow>(`SELECT ${COLUMNS} FROM scheduled_sends WHERE public_id = $1 AND app_id = $2 ORDER BY due_at`, SHAPE);
 const waiting = statement<ScheduledSendRow>(
   `SELECT ${COLUMNS} FROM scheduled_sends WHERE status = 'waiting' AND app_id = $1 ORDER BY due_at LIMIT $2`,

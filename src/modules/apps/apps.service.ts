@@ -80,7 +80,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         apnsPausedReason: null,
         fcmPausedReason: null,
         source: input.source,
-        defaultTimeZone: 'UTC',
+        defaultTimeZone: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -149,7 +149,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         name: row.name,
         plan: row.plan,
         source: row.source,
-        defaultTimeZone: row.defaultTimeZone,
+        defaultTimeZone: row.defaultTimeZone ?? 'UTC',
         createdAt: isoTime(row.createdAt),
         updatedAt: isoTime(row.updatedAt),
         channels: {

@@ -32,7 +32,7 @@ export interface ScheduleStatus {
   scheduledFor: string;
   scheduled: number;
   cancelled: number;
-  parts: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired'; deliveries: number; zones: string[] | null }[];
+  parts: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired' | 'failed'; deliveries: number; zones: string[] | null }[];
 }
 
 /** A scheduled send's template and parts, when `publicId` is one (scheduled-sends.ts). */

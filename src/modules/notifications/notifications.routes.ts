@@ -87,8 +87,9 @@ const MessageStatus = t.Object({
         parts: t.Array(
           t.Object({
             dueAt: t.String({ format: 'date-time' }),
-            status: t.Union([t.Literal('scheduled'), t.Literal('sent'), t.Literal('cancelled'), t.Literal('expired')], {
-              description: 'expired: the server came back after the part was due by more than its ttlSeconds (at least a minute), so it was not sent.',
+            status: t.Union([t.Literal('scheduled'), t.Literal('sent'), t.Literal('cancelled'), t.Literal('expired'), t.Literal('failed')], {
+              description:
+                'expired: the server came back after the part was due by more than its ttlSeconds (at least a minute), so it was not sent. failed: it could not be rendered when due (the server logs why).',
             }),
             deliveries: Type.Integer({ description: 'Queued when it went; scheduled: devices it would reach now; cancelled: devices it would have reached.' }),
             zones: t.Union([t.Array(t.String()), t.Null()], { description: 'The time zones of a `sendAtLocal` part; null for `sendAt`.' }),

@@ -7,7 +7,7 @@ export interface ScheduledSendRow {
   dueAt: number;
   /** JSON array of the zones this part reaches; null: every device. */
   zones: string | null;
-  status: 'waiting' | 'sent' | 'cancelled' | 'expired';
+  status: 'waiting' | 'sent' | 'cancelled' | 'expired' | 'failed';
   /** JSON of the prepared send (ScheduledSend in scheduled-sends.ts). */
   send: string;
   /** Deliveries queued when it went, or devices it would have reached when cancelled; null while waiting. */

@@ -100,6 +100,18 @@ forEachDatabase('scheduled sends', (database) => {
       expect(await testRows(h.ctx, 'SELECT status FROM scheduled_sends ORDER BY id')).toEqual([{ status: 'sent' }, { status: 'expired' }]);
     });
 
+    test('a part that can no longer be rendered when due is marked failed and does not hold up the parts after it', async () => {
+      await setup();
+      await register('u1', 'd1');
+      const broken = await send({ sendAt: '2026-01-15T12:10:00Z' });
+      const fine = await send({ sendAt: '2026-01-15T12:10:01Z' });
+      // As if a rule had become stricter since: its stored data now holds a key APNs reserves.
+      await testRows(h.ctx, `UPDATE scheduled_sends SET send = replace(send, '"variables":', '"data":{"aps":"x"},"variables":') WHERE public_id = '${broken.body.messageId}'`);
+      await runDueAt(Date.parse('2026-01-15T12:10:05Z'));
+      expect(await testRows(h.ctx, 'SELECT status FROM scheduled_sends ORDER BY id')).toEqual([{ status: 'failed' }, { status: 'sent' }]);
+      expect((await deliveries()).map((d) => JSON.parse(d.content).messageId)).toEqual([fine.body.messageId]);
+    });
+
     test('retention removes the parts that went, were cancelled or expired; a waiting part stays', async () => {
       await setup();
       await register('u1', 'd1');

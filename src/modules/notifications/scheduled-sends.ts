@@ -6,6 +6,7 @@ import { newId } from '../../lib/ids';
 import { groupByInstant, knownZones, parseWallTime } from '../../lib/wall-time';
 import type { NotificationSending, PreparedSend, SendInput, SendResult } from './notifications.service';
 import type { ScheduledSendRow } from './scheduled-sends.repository';
+import { notificationContent } from './notification-content';
 import { parseOptions } from './template-options';
 
 /** How far in the past a send time may be (a clock a little behind, a slow request) before it is refused. */
@@ -101,6 +102,15 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
     if (now > part.dueAt + Math.max(ttlSeconds * 1000, PAST_GRACE_MS)) {
       ctx.logger.warn('scheduled send expired before it could go', { messageId: part.publicId, dueAt: isoTime(part.dueAt) });
       await tx.scheduledSends.finish(part.id, 'expired', 0);
+      return;
+    }
+    // Checked at scheduling, so only a rule made stricter since fails here: the part is marked, not retried each second ahead of the others.
+    try {
+      notificationContent(prepared.template, prepared.input, { messageId: part.publicId, now: part.dueAt, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
+    } catch (e) {
+      if (!(e instanceof HttpError)) throw e;
+      ctx.logger.error('scheduled send could not be rendered when due', { messageId: part.publicId, error: e.detail });
+      await tx.scheduledSends.finish(part.id, 'failed', 0);
       return;
     }
     const deliveries = await sending.fanOut(tx, prepared, { messageId: part.publicId, now, at: part.dueAt, timeZones: await zonesOf(part) });
@@ -201,7 +211,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
       if (parts.length === 0) return undefined;
       const first = preparedOf(parts[0]!);
       const reachable = await reachableZones(appId);
-      const shown: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired'; deliveries: number; zones: string[] | null }[] = [];
+      const shown: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired' | 'failed'; deliveries: number; zones: string[] | null }[] = [];
       let scheduled = 0;
       let cancelled = 0;
       for (const part of parts) {
