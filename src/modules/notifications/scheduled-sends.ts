@@ -56,14 +56,13 @@ interface PlannedPart {
 }
 
 /**
- * Scheduled sends: `schedule` checks the send and stores one part per due instant; `dueJob` (run by
+ * Scheduled sends: `schedule` checks the send and stores one part per due instant; `sendDue` (run by
  * the scheduler) sends each part at its time, through the same fan-out as an immediate send;
  * `cancel` stops the parts not sent yet.
  */
 export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
   const repos = ctx.db.repos;
 
-  /** The parts of a `sendAtLocal`: a part per instant the wall time falls at, over every zone a device may report. */
   /** The zones the app's devices are in now: those they reported, and the default zone for the others. */
   const reachableZones = async (appId: string) => {
     const app = await repos.apps.find(appId);
@@ -74,6 +73,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
   /** A send's `scheduledFor`: its earliest part that may reach a device now (a zone nobody is in would say nothing), else its earliest. */
   const firstDue = (parts: { dueAt: number; zones: string[] | null }[], reachable: Set<string>) => (parts.find((p) => mayReach(p.zones, reachable)) ?? parts[0]!).dueAt;
 
+  /** The parts of a `sendAtLocal`: a part per instant the wall time falls at, over every zone a device may report. */
   const plan = async (appId: string, local: string, now: number): Promise<{ parts: PlannedPart[]; skipped: boolean; defaultZone: string }> => {
     const app = await repos.apps.find(appId);
     const zones = [...knownZones(), ...(await reachableZones(appId))];
