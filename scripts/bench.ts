@@ -8,7 +8,8 @@
  * locales next to the plain one (CPU per delivery, answer and drain ratios), a send to an audience of 100,000 tagged users beside the send to
  * everyone (150,000: answer time, drain, peak RSS), the PATCH API next to a bare Elysia route with and without a
  * durable SQLite write, and the scale curve (a fan-out to 10,000, 100,000 and 1,000,000 devices;
- * updates with 10,000 activities live). A readable summary goes to stderr; the last line on
+ * updates with 10,000 activities live), and a `sendAtLocal` to 100,000 devices across 24 time zones
+ * (answer, CPU while it waits, each zone's drain when due). A readable summary goes to stderr; the last line on
  * stdout is one JSON object of all figures.
  *   npm run bench [-- --quick]     --quick: one run of each, shorter loads, no 1,000,000-device send (a smoke test, not figures to quote)
  *   npm run bench -- --database postgres
@@ -119,6 +120,7 @@ async function allBenchmarks(binary: string, runs: (n: number) => string[]): Pro
     ...(await run('api-update', [...runs(3), '--seconds', values.quick ? '2' : '5', '--binary', binary])),
     ...(await run('api-update', [...runs(1), '--seconds', values.quick ? '2' : '5', '--activities', '10000', '--binary', binary])),
     ...(await run('scale', ['--sizes', values.quick ? '10000,100000' : '10000,100000,1000000', '--binary', binary])),
+    ...(await run('scheduled', ['--devices', values.quick ? '10000' : '100000', '--binary', binary])),
   };
 
   console.error(`\nIslet benchmarks, ${new Date().toISOString().slice(0, 10)}, ${navigator.hardwareConcurrency} cores${values.quick ? ' (quick: one run each)' : ' (medians)'}`);

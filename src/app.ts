@@ -28,6 +28,7 @@ import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { opensRoutes } from './modules/notifications/opens.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
+import { scheduledSendsAdminRoutes } from './modules/notifications/scheduled-sends.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes';
 import { buildServices, type Services } from './services';
@@ -119,6 +120,7 @@ export function createApp(ctx: AppContext) {
     .use(notificationsRoutes(services))
     .use(opensRoutes(services))
     .use(releasesAdminRoutes(services))
+    .use(scheduledSendsAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))
     .use(liveActivityTemplatesAdminRoutes(services))
     .use(broadcastsAdminRoutes(services))

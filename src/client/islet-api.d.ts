@@ -173,7 +173,7 @@ export interface paths {
     get: operations["getApiAdminAppsByAppId"];
     /** Delete an app and all its data */
     delete: operations["deleteApiAdminAppsByAppId"];
-    /** Rename an app or change its plan */
+    /** Rename an app, change its plan or its default time zone */
     patch: operations["patchApiAdminAppsByAppId"];
   };
   "/api/admin/apps/{appId}/secrets": {
@@ -282,11 +282,16 @@ export interface paths {
      * @description The template, release and creation time of a message a send queued, and what became of its deliveries. 404 `message not found` for an unknown id or another app's.
      */
     get: operations["getApiAppsByAppIdNotificationsByMessageId"];
+    /**
+     * Cancel a scheduled send
+     * @description Cancels the parts of a scheduled send (`sendAt`, `sendAtLocal`) that have not gone yet; deliveries already queued go on. 409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request. On the demo app, "Try it out" needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered.
+     */
+    delete: operations["deleteApiAppsByAppIdNotificationsByMessageId"];
   };
   "/api/apps/{appId}/notifications/send": {
     /**
      * Send a notification
-     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `sendAt` or `sendAtLocal` the send is checked now and goes out at its time (template and release fixed now, recipients decided then); 400 names a malformed time, one more than a minute in the past or more than 30 days ahead, or both given. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdNotificationsSend"];
   };
@@ -336,6 +341,13 @@ export interface paths {
      * @description Only in a Draft or Testing release (409 otherwise).
      */
     delete: operations["deleteApiAdminAppsByAppIdReleasesByVersionTemplatesBySlug"];
+  };
+  "/api/admin/apps/{appId}/scheduled-sends": {
+    /**
+     * List scheduled sends
+     * @description The sends made with `sendAt` or `sendAtLocal` that have a part still waiting, by next due time (at most 1,000 parts read).
+     */
+    get: operations["getApiAdminAppsByAppIdScheduled-sends"];
   };
   "/api/admin/apps/{appId}/live-activities/{id}": {
     /** Get an activity with its data, end reason and per-device instances */
@@ -4043,6 +4055,8 @@ export interface operations {
                 name: string;
                 plan: string;
                 source: "config" | "api";
+                /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+                defaultTimeZone: string;
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
@@ -4123,6 +4137,8 @@ export interface operations {
               name: string;
               plan: string;
               source: "config" | "api";
+              /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+              defaultTimeZone: string;
               /** Format: date-time */
               createdAt: string;
               /** Format: date-time */
@@ -4261,6 +4277,8 @@ export interface operations {
             name: string;
             plan: string;
             source: "config" | "api";
+            /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+            defaultTimeZone: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4425,7 +4443,7 @@ export interface operations {
       };
     };
   };
-  /** Rename an app or change its plan */
+  /** Rename an app, change its plan or its default time zone */
   patchApiAdminAppsByAppId: {
     parameters: {
       path: {
@@ -4438,6 +4456,8 @@ export interface operations {
         "application/json": {
           name?: string;
           plan?: string;
+          /** @description IANA time zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+          defaultTimeZone?: string;
         };
       };
     };
@@ -4450,6 +4470,8 @@ export interface operations {
             name: string;
             plan: string;
             source: "config" | "api";
+            /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+            defaultTimeZone: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4782,6 +4804,8 @@ export interface operations {
             name: string;
             plan: string;
             source: "config" | "api";
+            /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+            defaultTimeZone: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4917,6 +4941,8 @@ export interface operations {
             name: string;
             plan: string;
             source: "config" | "api";
+            /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+            defaultTimeZone: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5054,6 +5080,8 @@ export interface operations {
             name: string;
             plan: string;
             source: "config" | "api";
+            /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+            defaultTimeZone: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5189,6 +5217,8 @@ export interface operations {
             name: string;
             plan: string;
             source: "config" | "api";
+            /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+            defaultTimeZone: string;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -6688,6 +6718,29 @@ export interface operations {
             };
             /** @description Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each). */
             opened: number;
+            /** @description Only for a scheduled send (`sendAt`, `sendAtLocal`). */
+            schedule?: {
+              /**
+               * Format: date-time
+               * @description When its first part that reaches a device is due (else its first part).
+               */
+              scheduledFor: string;
+              /** @description Deliveries waiting for their time: the devices the parts not sent yet would reach now. */
+              scheduled: number;
+              /** @description Deliveries cancelled: the devices the cancelled parts would have reached when cancelled. */
+              cancelled: number;
+              /** @description The parts that reach (or reached) at least one device, by due time: one for `sendAt`, one per distinct UTC instant for `sendAtLocal`. */
+              parts: ({
+                  /** Format: date-time */
+                  dueAt: string;
+                  /** @enum {string} */
+                  status: "scheduled" | "sent" | "cancelled" | "expired" | "failed";
+                  /** @description Queued when it went; scheduled: devices it would reach now; cancelled: devices it would have reached. */
+                  deliveries: number;
+                  /** @description The time zones of a `sendAtLocal` part; null for `sendAt`. */
+                  zones: string[] | null;
+                })[];
+            };
           };
         };
       };
@@ -6739,8 +6792,161 @@ export interface operations {
     };
   };
   /**
+   * Cancel a scheduled send
+   * @description Cancels the parts of a scheduled send (`sendAt`, `sendAtLocal`) that have not gone yet; deliveries already queued go on. 409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request. On the demo app, "Try it out" needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered.
+   */
+  deleteApiAppsByAppIdNotificationsByMessageId: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example msg_demo */
+        messageId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            messageId: string;
+            /** @description Deliveries cancelled: the devices the parts not sent yet would have reached now. */
+            cancelled: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
    * Send a notification
-   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Sends a push notification from a notification template, identified by its slug, to end users of the app. Placeholders `{{name}}` are filled from `variables`. A template with `localizations` reaches each device in the best match for its `locale` (exact tag, else its language, else the template's own text). The response confirms queuing, not delivery. Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, 400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. With `sendAt` or `sendAtLocal` the send is checked now and goes out at its time (template and release fixed now, recipients decided then); 400 names a malformed time, one more than a minute in the past or more than 30 days ahead, or both given. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   postApiAppsByAppIdNotificationsSend: {
     parameters: {
@@ -6787,6 +6993,10 @@ export interface operations {
           collapseId?: string;
           /** @description Replaces the template's ttlSeconds: APNs `apns-expiration` (0: not stored), FCM `android.ttl`. */
           ttlSeconds?: number;
+          /** @description Schedules the send: an ISO 8601 time with an offset or `Z` (`2026-12-24T09:00:00+01:00`); the whole send goes out then. At most a minute in the past, at most 30 days ahead. Not with `sendAtLocal`. */
+          sendAt?: string;
+          /** @description Schedules the send for a wall time in each device's own `timeZone` (the app's `defaultTimeZone` for a device without one): a local date-time without offset, seconds optional (`2026-12-24T09:00`). Zones where it has passed (more than a minute ago) are skipped; a time that does not exist there (clocks going forward) is the moment of the change. Not with `sendAt`. */
+          sendAtLocal?: string;
         };
       };
     };
@@ -6795,10 +7005,15 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            /** @description The number of notifications queued for delivery (one per device). */
+            /** @description The number of notifications queued for delivery (one per device). For a scheduled send: the devices it would reach now (who receives it is decided when it goes out). */
             messageCount: number;
             /** @description The id to follow the message by (`GET …/notifications/{messageId}`), also in the payload a device receives (`isletMessageId`). Null when nothing was queued. */
             messageId: string | null;
+            /**
+             * Format: date-time
+             * @description A scheduled send: when it goes out (`sendAtLocal`: its earliest part in a zone one of the app's devices is in).
+             */
+            scheduledFor?: string;
           };
         };
       };
@@ -8269,6 +8484,83 @@ export interface operations {
       };
       /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
       507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * List scheduled sends
+   * @description The sends made with `sendAt` or `sendAtLocal` that have a part still waiting, by next due time (at most 1,000 parts read).
+   */
+  "getApiAdminAppsByAppIdScheduled-sends": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            scheduledSends: {
+                /** @description Cancel it with `DELETE /api/apps/{appId}/notifications/{messageId}`. */
+                messageId: string;
+                templateSlug: string;
+                /**
+                 * Format: date-time
+                 * @description When its next part goes.
+                 */
+                nextDueAt: string;
+                /**
+                 * Format: date-time
+                 * @description When its last waiting part goes (a `sendAtLocal` goes zone by zone).
+                 */
+                lastDueAt: string;
+                /** @description true: `sendAtLocal` (each device at a wall time in its zone); false: `sendAt`. */
+                local: boolean;
+              }[];
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
         content: {
           "application/problem+json": {
             /** @description Standard reason phrase of the status. */

@@ -95,6 +95,9 @@ async function populate(): Promise<Record<string, unknown>> {
     body: JSON.stringify({ templateSlug: 'hi', variables: { name: 'Ada', order: '42' } }),
   });
   expect(send.status).toBe(200);
+  // A send scheduled a day ahead (scheduled_sends): it waits, and moves with the rest.
+  const later = await call('POST', '/api/apps/shop/notifications/send', { templateSlug: 'hi', variables: { name: 'Bo' }, sendAt: new Date(Date.now() + 86_400_000).toISOString() });
+  expect(later.status).toBe(200);
   // Everything queued goes out (the simulator), and the webhook events arrive.
   const client = new Database(dbPath, { readonly: true });
   try {

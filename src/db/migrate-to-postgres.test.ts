@@ -65,7 +65,7 @@ describe('the copy plan', () => {
     const plan = new Map(copyPlan().map((t) => [t.name, t]));
     expect([...plan.values()].flatMap((t) => [...t.booleans].map((c) => `${t.name}.${c}`)).sort()).toEqual(['broadcast_ops.apns_done', 'broadcast_ops.fcm_done', 'end_users.tester', 'webhook_endpoints.enabled']);
     expect([...plan.values()].filter((t) => t.identity).map((t) => `${t.name}.${t.identity}`).sort()).toEqual(
-      ['audit_log.id', 'broadcast_ops.id', 'deliveries.id', 'messages.id', 'tokens.id', 'webhook_attempts.id', 'webhook_deliveries.id'].sort(),
+      ['audit_log.id', 'broadcast_ops.id', 'deliveries.id', 'messages.id', 'scheduled_sends.id', 'tokens.id', 'webhook_attempts.id', 'webhook_deliveries.id'].sort(),
     );
   });
 });

@@ -29,6 +29,8 @@ export const apps = sqliteTable('apps', {
   fcmPausedReason: text('fcm_paused_reason'),
   /** `config` when declared in the TOML file, `api` when made through the admin API or console. */
   source: text('source', { enum: ['config', 'api'] }).notNull(),
+  /** The IANA zone a `sendAtLocal` uses for the app's devices that reported none; null: UTC. */
+  defaultTimeZone: text('default_time_zone'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });
@@ -411,6 +413,35 @@ export const notificationMessageVariants = sqliteTable(
       .references(() => messages.id, { onDelete: 'cascade' }),
   },
   (t) => [index('notification_message_variants_main').on(t.mainMessageId)],
+);
+
+/**
+ * A notification send waiting for its time (`sendAt`, `sendAtLocal`): one row per UTC instant it
+ * goes out at (a `sendAtLocal` has one per group of zones whose wall time falls at the same
+ * instant). The due job reads only rows due now, through `scheduled_sends_due`; claiming a row and
+ * queueing its deliveries is one transaction, so it goes out once.
+ */
+export const scheduledSends = sqliteTable(
+  'scheduled_sends',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    /** The message's public id (`msg_…`), shared by every row of one send. */
+    publicId: text('public_id').notNull(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    dueAt: integer('due_at').notNull(),
+    /** JSON array of the IANA zones this row reaches (a device's own zone, else the app's default); null: every device (`sendAt`). */
+    zones: text('zones'),
+    /** waiting; sent (its deliveries are queued); cancelled; expired (the server came back after its ttlSeconds); failed (it could not be rendered when due). */
+    status: text('status', { enum: ['waiting', 'sent', 'cancelled', 'expired', 'failed'] }).notNull(),
+    /** JSON of the prepared send: the template as it was at scheduling time, the send's variables, additions and audience. */
+    send: text('send').notNull(),
+    /** Deliveries queued when it went, or the devices it would have reached when cancelled; null while waiting. */
+    devices: integer('devices'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('scheduled_sends_due').on(t.status, t.dueAt), index('scheduled_sends_public').on(t.publicId)],
 );
 
 /**

@@ -15,6 +15,7 @@ import type { LiveActivitiesRepository } from '../modules/live-activities/live-a
 import type { LiveActivityTemplatesRepository } from '../modules/live-activities/live-activity-templates.repository';
 import type { MetaRepository } from '../modules/auth/meta.repository';
 import type { MetricsRepository } from '../modules/metrics/metrics.repository';
+import type { ScheduledSendsRepository } from '../modules/notifications/scheduled-sends.repository';
 import type { NotificationMessagesRepository } from '../modules/notifications/notification-messages.repository';
 import type { NotificationOpensRepository } from '../modules/notifications/notification-opens.repository';
 import type { ReleasesRepository } from '../modules/notifications/releases.repository';
@@ -48,6 +49,7 @@ export interface Repositories {
   notificationOpens: NotificationOpensRepository;
   outbox: OutboxRepository;
   releases: ReleasesRepository;
+  scheduledSends: ScheduledSendsRepository;
   tokens: TokensRepository;
   webhookEvents: WebhookEventsRepository;
   webhooks: WebhooksRepository;

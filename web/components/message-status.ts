@@ -13,6 +13,8 @@ interface MessageStatus {
   releaseVersion: number;
   deliveries: Counts;
   platforms: { ios: Counts; android: Counts };
+  /** A scheduled send: the deliveries waiting for their time, and those cancelled. */
+  schedule?: { scheduledFor: string; scheduled: number; cancelled: number };
 }
 
 const STATES: State[] = ['queued', 'held', 'sending', 'sent', 'failed', 'dropped', 'superseded'];
@@ -44,7 +46,8 @@ export function MessageStatusPanel(props: { appId: string; messageId: string }) 
             <li><strong>${d.total}</strong> ${d.total === 1 ? 'delivery' : 'deliveries'}</li>
             ${STATES.filter((s) => d[s] > 0).map((s) => html`<li><${Badge} tone=${TONE[s]}>${s}<//> ${d[s]}</li>`)}
           </ul>
-          <p class="muted small">iOS ${status.data!.platforms.ios.total} · Android ${status.data!.platforms.android.total}</p>`
+          <p class="muted small">iOS ${status.data!.platforms.ios.total} · Android ${status.data!.platforms.android.total}</p>
+          ${status.data!.schedule ? html`<p class="muted small">Scheduled ${status.data!.schedule.scheduled} · cancelled ${status.data!.schedule.cancelled}</p>` : ''}`
       : status.error
         ? ''
         : html`<${Spinner} label="Reading its deliveries…" />`}

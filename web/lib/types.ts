@@ -30,6 +30,8 @@ export interface AppView {
   name: string;
   plan: string;
   source: 'config' | 'api';
+  /** The IANA zone a `sendAtLocal` uses for devices without one. */
+  defaultTimeZone: string;
   createdAt: string;
   updatedAt: string;
   channels: { apns: Channel; fcm: Channel };

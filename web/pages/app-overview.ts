@@ -53,13 +53,15 @@ function SettingsCard(props: { app: AppView; onChange: (app: AppView) => void })
   const plans = usePlans();
   const [name, setName] = useState(props.app.name);
   const [plan, setPlan] = useState(props.app.plan);
+  const [zone, setZone] = useState(props.app.defaultTimeZone);
   useEffect(() => {
     setName(props.app.name);
     setPlan(props.app.plan);
-  }, [props.app.name, props.app.plan]);
-  const dirty = name.trim() !== props.app.name || plan !== props.app.plan;
+    setZone(props.app.defaultTimeZone);
+  }, [props.app.name, props.app.plan, props.app.defaultTimeZone]);
+  const dirty = name.trim() !== props.app.name || plan !== props.app.plan || zone.trim() !== props.app.defaultTimeZone;
   const save = useAction(async () => {
-    const app = await admin<AppView>('PATCH', `/apps/${encodeURIComponent(props.app.id)}`, { name: name.trim(), plan });
+    const app = await admin<AppView>('PATCH', `/apps/${encodeURIComponent(props.app.id)}`, { name: name.trim(), plan, defaultTimeZone: zone.trim() });
     props.onChange(app);
     appsChanged();
     toast('Settings saved');
@@ -75,6 +77,7 @@ function SettingsCard(props: { app: AppView; onChange: (app: AppView) => void })
       <div class="grid-2">
         <${TextField} label="Name" required value=${name} onInput=${setName} />
         <${SelectField} label="Plan" value=${plan} onChange=${setPlan} options=${(plans.data ?? []).map((p) => ({ value: p.name, label: planLabel(p) }))} />
+        <${TextField} label="Default time zone" mono value=${zone} onInput=${setZone} hint="IANA name (Europe/Vienna): a send at a local time reaches devices that reported no zone at that time here." />
       </div>
       <div class="form-actions"><${Button} type="submit" variant="primary" disabled=${!dirty} busy=${save.busy}>Save changes<//></div>
     </form>

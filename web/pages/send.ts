@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ConfirmDialog, toast } from '../components/feedback';
 import { AudienceBuilder, audienceBody, emptyAudience, type AudienceDraft } from '../components/audience-builder';
 import { MessageStatusPanel } from '../components/message-status';
+import { dueText, ScheduledSendsCard, sendTimeFields } from '../components/scheduled-sends';
 import { Alert, Button, Card, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { useAction, useLoad } from '../lib/hooks';
@@ -25,7 +26,10 @@ export function SendPage(props: { appId: string; release?: string; template?: st
   // Who: end users by id (none: everyone), or an audience of tags, platform and locales.
   const [mode, setMode] = useState<'users' | 'audience'>('users');
   const [audience, setAudience] = useState<AudienceDraft>(emptyAudience);
-  const [sent, setSent] = useState<{ count: number; messageId: string | null } | undefined>();
+  const [sent, setSent] = useState<{ count: number; messageId: string | null; scheduledFor?: string } | undefined>();
+  const [when, setWhen] = useState<'now' | 'at' | 'local'>('now');
+  const [sendTime, setSendTime] = useState('');
+  const [sends, setSends] = useState(0);
 
   // Default to the Live release and its first template once the releases are known.
   useEffect(() => {
@@ -43,14 +47,16 @@ export function SendPage(props: { appId: string; release?: string; template?: st
     .map((s) => s.trim())
     .filter(Boolean);
   const send = useAction(async () => {
-    const res = await publicApi<{ messageCount: number; messageId: string | null }>(props.appId, 'POST', '/notifications/send', {
+    const res = await publicApi<{ messageCount: number; messageId: string | null; scheduledFor?: string }>(props.appId, 'POST', '/notifications/send', {
       templateSlug: slug,
       variables: Object.fromEntries(Object.entries(variables).filter(([k]) => template?.placeholders.includes(k))),
       ...(mode === 'audience' ? { audience: audienceBody(audience) } : targetUsers.length > 0 ? { targetUsers } : {}),
       ...(testing ? { testReleaseVersion: release!.version } : {}),
+      ...sendTimeFields(when, sendTime),
     });
-    setSent({ count: res.messageCount, messageId: res.messageId });
-    toast(`${res.messageCount} notification${res.messageCount === 1 ? '' : 's'} queued`);
+    setSent({ count: res.messageCount, messageId: res.messageId, scheduledFor: res.scheduledFor });
+    setSends((n) => n + 1);
+    toast(res.scheduledFor ? `Scheduled for ${dueText(res.scheduledFor)}` : `${res.messageCount} notification${res.messageCount === 1 ? '' : 's'} queued`);
   });
   // A send to everyone (or every tester) is confirmed with the number of devices it reaches.
   const [confirming, setConfirming] = useState(false);
@@ -117,15 +123,35 @@ export function SendPage(props: { appId: string; release?: string; template?: st
                 ? html`<${AudienceBuilder} appId=${props.appId} value=${audience} onChange=${setAudience} />`
                 : html`<${TextField} label="Target end users" mono value=${targets} onInput=${setTargets} placeholder=${testing ? 'All testers' : 'All connected end users'} hint="Comma-separated end user ids; empty sends to everyone connected." />`}
             <//>
+            <${Card} title="When">
+              <div class="grid-2">
+                <${SelectField}
+                  label="Send"
+                  value=${when}
+                  onChange=${(v: 'now' | 'at' | 'local') => setWhen(v)}
+                  options=${[
+                    { value: 'now', label: 'Now' },
+                    { value: 'at', label: 'At a time (your time zone)' },
+                    { value: 'local', label: "At a time in each device's time zone" },
+                  ]}
+                />
+                ${when === 'now'
+                  ? ''
+                  : html`<${TextField} label="Time" type="datetime-local" value=${sendTime} onInput=${setSendTime} required hint=${when === 'local' ? "Each device gets it at this wall time where it is; devices without a time zone use the app's default." : 'At most 30 days ahead.'} />`}
+              </div>
+            <//>
             ${send.error && !confirming ? html`<${Alert}>${send.error}<//>` : ''}
             ${sent !== undefined
               ? html`<${Alert} tone="success">
-                  <strong>${sent.count} notification${sent.count === 1 ? '' : 's'} queued.</strong> ${sent.count === 0 ? 'No targeted end user has a device.' : ''}
+                  ${sent.scheduledFor
+                    ? html`<strong>Scheduled for ${dueText(sent.scheduledFor)}</strong> (${sent.count} ${sent.count === 1 ? 'device' : 'devices'} now).`
+                    : html`<strong>${sent.count} notification${sent.count === 1 ? '' : 's'} queued.</strong> ${sent.count === 0 ? 'No targeted end user has a device.' : ''}`}
                   <${Link} href=${`/apps/${id}/deliveries`}>See deliveries →<//>
                   ${sent.messageId ? html`<${MessageStatusPanel} key=${sent.messageId} appId=${props.appId} messageId=${sent.messageId} />` : ''}
                 <//>`
               : ''}
-            <div class="form-actions"><${Button} type="submit" variant="primary" busy=${send.busy} disabled=${!template}>Send notification<//></div>
+            <div class="form-actions"><${Button} type="submit" variant="primary" busy=${send.busy} disabled=${!template}>${when === 'now' ? 'Send notification' : 'Schedule notification'}<//></div>
+            <${ScheduledSendsCard} appId=${props.appId} version=${sends} />
           </form>
           <${ConfirmDialog}
             open=${confirming}

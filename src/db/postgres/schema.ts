@@ -36,6 +36,7 @@ export const apps = pgTable('apps', {
   apnsPausedReason: text('apns_paused_reason'),
   fcmPausedReason: text('fcm_paused_reason'),
   source: text('source', { enum: ['config', 'api'] }).notNull(),
+  defaultTimeZone: text('default_time_zone'),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });
@@ -307,6 +308,24 @@ export const notificationMessageVariants = pgTable(
       .references(() => messages.id, { onDelete: 'cascade' }),
   },
   (t) => [index('notification_message_variants_main').on(t.mainMessageId)],
+);
+
+export const scheduledSends = pgTable(
+  'scheduled_sends',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
+    publicId: text('public_id').notNull(),
+    appId: text('app_id')
+      .notNull()
+      .references(() => apps.id, { onDelete: 'cascade' }),
+    dueAt: bigint('due_at', { mode: 'number' }).notNull(),
+    zones: text('zones'),
+    status: text('status', { enum: ['waiting', 'sent', 'cancelled', 'expired', 'failed'] }).notNull(),
+    send: text('send').notNull(),
+    devices: bigint('devices', { mode: 'number' }),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('scheduled_sends_due').on(t.status, t.dueAt), index('scheduled_sends_public').on(t.publicId)],
 );
 
 export const auditLog = pgTable(

@@ -32,6 +32,7 @@ const app = (id: string, at = 1_764_000_000_123): AppRow => ({
   apnsPausedReason: null,
   fcmPausedReason: null,
   source: 'api',
+  defaultTimeZone: 'UTC',
   createdAt: at,
   updatedAt: at,
 });

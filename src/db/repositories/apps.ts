@@ -6,7 +6,7 @@ import { statement } from '../sql/statement';
 
 const COLUMNS = `id, name, plan, app_secret_hash AS "appSecretHash", app_secret_sealed AS "appSecretSealed", signing_secret_sealed AS "signingSecretSealed",
   apns_sealed AS "apnsSealed", fcm_sealed AS "fcmSealed", apns_paused_reason AS "apnsPausedReason", fcm_paused_reason AS "fcmPausedReason",
-  source, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  source, default_time_zone AS "defaultTimeZone", created_at AS "createdAt", updated_at AS "updatedAt"`;
 const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
 
 // Every authenticated request looks its app up: one prepared statement.

@@ -1,4 +1,4 @@
-import type { Audience, AudienceFilter, DeviceRow, DevicesRepository, DeviceWithTokens, SendTarget, TargetDevice } from '../../modules/devices/devices.repository';
+import type { Audience, AudienceFilter, DeviceRow, DevicesRepository, DeviceWithTokens, SendFilter, SendTarget, TargetDevice } from '../../modules/devices/devices.repository';
 import { deviceTokenKind } from '../../modules/tokens/tokens.repository';
 import { newId } from '../../lib/ids';
 import type { Dialect } from '../sql/dialect';
@@ -60,10 +60,25 @@ const usersSendTargets = statement<SendTarget>(
   (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${d.inList('d.end_user_id', '$3')} ORDER BY d.end_user_id, d.created_at`,
   { numbers: ['tokenId'] },
 );
+// A `sendAtLocal` part: the devices whose own zone (else the app's default, `fallback`) is one of the part's (`list`).
+const inZones = (d: Dialect, fallback: string, list: string) => d.inList(`COALESCE(d.time_zone, ${d.typed(fallback, 'text')})`, list);
+const allZoneSendTargets = statement<SendTarget>(
+  (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${inZones(d, '$3', '$4')} ORDER BY d.end_user_id, d.created_at`,
+  { numbers: ['tokenId'] },
+);
+const usersZoneSendTargets = statement<SendTarget>(
+  (d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${d.inList('d.end_user_id', '$3')} AND ${inZones(d, '$4', '$5')} ORDER BY d.end_user_id, d.created_at`,
+  { numbers: ['tokenId'] },
+);
 
-const audienceSendTargets = (audience: AudienceFilter) => {
+const audienceSendTargets = (audience: AudienceFilter, zones: SendFilter['timeZones']) => {
   const { where, params } = audienceCondition(audience, 2);
-  const text = (d: Dialect) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${where(d)} ORDER BY d.end_user_id, d.created_at`;
+  // A sendAtLocal part to an audience: its zones' parameters follow the audience's.
+  const fallback = `$${3 + params.length}`;
+  const list = `$${4 + params.length}`;
+  if (zones) params.push(zones.defaultZone, zones.zones);
+  const inPart = (d: Dialect) => (zones ? ` AND ${inZones(d, fallback, list)}` : '');
+  const text = (d: Dialect) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} AND ${where(d)}${inPart(d)} ORDER BY d.end_user_id, d.created_at`;
   return { statement: oneOff<SendTarget>(text, { numbers: ['tokenId'] }), params };
 };
 
@@ -129,9 +144,14 @@ export function devicesRepository(sql: Sql): DevicesRepository {
     // at once (see Sql.iterate), so a send there holds its targets' ids in memory.
     sendTargets(appId, filter = {}) {
       if (filter.audience) {
-        const { statement, params } = audienceSendTargets(filter.audience);
+        const { statement, params } = audienceSendTargets(filter.audience, filter.timeZones);
         return sql.iterate(statement, [appId, Boolean(filter.testersOnly), ...params]);
       }
+      const zones = filter.timeZones;
+      if (zones)
+        return filter.endUserIds === undefined
+          ? sql.iterate(allZoneSendTargets, [appId, Boolean(filter.testersOnly), zones.defaultZone, zones.zones])
+          : sql.iterate(usersZoneSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds, zones.defaultZone, zones.zones]);
       return filter.endUserIds === undefined
         ? sql.iterate(allSendTargets, [appId, Boolean(filter.testersOnly)])
         : sql.iterate(usersSendTargets, [appId, Boolean(filter.testersOnly), filter.endUserIds]);

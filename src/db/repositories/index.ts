@@ -20,6 +20,7 @@ import { metricsRepository } from './metrics';
 import { notificationMessagesRepository } from './notification-messages';
 import { notificationOpensRepository } from './notification-opens';
 import { releasesRepository } from './releases';
+import { scheduledSendsRepository } from './scheduled-sends';
 import { tokensRepository } from './tokens';
 import { webhookEventsRepository } from './webhook-events';
 import { webhooksRepository } from './webhooks';
@@ -50,6 +51,7 @@ export function repositoriesOn(sql: Sql): Repositories {
     notificationOpens: notificationOpensRepository(sql),
     outbox: outboxRepository(sql),
     releases: releasesRepository(sql),
+    scheduledSends: scheduledSendsRepository(sql),
     tokens: tokensRepository(sql),
     webhookEvents: webhookEventsRepository(sql),
     webhooks: webhooksRepository(sql),

@@ -53,9 +53,16 @@ export function appsAdminRoutes(services: Services) {
     })
     .patch('/apps/:appId', async ({ params, body }) => apps.view(await apps.update(params.appId, body)), {
       params: AppParams,
-      body: t.Object({ name: t.Optional(Name), plan: t.Optional(t.String()) }, { additionalProperties: false }),
+      body: t.Object(
+        {
+          name: t.Optional(Name),
+          plan: t.Optional(t.String()),
+          defaultTimeZone: t.Optional(t.String({ description: "IANA time zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC)." })),
+        },
+        { additionalProperties: false },
+      ),
       response: { ...errors(400, 401, 404) },
-      detail: { summary: 'Rename an app or change its plan' },
+      detail: { summary: 'Rename an app, change its plan or its default time zone' },
     })
     .delete(
       '/apps/:appId',

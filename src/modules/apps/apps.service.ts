@@ -1,6 +1,7 @@
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
+import { canonicalTimeZone } from '../../lib/locale';
 import { generateSecret, sha256Hex } from '../../lib/secrets';
 import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
@@ -79,6 +80,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         apnsPausedReason: null,
         fcmPausedReason: null,
         source: input.source,
+        defaultTimeZone: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -86,10 +88,14 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
       return { row, appSecret, signingSecret };
     },
 
-    async update(id: string, patch: { name?: string; plan?: string }) {
+    /** Renames, changes the plan or the default time zone (`sendAtLocal` for devices without one: 400 for a name that is not an IANA zone). */
+    async update(id: string, patch: { name?: string; plan?: string; defaultTimeZone?: string }) {
       await get(id);
       if (patch.plan !== undefined) requirePlan(patch.plan);
-      await repo.update(id, { ...patch, updatedAt: clock.now() });
+      const defaultTimeZone = patch.defaultTimeZone === undefined ? undefined : canonicalTimeZone(patch.defaultTimeZone);
+      if (patch.defaultTimeZone !== undefined && !defaultTimeZone)
+        throw new HttpError(400, `defaultTimeZone must be an IANA time zone such as Europe/Vienna: got ${JSON.stringify(patch.defaultTimeZone.slice(0, 64))}`);
+      await repo.update(id, { ...patch, ...(defaultTimeZone && { defaultTimeZone }), updatedAt: clock.now() });
       return get(id);
     },
 
@@ -143,6 +149,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         name: row.name,
         plan: row.plan,
         source: row.source,
+        defaultTimeZone: row.defaultTimeZone ?? 'UTC',
         createdAt: isoTime(row.createdAt),
         updatedAt: isoTime(row.updatedAt),
         channels: {

@@ -63,6 +63,11 @@ export interface TargetFilter {
   testersOnly?: boolean;
 }
 
+/** A notification send's targets: for a `sendAtLocal` part only devices whose own zone, else `defaultZone`, is one of `zones`. */
+export interface SendFilter extends TargetFilter {
+  timeZones?: { zones: string[]; defaultZone: string };
+}
+
 /** A device a notification send queues a delivery for, and the ledger token it goes to. */
 export interface SendTarget {
   deviceId: string;
@@ -93,7 +98,7 @@ export interface DevicesRepository {
    * one as the caller iterates (inside its transaction): a send to 1,000,000 devices never holds
    * them all in memory.
    */
-  sendTargets(appId: string, filter?: TargetFilter): Promise<IterableIterator<SendTarget>>;
+  sendTargets(appId: string, filter?: SendFilter): Promise<IterableIterator<SendTarget>>;
   /** How many valid devices, and of how many end users, an audience reaches. */
   countAudience(appId: string, audience: AudienceFilter): Promise<{ devices: number; users: number }>;
   /**

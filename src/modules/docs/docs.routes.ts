@@ -6,7 +6,7 @@ import { SERVICE_KEY_HEADER, END_USER_SIGNATURE_HEADER } from '../apps/service-a
 import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { DEMO } from '../apps/demo.service';
-import { instanceParamOverrides } from './operation-docs';
+import { instanceBodyExamples, instanceParamOverrides } from './operation-docs';
 import type { ErrorFacts } from './error-examples';
 import { polishDocument, type DocumentedRoute } from './polish-document';
 import { SWAGGER_ASSETS, SWAGGER_ICONS } from './swagger-assets';
@@ -51,7 +51,13 @@ export function docsRoutes(routes: () => DocumentedRoute[], services: Services, 
   return new Elysia()
     .onAfterHandle({ as: 'global' }, async ({ path, responseValue }) => {
       if (path === '/swagger/json' && responseValue && typeof responseValue === 'object')
-        return polishDocument(structuredClone(responseValue), routes(), facts, instanceParamOverrides(await history.firstId(DEMO.appId)));
+        return polishDocument(
+          structuredClone(responseValue),
+          routes(),
+          facts,
+          instanceParamOverrides(await history.firstId(DEMO.appId)),
+          instanceBodyExamples(services.ctx.clock.now()),
+        );
     })
     .get(`${ASSET_PREFIX}/:file`, ({ params }) => serveAsset(params.file), { detail: { hide: true } })
     .use(icons)

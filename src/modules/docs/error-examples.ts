@@ -116,7 +116,11 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'POST /api/apps/{appId}/broadcasts/{id}/subscribers': { '400': [BOTH_TARGETS], '409': [example('An ended broadcast', 409, 'broadcast is not active')] },
   'POST /api/apps/{appId}/devices': { '400': [example('A token that is not hex', 400, 'token must be an APNs token: an even number (64 to 200) of hex digits')] },
   'POST /api/apps/{appId}/notifications/send': {
-    '400': [example('A message over the limit', 400, 'payload exceeds 4096 bytes'), BOTH_TARGETS],
+    '400': [
+      example('A message over the limit', 400, 'payload exceeds 4096 bytes'),
+      BOTH_TARGETS,
+      example('A sendAt in the past', 400, 'sendAt is more than a minute in the past (2026-01-01T09:00:00.000Z)'),
+    ],
     '404': [templateNotFound(DEMO.releaseVersion), example('An unknown testReleaseVersion', 404, 'release not found')],
     '422': [example('No Live release', 422, 'app has no live release'), example('testReleaseVersion not in Testing', 422, 'release is not in Testing status')],
   },
@@ -126,6 +130,9 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'PUT /api/apps/{appId}/users/{endUserId}': { '400': TAG_BREACHES },
   'PATCH /api/apps/{appId}/users/{endUserId}': { '400': TAG_BREACHES },
   'POST /api/apps/{appId}/notifications/audience-count': { '400': [example('A malformed tag key', 400, 'audience tag key "plan!" must be 1 to 64 letters, digits, _, -, . or :')] },
+  'DELETE /api/apps/{appId}/notifications/{messageId}': {
+    '409': [example('Sent already', 409, 'nothing left to cancel: every part of the message has gone or was cancelled')],
+  },
   'POST /api/admin/apps': {
     '400': [example('An unknown plan', 400, 'plan must be one of free, pro')],
     '409': [example('A taken id', 409, 'app acme-delivery already exists')],

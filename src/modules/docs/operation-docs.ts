@@ -36,7 +36,7 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'PATCH /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'platinum' } }, { tags: { country: null } }],
   'POST /api/apps/{appId}/notifications/audience-count': [{ audience: { tags: { plan: ['gold', 'platinum'] }, platform: 'ios' } }, { audience: { platform: 'android' } }],
   'POST /api/admin/apps': [{ id: 'acme-delivery', name: 'Acme Delivery', plan: 'pro' }],
-  'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }],
+  'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }, { defaultTimeZone: 'Europe/Vienna' }],
   'PUT /api/admin/apps/{appId}/apns': [
     { bundleId: 'com.example.demo', teamId: 'ABCDE12345', keyId: 'KEY1234567', key: EXAMPLE_APNS_KEY, environment: 'sandbox' },
   ],
@@ -119,12 +119,24 @@ export function instanceParamOverrides(firstDemoDeliveryId: number | undefined):
 }
 
 /**
+ * Body examples that depend on the instance's clock: the scheduled sends' times, two days from now
+ * (a send may name at most 30 days ahead), so that "Try it out" works whenever the document is read.
+ */
+export function instanceBodyExamples(now: number): Record<string, unknown[]> {
+  const day = new Date(now + 2 * 86_400_000).toISOString().slice(0, 10);
+  const send = 'POST /api/apps/{appId}/notifications/send';
+  const welcome = { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } };
+  return { [send]: [...BODY_EXAMPLES[send]!, { ...welcome, sendAt: `${day}T09:00:00+01:00` }, { ...welcome, sendAtLocal: `${day}T09:00` }] };
+}
+
+/**
  * Operations whose "Try it out" cannot work on a bare demo instance as shipped, and why. Their
  * examples are still checked against the request schema; everything else is sent to a demo
  * instance by the docs tests.
  */
 export const NOT_TRYABLE_ON_THE_DEMO: Record<string, string> = {
   'DELETE /api/admin/apps/{appId}/broadcast-channels': 'removes an orphan channel at Apple: the demo has no APNs credentials, hence no channel at Apple',
+  'DELETE /api/apps/{appId}/notifications/{messageId}': 'needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered',
   'POST /api/admin/apps/{appId}/webhooks': 'needs a URL that resolves to a public address receiving the events (the outbound policy): use your own receiver',
   ...Object.fromEntries(
     [
@@ -153,6 +165,7 @@ const AppRecord = t.Object({
   name: t.String(),
   plan: t.String(),
   source: t.Union([t.Literal('config'), t.Literal('api')]),
+  defaultTimeZone: t.String({ description: "The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC)." }),
   createdAt: Time,
   updatedAt: Time,
   channels: t.Object({ apns: Channel, fcm: Channel }),

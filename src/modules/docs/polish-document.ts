@@ -33,7 +33,13 @@ export interface DocumentedRoute {
  * - OpenAPI 3.1.0 (what contract runners accept; the generator says 3.1.2, which adds nothing used
  *   here) and this server as the one server, relative so that "Try it out" works from any address.
  */
-export function polishDocument(doc: Json, routes: DocumentedRoute[], facts: ErrorFacts, instanceParams: Record<string, Record<string, unknown>> = {}): Json {
+export function polishDocument(
+  doc: Json,
+  routes: DocumentedRoute[],
+  facts: ErrorFacts,
+  instanceParams: Record<string, Record<string, unknown>> = {},
+  instanceBodies: Record<string, unknown[]> = {},
+): Json {
   doc.openapi = '3.1.0';
   doc.servers = [{ url: '/', description: 'This server' }];
   const bodies = new Map(routes.filter((r) => r.hooks.body).map((r) => [`${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`, r.hooks.body]));
@@ -57,7 +63,8 @@ export function polishDocument(doc: Json, routes: DocumentedRoute[], facts: Erro
         delete json.schema[OPTIONAL_BODY];
       }
       numberEnums(json.schema);
-      if (!json.schema?.examples && !json.examples && BODY_EXAMPLES[key]) json.schema = { ...json.schema, examples: BODY_EXAMPLES[key] };
+      const bodyExamples = instanceBodies[key] ?? BODY_EXAMPLES[key];
+      if (!json.schema?.examples && !json.examples && bodyExamples) json.schema = { ...json.schema, examples: bodyExamples };
       const examples = json.schema?.examples;
       if (Array.isArray(examples) && examples.length > 0) {
         // Named by template (a second example of one template gets `-2`), else by position.

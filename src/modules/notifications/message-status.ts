@@ -25,7 +25,20 @@ export interface MessageStatus {
   platforms: { ios: DeliveryCounts; android: DeliveryCounts };
   /** Devices that reported opening it (once each: opens.service.ts). */
   opened: number;
+  /** A scheduled send's parts (ScheduledSends.status); absent for a send that went at once. */
+  schedule?: ScheduleStatus;
 }
+
+/** What a scheduled send waits for: deliveries scheduled (devices its waiting parts reach now) and cancelled, and each part's due time. */
+export interface ScheduleStatus {
+  scheduledFor: string;
+  scheduled: number;
+  cancelled: number;
+  parts: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired' | 'failed'; deliveries: number; zones: string[] | null }[];
+}
+
+/** A scheduled send's template and parts, when `publicId` is one (scheduled-sends.ts). */
+export type ScheduleLookup = (appId: string, publicId: string) => Promise<{ templateSlug: string; releaseVersion: number; createdAt: number; schedule: ScheduleStatus } | undefined>;
 
 /** The delivery states as the status endpoint names them (the outbox's `pending` and `delivered` are what a caller calls queued and sent). */
 export const STATE_NAMES: Record<string, Exclude<keyof DeliveryCounts, 'total'>> = {
@@ -44,20 +57,24 @@ export const noCounts = (): DeliveryCounts => ({ total: 0, queued: 0, held: 0, s
  * What became of a sent notification: its template and release, and its deliveries counted by
  * state, in all and per platform. Another app's message id, or one retention removed, is 404.
  */
-export async function messageStatus(ctx: AppContext, appId: string, publicId: string): Promise<MessageStatus> {
+export async function messageStatus(ctx: AppContext, appId: string, publicId: string, scheduleOf?: ScheduleLookup): Promise<MessageStatus> {
   const repo = ctx.db.repos.notificationMessages;
   const message = await repo.find(appId, publicId);
-  if (!message) throw new HttpError(404, 'message not found');
-  const content = JSON.parse(message.content) as NotificationContent;
+  // A scheduled send has no message row until its first part goes.
+  const scheduled = await scheduleOf?.(appId, publicId);
+  if (!message && !scheduled) throw new HttpError(404, 'message not found');
+  const content = message ? (JSON.parse(message.content) as NotificationContent) : undefined;
   const status: MessageStatus = {
     messageId: publicId,
-    templateSlug: content.templateSlug,
-    releaseVersion: content.releaseVersion,
-    createdAt: isoTime(message.createdAt),
+    templateSlug: content?.templateSlug ?? scheduled!.templateSlug,
+    releaseVersion: content?.releaseVersion ?? scheduled!.releaseVersion,
+    createdAt: isoTime(scheduled?.createdAt ?? message!.createdAt),
     deliveries: noCounts(),
     platforms: { ios: noCounts(), android: noCounts() },
-    opened: await ctx.db.repos.notificationOpens.count(message.messageId),
+    opened: message ? await ctx.db.repos.notificationOpens.count(message.messageId) : 0,
   };
+  if (scheduled) status.schedule = scheduled.schedule;
+  if (!message) return status;
   for (const row of await repo.counts(message.messageId)) {
     const state = STATE_NAMES[row.status];
     if (!state) continue;

@@ -40,6 +40,21 @@ const SendBody = t.Object(
     ttlSeconds: t.Optional(
       Type.Integer({ minimum: 0, maximum: MAX_TTL_SECONDS, description: "Replaces the template's ttlSeconds: APNs `apns-expiration` (0: not stored), FCM `android.ttl`." }),
     ),
+    sendAt: t.Optional(
+      t.String({
+        description:
+          'Schedules the send: an ISO 8601 time with an offset or `Z` (`2026-12-24T09:00:00+01:00`); the whole send goes out then. At most a minute in the past, at most 30 days ahead. Not with `sendAtLocal`.',
+        examples: ['2026-12-24T09:00:00+01:00'],
+      }),
+    ),
+    sendAtLocal: t.Optional(
+      t.String({
+        description:
+          "Schedules the send for a wall time in each device's own `timeZone` (the app's `defaultTimeZone` for a device without one): a local date-time without offset, seconds optional (`2026-12-24T09:00`). " +
+          'Zones where it has passed (more than a minute ago) are skipped; a time that does not exist there (clocks going forward) is the moment of the change. Not with `sendAt`.',
+        examples: ['2026-12-24T09:00'],
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -66,6 +81,28 @@ const MessageStatus = t.Object({
   deliveries: Counts,
   platforms: t.Object({ ios: Counts, android: Counts }, { description: 'The same counts per platform (deliveries of devices deleted since are only in `deliveries`).' }),
   opened: Type.Integer({ description: 'Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each).' }),
+  schedule: t.Optional(
+    t.Object(
+      {
+        scheduledFor: t.String({ format: 'date-time', description: 'When its first part that reaches a device is due (else its first part).' }),
+        scheduled: Type.Integer({ description: 'Deliveries waiting for their time: the devices the parts not sent yet would reach now.' }),
+        cancelled: Type.Integer({ description: 'Deliveries cancelled: the devices the cancelled parts would have reached when cancelled.' }),
+        parts: t.Array(
+          t.Object({
+            dueAt: t.String({ format: 'date-time' }),
+            status: t.Union([t.Literal('scheduled'), t.Literal('sent'), t.Literal('cancelled'), t.Literal('expired'), t.Literal('failed')], {
+              description:
+                'expired: the server came back after the part was due by more than its ttlSeconds (at least a minute), so it was not sent. failed: it could not be rendered when due (the server logs why).',
+            }),
+            deliveries: Type.Integer({ description: 'Queued when it went; scheduled: devices it would reach now; cancelled: devices it would have reached.' }),
+            zones: t.Union([t.Array(t.String()), t.Null()], { description: 'The time zones of a `sendAtLocal` part; null for `sendAt`.' }),
+          }),
+          { description: 'The parts that reach (or reached) at least one device, by due time: one for `sendAt`, one per distinct UTC instant for `sendAtLocal`.' },
+        ),
+      },
+      { description: 'Only for a scheduled send (`sendAt`, `sendAtLocal`).' },
+    ),
+  ),
 });
 
 /** The public send endpoint (spec endpoint 5). */
@@ -82,6 +119,24 @@ export function notificationsRoutes(services: Services) {
         security: [{ serviceKey: [] }],
       },
     })
+    .delete('/api/apps/:appId/notifications/:messageId', ({ request, params }) => notifications.cancel(auth.appOf(request).id, params.messageId), {
+      transform: auth.requireKey,
+      params: t.Object({ appId: t.String({ description: 'The app identifier.' }), messageId: t.String({ description: 'The `messageId` a scheduled send answered.' }) }),
+      response: {
+        200: t.Object({
+          messageId: t.String(),
+          cancelled: Type.Integer({ description: 'Deliveries cancelled: the devices the parts not sent yet would have reached now.' }),
+        }),
+        ...errors(401, 404, 409, 429),
+      },
+      detail: {
+        summary: 'Cancel a scheduled send',
+        description:
+          'Cancels the parts of a scheduled send (`sendAt`, `sendAtLocal`) that have not gone yet; deliveries already queued go on. ' +
+          "409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's.",
+        security: [{ serviceKey: [] }],
+      },
+    })
     .post(
     '/api/apps/:appId/notifications/send',
     ({ request, body }) => {
@@ -95,10 +150,13 @@ export function notificationsRoutes(services: Services) {
       body: SendBody,
       response: {
         200: t.Object({
-          messageCount: Type.Integer({ description: 'The number of notifications queued for delivery (one per device).' }),
+          messageCount: Type.Integer({
+            description: 'The number of notifications queued for delivery (one per device). For a scheduled send: the devices it would reach now (who receives it is decided when it goes out).',
+          }),
           messageId: t.Union([t.String(), t.Null()], {
             description: 'The id to follow the message by (`GET …/notifications/{messageId}`), also in the payload a device receives (`isletMessageId`). Null when nothing was queued.',
           }),
+          scheduledFor: t.Optional(t.String({ format: 'date-time', description: "A scheduled send: when it goes out (`sendAtLocal`: its earliest part in a zone one of the app's devices is in)." })),
         }),
         ...errors(400, 401, 404, 413, 422, 429),
       },
@@ -110,7 +168,9 @@ export function notificationsRoutes(services: Services) {
           'The response confirms queuing, not delivery. ' +
           'Errors: 401 `X-Service-Key header is required`; 404 `notification template not found`; 422 `app has no live release`; ' +
           'with `testReleaseVersion`: 404 `release not found`, 422 `release is not in Testing status`; 400 `payload exceeds 4096 bytes: N bytes once rendered`, ' +
-          '400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send.',
+          '400 `audience and targetUsers cannot be given together`; 400 naming a reserved `data` key, a `collapseId` over 64 bytes or an `image` that is not an https URL once rendered. Nothing is queued for an invalid send. ' +
+          'With `sendAt` or `sendAtLocal` the send is checked now and goes out at its time (template and release fixed now, recipients decided then); ' +
+          '400 names a malformed time, one more than a minute in the past or more than 30 days ahead, or both given.',
         security: [{ serviceKey: [] }],
       },
     },

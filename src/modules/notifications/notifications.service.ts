@@ -1,12 +1,14 @@
 import type { AppContext } from '../../context';
+import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
-import type { AudienceFilter } from '../devices/devices.repository';
 import { newId } from '../../lib/ids';
+import type { AudienceFilter, SendFilter } from '../devices/devices.repository';
 import { releaseNotFound, templateNotFound, type ReleasesService } from './releases.service';
-import type { ReleaseRow } from './releases.repository';
+import type { ReleaseRow, TemplateRow } from './releases.repository';
 import type { SendAdditions } from './notification-content';
 import { messageStatus } from './message-status';
-import { queueSend, sendContents, type SendResult } from './send-fan-out';
+import { scheduledSends } from './scheduled-sends';
+import { queueSend, sendContents } from './send-fan-out';
 
 export interface SendInput extends SendAdditions {
   templateSlug: string;
@@ -15,11 +17,34 @@ export interface SendInput extends SendAdditions {
   /** Instead of `targetUsers`: the devices whose end user's tags and platform match (issue 38). */
   audience?: AudienceFilter;
   testReleaseVersion?: number;
+  /** An ISO 8601 time with an offset or Z: the whole send goes out then (scheduled-sends.ts). */
+  sendAt?: string;
+  /** A local date-time without offset: each device at that wall time in its own zone (scheduled-sends.ts). */
+  sendAtLocal?: string;
 }
 
-/** Sending notifications: pick the release, render its template once per language, queue one delivery per device. */
-export function notificationsService(ctx: AppContext, releases: ReleasesService) {
-  const { clock } = ctx;
+/** What a send answers: the deliveries queued, and the id to follow them by (null when nothing was queued). */
+export interface SendResult {
+  messageCount: number;
+  messageId: string | null;
+  /** A scheduled send's first due time (ISO 8601). */
+  scheduledFor?: string;
+}
+
+/** A send checked and its template fixed: what goes out now, or is stored until its time. */
+export interface PreparedSend {
+  appId: string;
+  /** The template as the release had it when the send was made. */
+  template: TemplateRow;
+  input: SendInput;
+}
+
+/**
+ * The two halves of a notification send, shared by the immediate send and a scheduled send's due
+ * time: `prepare` picks the release and template and checks the content; `fanOut` renders it and
+ * queues one delivery per device the send reaches at that moment.
+ */
+export function notificationSending(ctx: AppContext) {
   const store = ctx.db;
 
   /** The Live release, or the Testing release a test send names. */
@@ -35,35 +60,102 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
     return release;
   };
 
+  // The template's own text and each localization, rendered once (send-fan-out.ts).
+  const contentsOf = (prepared: PreparedSend, messageId: string, at: number) =>
+    sendContents(prepared.template, prepared.input, { messageId, now: at, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
+
+  /** Who a send reaches (a `sendAtLocal` part: only devices in its zones). */
+  const audience = (prepared: PreparedSend, timeZones?: SendFilter['timeZones']): SendFilter => ({
+    endUserIds: prepared.input.targetUsers && [...new Set(prepared.input.targetUsers)],
+    audience: prepared.input.audience,
+    testersOnly: prepared.input.testReleaseVersion !== undefined,
+    timeZones,
+  });
+
   return {
-    /** What became of a sent notification (see messageStatus). */
-    status: (appId: string, messageId: string) => messageStatus(ctx, appId, messageId),
+    /**
+     * The release and template of a send, its content checked whole (rendered as at `at`) before
+     * anything is written: an invalid send queues and schedules nothing.
+     */
+    async prepare(appId: string, input: SendInput, messageId: string, at: number): Promise<PreparedSend> {
+      const release = await releaseFor(appId, input.testReleaseVersion);
+      const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
+      if (!template) throw templateNotFound(input.templateSlug, release.version);
+      const prepared = { appId, template, input };
+      contentsOf(prepared, messageId, at);
+      return prepared;
+    },
 
     /**
-     * Renders the template (in each of its localizations) and queues it for every valid device of
-     * the targeted end users (all connected ones when `targetUsers` is absent; only testers for a
-     * test send), each device in its locale's text (send-fan-out.ts). The messages and all their
-     * deliveries are written in one transaction before this returns.
+     * Renders the send (expiry counted from `at`, its due time) and queues it in `tx` for every
+     * valid device it reaches now; a scheduled send's later part adds its deliveries to the message
+     * its first part wrote. Answers the number of deliveries queued (0: no message row written).
+     */
+    async fanOut(tx: Tx, prepared: PreparedSend, options: { messageId: string; now: number; at?: number; timeZones?: SendFilter['timeZones'] }): Promise<number> {
+      const contents = contentsOf(prepared, options.messageId, options.at ?? options.now);
+      const { appId } = prepared;
+      // A later part of a sendAtLocal: its messages rows (content rendered for its own due time) are variants of the first part's.
+      const earlier = options.at === undefined ? undefined : await tx.notificationMessages.find(appId, options.messageId);
+      const queued = await queueSend(ctx, tx, {
+        appId,
+        publicId: options.messageId,
+        contents,
+        audience: audience(prepared, options.timeZones),
+        now: options.now,
+        mainMessageId: earlier?.messageId,
+      });
+      return queued.messageCount;
+    },
+
+    /** How many devices the send (or one of its parts) would reach now. */
+    async reach(prepared: PreparedSend, timeZones?: SendFilter['timeZones']): Promise<number> {
+      let count = 0;
+      for (const _ of await store.repos.devices.sendTargets(prepared.appId, audience(prepared, timeZones))) count++;
+      return count;
+    },
+  };
+}
+
+export type NotificationSending = ReturnType<typeof notificationSending>;
+
+/** Sending notifications: pick the release, render its template once per language, queue one delivery per device, now or at a time. */
+export function notificationsService(ctx: AppContext, releases: ReleasesService) {
+  const { clock } = ctx;
+  const sending = notificationSending(ctx);
+  const scheduled = scheduledSends(ctx, sending);
+
+  return {
+    /** What became of a sent notification (see messageStatus). */
+    status: (appId: string, messageId: string) => messageStatus(ctx, appId, messageId, scheduled.status),
+
+    /** Cancels what of a scheduled send has not gone yet (see scheduledSends). */
+    cancel: (appId: string, messageId: string) => scheduled.cancel(appId, messageId),
+
+    /** The app's scheduled sends still waiting, by due time (the console's list). */
+    waiting: (appId: string) => scheduled.waiting(appId),
+
+    /**
+     * Renders the template and queues it for every valid device of the targeted end users (all
+     * connected ones when `targetUsers` is absent; only testers for a test send). The message and
+     * all its deliveries are written in one transaction before this returns. With `sendAt` or
+     * `sendAtLocal` the send is checked and stored now, and goes out at its time (scheduled-sends.ts).
      * The content (template, send's additions, message id) is checked whole before anything is
      * written: an invalid send queues nothing.
      * @example send('demo', { templateSlug: 'welcome', variables: { name: 'Ada' } }) // { messageCount: 3, messageId: 'msg_…' }
      */
     async send(appId: string, input: SendInput, options: { messageId?: string } = {}): Promise<SendResult> {
-      const release = await releaseFor(appId, input.testReleaseVersion);
-      const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
-      if (!template) throw templateNotFound(input.templateSlug, release.version);
+      if (input.sendAt !== undefined || input.sendAtLocal !== undefined) return scheduled.schedule(appId, input);
       const now = clock.now();
       // The demo's message has a fixed id (the API document's examples name it).
       const messageId = options.messageId ?? newId('msg', now);
-      const contents = sendContents(template, input, { messageId, now, defaultTtlSeconds: ctx.config.notifications.ttl_seconds });
-      const audience = {
-        endUserIds: input.targetUsers && [...new Set(input.targetUsers)],
-        audience: input.audience,
-        testersOnly: input.testReleaseVersion !== undefined,
-      };
-      return store.write((tx) => queueSend(ctx, tx, { appId, publicId: messageId, contents, audience, now }));
+      const prepared = await sending.prepare(appId, input, messageId, now);
+      return ctx.db.write(async (tx) => {
+        const messageCount = await sending.fanOut(tx, prepared, { messageId, now });
+        return { messageCount, messageId: messageCount === 0 ? null : messageId };
+      });
     },
   };
 }
+
 
 export type NotificationsService = ReturnType<typeof notificationsService>;

@@ -8,8 +8,8 @@ import { notificationContent, type SendAdditions } from './notification-content'
 import type { TemplateRow } from './releases.repository';
 import { parseOptions } from './template-options';
 
-/** What a send answers: the deliveries queued, and the id to follow them by (null when nothing was queued). */
-export interface SendResult {
+/** What a fan-out queued: the deliveries, and the public id to follow them by (null when nothing was queued). */
+export interface QueuedSend {
   messageCount: number;
   messageId: string | null;
 }
@@ -63,21 +63,30 @@ export function sendContents(template: TemplateRow, send: SendAdditions & { vari
  * Each content used is one `messages` row; the first is the one `publicId` names, the others are
  * its variants, so the public id and its status cover the whole send. A template without
  * localizations streams every delivery into one message, as it always did. Nothing to deliver:
- * no message at all (it would only clutter the outbox).
+ * no message at all (it would only clutter the outbox). `mainMessageId`: a scheduled send's later
+ * part, whose messages rows become variants of the first part's.
  * @example await ctx.db.write((tx) => queueSend(ctx, tx, { appId, publicId, contents, audience: {}, now }))
  */
 export async function queueSend(
   ctx: AppContext,
   tx: Tx,
-  input: { appId: string; publicId: string; contents: SendContents; audience: SendAudience; now: number },
-): Promise<SendResult> {
+  input: { appId: string; publicId: string; contents: SendContents; audience: SendAudience; now: number; mainMessageId?: number },
+): Promise<QueuedSend> {
   const { appId, publicId, contents, now } = input;
+  let mainMessageId = input.mainMessageId;
+  /** A messages row the send wrote: the one its public id names, or a variant of it. */
+  const register = async (messageId: number) => {
+    if (mainMessageId === undefined) {
+      mainMessageId = messageId;
+      await tx.notificationMessages.insert(publicId, appId, messageId);
+    } else await tx.notificationMessages.insertVariant(mainMessageId, messageId);
+  };
   const targets = await tx.devices.sendTargets(appId, input.audience);
   if (contents.localized.size === 0) {
     const first = targets.next();
     if (first.done) return { messageCount: 0, messageId: null };
     const queued = await ctx.outbox.enqueue(tx, { appId, content: contents.own, targets: startingWith(first.value, targets), now });
-    await tx.notificationMessages.insert(publicId, appId, queued.messageId);
+    await register(queued.messageId);
     return { messageCount: queued.deliveries, messageId: publicId };
   }
 
@@ -85,7 +94,6 @@ export async function queueSend(
   // Devices share few locales: each is matched once.
   const chosen = new Map<string | null, NotificationContent>();
   const groups = new Map<NotificationContent, { messageId?: number; rows: SendTarget[] }>();
-  let mainMessageId: number | undefined;
   let messageCount = 0;
   const flush = async (content: NotificationContent, group: { messageId?: number; rows: SendTarget[] }) => {
     if (group.messageId !== undefined) {
@@ -94,10 +102,7 @@ export async function queueSend(
       const queued = await ctx.outbox.enqueue(tx, { appId, content, targets: group.rows, now });
       group.messageId = queued.messageId;
       messageCount += queued.deliveries;
-      if (mainMessageId === undefined) {
-        mainMessageId = queued.messageId;
-        await tx.notificationMessages.insert(publicId, appId, mainMessageId);
-      } else await tx.notificationMessages.insertVariant(mainMessageId, queued.messageId);
+      await register(queued.messageId);
     }
     group.rows = [];
   };
@@ -113,7 +118,7 @@ export async function queueSend(
     if (group.rows.push(target) === LOCALE_BATCH) await flush(content, group);
   }
   for (const [content, group] of groups) if (group.rows.length > 0) await flush(content, group);
-  return mainMessageId === undefined ? { messageCount: 0, messageId: null } : { messageCount, messageId: publicId };
+  return messageCount === 0 ? { messageCount: 0, messageId: null } : { messageCount, messageId: publicId };
 }
 
 /** `first`, then the rest of `rest`: the iterator again after a look at its first item. */

@@ -10,8 +10,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * `retention.deliveries_days` (broadcast steps too), and ended activities and broadcasts older than `retention.activities_days`.
  * Activities that ended inside the current billing period are kept whatever their age, so that
  * pruning never lowers the minutes an app has used. Idempotency keys go after 24 hours; webhook
- * deliveries and attempts after `retention.deliveries_days`. What an erasure kept for an end push
- * still waiting goes once that push is no longer waiting.
+ * deliveries and attempts, and the finished parts of scheduled sends, after `retention.deliveries_days`.
+ * What an erasure kept for an end push still waiting goes once that push is no longer waiting.
  */
 export function retentionJob(ctx: AppContext): Job {
   return {
@@ -31,6 +31,8 @@ export function retentionJob(ctx: AppContext): Job {
         erased: await tx.endUsers.pruneErased(),
         // Events of the billing period stay: quota events are sent once a period.
         webhooks: await tx.webhooks.prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
+        // Parts of scheduled sends that went, were cancelled or expired; waiting ones stay whatever their age.
+        scheduledSends: await tx.scheduledSends.prune(deliveriesBefore),
       }));
       if (Object.values(removed).some((n) => n > 0)) ctx.logger.info('retention', removed);
     },
