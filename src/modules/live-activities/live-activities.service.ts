@@ -158,8 +158,9 @@ export function liveActivitiesService(ctx: AppContext) {
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
     requireDeliverable(content);
-    await tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
-    const targets = await followUpTargets(await tx.instances.live(id), () => tx.apps.hasApnsCredentials(appId));
+    // Side by side: on PostgreSQL both go in one round trip (SQLite runs them in this order at once).
+    const [, instances] = await Promise.all([tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), tx.instances.live(id)]);
+    const targets = await followUpTargets(instances, () => tx.apps.hasApnsCredentials(appId));
     await outbox.enqueue(tx, { appId, content, targets, now });
   };
 
