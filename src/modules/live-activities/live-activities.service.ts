@@ -147,7 +147,10 @@ export function liveActivitiesService(ctx: AppContext) {
    * queues the update to each live instance, in the caller's write transaction `tx`.
    */
   const updateNow = async (tx: Tx, appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> => {
-    const row = await requireActivityForWrite(tx, appId, id);
+    // Statements side by side go to PostgreSQL in one round trip and run in the order given, on the
+    // unit of work's connection: the live instances are read once the activity's row is locked.
+    // (SQLite runs each at once, in the same order.)
+    const [row, instances] = await Promise.all([requireActivityForWrite(tx, appId, id), tx.instances.live(id)]);
     if (row.state !== 'Active') throw notActive();
     const activity = parsed(row);
     const template = await resolveTemplate(tx, appId, row.templateSlug);
@@ -158,10 +161,8 @@ export function liveActivitiesService(ctx: AppContext) {
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
     requireDeliverable(content);
-    // Side by side: on PostgreSQL both go in one round trip (SQLite runs them in this order at once).
-    const [, instances] = await Promise.all([tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), tx.instances.live(id)]);
     const targets = await followUpTargets(instances, () => tx.apps.hasApnsCredentials(appId));
-    await outbox.enqueue(tx, { appId, content, targets, now });
+    await Promise.all([tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), outbox.enqueue(tx, { appId, content, targets, now })]);
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
