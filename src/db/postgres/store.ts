@@ -82,7 +82,7 @@ export class PostgresStore implements Store {
       // that found nothing) commits as well while PostgreSQL is out of space.
       let wrote = false;
       try {
-        const result = (await this.pending.run(after, () => this.client.begin((tx) => job(watchingWrites(tx, () => (wrote = true)))))) as T;
+        const result = await this.pending.run(after, () => this.begin((tx) => job(watchingWrites(tx, () => (wrote = true)))));
         if (wrote) this.storage.succeeded();
         for (const fn of after) fn();
         return result;
@@ -91,6 +91,33 @@ export class PostgresStore implements Store {
         this.storage.failed(e);
         throw e;
       }
+    }
+  }
+
+  /**
+   * One transaction on a connection of its own. BEGIN is sent with the job's first statement
+   * rather than awaited alone (Bun pipelines the queries of one connection): a round trip less per
+   * unit of work, which PostgreSQL's many small transactions (one per update) pay each time.
+   */
+  private async begin<T>(job: (tx: Pg) => Promise<T>): Promise<T> {
+    const conn = await this.client.reserve();
+    try {
+      const begun = conn.unsafe('BEGIN').execute();
+      // A failed BEGIN fails the job's statements after it, so the job reports it; awaited below.
+      begun.catch(() => {});
+      try {
+        const result = await job(conn);
+        await begun;
+        await conn.unsafe('COMMIT');
+        return result;
+      } catch (e) {
+        // Nothing to roll back when the connection is gone or COMMIT already ended the transaction.
+        await conn.unsafe('ROLLBACK').catch(() => {});
+        throw e;
+      }
+    } finally {
+      // Bun closes rather than pools a connection whose transaction is still open (ROLLBACK failed).
+      await conn.release();
     }
   }
 

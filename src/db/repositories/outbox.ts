@@ -1,4 +1,5 @@
-import type { FailedAtEnqueue, NewDelivery, OutboxRepository } from '../../modules/delivery/outbox/outbox.repository';
+import type { FailedAtEnqueue, NewDelivery, OutboxRepository, Superseded } from '../../modules/delivery/outbox/outbox.repository';
+import type { Dialect } from '../sql/dialect';
 import type { Sql } from '../sql/sql';
 import { oneOff, statement, valuesList } from '../sql/statement';
 
@@ -27,13 +28,26 @@ const failedOf = statement<FailedAtEnqueue>(
 );
 // The ids come from one lookup per status, so each walks its own small partial index; one
 // statement rather than one per status: each costs more to run than its (mostly empty) lookup.
-const supersede = statement<{ appId: string; provider: string | null }>(
-  (d) => `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', hold_kind = NULL, updated_at = $1
-    WHERE id IN (SELECT id FROM deliveries WHERE activity_id = $2 AND status = 'pending'
-                 UNION ALL SELECT id FROM deliveries WHERE activity_id = $2 AND status = 'held')
-      AND ${d.inList('device_id', '$3')}
+const supersedeSql = (d: Dialect, now: string, activityId: string, deviceIds: string) =>
+  `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', hold_kind = NULL, updated_at = ${now}
+    WHERE id IN (SELECT id FROM deliveries WHERE activity_id = ${activityId} AND status = 'pending'
+                 UNION ALL SELECT id FROM deliveries WHERE activity_id = ${activityId} AND status = 'held')
+      AND ${d.inList('device_id', deviceIds)}
       AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
-    RETURNING app_id AS "appId", provider`,
+    RETURNING app_id AS "appId", provider`;
+const supersede = statement<Superseded>((d) => supersedeSql(d, '$1', '$2', '$3'));
+// PostgreSQL: a follow-up's queueing as one statement, one round trip instead of three. Every part
+// sees the table as it was before the statement, so the supersede never touches the new deliveries.
+const queueFollowUpPostgres = statement<{ id: number; superseded: string }>(
+  (d) => `WITH superseded AS (${supersedeSql(d, '$6', '$3', '$7')}),
+   message AS (INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id),
+   queued AS (
+     INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, hold_kind, attempts, next_attempt_at, reason, created_at, updated_at)
+     SELECT $1, message.id, t.device_id, $3, t.token_id, t.status, t.hold_kind, 0, $6, t.reason, $6, $6
+       FROM message, unnest($7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS t(device_id, token_id, status, hold_kind, reason, n)
+      ORDER BY t.n)
+   SELECT message.id, (SELECT coalesce(json_agg(superseded), '[]') FROM superseded)::text AS superseded FROM message`,
+  { numbers: ['id'] },
 );
 const deleteDeliveries = statement(`DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'dropped', 'superseded') AND updated_at < $1`);
 const deleteMessages = statement('DELETE FROM messages WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = messages.id)');
@@ -45,33 +59,46 @@ const releaseHeld = statement(
 /** Queueing messages and their deliveries (modules/delivery/outbox/outbox.ts holds what queueing decides). */
 export function outboxRepository(sql: Sql): OutboxRepository {
   const dialect = sql.dialect.name;
+  /**
+   * Writes one delivery of the message per row, due now. Rows may be streamed from a query (a large
+   * send): written as they come, INSERT_BATCH at a time. Returns how many were written.
+   */
+  const insertDeliveries: OutboxRepository['insertDeliveries'] = async (message, rows, now) => {
+    const values = (d: NewDelivery) => [message.appId, message.id, d.deviceId, message.activityId, d.tokenId, d.status, d.holdKind, now, d.reason, now, now];
+    const size = INSERT_BATCH[dialect];
+    let batch: NewDelivery[] = [];
+    let written = 0;
+    for (const row of rows) {
+      if (batch.push(row) < size) continue;
+      await sql.run(insertMany[dialect], batch.flatMap(values));
+      written += batch.length;
+      batch = [];
+    }
+    if (batch.length === 0) return written;
+    // The rest: SQLite one prepared row at a time (no statement to prepare per size), PostgreSQL in one round trip.
+    if (dialect === 'sqlite') for (const row of batch) await sql.run(insertOne, values(row));
+    else await sql.run(oneOff(insertSql(batch.length)), batch.flatMap(values));
+    return written + batch.length;
+  };
   return {
     insertMessage: async (appId, kind, activityId, content, templateSlug, now) => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now]))!.id,
 
-    /**
-     * Writes one delivery of the message per row, due now. Rows may be streamed from a query (a large
-     * send): written as they come, INSERT_BATCH at a time. Returns how many were written.
-     */
-    async insertDeliveries(message, rows, now) {
-      const values = (d: NewDelivery) => [message.appId, message.id, d.deviceId, message.activityId, d.tokenId, d.status, d.holdKind, now, d.reason, now, now];
-      const size = INSERT_BATCH[dialect];
-      let batch: NewDelivery[] = [];
-      let written = 0;
-      for (const row of rows) {
-        if (batch.push(row) < size) continue;
-        await sql.run(insertMany[dialect], batch.flatMap(values));
-        written += batch.length;
-        batch = [];
+    insertDeliveries,
+
+    async queueFollowUp(message, rows, now) {
+      if (dialect === 'sqlite') {
+        const superseded = await sql.all(supersede, [now, message.activityId, rows.map((r) => r.deviceId)]);
+        const messageId = (await sql.one(insertMessage, [message.appId, message.kind, message.activityId, message.content, message.templateSlug, now]))!.id;
+        await insertDeliveries({ ...message, id: messageId }, rows, now);
+        return { messageId, superseded };
       }
-      if (batch.length === 0) return written;
-      // The rest: SQLite one prepared row at a time (no statement to prepare per size), PostgreSQL in one round trip.
-      if (dialect === 'sqlite') for (const row of batch) await sql.run(insertOne, values(row));
-      else await sql.run(oneOff(insertSql(batch.length)), batch.flatMap(values));
-      return written + batch.length;
+      const column = <K extends keyof NewDelivery>(key: K) => rows.map((r) => r[key]) as (string | number | null)[];
+      const params = [message.appId, message.kind, message.activityId, message.content, message.templateSlug, now];
+      const row = (await sql.one(queueFollowUpPostgres, [...params, column('deviceId'), column('tokenId'), column('status'), column('holdKind'), column('reason')]))!;
+      return { messageId: row.id, superseded: JSON.parse(row.superseded) as Superseded[] };
     },
 
     failedOf: async (messageId) => sql.all(failedOf, [messageId]),
-    supersedeUpdates: async (activityId, deviceIds, now) => sql.all(supersede, [now, activityId, [...deviceIds]]),
     prune: async (before) => ({ deliveries: await sql.run(deleteDeliveries, [before]), messages: await sql.run(deleteMessages, [before]) }),
     releaseHeld: async (target, now) => sql.run(releaseHeld, [target.tokenId, now, target.activityId, target.deviceId]),
   };

@@ -149,7 +149,10 @@ export function liveActivitiesService(ctx: AppContext) {
    * queues the update to each live instance, in the caller's write transaction `tx`.
    */
   const updateNow = async (tx: Tx, appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> => {
-    const row = await requireActivityForWrite(tx, appId, id);
+    // Statements side by side go to PostgreSQL in one round trip and run in the order given, on the
+    // unit of work's connection: the live instances are read once the activity's row is locked.
+    // (SQLite runs each at once, in the same order.)
+    const [row, instances] = await Promise.all([requireActivityForWrite(tx, appId, id), tx.instances.live(id)]);
     if (row.state !== 'Active') throw notActive();
     const activity = parsed(row);
     const template = await resolveTemplate(tx, appId, row.templateSlug);
@@ -160,9 +163,8 @@ export function liveActivitiesService(ctx: AppContext) {
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
     requireDeliverable(content);
-    await tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp);
-    const targets = await followUpTargets(await tx.instances.live(id), () => tx.apps.hasApnsCredentials(appId));
-    await outbox.enqueue(tx, { appId, content, targets, now });
+    const targets = await followUpTargets(instances, () => tx.apps.hasApnsCredentials(appId));
+    await Promise.all([tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), outbox.enqueue(tx, { appId, content, targets, now })]);
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */

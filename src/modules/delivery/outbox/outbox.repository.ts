@@ -11,6 +11,12 @@ export interface NewDelivery {
   reason: string | null;
 }
 
+/** A delivery superseded by a newer event, for the metrics. */
+export interface Superseded {
+  appId: string;
+  provider: string | null;
+}
+
 /** A delivery that failed at once, as its delivery.failed event tells it (no attempt was made). */
 export type FailedAtEnqueue = Omit<FailedDeliveryFacts, 'attempts'>;
 
@@ -25,8 +31,16 @@ export interface OutboxRepository {
   insertDeliveries(message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number>;
   /** The message's deliveries that failed at once. */
   failedOf(messageId: number): Promise<FailedAtEnqueue[]>;
-  /** Supersedes the activity's updates not sent yet to these devices; returns one row per superseded delivery. */
-  supersedeUpdates(activityId: string, deviceIds: readonly string[], now: number): Promise<{ appId: string; provider: string | null }[]>;
+  /**
+   * An activity's update or end: supersedes its updates not sent yet to the rows' devices (one row
+   * per superseded delivery returned), then writes the message and one delivery per row (one end user's devices,
+   * a few), due now. On PostgreSQL one statement.
+   */
+  queueFollowUp(
+    message: { appId: string; kind: string; activityId: string; content: string; templateSlug: string },
+    rows: readonly NewDelivery[],
+    now: number,
+  ): Promise<{ messageId: number; superseded: Superseded[] }>;
   /** Retention: deletes finished deliveries last changed before `before`, then the messages older than that nobody refers to. */
   prune(before: number): Promise<{ deliveries: number; messages: number }>;
   /** Makes the deliveries held for an activity instance's token due now, at that token; returns how many. */

@@ -40,23 +40,30 @@ export class Outbox {
   async enqueue(tx: Tx, input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string }): Promise<{ messageId: number; deliveries: number }> {
     const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
     const kind = messageKind(input.content);
-    const messageId = await tx.outbox.insertMessage(input.appId, kind, activityId, JSON.stringify(input.content), input.content.templateSlug, input.now);
-    let targets = input.targets;
-    if (input.content.type === 'live_activity' && input.content.event !== 'start') {
-      // One end user's devices: read twice (superseding, then queueing), so held as a list.
-      const devices = [...targets];
-      await this.supersede(tx, activityId!, devices, input.now);
-      targets = devices;
-    }
+    const content = JSON.stringify(input.content);
     let failed = 0;
     const rows = function* () {
-      for (const t of targets) {
+      for (const t of input.targets) {
         if (t.status === 'failed') failed++;
         // Held at queueing means waiting for the activity's own token (see DeliveryTarget.status).
         yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', holdKind: t.status === 'held' ? ('token' as const) : null, reason: t.reason ?? null };
       }
     };
-    const deliveries = await tx.outbox.insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
+    let messageId: number;
+    let deliveries: number;
+    if (input.content.type === 'live_activity' && input.content.event !== 'start') {
+      // Latest wins: an update or end supersedes the updates to the same devices that have not gone
+      // yet (pending, or held for a token or a channel), so after an outage each phone gets the
+      // latest state, not the history. Starts and ends are never superseded. One end user's devices.
+      const list = [...rows()];
+      const queued = await tx.outbox.queueFollowUp({ appId: input.appId, kind, activityId: activityId!, content, templateSlug: input.content.templateSlug }, list, input.now);
+      for (const r of queued.superseded) this.settled({ appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
+      messageId = queued.messageId;
+      deliveries = list.length;
+    } else {
+      messageId = await tx.outbox.insertMessage(input.appId, kind, activityId, content, input.content.templateSlug, input.now);
+      deliveries = await tx.outbox.insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
+    }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
     this.notifyQueued();
     return { messageId, deliveries };
@@ -115,16 +122,6 @@ export class Outbox {
     const rows = await tx.outbox.failedOf(messageId);
     await tx.webhookEvents.emitAll(rows.map((r) => deliveryFailed({ ...r, attempts: 0 })), now);
     this.settled({ appId, provider: 'none', kind, outcome: 'failed', count });
-  }
-
-  /**
-   * Latest wins: an update or end queued for an activity supersedes the updates to the same devices
-   * that have not gone yet (pending, or held for a token or a channel), so after an outage each
-   * phone gets the latest state, not the history. Starts and ends are never superseded.
-   */
-  private async supersede(tx: Tx, activityId: string, targets: DeliveryTarget[], now: number): Promise<void> {
-    const superseded = await tx.outbox.supersedeUpdates(activityId, targets.map((t) => t.deviceId), now);
-    for (const r of superseded) this.settled({ appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
   }
 
   private settled(settled: SettledAtEnqueue): void {
