@@ -72,13 +72,20 @@ async function populate(): Promise<Record<string, unknown>> {
   const hook = await admin('POST', '/api/admin/apps/shop/webhooks', { url: receiver.url, description: 'orders' });
   expect(hook.status).toBe(201);
   receiver.secret = hook.body.secret;
-  const release = { version: 1, status: 'Live', templates: [{ slug: 'hi', title: 'Hi {{name}}', body: 'Your order {{order}}' }] };
+  // A localized template (notification_templates.localizations; its send writes notification_message_variants).
+  const release = { version: 1, status: 'Live', templates: [{ slug: 'hi', title: 'Hi {{name}}', body: 'Your order {{order}}', localizations: { de: { title: 'Hallo {{name}}' } } }] };
   expect((await admin('POST', '/api/admin/apps/shop/releases', release)).status).toBe(201);
+  const deviceIds: string[] = [];
   for (let i = 0; i < 20; i++) {
     const ios = i % 2 === 0;
-    const device = { endUserId: `u${i}`, platform: ios ? 'ios' : 'android', token: ios ? apnsToken(`d${i}`) : `fcm-${i}`, ...(ios ? { pushToStartToken: apnsToken(`p2s${i}`) } : {}), tester: i < 3 };
-    expect((await call('POST', '/api/apps/shop/devices', device)).status).toBe(200);
+    const place = i < 4 ? { locale: 'de-AT', timeZone: 'Europe/Vienna' } : {};
+    const device = { endUserId: `u${i}`, platform: ios ? 'ios' : 'android', token: ios ? apnsToken(`d${i}`) : `fcm-${i}`, ...(ios ? { pushToStartToken: apnsToken(`p2s${i}`) } : {}), tester: i < 3, ...place };
+    const registered = await call('POST', '/api/apps/shop/devices', device);
+    expect(registered.status).toBe(200);
+    deviceIds.push(registered.body.device.id);
   }
+  // Tags (end_user_tags).
+  expect((await call('PUT', '/api/apps/shop/users/u0', { tags: { plan: 'gold', country: 'AT' } })).status).toBe(200);
   const started = await call('POST', '/api/apps/shop/live-activities', { templateSlug: 'metric-live', targetUsers: ['u0', 'u1', 'u2', 'u3'], attributes: { label: 'Score' }, contentState: { value: '1' } });
   expect(started.status).toBe(200);
   const [first, second] = started.body.activities as { id: string }[];
@@ -95,6 +102,9 @@ async function populate(): Promise<Record<string, unknown>> {
     body: JSON.stringify({ templateSlug: 'hi', variables: { name: 'Ada', order: '42' } }),
   });
   expect(send.status).toBe(200);
+  // u0 opened it (notification_opens).
+  const { messageId } = (await send.json()) as { messageId: string };
+  expect((await call('POST', `/api/apps/shop/notifications/${messageId}/opened`, { endUserId: 'u0', deviceId: deviceIds[0] })).body).toMatchObject({ counted: true });
   // A send scheduled a day ahead (scheduled_sends): it waits, and moves with the rest.
   const later = await call('POST', '/api/apps/shop/notifications/send', { templateSlug: 'hi', variables: { name: 'Bo' }, sendAt: new Date(Date.now() + 86_400_000).toISOString() });
   expect(later.status).toBe(200);
