@@ -70,8 +70,8 @@ export function outboxRepository(sql: Sql): OutboxRepository {
       return written + batch.length;
     },
 
-    failedOf: async (messageId) => sql.all(failedOf, [messageId]),
-    supersedeUpdates: async (activityId, deviceIds, now) => sql.all(supersede, [now, activityId, [...deviceIds]]),
+    failedOf: (messageId) => sql.all(failedOf, [messageId]),
+    supersedeUpdates: (activityId, deviceIds, now) => sql.all(supersede, [now, activityId, deviceIds]),
     prune: async (before) => ({ deliveries: await sql.run(deleteDeliveries, [before]), messages: await sql.run(deleteMessages, [before]) }),
     releaseHeld: async (target, now) => sql.run(releaseHeld, [target.tokenId, now, target.activityId, target.deviceId]),
   };
