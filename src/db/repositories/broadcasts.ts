@@ -85,8 +85,8 @@ export function broadcastsRepository(sql: Sql): BroadcastsRepository {
     async insert(row) {
       await sql.run(insert, [row.id, row.appId, row.templateSlug, row.attributes, row.contentState, row.storagePolicy, row.environment, row.channelId, row.channelState, row.topic, row.lastTimestamp, row.startedAt]);
     },
-    find: async (appId, id) => sql.one(find, [appId, id]),
-    byId: async (id) => sql.one(byId, [id]),
+    find: (appId, id) => sql.one(find, [appId, id]),
+    byId: (id) => sql.one(byId, [id]),
     list: async (appId, state, limit, offset) => ({
       rows: await sql.all(page, [appId, state ?? null, limit, offset]),
       total: (await sql.one(count, [appId, state ?? null]))!.n,
@@ -122,7 +122,7 @@ export function broadcastsRepository(sql: Sql): BroadcastsRepository {
     async queue(op, now) {
       await sql.run(insertOp, [op.broadcastId, op.appId, op.kind, op.content, op.dueAt, now]);
     },
-    supersedeUpdates: async (broadcastId, now) => sql.run(supersede, [broadcastId, now]),
+    supersedeUpdates: (broadcastId, now) => sql.run(supersede, [broadcastId, now]),
     due: async (now, limit) => (sql.dialect.name === 'postgres' ? sql.all(duePostgres, [now, limit, sql.owner]) : sql.all(dueSqlite, [now, limit])),
     async saveOp(op, now) {
       await sql.run(saveOp, [op.id, op.status, op.apnsDone, op.fcmDone, op.attempts, op.nextAttemptAt, op.reason, now]);
@@ -130,7 +130,7 @@ export function broadcastsRepository(sql: Sql): BroadcastsRepository {
     async failPending(broadcastId, reason, now) {
       await sql.run(failPending, [broadcastId, reason, now]);
     },
-    ops: async (broadcastId) => sql.all(opsOf, [broadcastId]),
+    ops: (broadcastId) => sql.all(opsOf, [broadcastId]),
     prune: async (opsBefore, endedBefore) => ({
       broadcastSteps: await sql.run(pruneOps, [opsBefore]),
       broadcasts: await sql.run(pruneEnded, [endedBefore]),

@@ -126,7 +126,7 @@ const recoverSending = statement(
  */
 export function deliveriesRepository(sql: Sql): DeliveryRepository {
   return {
-    claim: async (now, limit) => {
+    claim: (now, limit) => {
       if (sql.dialect.name === 'postgres') return sql.all(claimPostgres, [now, limit, sql.owner]);
       return sql.atomic(async (tx) => {
         const ids = await tx.all(claimIdsSqlite, [now, limit]);
@@ -134,7 +134,7 @@ export function deliveriesRepository(sql: Sql): DeliveryRepository {
       });
     },
 
-    record: async (results, now) =>
+    record: (results, now) =>
       sql.atomic(async (tx) => {
         const tokens = tokensRepository(tx);
         const paused: PausedChannel[] = [];
@@ -165,11 +165,11 @@ export function deliveriesRepository(sql: Sql): DeliveryRepository {
         return { paused, superseded };
       }),
 
-    releaseResumed: async (now) => sql.run(resume, [now]),
+    releaseResumed: (now) => sql.run(resume, [now]),
     hasParked: async () => (await sql.one(anyParked)) !== undefined,
     release: async (ids, now) => (ids.length === 0 ? 0 : sql.run(release, withOwner(sql, [now, ids]))),
-    releaseUnheld: async (held, now) => sql.run(releaseUnheld, withOwner(sql, [now, held])),
-    recoverSending: async (now) => sql.run(recoverSending, [now]),
+    releaseUnheld: (held, now) => sql.run(releaseUnheld, withOwner(sql, [now, held])),
+    recoverSending: (now) => sql.run(recoverSending, [now]),
   };
 }
 

@@ -31,8 +31,8 @@ export function endpointHoldsRepository(sql: Sql): EndpointHoldsRepository {
   return {
     release: async (appId, hold, now) => sql.run(releaseAll, [now, appId, hold.kind, hold.reason]),
     releaseProbe: async (appId, hold, now) => (await sql.run(releaseOne, [now, appId, hold.kind, hold.reason])) > 0,
-    releaseProvider: async (appId, kind, now) => sql.run(releaseProvider, [now, appId, kind]),
-    recover: async (now) => sql.run(recover, [now]),
+    releaseProvider: (appId, kind, now) => sql.run(releaseProvider, [now, appId, kind]),
+    recover: (now) => sql.run(recover, [now]),
     heldByReason: async (appId) => new Map((await sql.all(heldByReason, [appId])).map((r) => [r.reason, r.n])),
   };
 }

@@ -98,7 +98,7 @@ export function outboxRepository(sql: Sql): OutboxRepository {
       return { messageId: row.id, superseded: JSON.parse(row.superseded) as Superseded[] };
     },
 
-    failedOf: async (messageId) => sql.all(failedOf, [messageId]),
+    failedOf: (messageId) => sql.all(failedOf, [messageId]),
     prune: async (before) => ({ deliveries: await sql.run(deleteDeliveries, [before]), messages: await sql.run(deleteMessages, [before]) }),
     releaseHeld: async (target, now) => sql.run(releaseHeld, [target.tokenId, now, target.activityId, target.deviceId]),
   };

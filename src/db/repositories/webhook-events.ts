@@ -49,7 +49,7 @@ export function webhookEventsRepository(sql: Sql): WebhookEventsRepository {
       return (await sql.one(since, [appId, type, from])) !== undefined;
     },
 
-    appsWithEndpoints: async () => sql.all(withEndpoints),
+    appsWithEndpoints: () => sql.all(withEndpoints),
 
     async emitAll(list, now) {
       // Lets the delivery worker's hot path skip its lookups at once.

@@ -101,4 +101,21 @@ describe('SQLite', () => {
     await Promise.resolve();
     expect(settled).toBe(3);
   });
+
+  test('atomic inside a unit of work joins it and settles in the same turn; a job that throws at once is a rejected Promise', async () => {
+    const client = new Database(':memory:', { strict: true });
+    close = async () => client.close();
+    // The store's units of work as seen from inside one (the group commit's job).
+    const sql = sqliteSql(client, { inside: () => true, run: () => Promise.reject(new Error('not inside')) });
+    await sql.run(create);
+    let id: number | undefined;
+    void sql.atomic(async (tx) => (await tx.one(insert, ['a', 1, false]))!.id).then((v) => (id = v));
+    for (let i = 0; i < 4; i++) await Promise.resolve();
+    expect(id).toBe(1);
+    const thrown = sql.atomic(() => {
+      throw new Error('bad call');
+    });
+    expect(thrown).toBeInstanceOf(Promise);
+    await expect(thrown).rejects.toThrow('bad call');
+  });
 });

@@ -56,25 +56,32 @@ export function sqliteSql(client: Database, units?: SqliteUnitsOfWork): Sql {
         const rows = prepare(s).iterate(...bind(params)) as IterableIterator<Row>;
         return s.booleans.length === 0 ? (rows as IterableIterator<R>) : mapped(rows, (row) => readRow<R>(s, row));
       }),
-    async atomic<T>(job: (sql: Sql) => Promise<T>): Promise<T> {
-      if (units) return units.inside() ? job(sql) : units.run(() => job(sql));
-      if (client.inTransaction) return job(sql);
-      begin.run();
-      try {
-        const result = await job(sql);
-        commit.run();
-        return result;
-      } catch (error) {
-        if (client.inTransaction) rollback.run();
-        throw error;
-      }
+    // Not async: inside a unit of work the job's own Promise is answered as it is (an async
+    // function answering a Promise adds two turns of the microtask queue to every outcome batch).
+    atomic<T>(job: (sql: Sql) => Promise<T>): Promise<T> {
+      if (units) return units.inside() ? settle(() => job(sql)) : units.run(() => job(sql));
+      if (client.inTransaction) return settle(() => job(sql));
+      return transaction(job);
     },
+  };
+
+  /** A transaction of its own on a connection without units of work (the outbox thread's). */
+  const transaction = async <T>(job: (sql: Sql) => Promise<T>): Promise<T> => {
+    begin.run();
+    try {
+      const result = await job(sql);
+      commit.run();
+      return result;
+    } catch (error) {
+      if (client.inTransaction) rollback.run();
+      throw error;
+    }
   };
   return sql;
 }
 
-/** A synchronous result as a settled Promise, or what it threw as a rejected one. */
-function settle<T>(fn: () => T): Promise<T> {
+/** A synchronous result as a settled Promise (a Promise as it is), or what it threw as a rejected one. */
+function settle<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     return Promise.resolve(fn());
   } catch (error) {
