@@ -283,8 +283,8 @@ export interface paths {
      */
     get: operations["getApiAppsByAppIdNotificationsByMessageId"];
     /**
-     * Cancel a scheduled send
-     * @description Cancels the parts of a scheduled send (`sendAt`, `sendAtLocal`) that have not gone yet; deliveries already queued go on. 409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request. On the demo app, "Try it out" needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered.
+     * Cancel a send
+     * @description Cancels what of a send has not gone: the parts of a scheduled send (`sendAt`, `sendAtLocal`) not due yet, and the deliveries still queued or held (they become `dropped`, reason `cancelled`); one being sent that moment goes on. 409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request. On the demo app, "Try it out" needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered.
      */
     delete: operations["deleteApiAppsByAppIdNotificationsByMessageId"];
   };
@@ -6792,8 +6792,8 @@ export interface operations {
     };
   };
   /**
-   * Cancel a scheduled send
-   * @description Cancels the parts of a scheduled send (`sendAt`, `sendAtLocal`) that have not gone yet; deliveries already queued go on. 409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request. On the demo app, "Try it out" needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered.
+   * Cancel a send
+   * @description Cancels what of a send has not gone: the parts of a scheduled send (`sendAt`, `sendAtLocal`) not due yet, and the deliveries still queued or held (they become `dropped`, reason `cancelled`); one being sent that moment goes on. 409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request. On the demo app, "Try it out" needs a scheduled send (the demo message went at once): paste the messageId a send with sendAt or sendAtLocal answered.
    */
   deleteApiAppsByAppIdNotificationsByMessageId: {
     parameters: {
@@ -6814,7 +6814,7 @@ export interface operations {
         content: {
           "application/json": {
             messageId: string;
-            /** @description Deliveries cancelled: the devices the parts not sent yet would have reached now. */
+            /** @description Deliveries cancelled: the devices the parts not sent yet would have reached now, plus the queued deliveries dropped. */
             cancelled: number;
           };
         };

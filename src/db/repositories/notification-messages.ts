@@ -18,6 +18,14 @@ const counts = statement<DeliveryStateCount>(
   { numbers: ['count'] },
 );
 
+// A cancel: the deliveries of the message and its variants no worker has taken yet (queued, or held
+// while a channel is down) are dropped; one being sent ('sending') goes on.
+const cancelWaiting = statement(
+  (d) => `UPDATE deliveries SET status = 'dropped', reason = 'cancelled', hold_kind = NULL
+   WHERE message_id IN (SELECT ${d.typed('$1', 'bigint')} UNION ALL SELECT message_id FROM notification_message_variants WHERE main_message_id = $1)
+     AND status IN ('pending', 'held')`,
+);
+
 /** The public ids of sent notifications and the counts of their deliveries. */
 export function notificationMessagesRepository(sql: Sql): NotificationMessagesRepository {
   return {
@@ -29,5 +37,6 @@ export function notificationMessagesRepository(sql: Sql): NotificationMessagesRe
     },
     find: (appId, publicId) => sql.one(find, [publicId, appId]),
     counts: (messageId) => sql.all(counts, [messageId]),
+    cancelWaiting: (messageId) => sql.run(cancelWaiting, [messageId]),
   };
 }

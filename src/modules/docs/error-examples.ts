@@ -131,7 +131,7 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'PATCH /api/apps/{appId}/users/{endUserId}': { '400': TAG_BREACHES },
   'POST /api/apps/{appId}/notifications/audience-count': { '400': [example('A malformed tag key', 400, 'audience tag key "plan!" must be 1 to 64 letters, digits, _, -, . or :')] },
   'DELETE /api/apps/{appId}/notifications/{messageId}': {
-    '409': [example('Sent already', 409, 'nothing left to cancel: every part of the message has gone or was cancelled')],
+    '409': [example('Sent already', 409, 'nothing left to cancel: every delivery of the message has gone or was cancelled')],
   },
   'POST /api/admin/apps': {
     '400': [example('An unknown plan', 400, 'plan must be one of free, pro')],

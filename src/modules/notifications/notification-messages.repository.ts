@@ -24,4 +24,6 @@ export interface NotificationMessagesRepository {
   find(appId: string, publicId: string): Promise<NotificationMessageRow | undefined>;
   /** The deliveries of the message and of its variants counted by platform and status. */
   counts(messageId: number): Promise<DeliveryStateCount[]>;
+  /** Drops the deliveries of the message and its variants that wait (queued or held): what a cancel stops. Answers how many. */
+  cancelWaiting(messageId: number): Promise<number>;
 }

@@ -125,14 +125,14 @@ export function notificationsRoutes(services: Services) {
       response: {
         200: t.Object({
           messageId: t.String(),
-          cancelled: Type.Integer({ description: 'Deliveries cancelled: the devices the parts not sent yet would have reached now.' }),
+          cancelled: Type.Integer({ description: 'Deliveries cancelled: the devices the parts not sent yet would have reached now, plus the queued deliveries dropped.' }),
         }),
         ...errors(401, 404, 409, 429),
       },
       detail: {
-        summary: 'Cancel a scheduled send',
+        summary: 'Cancel a send',
         description:
-          'Cancels the parts of a scheduled send (`sendAt`, `sendAtLocal`) that have not gone yet; deliveries already queued go on. ' +
+          'Cancels what of a send has not gone: the parts of a scheduled send (`sendAt`, `sendAtLocal`) not due yet, and the deliveries still queued or held (they become `dropped`, reason `cancelled`); one being sent that moment goes on. ' +
           "409 when nothing was left to cancel; 404 `message not found` for an unknown id or another app's.",
         security: [{ serviceKey: [] }],
       },

@@ -203,26 +203,39 @@ forEachDatabase('scheduled sends', (database) => {
   });
 
   describe('cancel', () => {
-    test('cancels the parts not sent yet: 200 with the deliveries cancelled, then 409; 404 for an unknown or another app\'s id', async () => {
+    test('cancels the parts not sent yet and the deliveries still queued: 200 with how many, then 409; 404 for an unknown or another app\'s id', async () => {
       await setup();
       await h.createApp({ id: 'other' });
       await register('u1', 'kiritimati', 'Pacific/Kiritimati');
       await register('u2', 'la', 'America/Los_Angeles');
+      await register('u3', 'auckland', 'Pacific/Auckland');
       const res = await send({ sendAtLocal: '2026-01-16T09:00' });
       const path = `/api/apps/a1/notifications/${res.body.messageId}`;
-      await runDueAt(Date.parse('2026-01-15T19:00:00Z'));
+      // Kiritimati's and Auckland's parts went: one delivery already sent, one still queued.
+      await runDueAt(Date.parse('2026-01-15T20:00:00Z'));
+      const [sent] = await testRows<{ id: number }>(h.ctx, 'SELECT id FROM deliveries ORDER BY id LIMIT 1');
+      // As a worker records APNs's 200.
+      await testRows(h.ctx, 'UPDATE deliveries SET status = ? WHERE id = ?', ['delivered', sent!.id]);
       expect((await h.service('other', 'DELETE', `/api/apps/other/notifications/${res.body.messageId}`)).body).toEqual({ title: 'Not Found', status: 404, detail: 'message not found' });
       expect((await h.service('a1', 'DELETE', '/api/apps/a1/notifications/msg_unknown')).status).toBe(404);
       const cancel = await h.service('a1', 'DELETE', path);
-      expect(cancel.body).toEqual({ messageId: res.body.messageId, cancelled: 1 });
-      expect((await h.service('a1', 'DELETE', path)).body.status).toBe(409);
+      // Los Angeles's part (one device) and the queued delivery.
+      expect(cancel.body).toEqual({ messageId: res.body.messageId, cancelled: 2 });
+      expect((await h.service('a1', 'DELETE', path)).body).toEqual({
+        title: 'Conflict',
+        status: 409,
+        detail: 'nothing left to cancel: every delivery of the message has gone or was cancelled',
+      });
       await runDueAt(Date.parse('2026-01-16T17:00:00Z'));
-      expect(await deliveries()).toHaveLength(1);
-      const schedule = (await status(res.body.messageId)).body.schedule;
-      expect(schedule).toMatchObject({ scheduled: 0, cancelled: 1 });
-      expect(schedule.parts.map((p: any) => p.status)).toEqual(['sent', 'cancelled']);
-      // A send that went at once has nothing to cancel.
+      expect(await deliveries()).toHaveLength(2);
+      const after = (await status(res.body.messageId)).body;
+      expect(after.deliveries).toMatchObject({ total: 2, sent: 1, dropped: 1, queued: 0 });
+      expect(after.schedule).toMatchObject({ scheduled: 0, cancelled: 1 });
+      expect(after.schedule.parts.map((p: any) => p.status)).toEqual(['sent', 'sent', 'cancelled']);
+      // A send that went at once: what is still queued is cancelled, then nothing is left.
       const now = await send({});
+      expect((await h.service('a1', 'DELETE', `/api/apps/a1/notifications/${now.body.messageId}`)).body).toEqual({ messageId: now.body.messageId, cancelled: 3 });
+      expect((await status(now.body.messageId)).body.deliveries).toMatchObject({ total: 3, dropped: 3, queued: 0 });
       expect((await h.service('a1', 'DELETE', `/api/apps/a1/notifications/${now.body.messageId}`)).status).toBe(409);
     });
   });

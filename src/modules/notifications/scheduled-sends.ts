@@ -162,28 +162,30 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
     },
 
     /**
-     * Cancels the parts of the app's send `publicId` that have not gone: 404 for an unknown id or
-     * another app's; 409 when nothing was left to cancel (sent already, or cancelled). Answers the
-     * deliveries cancelled: the devices those parts would have reached now.
+     * Cancels what of the app's send `publicId` has not gone: its parts still waiting, and the
+     * deliveries queued (or held) that no worker has taken yet, of a scheduled send or one sent at
+     * once. 404 for an unknown id or another app's; 409 when nothing was left to cancel. Answers the
+     * deliveries cancelled: the devices the waiting parts would have reached now, plus the queued
+     * deliveries dropped (their status: `dropped`, reason `cancelled`).
      */
     async cancel(appId: string, publicId: string): Promise<{ messageId: string; cancelled: number }> {
       const parts = await repos.scheduledSends.ofMessage(appId, publicId);
-      if (parts.length === 0) {
-        if (await repos.notificationMessages.find(appId, publicId)) throw new HttpError(409, 'nothing left to cancel: the message was sent at once, not scheduled');
-        throw new HttpError(404, 'message not found');
-      }
+      if (parts.length === 0 && !(await repos.notificationMessages.find(appId, publicId))) throw new HttpError(404, 'message not found');
       let cancelled = 0;
-      let cancelledParts = 0;
+      let stopped = false;
       for (const part of parts.filter((p) => p.status === 'waiting')) {
         const devices = await sending.reach(preparedOf(part), await zonesOf(part));
         // `finish` changes only a part still waiting: one the due job claimed meanwhile has gone.
         if (await repos.scheduledSends.finish(part.id, 'cancelled', devices)) {
           cancelled += devices;
-          cancelledParts++;
+          stopped = true;
         }
       }
-      if (cancelledParts === 0) throw new HttpError(409, 'nothing left to cancel: every part of the message has gone or was cancelled');
-      return { messageId: publicId, cancelled };
+      // Looked up after the parts: one that went meanwhile has its deliveries queued by now.
+      const message = await repos.notificationMessages.find(appId, publicId);
+      const dropped = message ? await repos.notificationMessages.cancelWaiting(message.messageId) : 0;
+      if (!stopped && dropped === 0) throw new HttpError(409, 'nothing left to cancel: every delivery of the message has gone or was cancelled');
+      return { messageId: publicId, cancelled: cancelled + dropped };
     },
 
     /** The app's sends still waiting, one entry per message: when its parts that may reach a device go (all its parts when none may), and its template. */
