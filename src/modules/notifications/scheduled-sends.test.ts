@@ -189,6 +189,20 @@ forEachDatabase('scheduled sends', (database) => {
       expect((await status(res.body.messageId)).body.deliveries.total).toBe(2);
     });
 
+    test('a device registered later in a zone the runtime lists under another name gets the part of its wall time', async () => {
+      await setup();
+      const kolkata = await register('u1', 'kolkata', 'Asia/Kolkata');
+      const res = await send({ sendAtLocal: '2026-01-16T09:00' });
+      // Registered after scheduling, as an older iPhone names India's zone and a legacy name of Los Angeles's.
+      const calcutta = await register('u2', 'calcutta', 'Asia/Calcutta');
+      const usPacific = await register('u3', 'us-pacific', 'US/Pacific');
+      expect((await status(res.body.messageId)).body.schedule.scheduled).toBe(3);
+      await runDueAt(Date.parse('2026-01-16T03:30:00Z'));
+      expect((await deliveries()).map((d) => d.device_id).sort()).toEqual([kolkata, calcutta].sort());
+      await runDueAt(Date.parse('2026-01-16T17:00:00Z'));
+      expect((await deliveries()).map((d) => d.device_id)).toContain(usPacific);
+    });
+
     test('zones where the wall time has passed are skipped', async () => {
       await setup();
       await register('u1', 'kiritimati', 'Pacific/Kiritimati');

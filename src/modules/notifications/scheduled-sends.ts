@@ -3,7 +3,7 @@ import type { Tx } from '../../db/store';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import { groupByInstant, knownZones, parseWallTime } from '../../lib/wall-time';
+import { groupByInstant, knownZones, offsetAt, parseWallTime } from '../../lib/wall-time';
 import type { NotificationSending, PreparedSend, SendInput, SendResult } from './notifications.service';
 import type { ScheduledSendRow } from './scheduled-sends.repository';
 import { notificationContent } from './notification-content';
@@ -85,11 +85,23 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
     return { parts: ahead.map((g) => ({ dueAt: g.instant, zones: g.zones })), skipped: ahead.length < groups.length, defaultZone: app?.defaultTimeZone ?? 'UTC' };
   };
 
-  /** The zones filter of a part: its zones, a device without one counted in the app's default zone. */
-  const zonesOf = async (part: Pick<ScheduledSendRow, 'appId' | 'zones'>) => {
+  /**
+   * The zones filter of a part: its zones, a device without one counted in the app's default zone.
+   * A zone reported now that the runtime lists under another name (`Asia/Calcutta` beside
+   * `Asia/Kolkata`, `US/Pacific`) had no part planned unless a device reported it by scheduling
+   * time: it joins the part whose instant its wall time falls at. `reachable`: the app's zones now,
+   * when the caller has them.
+   */
+  const zonesOf = async (part: ScheduledSendRow, reachable?: Set<string>) => {
     if (part.zones === null) return undefined;
     const app = await repos.apps.find(part.appId);
-    return { zones: JSON.parse(part.zones) as string[], defaultZone: app?.defaultTimeZone ?? 'UTC' };
+    const zones = JSON.parse(part.zones) as string[];
+    // The part's wall time is where its zones' clocks stand at its instant: a zone whose clock stands there too is due now.
+    const offset = offsetAt(zones[0]!, part.dueAt);
+    const known = new Set(knownZones());
+    for (const zone of reachable ?? (await reachableZones(part.appId)))
+      if (!known.has(zone) && !zones.includes(zone) && offsetAt(zone, part.dueAt) === offset) zones.push(zone);
+    return { zones, defaultZone: app?.defaultTimeZone ?? 'UTC' };
   };
 
   const preparedOf = (part: ScheduledSendRow): PreparedSend => ({ appId: part.appId, ...(JSON.parse(part.send) as StoredSend) });
@@ -217,7 +229,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
       let scheduled = 0;
       let cancelled = 0;
       for (const part of parts) {
-        const zones = await zonesOf(part);
+        const zones = await zonesOf(part, reachable);
         let devices = part.devices ?? 0;
         if (part.status === 'waiting') {
           // A part none of whose zones any device reported (nor the app's default) reaches nobody: not counted device by device.
