@@ -6,7 +6,7 @@
  * every push, peak RSS and CPU per delivery. Prints the medians as one JSON line.
  *   bun scripts/bench/audience.ts [--runs 3] [--binary dist/islet] [--everyone 150000] [--tagged 100000]
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,8 +17,8 @@ import { apnsToken } from '../../src/test-support/apns-standin';
 import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
-import { startStandinProcess } from './standin-process';
-import { median } from './stats';
+import { benchConfig, startStandinProcess } from './standin-process';
+import { median, processCpuUs } from './stats';
 
 const { values } = parseArgs({
   options: {
@@ -36,10 +36,6 @@ const TIMEOUT_MS = 300_000;
 
 const now = () => performance.timeOrigin + performance.now();
 const rssPeakMb = (pid: number) => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-const cpuUs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
 
 /** `EVERYONE` users with one iOS device each; the first `TAGGED` have plan=gold, the others plan=free. */
 async function seed(dir: string, toml: string): Promise<void> {
@@ -69,12 +65,7 @@ const standin = await startStandinProcess([key]);
 const template = mkdtempSync(join(tmpdir(), 'islet-bench-audience-'));
 const runDirs: string[] = [];
 try {
-  writeFileSync(join(template, 'apns.p8'), key.key);
-  writeFileSync(join(template, 'standin-ca.pem'), standin.ca);
-  const config = (dir: string) =>
-    `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
-    `[security]\nallow_private_endpoints = true\n[[apps]]\nid = "aud"\napp_secret = "${KEY}"\n[apps.apns]\n` +
-    `bundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\nkey_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
+  const config = (dir: string) => benchConfig(dir, key, standin, KEY, { appId: 'aud' });
   await seed(template, config(template));
 
   const sends = { everyone: {}, audience: { audience: { tags: { plan: 'gold' }, platform: 'ios' } } } as const;
@@ -112,7 +103,7 @@ async function measure(dir: string, toml: string, target: object, expected: numb
     const client = serverClient(() => server.url, KEY, 'bench');
     await client.postOk('/api/admin/apps/aud/releases', { version: 1, status: 'Live', templates: [{ slug: 'offer', title: 'Offer', body: 'For you' }] }, { authorization: 'Bearer bench' });
     const base = standin.accepted();
-    const cpuBefore = cpuUs(server.proc.pid);
+    const cpuBefore = processCpuUs(server.proc.pid);
     const sentAt = now();
     const sent = await client.postOk('/api/apps/aud/notifications/send', { templateSlug: 'offer', ...target });
     const answerMs = now() - sentAt;
@@ -122,7 +113,7 @@ async function measure(dir: string, toml: string, target: object, expected: numb
       answer_ms: Math.round(answerMs),
       drain_ms: Math.round(drainMs),
       rss_peak_mb: Math.round(rssPeakMb(server.proc.pid)),
-      cpu_us_per_delivery: Math.round((cpuUs(server.proc.pid) - cpuBefore) / expected),
+      cpu_us_per_delivery: Math.round((processCpuUs(server.proc.pid) - cpuBefore) / expected),
     };
   } finally {
     await server.stop();

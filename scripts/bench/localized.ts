@@ -10,7 +10,7 @@
  * each run's means, the target being within 10 %. Prints the medians as one JSON line.
  *   bun scripts/bench/localized.ts [--runs 5] [--binary dist/islet] [--devices 100000]
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,8 +18,8 @@ import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { seed } from './seed';
-import { median, round } from './stats';
-import { startStandinProcess } from './standin-process';
+import { median, processCpuUs, round } from './stats';
+import { benchConfig, startStandinProcess } from './standin-process';
 
 const { values } = parseArgs({ options: { runs: { type: 'string', default: '5' }, binary: { type: 'string' }, devices: { type: 'string', default: '100000' } } });
 const RUNS = Number(values.runs);
@@ -38,23 +38,13 @@ const LOCALIZED = {
 };
 
 const now = () => performance.timeOrigin + performance.now();
-/** CPU time (user + system, all threads) the process used so far, in µs; Linux clock ticks are 10 ms. */
-const cpuUs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
 
 const key = apnsKey();
 const standin = await startStandinProcess([key]);
 const template = mkdtempSync(join(tmpdir(), 'islet-bench-localized-'));
 const runDirs: string[] = [];
 try {
-  writeFileSync(join(template, 'apns.p8'), key.key);
-  writeFileSync(join(template, 'standin-ca.pem'), standin.ca);
-  const config = (dir: string) =>
-    `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
-    `[security]\nallow_private_endpoints = true\n[[apps]]\nid = "fanout"\napp_secret = "${SECRET}"\n[apps.apns]\n` +
-    `bundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\nkey_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
+  const config = (dir: string) => benchConfig(dir, key, standin, SECRET);
   await seed(template, config(template), { fanout: DEVICES, starts: 0 }, LOCALES);
 
   const results: Record<string, number>[] = [];
@@ -106,17 +96,17 @@ async function measure(dir: string, toml: string, order: ('plain' | 'localized')
     const add = (key: string, value: number) => (sums[key] = (sums[key] ?? 0) + value / (order.length / 2));
     for (const kind of order) {
       const base = standin.accepted();
-      const cpuBefore = cpuUs(server.proc.pid);
+      const cpuBefore = processCpuUs(server.proc.pid);
       const sentAt = now();
       const sent = await client.postOk('/api/apps/fanout/notifications/send', { templateSlug: kind === 'plain' ? PLAIN.slug : LOCALIZED.slug, variables: { name: 'Ada', count: '3' } });
       const answerMs = now() - sentAt;
-      const answerCpuUs = cpuUs(server.proc.pid) - cpuBefore;
+      const answerCpuUs = processCpuUs(server.proc.pid) - cpuBefore;
       if (sent.messageCount !== DEVICES) throw new Error(`expected ${DEVICES} messages, got ${JSON.stringify(sent)}`);
       const drainMs = (await standin.waitFor(base + DEVICES, TIMEOUT_MS)) - sentAt;
       add(`${kind}_answer_ms`, answerMs);
       add(`${kind}_answer_cpu_ms`, answerCpuUs / 1000);
       add(`${kind}_per_s`, DEVICES / (drainMs / 1000));
-      add(`${kind}_cpu_us_per_delivery`, (cpuUs(server.proc.pid) - cpuBefore) / DEVICES);
+      add(`${kind}_cpu_us_per_delivery`, (processCpuUs(server.proc.pid) - cpuBefore) / DEVICES);
     }
     return Object.fromEntries(Object.entries(sums).map(([key, value]) => [key, key.endsWith('per_delivery') ? round(value, 1) : Math.round(value)]));
   } finally {

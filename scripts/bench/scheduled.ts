@@ -12,7 +12,7 @@
  *   bun scripts/bench/scheduled.ts [--binary dist/islet] [--devices 100000]
  */
 import { Database } from 'bun:sqlite';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -20,12 +20,11 @@ import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { seed } from './seed';
-import { median, round } from './stats';
-import { startStandinProcess } from './standin-process';
+import { median, processCpuUs, round } from './stats';
+import { benchConfig, startStandinProcess } from './standin-process';
 
 const { values } = parseArgs({ options: { binary: { type: 'string' }, devices: { type: 'string', default: '100000' } } });
 const DEVICES = Number(values.devices);
-const BUNDLE_ID = 'com.example.bench';
 const SECRET = 'sk_bench_scheduled';
 const TIMEOUT_MS = 180_000;
 /** 24 zones, whole, half and quarter hours from +14 to -10 (a few share an offset on some dates: they form one part). */
@@ -35,28 +34,18 @@ const ZONES = [
   'Atlantic/Azores', 'America/Noronha', 'America/Sao_Paulo', 'America/Halifax', 'America/New_York', 'America/Chicago', 'America/Denver', 'America/Los_Angeles',
 ];
 
-const cpuUs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-};
 /** The server's CPU over `ms` of waiting, in ms of CPU per second. */
 const cpuWhileWaiting = async (pid: number, ms: number) => {
-  const before = cpuUs(pid);
+  const before = processCpuUs(pid);
   await Bun.sleep(ms);
-  return round((cpuUs(pid) - before) / 1000 / (ms / 1000), 2);
+  return round((processCpuUs(pid) - before) / 1000 / (ms / 1000), 2);
 };
 
 const key = apnsKey();
 const standin = await startStandinProcess([key]);
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-scheduled-'));
 try {
-  writeFileSync(join(dir, 'apns.p8'), key.key);
-  writeFileSync(join(dir, 'standin-ca.pem'), standin.ca);
-  const config =
-    `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
-    `[security]\nallow_private_endpoints = true\n` +
-    `[[apps]]\nid = "fanout"\napp_secret = "${SECRET}"\n[apps.apns]\n` +
-    `bundle_id = "${BUNDLE_ID}"\nteam_id = "${key.teamId}"\nkey_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\nca_file = "standin-ca.pem"\n`;
+  const config = benchConfig(dir, key, standin, SECRET);
   await seed(dir, config, { fanout: DEVICES, starts: 0 });
   const db = new Database(join(dir, 'islet.db'));
   // The server writes the same file meanwhile: wait for its lock instead of failing.

@@ -106,18 +106,24 @@ async function* readLines(stream: ReadableStream<Uint8Array>): AsyncGenerator<st
 }
 
 /**
- * The configuration of a benchmark server in `dir` whose app `fanout` (plan `bench`: Live
- * Activities, no rate limit) sends to the stand-in: writes the APNs key and the stand-in's CA
- * beside it. `broadcasts`: channel management and broadcasts go to the stand-in too.
+ * The configuration of a benchmark server in `dir` whose app (`fanout` unless `appId` says; plan
+ * `bench`: Live Activities, no rate limit) sends to the stand-in: writes the APNs key and the
+ * stand-in's CA beside it. `broadcasts`: channel management and broadcasts go to the stand-in too.
  */
-export function benchConfig(dir: string, key: StandinKey & { key: string }, standin: StandinProcess, appSecret: string, options: { broadcasts?: boolean } = {}): string {
+export function benchConfig(
+  dir: string,
+  key: StandinKey & { key: string },
+  standin: StandinProcess,
+  appSecret: string,
+  options: { broadcasts?: boolean; appId?: string } = {},
+): string {
   writeFileSync(join(dir, 'apns.p8'), key.key);
   writeFileSync(join(dir, 'standin-ca.pem'), standin.ca);
   const broadcastHosts = options.broadcasts ? `channels_endpoint = "${standin.url}"\nbroadcast_endpoint = "${standin.url}"\n` : '';
   return (
     `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
     `[security]\nallow_private_endpoints = true\n[plans.bench]\nlive_activities = true\n` +
-    `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${appSecret}"\n[apps.apns]\nbundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\n` +
+    `[[apps]]\nid = "${options.appId ?? 'fanout'}"\nplan = "bench"\napp_secret = "${appSecret}"\n[apps.apns]\nbundle_id = "com.example.bench"\nteam_id = "${key.teamId}"\n` +
     `key_id = "${key.keyId}"\nkey_file = "apns.p8"\nendpoint = "${standin.url}"\n${broadcastHosts}ca_file = "standin-ca.pem"\n`
   );
 }

@@ -15,6 +15,12 @@ export function percentile(xs: number[], q: number): number {
 /** x rounded to `digits` decimals. */
 export const round = (x: number, digits = 0): number => Math.round(x * 10 ** digits) / 10 ** digits;
 
+/** CPU time (user + system, all threads) process `pid` used so far, in µs; Linux clock ticks are 10 ms. */
+export function processCpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
 /**
  * CPU time (user + system) each thread of a process used so far, in µs, by thread id, with the
  * thread's name ("main" for the main thread, "Worker" for a worker thread). Linux clock ticks are 10 ms.
