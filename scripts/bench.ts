@@ -104,6 +104,18 @@ try {
     for (const key of ['fanout_per_s', 'fanout_answer_ms', 'fanout_cpu_us_per_delivery', 'la_start_10k_per_s', 'api_update_rps', 'api_update_p99_ms', 'api_update_cpu_us'])
       console.error(`         ${key.padEnd(26)} sqlite ${String(figures[key]).padStart(8)}   postgres ${String(figures[`pg_${key}`]).padStart(8)}`);
     console.error(`         ${'statements per update'.padEnd(26)}        ${''.padStart(8)}   postgres ${String(figures.pg_statements_per_update).padStart(8)}`);
+    // PostgreSQL's server runs on the same cores: with its CPU per operation next to Islet's, the
+    // rate at which the two alone would fill every core bounds what any change to Islet could reach.
+    const cores = navigator.hardwareConcurrency;
+    const ceiling = (isletUs: number, databaseUs: number, sqliteRate: number) => {
+      const rate = Math.round((cores * 1e6) / (isletUs + databaseUs));
+      return `${rate}/s = ${(rate / sqliteRate).toFixed(2)} of SQLite's`;
+    };
+    console.error(`         ${'database server CPU µs'.padEnd(26)}        ${''.padStart(8)}   postgres ${String(figures.pg_api_update_database_cpu_us).padStart(8)} per update, ${figures.pg_fanout_database_cpu_us_per_delivery} per delivery`);
+    console.error(
+      `  CPU-bound ceiling on ${cores} cores (Islet + PostgreSQL CPU, nothing else running): updates ${ceiling(figures.pg_api_update_cpu_us!, figures.pg_api_update_database_cpu_us!, figures.api_update_rps!)}, ` +
+        `deliveries ${ceiling(figures.pg_fanout_cpu_us_per_delivery!, figures.pg_fanout_database_cpu_us_per_delivery!, figures.fanout_per_s!)}`,
+    );
     console.log(JSON.stringify(figures));
   } else await allBenchmarks(binary, runs);
 } finally {

@@ -11,6 +11,9 @@
  * `{"api_update_rps", "api_update_p50_ms", "api_update_p99_ms", "api_update_cpu_us", "api_update_main_thread_cpu_us",
  * "api_baseline_rps", "api_ratio", "api_durable_baseline_rps", "api_durable_baseline_p99_ms", "api_durable_ratio"}`:
  * `…_cpu_us` is the server process's CPU time (all threads; the main thread alone) per update answered.
+ * With `--database postgres` also `api_update_database_cpu_us`: the PostgreSQL server's CPU time per
+ * update (it runs on the same cores); the database is analyzed after seeding, as one serving for
+ * more than a minute would be.
  * With `--activities N` (the scale curve: updates spread over N live activities instead of 200)
  * only Islet is measured: `{"api_update_10k_live_rps", "api_update_10k_live_p50_ms", "…_p99_ms", "…_cpu_us"}`.
  *   bun scripts/bench/api-update.ts [--runs 3] [--seconds 5] [--binary dist/islet] [--activities 200]
@@ -22,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { runLoad, type LoadResult } from './load';
 import { median, round, threadCpuUs } from './stats';
-import { benchDatabase, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
+import { analyzeBenchDatabase, benchDatabase, benchPostgresCpuUs, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
 import { wrkLoad } from './wrk';
 
 const { values } = parseArgs({
@@ -46,12 +49,13 @@ const BARE_PORT = 19211;
 const DURABLE_PORT = 19212;
 
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-api-'));
+const databaseUrl = DATABASE === 'postgres' ? await benchPostgresDatabase() : undefined;
 const server = await spawnServer(
   dir,
   `[server]\nport = 0\nhost = "127.0.0.1"\nrate_limit_per_second = 0\n[admin]\ntoken = "bench"\n[database]\npath = "${join(dir, 'islet.db')}"\n` +
     `[plans.bench]\nlive_activities = true\n[[apps]]\nid = "bench"\nplan = "bench"\napp_secret = "${KEY}"\n`,
   values.binary ? [values.binary] : undefined,
-  { env: DATABASE === 'postgres' ? { ISLET_DATABASE_URL: await benchPostgresDatabase() } : {} },
+  { env: databaseUrl ? { ISLET_DATABASE_URL: databaseUrl } : {} },
 );
 const headers = { 'x-service-key': KEY, 'content-type': 'application/json' };
 const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(BARE_PORT)], { stdout: 'pipe', stderr: 'inherit' });
@@ -72,6 +76,7 @@ try {
   });
   const ids = ((await started.json()) as { activities: { id: string }[] }).activities.map((a) => a.id);
   if (ids.length !== ACTIVITIES) throw new Error(`expected ${ACTIVITIES} activities, got ${ids.length}`);
+  if (databaseUrl) await analyzeBenchDatabase(databaseUrl);
   // The durable baseline updates rows with the same ids, in a database file of its own.
   durable = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(DURABLE_PORT), '--durable', join(dir, 'baseline.db')], {
     stdin: new Blob([JSON.stringify(ids)]),
@@ -95,19 +100,19 @@ request = function()
 end
 `;
   if (!Bun.which('wrk')) console.error('wrk is not installed (apt-get install wrk): the load comes from load.ts, which leaves the server less CPU');
-  /** CPU µs of the server process (all threads, and its main thread) per request of the measured run. */
-  type Measured = LoadResult & { cpuUs?: number; mainThreadCpuUs?: number };
+  /** CPU µs of the server process (all threads, and its main thread; PostgreSQL's server, on it) per request of the measured run. */
+  type Measured = LoadResult & { cpuUs?: number; mainThreadCpuUs?: number; databaseCpuUs?: number };
   const load = async (origin: string, pid?: number): Promise<Measured> => {
-    let cpu: { all: number; main: number } | undefined;
+    let cpu: { all: number; main: number; database: number } | undefined;
     const reading = () => {
       const threads = threadCpuUs(pid!);
-      return { all: [...threads.values()].reduce((sum, t) => sum + t.us, 0), main: threads.get(String(pid))?.us ?? 0 };
+      return { all: [...threads.values()].reduce((sum, t) => sum + t.us, 0), main: threads.get(String(pid))?.us ?? 0, database: databaseUrl ? benchPostgresCpuUs() : 0 };
     };
     const measure = pid === undefined ? undefined : () => {
       const before = reading();
       return () => {
         const after = reading();
-        cpu = { all: after.all - before.all, main: after.main - before.main };
+        cpu = { all: after.all - before.all, main: after.main - before.main, database: after.database - before.database };
       };
     };
     const result =
@@ -121,7 +126,9 @@ end
       durationMs: DURATION_MS,
       measure,
     }));
-    return cpu ? { ...result, cpuUs: Math.round(cpu.all / result.requests), mainThreadCpuUs: Math.round(cpu.main / result.requests) } : result;
+    return cpu
+      ? { ...result, cpuUs: Math.round(cpu.all / result.requests), mainThreadCpuUs: Math.round(cpu.main / result.requests), databaseCpuUs: Math.round(cpu.database / result.requests) }
+      : result;
   };
   const turns: { islet: Measured; baseline?: LoadResult; durable?: LoadResult }[] = [];
   for (let run = 0; run < RUNS; run++) {
@@ -159,6 +166,7 @@ end
         api_durable_baseline_rps: median(turns.map((t) => t.durable!.rps)),
         api_durable_baseline_p99_ms: median(turns.map((t) => t.durable!.p99Ms)),
         api_durable_ratio: round(median(turns.map((t) => t.islet.rps / t.durable!.rps)), 2),
+        ...(databaseUrl ? { api_update_database_cpu_us: median(turns.map((t) => t.islet.databaseCpuUs!)) } : {}),
       };
   console.log(JSON.stringify(keyed(figures, DATABASE)));
 } finally {

@@ -10,6 +10,8 @@
  *  - the baseline, in the same run: apns-baseline.ts, a bare node:http2 client loop sending the
  *    same payload to the same stand-in; and the stand-in's own ceiling by h2load when installed.
  * Every run starts a fresh server on a copy of one seeded database. Prints the medians as one JSON line.
+ * `--database postgres`: the copy moved into a fresh PostgreSQL (migrate-to-postgres, which analyzes
+ * it), and `fanout_database_cpu_us_per_delivery`, the PostgreSQL server's CPU time per delivery.
  *   bun scripts/bench/fanout.ts [--runs 3] [--binary dist/islet] [--devices 100000] [--users 10000]
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +25,7 @@ import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { h2loadCeiling } from './h2load';
 import { migrateToPostgres } from '../../src/db/migrate-to-postgres';
-import { benchDatabase, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
+import { benchDatabase, benchPostgresCpuUs, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
 import { seed } from './seed';
 import { median, percentile, round, threadCpuDelta, threadCpuUs } from './stats';
 import { startStandinProcess } from './standin-process';
@@ -98,6 +100,7 @@ try {
       fanout_ratio: round(median(results.map((r) => r.fanout_per_s! / r.fanout_baseline_per_s!)), 2),
       fanout_cpu_us_per_delivery: m('fanout_cpu_us_per_delivery'),
       fanout_main_thread_cpu_us_per_delivery: m('fanout_main_thread_cpu_us_per_delivery'),
+      ...(DATABASE === 'postgres' ? { fanout_database_cpu_us_per_delivery: m('fanout_database_cpu_us_per_delivery') } : {}),
       fanout_healthz_p99_ms: m('fanout_healthz_p99_ms'),
       standin_ceiling_per_s: ceiling,
       rss_peak_mb: m('rss_peak_mb'),
@@ -121,6 +124,7 @@ async function measureIslet(dir: string, toml: string, databaseUrl?: string): Pr
 
     let base = standin.accepted();
     const cpuBefore = cpuUs(server.proc.pid);
+    const databaseCpuBefore = databaseUrl ? benchPostgresCpuUs() : 0;
     const threadsBefore = threadCpuUs(server.proc.pid);
     const sentAt = now();
     const sent = await fanout.postOk('/api/apps/fanout/notifications/send', { templateSlug: 'welcome', variables: { name: 'Ada', count: '3' } });
@@ -141,6 +145,7 @@ async function measureIslet(dir: string, toml: string, databaseUrl?: string): Pr
     draining = false;
     await probing;
     const cpuPerDelivery = (cpuUs(server.proc.pid) - cpuBefore) / DEVICES;
+    const databaseCpuPerDelivery = databaseUrl ? (benchPostgresCpuUs() - databaseCpuBefore) / DEVICES : undefined;
     const threads = threadCpuDelta(threadsBefore, threadCpuUs(server.proc.pid));
     const rssPeak = rssPeakMb(server.proc.pid);
 
@@ -159,6 +164,7 @@ async function measureIslet(dir: string, toml: string, databaseUrl?: string): Pr
       fanout_per_s: Math.round(DEVICES / (fanoutMs / 1000)),
       fanout_cpu_us_per_delivery: Math.round(cpuPerDelivery),
       fanout_main_thread_cpu_us_per_delivery: Math.round((threads.main ?? 0) / DEVICES),
+      ...(databaseCpuPerDelivery === undefined ? {} : { fanout_database_cpu_us_per_delivery: Math.round(databaseCpuPerDelivery) }),
       fanout_healthz_p99_ms: round(percentile(waits, 0.99), 1),
       rss_peak_mb: Math.round(rssPeak),
       la_start_10k_answer_ms: Math.round(startAnswerMs),

@@ -193,6 +193,9 @@ describe('islet migrate-to-postgres (real server processes, a real PostgreSQL)',
         expect(moved.out).toMatch(new RegExp(`^  ${table} +${n} rows?$`, 'm'));
         expect({ table, rows: await postgresRows(pg, table) }).toEqual({ table, rows: sqliteRows(sqlite, table, booleans) });
       }
+      // Analyzed once copied: the planner knows each table's size (reltuples is -1 on a table never analyzed).
+      const planned: { relname: string; reltuples: number }[] = await pg`SELECT relname, reltuples::int AS reltuples FROM pg_class WHERE relname IN ('apps', 'devices', 'deliveries') ORDER BY relname`;
+      expect(planned).toEqual(['apps', 'deliveries', 'devices'].map((t) => ({ relname: t, reltuples: sqlite.query<{ n: number }, []>(`SELECT count(*) AS n FROM "${t}"`).get()!.n })));
       // Only what this scenario cannot make (attempts answered with a retry) stays empty: the comparison above saw real rows.
       expect(empty).toEqual(['delivery_attempts']);
       expect(moved.out).toMatch(new RegExp(`^${tables.length} tables, \\d+ rows in \\d+\\.\\d s; the row count of every table verified$`, 'm'));

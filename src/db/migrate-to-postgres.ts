@@ -100,6 +100,10 @@ export async function migrateToPostgres(sqlitePath: string, settings: PostgresSe
         for (const table of plan) copied.push({ name: table.name, rows: await copyTable(source, tx, table) });
         return copied;
       });
+      // As after a restore (PostgreSQL's advice): without statistics the planner guesses each table
+      // holds a few rows, and until autovacuum analyzes them (a minute or more) it may read a
+      // statement's rows through the wrong index (an activity by app instead of by id).
+      await client.unsafe('ANALYZE');
       return { source: sqlitePath, target: describeTarget(settings.url), tables, rows: tables.reduce((n, t) => n + t.rows, 0), ms: performance.now() - started };
     } catch (e) {
       // A driver's message could quote the URL; nothing it says may show the password.
