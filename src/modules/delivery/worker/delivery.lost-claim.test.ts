@@ -78,4 +78,37 @@ forEachDatabase('a claim whose answer was lost', (database) => {
     expect(await received(standin)).toBe(DEVICES);
     expect(lookups).toBeGreaterThan(1);
   }, POSTGRES_TEST_TIMEOUT_MS);
+
+  test('claiming ahead (PostgreSQL’s default): the next batch is claimed while the last is dispatched, each delivery sent once; when dispatching fails, both batches are claimed again', async () => {
+    const { h, standin } = await queued(database);
+    const repo = h.ctx.db.repos.deliveries;
+    // What happens in order: claims starting and ending, and each dispatch reading its app.
+    const events: string[] = [];
+    const store = {
+      claim: async (now: number, limit: number) => {
+        events.push('claim');
+        const rows = await repo.claim(now, limit);
+        events.push(`claimed ${rows.length}`);
+        return rows;
+      },
+      record: async (results: Parameters<typeof repo.record>[0], now: number) => repo.record(results, now),
+      close: async () => {},
+    };
+    // The first dispatch cannot read its app: its batch and the one claimed ahead of it go back.
+    const apps = h.ctx.db.repos.apps;
+    const find = apps.find.bind(apps);
+    let lookups = 0;
+    apps.find = async (id: string) => {
+      events.push('dispatch');
+      if (++lookups === 1) throw new Error('Connection closed');
+      return find(id);
+    };
+    engine = createDeliveryEngine(h.ctx, { batchSize: 50, maxInFlight: 300, pollMs: 20, store, claimAhead: true });
+    engine.start();
+    expect(await received(standin)).toBe(DEVICES);
+    expect(standin.requests.length).toBe(DEVICES);
+    // A full batch claimed, the next claim starts before that batch is dispatched (without claiming ahead: after).
+    expect(events.slice(0, 4)).toEqual(['claim', 'claimed 50', 'claim', 'dispatch']);
+    expect(events.join(', ')).toContain('claimed 50, claim, dispatch, claimed 50, claim, dispatch');
+  }, POSTGRES_TEST_TIMEOUT_MS);
 });

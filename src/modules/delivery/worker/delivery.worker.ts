@@ -24,6 +24,12 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Outcomes written per transaction (at most). */
   flushSize?: number;
+  /**
+   * Claims the next batch while the last one is routed and its sends start (PostgreSQL: a claim
+   * there takes longer than routing, and runs on another connection of the pool). SQLite claims
+   * on its one connection, at once: off.
+   */
+  claimAhead?: boolean;
   backoff?: BackoffPolicy;
   /** When an endpoint counts as down and how it is probed (endpoint-health/endpoint-health.ts). */
   health?: EndpointHealthOptions;
@@ -77,6 +83,7 @@ export class DeliveryWorker {
       perChannel: 1000,
       pollMs: 100,
       flushSize: 200,
+      claimAhead: ctx.config.database.url !== undefined,
       backoff: DEFAULT_BACKOFF,
       health: {},
       random: Math.random,
@@ -182,6 +189,8 @@ export class DeliveryWorker {
     const claimed = this.writer.claimed;
     if (this.parked) await this.releaseResumed();
     await this.guard.releaseProbes(this.ctx.clock.now());
+    /** The claim running while the last batch is dispatched (claimAhead). */
+    let ahead: Promise<ClaimedDelivery[]> | undefined;
     for (;;) {
       // Claim a whole batch or nothing while sends are in flight: a claim per finished send would
       // turn one statement per batch into one per delivery. Room counts every claim whose outcome
@@ -191,10 +200,22 @@ export class DeliveryWorker {
       // While outcomes cannot be written (disk full), nothing more is claimed: they would pile up in memory.
       const mayClaim = !this.stopping && !this.writer.failing && (room >= batch || claimed.size === 0);
       // Sends in flight go on while the claim runs (on the outbox thread, when there is one).
-      const rows = mayClaim ? await this.claimBatch(batch) : [];
+      const rows = ahead ? await ahead : mayClaim ? await this.claimBatch(batch) : [];
+      ahead = undefined;
       claimedTotal += rows.length;
       if (rows.length > 0) {
-        await this.dispatch(rows);
+        // A full batch says more is due: the next claim starts now, with room for both batches.
+        if (this.options.claimAhead && rows.length === batch && !this.stopping && !this.writer.failing && room - rows.length >= batch) {
+          ahead = this.claimBatch(batch);
+          ahead.catch(() => {});
+        }
+        try {
+          await this.dispatch(rows);
+        } catch (e) {
+          // The claim ahead ends first; its rows, never dispatched, go back before the next claim.
+          if (ahead) await ahead.then(() => (this.claimUncertain = true), () => {});
+          throw e;
+        }
         // Requests waiting on the event loop go first: with a transport that answers at once (the
         // simulator) a backlog would otherwise be worked off in one block, stalling the API.
         await new Promise((resolve) => setImmediate(resolve));
