@@ -67,4 +67,21 @@ describe('the app rows authentication keeps, on two instances of one PostgreSQL'
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );
+
+  test(
+    'the new App Secret works on B at once, heard or not: a key the kept row refuses is checked against the database',
+    async () => {
+      const h = await createHarness({ database: 'postgres' });
+      cleanups.push(() => h.close());
+      const a = api(await instanceBeside(h, cleanups));
+      const b = api(await instanceBeside(h, cleanups, false));
+      const { appSecret: old } = await h.createApp({ id: 'shop' });
+      expect(await b.list(old)).toBe(200);
+      const fresh = await a.rotate();
+      expect(await b.list(fresh)).toBe(200);
+      // B read the row again: the old key goes with it.
+      expect(await b.list(old)).toBe(401);
+    },
+    POSTGRES_TEST_TIMEOUT_MS,
+  );
 });

@@ -77,7 +77,8 @@ forEachDatabase('the app row that authenticates a request, kept in memory', (dat
     const reads: string[] = [];
     repo.find = (id) => (reads.push(id), find(id));
     const app = createApp(h.ctx);
-    const call = async () => (await app.handle(new Request('http://islet.test/api/apps/shop/live-activities', { headers: { 'x-service-key': appSecret } }))).status;
+    const call = async (appId = 'shop', key = appSecret) =>
+      (await app.handle(new Request(`http://islet.test/api/apps/${appId}/live-activities`, { headers: { 'x-service-key': key } }))).status;
     expect(await call()).toBe(200);
     expect(reads).toEqual(['shop']);
     expect(await call()).toBe(200);
@@ -87,6 +88,10 @@ forEachDatabase('the app row that authenticates a request, kept in memory', (dat
     h.clock.advance(APP_ROW_TTL_MS);
     expect(await call()).toBe(200);
     expect(reads).toEqual(['shop', 'shop']);
+    // A refusal reads the row once, of a known app (a key rotated elsewhere may be the new one) as of an unknown one.
+    expect(await call('shop', 'sk_wrong')).toBe(401);
+    expect(await call('nope', 'sk_wrong')).toBe(401);
+    expect(reads).toEqual(['shop', 'shop', 'shop', 'nope']);
   });
 
   test('a row changed behind the service’s back (as by an instance whose notification was lost) is read again after APP_ROW_TTL_MS', async () => {
@@ -120,6 +125,7 @@ describe('the app row cache (a served process)', () => {
 describe('appRowCache', () => {
   const clock = new FakeClock();
   const row = (id: string, plan = 'pro') => ({ id, plan }) as AppRow;
+  const any = () => true;
   const cacheOn = (load: (id: string) => Promise<AppRow | undefined>) => {
     const wakeUps = localWakeUps();
     return { wakeUps, cache: appRowCache({ clock, coordination: { wakeUps } } as unknown as AppContext, load) };
@@ -127,9 +133,9 @@ describe('appRowCache', () => {
 
   test(`keeps at most ${APP_ROW_CACHE_MAX} rows, and none for ids that name no app`, async () => {
     const { cache } = cacheOn(async (id) => (id.startsWith('app') ? row(id) : undefined));
-    for (let i = 0; i < 2_000; i++) expect(await cache.find(`nothing-${i}`)).toBeUndefined();
+    for (let i = 0; i < 2_000; i++) expect((await cache.check(`nothing-${i}`, any)).row).toBeUndefined();
     expect(cache.size).toBe(0);
-    for (let i = 0; i <= APP_ROW_CACHE_MAX; i++) await cache.find(`app-${i}`);
+    for (let i = 0; i <= APP_ROW_CACHE_MAX; i++) await cache.check(`app-${i}`, any);
     expect(cache.size).toBe(APP_ROW_CACHE_MAX);
   });
 
@@ -141,20 +147,20 @@ describe('appRowCache', () => {
       await new Promise<void>((resolve) => (release = resolve));
       return read;
     });
-    const reading = cache.find('shop');
+    const reading = cache.check('shop', any);
     plan = 'free';
     wakeUps.notify('app-changed', 'shop');
     release();
-    expect((await reading)?.plan).toBe('pro');
-    const next = cache.find('shop');
+    expect((await reading).row?.plan).toBe('pro');
+    const next = cache.check('shop', any);
     release();
-    expect((await next)?.plan).toBe('free');
+    expect((await next).row?.plan).toBe('free');
   });
 
   test("'app-changed' forgets its app; without a subject (the listening connection came back) every app", async () => {
     const reads: string[] = [];
     const { cache, wakeUps } = cacheOn(async (id) => (reads.push(id), row(id)));
-    const both = async () => (await cache.find('a'), await cache.find('b'));
+    const both = async () => (await cache.check('a', any), await cache.check('b', any));
     await both();
     await both();
     expect(reads).toEqual(['a', 'b']);
@@ -164,5 +170,19 @@ describe('appRowCache', () => {
     wakeUps.notify('app-changed');
     await both();
     expect(reads).toEqual(['a', 'b', 'a', 'a', 'b']);
+  });
+
+  test('a kept row the credential does not pass is read again, and the row read is kept', async () => {
+    let plan = 'pro';
+    const reads: string[] = [];
+    const { cache } = cacheOn(async (id) => (reads.push(id), row(id, plan)));
+    await cache.check('shop', any);
+    plan = 'free';
+    const free = (r: AppRow | undefined) => r?.plan === 'free';
+    expect(await cache.check('shop', free)).toEqual({ row: row('shop', 'free'), accepted: true });
+    expect(await cache.check('shop', free)).toEqual({ row: row('shop', 'free'), accepted: true });
+    expect(reads).toEqual(['shop', 'shop']);
+    expect((await cache.check('shop', () => false)).accepted).toBe(false);
+    expect(reads).toEqual(['shop', 'shop', 'shop']);
   });
 });

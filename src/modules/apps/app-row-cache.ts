@@ -15,7 +15,10 @@ export const APP_ROW_TTL_MS = 5_000;
  */
 export const APP_ROW_CACHE_MAX = 1_000;
 
-/** The subject of an 'app-changed' wake-up: the app's id (undefined: any app may have changed). */
+/**
+ * Tells every instance that the app's row was written ('app-changed', subject: its id), once the
+ * unit of work running now has committed (at once outside one).
+ */
 export const appChanged = (ctx: AppContext, appId: string): void =>
   // After the commit: another instance that heard it earlier could read the old row again.
   ctx.db.afterCommit(() => ctx.coordination.wakeUps.notify('app-changed', appId));
@@ -31,7 +34,7 @@ export const appChanged = (ctx: AppContext, appId: string): void =>
  * `fcm_paused_reason`), so those two fields of a cached row may be up to APP_ROW_TTL_MS old.
  * Authentication and the routes that take its row read the id, plan, secrets and APNs credentials
  * (a broadcast's environment), never whether a channel is paused.
- * @example const rows = appRowCache(ctx, repo.find); const row = await rows.find('shop');
+ * @example const rows = appRowCache(ctx, repo.find); const { row, accepted } = await rows.check('shop', (r) => r?.appSecretHash === hash);
  */
 export function appRowCache(ctx: AppContext, load: (id: string) => Promise<AppRow | undefined>) {
   const rows = new Map<string, { row: AppRow; until: number }>();
@@ -43,23 +46,32 @@ export function appRowCache(ctx: AppContext, load: (id: string) => Promise<AppRo
     if (appId === undefined) rows.clear();
     else rows.delete(appId);
   };
+  const keep = (appId: string, row: AppRow | undefined, readAt: number) => {
+    rows.delete(appId);
+    if (!row) return;
+    if (rows.size >= APP_ROW_CACHE_MAX) rows.delete(rows.keys().next().value!);
+    // One object answers many requests: none may change it for the others.
+    rows.set(appId, { row: Object.freeze(row), until: readAt + APP_ROW_TTL_MS });
+  };
   // For the context's life: the services that hold the cache live as long.
   ctx.coordination.wakeUps.on('app-changed', forget);
 
   return {
-    /** The app's row, from memory when it was read within APP_ROW_TTL_MS and has not changed since. */
-    async find(appId: string): Promise<AppRow | undefined> {
+    /**
+     * The app's row, and whether `accepts` (the request's credential checked against it) takes it.
+     * A row kept from the last APP_ROW_TTL_MS serves when it is accepted; otherwise the row is read
+     * (and kept): a credential the kept row refuses is judged on the database's row, so a secret
+     * rotated through another instance works here at once, and every refusal reads the database
+     * once whether the app exists or not (an unknown app and a wrong key take the same time).
+     */
+    async check(appId: string, accepts: (row: AppRow | undefined) => boolean): Promise<{ row: AppRow | undefined; accepted: boolean }> {
       const now = ctx.clock.now();
       const kept = rows.get(appId);
-      if (kept && now < kept.until) return kept.row;
+      if (kept && now < kept.until && accepts(kept.row)) return { row: kept.row, accepted: true };
       const seen = generation;
       const row = await load(appId);
-      if (seen !== generation) return row;
-      rows.delete(appId);
-      if (!row) return undefined;
-      if (rows.size >= APP_ROW_CACHE_MAX) rows.delete(rows.keys().next().value!);
-      rows.set(appId, { row, until: now + APP_ROW_TTL_MS });
-      return row;
+      if (seen === generation) keep(appId, row, now);
+      return { row, accepted: accepts(row) };
     },
     /** How many rows are kept (tests). */
     get size() {
@@ -67,5 +79,3 @@ export function appRowCache(ctx: AppContext, load: (id: string) => Promise<AppRo
     },
   };
 }
-
-export type AppRowCache = ReturnType<typeof appRowCache>;

@@ -7,6 +7,8 @@ import type { AppRow } from './apps.repository';
 import type { AppsService } from './apps.service';
 import type { AuthThrottle } from '../auth/auth-throttle';
 
+const EMPTY_HASH = sha256Hex('');
+
 export const SERVICE_KEY_HEADER = 'X-Service-Key';
 export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
 
@@ -55,10 +57,10 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
 
   const byKey = async (request: Request, appId: string, key: string): Promise<AppRow> => {
     throttle.check(clients.of(request));
-    const row = await rows.find(appId);
+    const hash = sha256Hex(key);
     // Compare against a hash even when the app is unknown, so both paths take the same time.
-    const ok = safeEqual(sha256Hex(key), row?.appSecretHash ?? sha256Hex(''));
-    if (!row || !ok) return refuse(request, 'invalid service key', await keyHint(appId, key));
+    const { row, accepted } = await rows.check(appId, (r) => safeEqual(hash, r?.appSecretHash ?? EMPTY_HASH) && r !== undefined);
+    if (!row || !accepted) return refuse(request, 'invalid service key', await keyHint(appId, key));
     return row;
   };
 
@@ -98,9 +100,10 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
       const signature = request.headers.get(END_USER_SIGNATURE_HEADER);
       if (request.headers.get(SERVICE_KEY_HEADER) || !signature) return serviceAuthApi.app(request, appId);
       throttle.check(clients.of(request));
-      const row = await rows.find(appId);
-      const expected = row && endUserId !== undefined ? hmacSha256Hex(apps.secrets(row).signingSecret, endUserId) : '';
-      if (!row || endUserId === undefined || !safeEqual(signature.toLowerCase(), expected)) return refuse(request, 'invalid end user signature');
+      const lower = signature.toLowerCase();
+      const signed = (r: AppRow | undefined) => safeEqual(lower, r && endUserId !== undefined ? hmacSha256Hex(apps.secrets(r).signingSecret, endUserId) : '');
+      const { row, accepted } = await rows.check(appId, signed);
+      if (!row || endUserId === undefined || !accepted) return refuse(request, 'invalid end user signature');
       return admit(request, row);
     },
   };
