@@ -103,6 +103,8 @@ export type WakeUpTopic =
   | 'broadcasts-queued'
   /** An app's credentials for a provider changed or were removed (subject `<app id>/<apns|fcm>`): what is kept of its endpoints and opened credentials is dropped. */
   | 'credentials-changed'
+  /** An app's row was written (subject: its id): the authentication cache forgets it (modules/apps/app-row-cache.ts). */
+  | 'app-changed'
   /** The admin token was reset: open console event streams check at once whether their session still holds. */
   | 'admin-token-changed';
 

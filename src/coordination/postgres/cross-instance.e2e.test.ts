@@ -13,8 +13,8 @@ import { until } from '../../test-support/eventually';
 /*
  * Two real `serve` processes on one PostgreSQL database: A with `[delivery] worker = false` (it
  * answers the API, queues and sends nothing) and B, which sends. What is done through A (or the
- * command line) must reach B at once: queued pushes, changed credentials, a reset admin token, and
- * the console's live page on B.
+ * command line) must reach B at once: queued pushes, changed credentials, a rotated App Secret, a
+ * reset admin token, and the console's live page on B.
  */
 const APP = 'cross';
 const SECRET = 'sk_cross_e2e';
@@ -132,6 +132,21 @@ describe('changes through one instance reach the other at once (two served proce
     expect(answers.flat().map((r) => r.status)).toEqual(Array(40).fill(200));
     expect(answers.map((pair) => pair.map((r) => r.body.status).sort())).toEqual(keys.map(() => ['started', 'updated']));
     expect((await db`SELECT count(*)::int AS n FROM activities WHERE app_id = ${APP}`)[0].n).toBe(20);
+  }, 60_000);
+
+  // Through the real coordination of a served process; that B hears the notification rather than
+  // waiting out the backstop is shown with a still clock in modules/apps/app-row-cache.cluster.test.ts.
+  test('an App Secret rotated through A: B, which had authenticated with it, refuses it too (notified, at the latest after APP_ROW_TTL_MS)', async () => {
+    const created = await via(a).admin('POST', '/api/admin/apps', { id: 'rotated', plan: 'pro' });
+    expect(created.status).toBe(201);
+    const list = async (server: SpawnedServer, key: string) => (await serverClient(() => server.url, key, adminToken).call('GET', '/api/apps/rotated/live-activities')).status;
+    const old: string = created.body.appSecret;
+    expect(await list(b, old)).toBe(200);
+    const rotated = await via(a).admin('POST', '/api/admin/apps/rotated/secrets/app-secret');
+    expect(rotated.status).toBe(200);
+    expect(await list(a, old)).toBe(401);
+    await until('B refuses the old App Secret', async () => (await list(b, old)) === 401, WAIT);
+    expect(await list(b, rotated.body.appSecret)).toBe(200);
   }, 60_000);
 
   test('islet admin-token reset: B refuses the old token at its next request and accepts the new one', async () => {

@@ -1,20 +1,15 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { createApp } from '../../app';
-import { bootstrap } from '../../bootstrap';
-import type { AppContext } from '../../context';
 import { postgresSettings } from '../../db/postgres/connection';
-import { silentLogger } from '../../lib/logger';
 import { eventStream } from '../../modules/console/console-events';
 import { createDeliveryEngine, type DeliveryEngine } from '../../modules/delivery/delivery.engine';
 import { apnsToken, startApnsStandin } from '../../test-support/apns-standin';
 import { apnsKey } from '../../test-support/delivery-fixtures';
-import { ADMIN_TOKEN, createHarness, type Harness } from '../../test-support/harness';
+import { ADMIN_TOKEN, createHarness } from '../../test-support/harness';
+import { instanceBeside } from '../../test-support/instance-beside';
 import { testRows } from '../../test-support/test-sql';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../test-support/postgres';
-import { localCoordination } from '../local';
-import { pgCluster } from './cluster';
-import { notifyInstances, pgNotifications } from './notifications';
-import { pgWakeUps } from './wake-ups';
+import { notifyInstances } from './notifications';
 import { until } from '../../test-support/eventually';
 
 beforeAll(() => sharedPostgres().then(() => undefined), POSTGRES_STARTUP_TIMEOUT_MS);
@@ -27,32 +22,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/**
- * Another instance on the harness's PostgreSQL database: its own store, with wake-ups across
- * instances (`heard: false`: wake-ups of its own only, so the others never hear of what it queues).
- */
-async function instanceBeside(h: Harness<AppContext>, heard = true): Promise<AppContext> {
-  const cluster = pgCluster(postgresSettings(h.ctx.config)!);
-  const notifications = pgNotifications(cluster, silentLogger);
-  const local = localCoordination({ databasePath: h.dbPath });
-  const coordination = heard ? { ...local, wakeUps: pgWakeUps(notifications) } : local;
-  const { ctx } = await bootstrap(h.ctx.config, { clock: h.clock, logger: silentLogger, coordination });
-  cleanups.push(async () => {
-    await ctx.db.close();
-    await notifications.close();
-    await cluster.close();
-  });
-  await notifications.listening();
-  return ctx;
-}
-
 describe('changes that reach every instance at once (PostgreSQL)', () => {
   test(
     'APNs credentials changed through A: B’s delivery worker forgets what it knew of the old endpoint (down)',
     async () => {
       const h = await createHarness({ database: 'postgres' });
       cleanups.push(() => h.close());
-      const [a, b] = [await instanceBeside(h), await instanceBeside(h)];
+      const [a, b] = [await instanceBeside(h, cleanups), await instanceBeside(h, cleanups)];
       await h.createApp({ id: 'demo' });
       const key = apnsKey();
       const credentials = (endpoint: string) => ({ bundleId: 'com.x', teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint });
@@ -85,7 +61,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
     async () => {
       const h = await createHarness({ database: 'postgres' });
       cleanups.push(() => h.close());
-      const [a, b] = [await instanceBeside(h), await instanceBeside(h)];
+      const [a, b] = [await instanceBeside(h, cleanups), await instanceBeside(h, cleanups)];
       const key = apnsKey();
       const standin = await startApnsStandin({ keys: [key], clock: h.clock });
       cleanups.push(() => standin.close());
@@ -106,7 +82,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
       await engine.drain();
       // Then another instance (since died) found the credentials refused: channel paused, push parked.
       // (Queued through an instance whose wake-ups stay its own: B must not hear of the push itself.)
-      const dead = createApp(await instanceBeside(h, false));
+      const dead = createApp(await instanceBeside(h, cleanups, false));
       const call = async (path: string, body: unknown, auth: Record<string, string>) =>
         (await dead.handle(new Request(`http://islet.test${path}`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) }))).status;
       const service = { 'x-service-key': appSecret };
@@ -127,7 +103,7 @@ describe('changes that reach every instance at once (PostgreSQL)', () => {
     async () => {
       const h = await createHarness({ database: 'postgres' });
       cleanups.push(() => h.close());
-      const b = await instanceBeside(h);
+      const b = await instanceBeside(h, cleanups);
       let signedIn = true;
       const abort = new AbortController();
       cleanups.push(async () => abort.abort());

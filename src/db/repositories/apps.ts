@@ -9,7 +9,7 @@ const COLUMNS = `id, name, plan, app_secret_hash AS "appSecretHash", app_secret_
   source, default_time_zone AS "defaultTimeZone", created_at AS "createdAt", updated_at AS "updatedAt"`;
 const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
 
-// Every authenticated request looks its app up: one prepared statement.
+// Authentication reads it once per app and APP_ROW_TTL_MS (modules/apps/app-row-cache.ts), the workers once per claimed batch: one prepared statement.
 const byId = statement<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE id = $1`, SHAPE);
 const list = statement<AppRow>(`SELECT ${COLUMNS} FROM apps ORDER BY created_at, id`, SHAPE);
 const apnsConfigured = statement<{ yes: boolean }>('SELECT apns_sealed IS NOT NULL AS yes FROM apps WHERE id = $1', { booleans: ['yes'] });

@@ -5,6 +5,7 @@ import { canonicalTimeZone } from '../../lib/locale';
 import { generateSecret, sha256Hex } from '../../lib/secrets';
 import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
+import { appChanged } from './app-row-cache';
 import type { AppRow } from './apps.repository';
 import type { ApnsCredentials, FcmCredentials } from './credentials';
 
@@ -22,7 +23,12 @@ export const APP_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
  */
 export type CredentialsChanged = (tx: Tx, appId: string, provider: 'apns' | 'fcm') => Promise<unknown>;
 
-/** Use cases of apps: creation with fresh secrets, rotation, credentials, and their safe views. */
+/**
+ * Use cases of apps: creation with fresh secrets, rotation, credentials, and their safe views.
+ * Every write of an app's row goes through here and tells 'app-changed' once it is committed
+ * (`appChanged`: authentication's cache of app rows, on every instance); the delivery worker's
+ * channel pause is the one other writer (see app-row-cache.ts).
+ */
 export function appsService(ctx: AppContext, credentialsChanged: CredentialsChanged) {
   const repo = ctx.db.repos.apps;
   const { box, clock } = ctx;
@@ -53,6 +59,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
     await ctx.db.write(async (tx) => {
       await tx.apps.update(id, { ...columns, updatedAt: clock.now() });
       await credentialsChanged(tx, id, provider);
+      appChanged(ctx, id);
     });
   };
 
@@ -85,6 +92,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         updatedAt: now,
       };
       await repo.insert(row);
+      appChanged(ctx, id);
       return { row, appSecret, signingSecret };
     },
 
@@ -96,11 +104,13 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
       if (patch.defaultTimeZone !== undefined && !defaultTimeZone)
         throw new HttpError(400, `defaultTimeZone must be an IANA time zone such as Europe/Vienna: got ${JSON.stringify(patch.defaultTimeZone.slice(0, 64))}`);
       await repo.update(id, { ...patch, ...(defaultTimeZone && { defaultTimeZone }), updatedAt: clock.now() });
+      appChanged(ctx, id);
       return get(id);
     },
 
     async remove(id: string) {
       if (!(await repo.remove(id))) throw new HttpError(404, 'app not found');
+      appChanged(ctx, id);
     },
 
     /** Replaces one secret with a fresh one (or the given one) and returns it. */
@@ -109,6 +119,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
       const secrets = this.secrets(row);
       secrets[kind] = value;
       await repo.update(id, { ...secretColumns(id, secrets.appSecret, secrets.signingSecret), updatedAt: clock.now() });
+      appChanged(ctx, id);
       return value;
     },
 

@@ -2,9 +2,12 @@ import type { AppContext } from '../../context';
 import type { ClientAddresses } from '../../http/client-address';
 import { echoed, HttpError, type ProblemExtensions } from '../../lib/errors';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
+import { appRowCache } from './app-row-cache';
 import type { AppRow } from './apps.repository';
 import type { AppsService } from './apps.service';
 import type { AuthThrottle } from '../auth/auth-throttle';
+
+const EMPTY_HASH = sha256Hex('');
 
 export const SERVICE_KEY_HEADER = 'X-Service-Key';
 export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
@@ -19,6 +22,7 @@ export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
 export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientAddresses, throttle: AuthThrottle) {
   const limit = ctx.coordination.rateLimiter('service-api', ctx.config.server.rate_limit_per_second, ctx.clock);
   const authenticated = new WeakMap<Request, AppRow>();
+  const rows = appRowCache(ctx, apps.find);
 
   const admit = async (request: Request, row: AppRow): Promise<AppRow> => {
     await throttle.succeed(clients.of(request));
@@ -53,10 +57,10 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
 
   const byKey = async (request: Request, appId: string, key: string): Promise<AppRow> => {
     throttle.check(clients.of(request));
-    const row = await apps.find(appId);
+    const hash = sha256Hex(key);
     // Compare against a hash even when the app is unknown, so both paths take the same time.
-    const ok = safeEqual(sha256Hex(key), row?.appSecretHash ?? sha256Hex(''));
-    if (!row || !ok) return refuse(request, 'invalid service key', await keyHint(appId, key));
+    const { row, accepted } = await rows.check(appId, (r) => safeEqual(hash, r?.appSecretHash ?? EMPTY_HASH) && r !== undefined);
+    if (!row || !accepted) return refuse(request, 'invalid service key', await keyHint(appId, key));
     return row;
   };
 
@@ -73,7 +77,11 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
     /** The app a request was authenticated for, or undefined before (or without) authentication. */
     authenticatedApp: (request: Request): AppRow | undefined => authenticated.get(request),
 
-    /** The app a request was authenticated for (by `app`, `appOrEndUser` or `requireKey`). */
+    /**
+     * The app a request was authenticated for (by `app`, `appOrEndUser` or `requireKey`). Its row
+     * comes from the cache of app rows: whether a channel is paused may be a few seconds old there
+     * (app-row-cache.ts); read that from the repository.
+     */
     appOf(request: Request): AppRow {
       const row = authenticated.get(request);
       if (!row) throw new Error('request was not authenticated');
@@ -92,9 +100,10 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
       const signature = request.headers.get(END_USER_SIGNATURE_HEADER);
       if (request.headers.get(SERVICE_KEY_HEADER) || !signature) return serviceAuthApi.app(request, appId);
       throttle.check(clients.of(request));
-      const row = await apps.find(appId);
-      const expected = row && endUserId !== undefined ? hmacSha256Hex(apps.secrets(row).signingSecret, endUserId) : '';
-      if (!row || endUserId === undefined || !safeEqual(signature.toLowerCase(), expected)) return refuse(request, 'invalid end user signature');
+      const lower = signature.toLowerCase();
+      const signed = (r: AppRow | undefined) => safeEqual(lower, r && endUserId !== undefined ? hmacSha256Hex(apps.secrets(r).signingSecret, endUserId) : '');
+      const { row, accepted } = await rows.check(appId, signed);
+      if (!row || endUserId === undefined || !accepted) return refuse(request, 'invalid end user signature');
       return admit(request, row);
     },
   };
