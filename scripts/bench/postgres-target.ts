@@ -19,9 +19,9 @@ export function benchDatabase(value: string | undefined): BenchDatabase {
 let server: Promise<PostgresServer> | undefined;
 let running: PostgresServer | undefined;
 
-/** This process's benchmark server, started on first use. */
-export function benchPostgresServer(): Promise<PostgresServer> {
-  server ??= startPostgres({ durable: true, settings: { max_connections: '100', shared_buffers: '256MB' } }).then((s) => (running = s));
+/** This process's benchmark server, started on first use (with `settings` added to the bench's, on that use). */
+export function benchPostgresServer(settings: Record<string, string> = {}): Promise<PostgresServer> {
+  server ??= startPostgres({ durable: true, settings: { max_connections: '100', shared_buffers: '256MB', ...settings } }).then((s) => (running = s));
   return server;
 }
 

@@ -88,8 +88,11 @@ describe('PostgreSQL stopped and started again under API load (a real server pro
     await Promise.all(clients);
 
     expect(acknowledged.length).toBeGreaterThanOrEqual(duringOutage + 50);
-    expect([...statuses.keys()].sort()).toEqual([200, 503]);
+    // 429 may come too: authentication answers from its cache of app rows without the database, so
+    // four clients retrying each 503 at once meet the app's rate limit (1,000 requests/s).
+    expect([...statuses.keys()].filter((s) => s !== 429).sort()).toEqual([200, 503]);
     expect(problems[0]).toEqual({ title: 'Service Unavailable', status: 503, detail: 'the database is unreachable; nothing of this request was stored: try again shortly' });
+    expect(problems.filter((p) => (p as { status: number }).status === 429).every((p) => (p as { detail: string }).detail === 'rate limit exceeded')).toBe(true);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
     const stored = await registeredEndUsers();
     expect(acknowledged.filter((id) => !stored.has(id))).toEqual([]);
