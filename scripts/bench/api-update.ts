@@ -127,7 +127,7 @@ end
       measure,
     }));
     return cpu
-      ? { ...result, cpuUs: Math.round(cpu.all / result.requests), mainThreadCpuUs: Math.round(cpu.main / result.requests), databaseCpuUs: Math.round(cpu.database / result.requests) }
+      ? { ...result, cpuUs: Math.round(cpu.all / result.requests), mainThreadCpuUs: Math.round(cpu.main / result.requests), ...(databaseUrl && { databaseCpuUs: Math.round(cpu.database / result.requests) }) }
       : result;
   };
   const turns: { islet: Measured; baseline?: LoadResult; durable?: LoadResult }[] = [];
