@@ -45,8 +45,6 @@ const ACTIVITIES = Number(values.activities);
 /** With many activities live (the scale curve) only Islet is measured: the baselines do not depend on it. */
 const SCALE = ACTIVITIES !== 200 ? `${ACTIVITIES / 1000}k` : undefined;
 const KEY = 'sk_bench_api_update';
-const BARE_PORT = 19211;
-const DURABLE_PORT = 19212;
 
 const dir = mkdtempSync(join(tmpdir(), 'islet-bench-api-'));
 const databaseUrl = DATABASE === 'postgres' ? await benchPostgresDatabase() : undefined;
@@ -58,7 +56,7 @@ const server = await spawnServer(
   { env: databaseUrl ? { ISLET_DATABASE_URL: databaseUrl } : {} },
 );
 const headers = { 'x-service-key': KEY, 'content-type': 'application/json' };
-const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(BARE_PORT)], { stdout: 'pipe', stderr: 'inherit' });
+const bare = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts')], { stdout: 'pipe', stderr: 'inherit' });
 let durable: Bun.Subprocess<Blob, 'pipe', 'inherit'> | undefined;
 
 try {
@@ -78,14 +76,16 @@ try {
   if (ids.length !== ACTIVITIES) throw new Error(`expected ${ACTIVITIES} activities, got ${ids.length}`);
   if (databaseUrl) await analyzeBenchDatabase(databaseUrl);
   // The durable baseline updates rows with the same ids, in a database file of its own.
-  durable = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), String(DURABLE_PORT), '--durable', join(dir, 'baseline.db')], {
+  durable = Bun.spawn([process.execPath, join(import.meta.dir, 'bare-elysia.ts'), '--durable', join(dir, 'baseline.db')], {
     stdin: new Blob([JSON.stringify(ids)]),
     stdout: 'pipe',
     stderr: 'inherit',
   });
-  // bare-elysia.ts prints one line once it listens.
-  await bare.stdout.getReader().read();
-  await durable.stdout.getReader().read();
+  // bare-elysia.ts prints one line once it listens, naming its address (a free port: benchmarks run side by side).
+  const listening = async (proc: { stdout: ReadableStream<Uint8Array> }) =>
+    (JSON.parse(new TextDecoder().decode((await proc.stdout.getReader().read()).value).split('\n')[0]!) as { url: string }).url;
+  const bareUrl = await listening(bare);
+  const durableUrl = await listening(durable);
 
   const body = (i: number) => JSON.stringify({ contentState: { progress: String(i % 101), detail: `step ${i}` } });
   // The same requests for wrk: PATCH bodies like `body`, the activities in turn.
@@ -139,8 +139,8 @@ end
       turns.push({ islet });
       continue;
     }
-    const baseline = await load(`http://127.0.0.1:${BARE_PORT}`);
-    const durableBaseline = await load(`http://127.0.0.1:${DURABLE_PORT}`);
+    const baseline = await load(bareUrl);
+    const durableBaseline = await load(durableUrl);
     console.error(
       `api run ${run + 1}: islet ${JSON.stringify(islet)}; bare elysia ${JSON.stringify(baseline)}; bare elysia + SQLite write ${JSON.stringify(durableBaseline)}`,
     );

@@ -4,14 +4,15 @@
  * FILE` the route first writes the body to one row of a SQLite table opened the way Islet opens its
  * database (src/db/sqlite/database.ts: WAL, synchronous NORMAL, the same pragmas), one autocommitted
  * UPDATE per request before the answer: the least a durable update endpoint does.
- * Usage: bun scripts/bench/bare-elysia.ts PORT [--durable FILE]
+ * Prints one JSON line once it listens, with its `url` (PORT 0 or none: a free port, so two benchmarks never collide).
+ * Usage: bun scripts/bench/bare-elysia.ts [PORT] [--durable FILE]
  */
 import { parseArgs } from 'node:util';
 import { Elysia, t } from 'elysia';
 import { openDatabase } from '../../src/db/sqlite/database';
 
 const { values, positionals } = parseArgs({ allowPositionals: true, options: { durable: { type: 'string' } } });
-const port = Number(positionals[0] ?? 19200);
+const port = Number(positionals[0] ?? 0);
 const body = t.Object({ contentState: t.Record(t.String(), t.String()) });
 
 let update: ((id: string, contentState: string) => number) | undefined;
@@ -26,7 +27,7 @@ if (values.durable) {
   update = (id, contentState) => statement.run(contentState, Date.now(), id).changes;
 }
 
-new Elysia()
+const app = new Elysia()
   .patch(
     '/api/apps/:appId/live-activities/:id',
     ({ params, body, set }) => {
@@ -39,4 +40,4 @@ new Elysia()
     { body },
   )
   .listen({ port, hostname: '127.0.0.1' });
-console.log(JSON.stringify({ msg: 'listening', url: `http://127.0.0.1:${port}`, durable: Boolean(update) }));
+console.log(JSON.stringify({ msg: 'listening', url: `http://127.0.0.1:${app.server!.port}`, durable: Boolean(update) }));
