@@ -26,7 +26,7 @@ import { spawnServer } from '../../src/test-support/spawn-server';
 import { runLoad, type LoadResult } from './load';
 import { median, round, threadCpuUs } from './stats';
 import { analyzeBenchDatabase, benchDatabase, benchPostgresCpuUs, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
-import { wrkLoad } from './wrk';
+import { updateScript, wrkLoad } from './wrk';
 
 const { values } = parseArgs({
   options: {
@@ -89,16 +89,7 @@ try {
 
   const body = (i: number) => JSON.stringify({ contentState: { progress: String(i % 101), detail: `step ${i}` } });
   // The same requests for wrk: PATCH bodies like `body`, the activities in turn.
-  const script = `local ids = {${ids.map((id) => `"${id}"`).join(',')}}
-local n = 0
-wrk.method = "PATCH"
-wrk.headers["x-service-key"] = "${KEY}"
-wrk.headers["content-type"] = "application/json"
-request = function()
-  n = n + 1
-  return wrk.format(nil, "/api/apps/bench/live-activities/" .. ids[n % #ids + 1], nil, '{"contentState":{"progress":"' .. n % 101 .. '","detail":"step ' .. n .. '"}}')
-end
-`;
+  const script = updateScript(ids, KEY);
   if (!Bun.which('wrk')) console.error('wrk is not installed (apt-get install wrk): the load comes from load.ts, which leaves the server less CPU');
   /** CPU µs of the server process (all threads, and its main thread; PostgreSQL's server, on it) per request of the measured run. */
   type Measured = LoadResult & { cpuUs?: number; mainThreadCpuUs?: number; databaseCpuUs?: number };

@@ -16,7 +16,7 @@ import { SQL } from 'bun';
 import { spawnServer } from '../../src/test-support/spawn-server';
 import { analyzeBenchDatabase, benchPostgresCpuUs, benchPostgresDatabase, benchPostgresServer, stopBenchPostgres } from './postgres-target';
 import { processCpuUs } from './stats';
-import { wrkLoad } from './wrk';
+import { updateScript, wrkLoad } from './wrk';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '8' }, top: { type: 'string', default: '12' }, binary: { type: 'string' }, 'synchronous-commit': { type: 'string' } },
@@ -49,16 +49,7 @@ try {
   const ids = ((await started.json()) as { activities: { id: string }[] }).activities.map((a) => a.id);
   await analyzeBenchDatabase(url);
   await db.unsafe('SELECT pg_stat_statements_reset()');
-  const script = `local ids = {${ids.map((id) => `"${id}"`).join(',')}}
-local n = 0
-wrk.method = "PATCH"
-wrk.headers["x-service-key"] = "${KEY}"
-wrk.headers["content-type"] = "application/json"
-request = function()
-  n = n + 1
-  return wrk.format(nil, "/api/apps/bench/live-activities/" .. ids[n % #ids + 1], nil, '{"contentState":{"progress":"' .. n % 101 .. '","detail":"step ' .. n .. '"}}')
-end
-`;
+  const script = updateScript(ids, KEY);
   const reading = () => ({ islet: processCpuUs(server.proc.pid), postgres: benchPostgresCpuUs() });
   let used = { islet: 0, postgres: 0 };
   const result = (await wrkLoad({

@@ -58,3 +58,20 @@ function socketErrors(out: string): number {
   const counts = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   return counts ? counts.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
 }
+
+/**
+ * The wrk script of the update benchmarks: PATCHes of the `ids` activities in turn, each a new
+ * contentState (`progress` 0-100 and a `detail` step), sent with the App Secret `key` of app `bench`.
+ */
+export function updateScript(ids: readonly string[], key: string): string {
+  return `local ids = {${ids.map((id) => `"${id}"`).join(',')}}
+local n = 0
+wrk.method = "PATCH"
+wrk.headers["x-service-key"] = "${key}"
+wrk.headers["content-type"] = "application/json"
+request = function()
+  n = n + 1
+  return wrk.format(nil, "/api/apps/bench/live-activities/" .. ids[n % #ids + 1], nil, '{"contentState":{"progress":"' .. n % 101 .. '","detail":"step ' .. n .. '"}}')
+end
+`;
+}

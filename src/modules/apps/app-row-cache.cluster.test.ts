@@ -30,6 +30,16 @@ function api(ctx: AppContext) {
   };
 }
 
+/** Instances A and B on one PostgreSQL, B hearing no notification, and app shop's App Secret. */
+async function deafB() {
+  const h = await createHarness({ database: 'postgres' });
+  cleanups.push(() => h.close());
+  const a = api(await instanceBeside(h, cleanups));
+  const b = api(await instanceBeside(h, cleanups, false));
+  const { appSecret: old } = await h.createApp({ id: 'shop' });
+  return { h, a, b, old };
+}
+
 describe('the app rows authentication keeps, on two instances of one PostgreSQL', () => {
   test(
     'an App Secret rotated through A is refused by B once the notification arrives, the clock standing still (no backstop)',
@@ -51,11 +61,7 @@ describe('the app rows authentication keeps, on two instances of one PostgreSQL'
   test(
     'a notification B never hears (a lost one): B accepts the old key for at most APP_ROW_TTL_MS, then refuses it',
     async () => {
-      const h = await createHarness({ database: 'postgres' });
-      cleanups.push(() => h.close());
-      const a = api(await instanceBeside(h, cleanups));
-      const b = api(await instanceBeside(h, cleanups, false));
-      const { appSecret: old } = await h.createApp({ id: 'shop' });
+      const { h, a, b, old } = await deafB();
       expect(await b.list(old)).toBe(200);
       const fresh = await a.rotate();
       expect(await a.list(old)).toBe(401);
@@ -71,11 +77,7 @@ describe('the app rows authentication keeps, on two instances of one PostgreSQL'
   test(
     'the new App Secret works on B at once, heard or not: a key the kept row refuses is checked against the database',
     async () => {
-      const h = await createHarness({ database: 'postgres' });
-      cleanups.push(() => h.close());
-      const a = api(await instanceBeside(h, cleanups));
-      const b = api(await instanceBeside(h, cleanups, false));
-      const { appSecret: old } = await h.createApp({ id: 'shop' });
+      const { a, b, old } = await deafB();
       expect(await b.list(old)).toBe(200);
       const fresh = await a.rotate();
       expect(await b.list(fresh)).toBe(200);
