@@ -14,12 +14,13 @@ import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
 import { liveActivityTemplatesService } from './modules/live-activities/live-activity-templates.service';
 import { resolveAdminToken } from './modules/auth/admin-auth';
-import type { MetaRepository } from './modules/auth/meta.repository';
+import { type MetaRepository, metaRepository } from './modules/auth/meta.repository';
 import { credentialsReset } from './modules/delivery/endpoint-health/endpoint-reset';
 import { Outbox } from './modules/delivery/outbox/outbox';
 import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
 import { createMetrics, type IsletMetrics } from './modules/metrics/metrics';
 import { EndpointHealth, type EndpointRecord } from './modules/delivery/endpoint-health/endpoint-health';
+import { CANARY_KEY } from './db/master-key-canary';
 
 export interface BootstrapOptions {
   clock?: Clock;
@@ -62,8 +63,8 @@ export async function bootstrap(
     await migrateStore(db, options.migrationsFolder);
     const { key } = resolveMasterKey(config.security.master_key, config.database.path);
     const box = new SecretBox(key);
-    await checkMasterKey(db.repos.meta, box);
-    const admin = await resolveAdminToken(db.repos.meta, config.admin.token);
+    await checkMasterKey(metaRepository(db.sql), box);
+    const admin = await resolveAdminToken(metaRepository(db.sql), config.admin.token);
     const clock = options.clock ?? systemClock;
     const outbox = new Outbox(db, coordination.wakeUps);
     const endpointHealth = new EndpointHealth(clock, logger, coordination.endpointHealth<EndpointRecord>());
@@ -114,9 +115,6 @@ export function checkConfigForServe(config: Config): void {
   }
   readConfiguredCredentials(config);
 }
-
-/** The meta row sealed with the master key: opening it proves a key fits the database. */
-export const CANARY_KEY = 'master_key_canary';
 
 /** Refuses to start with a master key other than the one the database's secrets were sealed with. */
 async function checkMasterKey(meta: MetaRepository, box: SecretBox): Promise<void> {

@@ -22,6 +22,7 @@ import { backupDatabase, restoreDatabase } from './db/sqlite/backup';
 import { buildServices } from './services';
 import { checkPortFree, startServer, type RunningServer } from './server';
 import { COMMIT, VERSION } from './version';
+import { metaRepository } from './modules/auth/meta.repository';
 
 const USAGE = `Usage: islet <command> [--config FILE]
        islet --version | -v    islet --help | -h
@@ -139,7 +140,7 @@ async function serve(config: Config): Promise<void> {
         `  Lost it? \`islet admin-token reset\` prints a new one.\n` +
         `  To choose your own, set [admin] token in the config file or ISLET_ADMIN_TOKEN.\n\n`,
     );
-    await markAdminTokenShown(ctx.db.repos.meta, generatedAdminToken);
+    await markAdminTokenShown(metaRepository(ctx.db.sql), generatedAdminToken);
   }
   ctx.logger.info('listening', {
     url: server.url,
@@ -185,7 +186,7 @@ async function demo(config: Config): Promise<number> {
         ...(generatedAdminToken ? [`Admin token for the console (shown only now): ${generatedAdminToken}`] : []),
       ].join('\n'),
     );
-    if (generatedAdminToken) await markAdminTokenShown(ctx.db.repos.meta, generatedAdminToken);
+    if (generatedAdminToken) await markAdminTokenShown(metaRepository(ctx.db.sql), generatedAdminToken);
     return 0;
   } finally {
     await ctx.db.close();
@@ -260,7 +261,7 @@ async function main(argv: string[]): Promise<number> {
       const db = openStore(config, silentLogger);
       try {
         await migrateStore(db);
-        const token = await resetAdminToken(db.repos.meta, config.admin.token);
+        const token = await resetAdminToken(metaRepository(db.sql), config.admin.token);
         await auditService({ db, clock: systemClock, logger: silentLogger }).record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
         const postgres = postgresSettings(config);
         // Running instances refuse the old token at their next request anyway; this ends open console streams at once.

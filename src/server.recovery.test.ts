@@ -1,6 +1,9 @@
 import { afterEach, expect, test } from 'bun:test';
 import { createHarness, type Harness } from './test-support/harness';
 import { startServer } from './server';
+import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
+import { webhooksRepository } from './modules/webhooks/webhooks.repository';
+import { deliveriesRepository } from './modules/delivery/worker/delivery.repository';
 
 let h: Harness | undefined;
 afterEach(() => {
@@ -20,26 +23,27 @@ async function harness(): Promise<Harness> {
 // server listened, and the rejection then ended the process with a stack trace.
 test('a failed start-up recovery of deliveries stops the start before it listens, with its message', async () => {
   const { ctx } = await harness();
-  ctx.db.repos.deliveries.recoverSending = () => Promise.reject(new Error('disk I/O error'));
+  deliveriesRepository(ctx.db.sql).recoverSending = () => Promise.reject(new Error('disk I/O error'));
   await expect(startServer(ctx)).rejects.toThrow('start-up recovery failed: disk I/O error');
 });
 
 test('a failed start-up recovery of webhook deliveries stops the start before it listens, with its message', async () => {
   const { ctx } = await harness();
-  ctx.db.repos.webhooks.recoverSending = () => Promise.reject(new Error('database is locked'));
+  webhooksRepository(ctx.db.sql).recoverSending = () => Promise.reject(new Error('database is locked'));
   await expect(startServer(ctx)).rejects.toThrow('start-up recovery failed: database is locked');
 });
 
 test('a failed release of running Idempotency-Keys stops the start the same way', async () => {
   const { ctx } = await harness();
-  ctx.db.repos.idempotency.releaseAllRunning = () => Promise.reject(new Error('disk I/O error'));
+  idempotencyRepository(ctx.db.sql).releaseAllRunning = () => Promise.reject(new Error('disk I/O error'));
   await expect(startServer(ctx)).rejects.toThrow('start-up recovery failed: disk I/O error');
 });
 
 test('the server recovers both queues before it answers its first request', async () => {
   const { ctx } = await harness();
   const recovered: string[] = [];
-  const { deliveries, webhooks } = ctx.db.repos;
+  const deliveries = deliveriesRepository(ctx.db.sql);
+  const webhooks = webhooksRepository(ctx.db.sql);
   const [deliveriesReset, webhooksReset] = [deliveries.recoverSending.bind(deliveries), webhooks.recoverSending.bind(webhooks)];
   deliveries.recoverSending = (now) => (recovered.push('deliveries'), deliveriesReset(now));
   webhooks.recoverSending = (now) => (recovered.push('webhook deliveries'), webhooksReset(now));

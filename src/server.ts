@@ -8,6 +8,7 @@ import { consoleServeRoutes } from './modules/console/console-page';
 import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
+import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
 
 export interface RunningServer {
   url: string;
@@ -41,7 +42,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   try {
     // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left.
     // Not in createApp: `islet demo` beside a running server builds the services too.
-    await ctx.coordination.instance.recover('idempotency keys', () => ctx.db.repos.idempotency.releaseAllRunning());
+    await ctx.coordination.instance.recover('idempotency keys', () => idempotencyRepository(ctx.db.sql).releaseAllRunning());
     await delivery.recover();
     await scheduler.recover();
   } catch (e) {

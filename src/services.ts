@@ -16,11 +16,12 @@ import { opensService } from './modules/notifications/opens.service';
 import { releasesService } from './modules/notifications/releases.service';
 import { usersService } from './modules/users/users.service';
 import { webhooksService } from './modules/webhooks/webhooks.service';
+import { devicesRepository } from './modules/devices/devices.repository';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx, credentialsReset(ctx));
-  const devices = ctx.db.repos.devices;
+  const devices = devicesRepository(ctx.db.sql);
   const releases = releasesService(ctx, apps);
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
   const liveActivities = liveActivitiesService(ctx);

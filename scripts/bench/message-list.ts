@@ -17,6 +17,8 @@ import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
 import { messageList } from '../../src/modules/notifications/message-list';
 import { opensService } from '../../src/modules/notifications/opens.service';
+import { notificationMessagesRepository } from '../../src/modules/notifications/notification-messages.repository';
+import { devicesRepository } from '../../src/modules/devices/devices.repository';
 
 const { values } = parseArgs({
   options: {
@@ -44,7 +46,7 @@ try {
   const toml = `[database]\npath = "${join(dir, 'islet.db')}"\n[admin]\ntoken = "bench"\n[[apps]]\nid = "bench"\napp_secret = "sk_bench_message_list_0123456789"\n`;
   const { ctx } = await bootstrapSqlite(parseConfig(toml, join(dir, 'islet.toml')), { logger: silentLogger });
   const now = Date.now();
-  const device = await ctx.db.repos.devices.upsert('bench', { endUserId: 'ada', platform: 'android', token: 'bench-open-device' }, now);
+  const device = await devicesRepository(ctx.db.sql).upsert('bench', { endUserId: 'ada', platform: 'android', token: 'bench-open-device' }, now);
   const content = (m: number) => ({ type: 'notification' as const, templateSlug: 'welcome', releaseVersion: 1, title: 'Hello', body: 'Hi', messageId: `msg_bench_${m}` });
   const client = ctx.db.sqlite.$client;
   // Message 0 is the fan-out (to the device above too); the newest 49 are small, so the first page holds it.
@@ -55,7 +57,7 @@ try {
       const isFanout = m === fanoutIndex;
       const targets = isFanout ? [{ deviceId: device.device.id }] : [];
       const { messageId } = await ctx.outbox.enqueue(tx, { appId: 'bench', content: content(m), targets, now: now + m });
-      await tx.notificationMessages.insert(`msg_bench_${m}`, 'bench', messageId);
+      await notificationMessagesRepository(tx).insert(`msg_bench_${m}`, 'bench', messageId);
       if (isFanout) fanoutPublicId = `msg_bench_${m}`;
       client
         .query(

@@ -2,10 +2,12 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { TestContext } from './harness';
 import { activities } from '../db/schema';
 import { newId } from '../lib/ids';
-import type { DeviceInput } from '../modules/devices/devices.repository';
+import type { DeviceInput } from '../modules/devices/devices.types';
 import type { LiveActivityContent, LiveActivityEvent, MessageContent, NotificationContent } from '../modules/delivery/message-content';
 import type { DeliveryTarget } from '../modules/delivery/outbox/outbox';
 import { apnsToken } from './apns-standin';
+import { tokensRepository } from '../modules/tokens/tokens.repository';
+import { devicesRepository } from '../modules/devices/devices.repository';
 
 /**
  * The value of a repository call that has settled: a SQLite statement does its work when called,
@@ -38,7 +40,7 @@ export function apnsKey(keyId = `K${randomBytes(5).toString('hex').toUpperCase()
 /** Registers a device the way the devices API does; iOS devices get APNs-shaped tokens. */
 export async function addDevice(ctx: TestContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
   const token = input.token ?? (input.platform === 'ios' ? apnsToken() : `fcm-${randomBytes(12).toString('hex')}`);
-  return (await ctx.db.repos.devices.upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now())).device;
+  return (await devicesRepository(ctx.db.sql).upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now())).device;
 }
 
 /** `count` devices registered one after another (each registration is its own transaction). */
@@ -70,8 +72,8 @@ export async function addActivity(
     })
     .run();
   const t = input.activityToken;
-  const environment = t && ((await ctx.db.repos.devices.find(appId, t.deviceId))?.environment ?? null);
-  if (t) await ctx.db.repos.tokens.reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now());
+  const environment = t && ((await devicesRepository(ctx.db.sql).find(appId, t.deviceId))?.environment ?? null);
+  if (t) await tokensRepository(ctx.db.sql).reportActivity(appId, id, t.deviceId, t.token, environment ?? null, ctx.clock.now());
   return id;
 }
 
@@ -106,7 +108,7 @@ export function activityContent(
  * registration token.
  */
 export function queue(ctx: TestContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
-  const tokens = ctx.db.repos.tokens;
+  const tokens = tokensRepository(ctx.db.sql);
   const tokenFor = (deviceId: string): number | undefined => {
     // Invalid ones too: a delivery queued before its token was refused still names it.
     const own = settled(tokens.ofDevice(deviceId));

@@ -5,12 +5,14 @@ import { newId } from '../lib/ids';
 import { createDeliveryEngine, type DeliveryEngine, type DeliveryEngineOptions } from '../modules/delivery/delivery.engine';
 import type { MessageContent } from '../modules/delivery/message-content';
 import type { DeliveryTarget } from '../modules/delivery/outbox/outbox';
-import type { DeviceInput } from '../modules/devices/devices.repository';
+import type { DeviceInput } from '../modules/devices/devices.types';
 import { apnsToken, startApnsStandin, type ApnsStandin } from './apns-standin';
 import { activityContent, apnsKey } from './delivery-fixtures';
 import { startFcmStandin, type FcmStandin } from './fcm-standin';
 import { createHarness, type Harness, type TestContext, type TestDatabase } from './harness';
 import { testRows } from './test-sql';
+import { tokensRepository } from '../modules/tokens/tokens.repository';
+import { devicesRepository } from '../modules/devices/devices.repository';
 
 /*
  * The delivery rigs and fixtures of delivery-rig.ts and delivery-fixtures.ts on either database
@@ -59,7 +61,7 @@ export async function closeRigOn(rig: { engine?: DeliveryEngine; standin?: { clo
 /** Registers a device the way the devices API does; iOS devices get APNs-shaped tokens. */
 export async function addDeviceOn(ctx: AppContext, appId: string, input: Partial<DeviceInput> & { platform: 'ios' | 'android' }) {
   const token = input.token ?? (input.platform === 'ios' ? apnsToken() : `fcm-${randomBytes(12).toString('hex')}`);
-  return (await ctx.db.repos.devices.upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now())).device;
+  return (await devicesRepository(ctx.db.sql).upsert(appId, { endUserId: 'user-1', ...input, token }, ctx.clock.now())).device;
 }
 
 /** An Active activity row, as the Live Activities module writes it; `activityToken`: an iPhone's update token for it. */
@@ -71,7 +73,7 @@ export async function addActivityOn(ctx: AppContext, appId: string, input: { pla
     [id, appId, input.platform, JSON.stringify({ label: 'Upload' }), JSON.stringify({ progress: '10' }), ctx.clock.now()],
   );
   const t = input.activityToken;
-  if (t) await ctx.db.repos.tokens.reportActivity(appId, id, t.deviceId, t.token, (await ctx.db.repos.devices.find(appId, t.deviceId))?.environment ?? null, ctx.clock.now());
+  if (t) await tokensRepository(ctx.db.sql).reportActivity(appId, id, t.deviceId, t.token, (await devicesRepository(ctx.db.sql).find(appId, t.deviceId))?.environment ?? null, ctx.clock.now());
   return id;
 }
 
@@ -81,7 +83,7 @@ export const activityContentOn = (ctx: AppContext, ...rest: Parameters<typeof ac
 
 /** Queues a message to devices in one transaction, to the token the API modules would pick (see delivery-fixtures.ts queue). */
 export async function queueOn(ctx: AppContext, appId: string, content: MessageContent, targets: (string | DeliveryTarget)[]) {
-  const tokens = ctx.db.repos.tokens;
+  const tokens = tokensRepository(ctx.db.sql);
   const tokenFor = async (deviceId: string): Promise<number | undefined> => {
     const own = await tokens.ofDevice(deviceId);
     if (content.type === 'live_activity' && own.some((t) => t.kind === 'apns_device')) {

@@ -1,9 +1,12 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { SQL } from 'bun';
 import { silentLogger } from '../../lib/logger';
-import type { AppRow } from '../../modules/apps/apps.repository';
+import type { AppRow } from '../../modules/apps/apps.types';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { openPostgresStore, type PostgresStore } from './store';
+import { metaRepository } from '../../modules/auth/meta.repository';
+import { appsRepository } from '../../modules/apps/apps.repository';
+import { auditRepository } from '../../modules/audit/audit.repository';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
@@ -41,21 +44,21 @@ describe('the PostgreSQL store', () => {
   test('ready once migrated; timestamps and ids come back as numbers, not strings', async () => {
     const { store } = await migrated();
     expect(await store.ready()).toBe(true);
-    await store.write((tx) => tx.apps.insert(app('a1')));
-    expect((await store.repos.apps.find('a1'))!.createdAt).toBe(1_764_000_000_123);
-    await store.repos.audit.insert({ at: 5_000_000_000_000, actor: 'cli', address: 'local', action: 'x', appId: 'a1', target: 't', summary: 's' });
-    const { rows, total } = await store.repos.audit.list({}, 10, 0);
+    await store.write((tx) => appsRepository(tx).insert(app('a1')));
+    expect((await appsRepository(store.sql).find('a1'))!.createdAt).toBe(1_764_000_000_123);
+    await auditRepository(store.sql).insert({ at: 5_000_000_000_000, actor: 'cli', address: 'local', action: 'x', appId: 'a1', target: 't', summary: 's' });
+    const { rows, total } = await auditRepository(store.sql).list({}, 10, 0);
     expect({ total, id: typeof rows[0]!.id, at: rows[0]!.at }).toEqual({ total: 1, id: 'number', at: 5_000_000_000_000 });
   }, POSTGRES_TEST_TIMEOUT_MS);
 
   test('a unit of work that throws leaves nothing behind', async () => {
     const { store } = await migrated();
     const failing = store.write(async (tx) => {
-      await tx.apps.insert(app('a1'));
+      await appsRepository(tx).insert(app('a1'));
       throw new Error('no');
     });
     await expect(failing).rejects.toThrow('no');
-    expect(await store.repos.apps.find('a1')).toBeUndefined();
+    expect(await appsRepository(store.sql).find('a1')).toBeUndefined();
   }, POSTGRES_TEST_TIMEOUT_MS);
 
   test('what runs after commit sees the committed rows from another connection', async () => {
@@ -72,7 +75,7 @@ describe('the PostgreSQL store', () => {
           seen = (await other`SELECT count(*)::int AS n FROM apps`)[0].n;
         })();
       });
-      await tx.apps.insert(app('a1'));
+      await appsRepository(tx).insert(app('a1'));
       jobDone = true;
     });
     await committed;
@@ -84,8 +87,8 @@ describe('the PostgreSQL store', () => {
     const { store } = await migrated();
     const createOnce = () =>
       store.write(async (tx) => {
-        if (await tx.apps.find('a1')) return 'found';
-        await tx.apps.insert(app('a1'));
+        if (await appsRepository(tx).find('a1')) return 'found';
+        await appsRepository(tx).insert(app('a1'));
         return 'created';
       });
     const outcomes = await Promise.all(Array.from({ length: 4 }, createOnce));
@@ -96,9 +99,9 @@ describe('the PostgreSQL store', () => {
     const { store } = await migrated();
     store.storage.failed(Object.assign(new Error('could not extend file'), { errno: '53100' }));
     expect(store.storage.check()).toBe('PostgreSQL is out of disk space');
-    await store.write(async (tx) => void (await tx.meta.get('nothing')));
+    await store.write(async (tx) => void (await metaRepository(tx).get('nothing')));
     expect(store.storage.check()).toBe('PostgreSQL is out of disk space');
-    await store.write(async (tx) => tx.meta.put('k', 'v'));
+    await store.write(async (tx) => metaRepository(tx).put('k', 'v'));
     expect(store.storage.check()).toBeNull();
   }, POSTGRES_TEST_TIMEOUT_MS);
 });

@@ -3,22 +3,23 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/logger';
-import type { Repositories, StorageStatus, Store, Tx } from '../store';
+import type { Sql } from '../sql/sql';
+import type { StorageStatus, Store, Tx } from '../store';
 import { clientOptions, type PostgresSettings } from './connection';
 import { isPostgresUnavailable, postgresStorageFailure } from './failures';
 import { appliedPostgresMigrations, defaultPgMigrationsFolder, migratePostgres } from './migrate';
 import type { Pg } from './query';
-import { postgresRepositories } from './repositories';
+import { postgresSql } from './postgres-sql';
 
 /**
  * The store on a pool of PostgreSQL connections (Bun's client, `[database] pool_size`). Each
  * `write` is its own transaction on one connection of the pool (no group commit: the server
- * commits transactions side by side), with the repositories bound to that connection. A lost
+ * commits transactions side by side), with its statements on that connection. A lost
  * connection fails the units of work that used it (503); the pool connects again on the next use,
  * so service returns by itself once the server is back.
  */
 export class PostgresStore implements Store {
-  readonly repos: Repositories;
+  readonly sql: Sql;
   readonly storage: PostgresStorageHealth;
   private migrationsFolder = defaultPgMigrationsFolder();
   /** The after-commit callbacks of the unit of work running in this async context. */
@@ -29,20 +30,20 @@ export class PostgresStore implements Store {
     /** The pool, for what only the store does (the storage probe, tests). */
     readonly client: SQL,
     logger: Logger,
-    /** The serving instance whose claims its repositories make (Sql.owner). */
+    /** The serving instance whose claims its statements make (Sql.owner). */
     private readonly owner: string | null = null,
   ) {
     const begin = <T>(job: (tx: Pg) => Promise<T>) => this.transaction(job);
-    this.repos = postgresRepositories(autocommitRetrying(client), begin, owner);
+    this.sql = postgresSql(autocommitRetrying(client), begin, owner);
     this.storage = new PostgresStorageHealth(logger, () => this.probe());
   }
 
   write<T>(job: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.transaction((tx) => job(postgresRepositories(tx, undefined, this.owner)));
+    return this.transaction((tx) => job(postgresSql(tx, undefined, this.owner)));
   }
 
-  async read<T>(job: (r: Repositories) => Promise<T>): Promise<T> {
-    return job(this.repos);
+  async read<T>(job: (sql: Sql) => Promise<T>): Promise<T> {
+    return job(this.sql);
   }
 
   /** Applies every migration not yet applied, under the migration lock (see migrate.ts). */
@@ -73,7 +74,7 @@ export class PostgresStore implements Store {
    * One transaction; run again (up to CONFLICT_ATTEMPTS) when it lost a race to a concurrent one:
    * on SQLite units of work never overlap, here a check-then-insert of two requests can, and the
    * second's run again sees the first's row and answers as it would have after it. A job awaits
-   * only its repositories (store.ts), so running it again repeats nothing outside the database.
+   * only its statements (store.ts), so running it again repeats nothing outside the database.
    */
   private async transaction<T>(job: (tx: Pg) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -226,7 +227,7 @@ export class PostgresStorageHealth implements StorageStatus {
 }
 
 /**
- * A store on the PostgreSQL of `settings`; `migrate` before using its repositories. `owner`: the
+ * A store on the PostgreSQL of `settings`; `migrate` before running statements. `owner`: the
  * serving instance's id, under whose lease its deliveries and keys are claimed.
  * @example const store = openPostgresStore({ url, poolSize: 10 }, logger, coordination.instance.id); await store.migrate();
  */

@@ -6,7 +6,7 @@ export type Param = string | number | boolean | null | undefined | readonly (str
 
 /**
  * Runs statements written once (statement.ts) on one database: the one implementation of every
- * repository is written against this (src/db/repositories). On SQLite each call runs at once on
+ * repository is written against this (src/modules/<feature>/*.repository.ts). On SQLite each call runs at once on
  * the connection and its Promise is already settled (calls keep their order, a unit of work settles
  * within its turn of the event loop); on PostgreSQL it goes to the pool or to the transaction's
  * connection.

@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CANARY_KEY } from '../../bootstrap';
+import { CANARY_KEY } from '../master-key-canary';
 import { ConfigError } from '../../config/config.load';
 import type { Config } from '../../config/config.schema';
 import { findMasterKey, masterKeyFile } from '../../config/master-key';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { defaultMigrationsFolder, migrateDatabase, openDatabase } from './database';
 import { apnsRequest, fcmMessage } from '../../modules/delivery/payloads';
 import { notificationContent } from '../../modules/notifications/notification-content';
-import type { TemplateRow } from '../../modules/notifications/releases.repository';
+import type { TemplateRow } from '../../modules/notifications/releases.types';
 import { templateView } from '../../modules/notifications/releases.service';
 
 let dir: string;

@@ -1,9 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from '../../lib/logger';
-import type { Repositories, Store, Tx } from '../store';
+import type { Sql } from '../sql/sql';
+import type { Store, Tx } from '../store';
 import { defaultMigrationsFolder, isDatabaseReady, migrateDatabase, openDatabase, type Db } from './database';
 import { groupCommit, type Write } from './group-commit';
-import { sqliteRepositories } from './repositories';
+import { sqliteSql } from './sqlite-sql';
 import { StorageHealth } from './storage-health';
 
 export interface SqliteStoreOptions {
@@ -15,13 +16,13 @@ export interface SqliteStoreOptions {
 
 /**
  * The store on one SQLite connection: `write` is the group commit (the units of work of one turn
- * of the event loop share a transaction, each in its own savepoint), `read` and `repos` run on the
- * same connection. Its repositories are prepared on first use, after the migrations.
+ * of the event loop share a transaction, each in its own savepoint), `read` and `sql` run on the
+ * same connection. Statements are prepared on first use, after the migrations.
  */
 export class SqliteStore implements Store {
   readonly storage: StorageHealth;
   private readonly group: Write;
-  private repositories: Repositories | undefined;
+  private executor: Sql | undefined;
   private migrationsFolder = defaultMigrationsFolder();
   /** The after-commit callbacks of the unit of work running in this async context. */
   private readonly pending = new AsyncLocalStorage<(() => void)[]>();
@@ -35,8 +36,8 @@ export class SqliteStore implements Store {
     this.group = groupCommit(sqlite.$client, this.storage);
   }
 
-  get repos(): Repositories {
-    return (this.repositories ??= sqliteRepositories(this.sqlite, {
+  get sql(): Sql {
+    return (this.executor ??= sqliteSql(this.sqlite.$client, {
       inside: () => this.pending.getStore() !== undefined,
       run: (job) => this.write(job),
     }));
@@ -45,7 +46,7 @@ export class SqliteStore implements Store {
   async write<T>(job: (tx: Tx) => Promise<T>): Promise<T> {
     const after: (() => void)[] = [];
     // The group resolves a job only after its COMMIT, and rejects one whose savepoint rolled back.
-    const result = await this.group(() => this.pending.run(after, () => job(this.repos)));
+    const result = await this.group(() => this.pending.run(after, () => job(this.sql)));
     for (const fn of after) fn();
     return result;
   }
@@ -56,8 +57,8 @@ export class SqliteStore implements Store {
     else fn();
   }
 
-  async read<T>(job: (r: Repositories) => Promise<T>): Promise<T> {
-    return job(this.repos);
+  async read<T>(job: (sql: Sql) => Promise<T>): Promise<T> {
+    return job(this.sql);
   }
 
   /** Applies every migration not yet applied (from `folder`, remembered for `ready`). */
@@ -76,7 +77,7 @@ export class SqliteStore implements Store {
 }
 
 /**
- * Opens (creating if needed) the SQLite file as a store; `migrate` before using its repositories.
+ * Opens (creating if needed) the SQLite file as a store; `migrate` before running statements.
  * @example const store = openSqliteStore('data/islet.db', { logger }); store.migrate();
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions): SqliteStore {

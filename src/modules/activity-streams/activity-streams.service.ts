@@ -1,13 +1,16 @@
 import type { AppContext } from '../../context';
-import type { Repositories } from '../../db/store';
+import type { Sql } from '../../db/sql/sql';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
-import type { AppRow } from '../apps/apps.repository';
+import type { AppRow } from '../apps/apps.types';
 import { contentOptions } from '../live-activities/live-activities.options';
-import type { ActivityRow } from '../live-activities/live-activities.repository';
+import type { ActivityRow } from '../live-activities/live-activities.types';
 import type { LiveActivitiesService, StartInput } from '../live-activities/live-activities.service';
 import { activityView } from '../live-activities/live-activities.view';
-import type { StreamRow } from './activity-streams.repository';
+import type { StreamRow } from './activity-streams.types';
+import { activityStreamsRepository } from './activity-streams.repository';
+import { instancesRepository } from '../live-activities/instances.repository';
+import { liveActivitiesRepository } from '../live-activities/live-activities.repository';
 
 export type StreamStatus = 'started' | 'updated' | 'noop' | 'rotated';
 
@@ -41,10 +44,10 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
   };
 
   /** The stream's activities that are still Active. */
-  const liveOf = async (r: Repositories, stream: StreamRow): Promise<ActivityRow[]> => {
+  const liveOf = async (r: Sql, stream: StreamRow): Promise<ActivityRow[]> => {
     const live: ActivityRow[] = [];
     for (const id of JSON.parse(stream.activityIds) as string[]) {
-      const a = await r.liveActivities.find(stream.appId, id);
+      const a = await liveActivitiesRepository(r).find(stream.appId, id);
       if (a?.state === 'Active') live.push(a);
     }
     return live;
@@ -52,7 +55,7 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
 
   const nearLimit = async (live: ActivityRow[], now: number) => {
     for (const a of live) {
-      const since = await store.repos.instances.oldestLiveIos(a.id);
+      const since = await instancesRepository(store.sql).oldestLiveIos(a.id);
       if (since !== null && now - since >= rotateAfterMs) return true;
     }
     return false;
@@ -73,15 +76,15 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
     put(app: AppRow, key: string, input: StartInput): Promise<{ status: StreamStatus; activityIds: string[] }> {
       requireKey(key);
       return serial(app.id, key, async () => {
-        const stream = await store.repos.activityStreams.find(app.id, key);
-        const live = stream ? await liveOf(store.repos, stream) : [];
+        const stream = await activityStreamsRepository(store.sql).find(app.id, key);
+        const live = stream ? await liveOf(store.sql, stream) : [];
         const now = ctx.clock.now();
         const status = await decide(stream, live, input, now);
         if (status === 'noop') return { status, activityIds: live.map((a) => a.id) };
         if (status === 'updated') {
           return store.write(async (tx) => {
             for (const a of live) await liveActivities.updateNow(tx, app.id, a.id, input.contentState, contentOptions(input));
-            await tx.activityStreams.save({ ...stream!, contentState: canonical(input.contentState), updatedAt: now });
+            await activityStreamsRepository(tx).save({ ...stream!, contentState: canonical(input.contentState), updatedAt: now });
             return { status, activityIds: live.map((a) => a.id) };
           });
         }
@@ -91,7 +94,7 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
           for (const a of live) await liveActivities.endNow(tx, app.id, a.id);
           const { activities } = await start(tx);
           const activityIds = activities.map((a) => a.id);
-          await tx.activityStreams.save({
+          await activityStreamsRepository(tx).save({
             appId: app.id,
             key,
             templateSlug: input.templateSlug,
@@ -109,7 +112,7 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
 
     async get(appId: string, key: string) {
       requireKey(key);
-      const stream = await store.repos.activityStreams.find(appId, key);
+      const stream = await activityStreamsRepository(store.sql).find(appId, key);
       if (!stream) throw notFound();
       const ids = JSON.parse(stream.activityIds) as string[];
       const activities = await liveActivities.findMany(appId, ids);
@@ -132,11 +135,11 @@ export function activityStreamsService(ctx: AppContext, liveActivities: LiveActi
       requireKey(key);
       return serial(appId, key, () =>
         store.write(async (tx) => {
-          const stream = await tx.activityStreams.find(appId, key);
+          const stream = await activityStreamsRepository(tx).find(appId, key);
           if (!stream) throw notFound();
           const live = await liveOf(tx, stream);
           for (const a of live) await liveActivities.endNow(tx, appId, a.id);
-          await tx.activityStreams.remove(appId, key);
+          await activityStreamsRepository(tx).remove(appId, key);
           return { activityIds: live.map((a) => a.id) };
         }),
       );

@@ -9,7 +9,8 @@ import { createHarness, type Harness } from '../../test-support/harness';
 import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { testRows } from '../../test-support/test-sql';
 import { APP_ROW_CACHE_MAX, APP_ROW_TTL_MS, appRowCache } from './app-row-cache';
-import type { AppRow } from './apps.repository';
+import type { AppRow } from './apps.types';
+import { appsRepository } from './apps.repository';
 
 let h: Harness<AppContext> | undefined;
 let served: ServedApp | undefined;
@@ -72,7 +73,7 @@ forEachDatabase('the app row that authenticates a request, kept in memory', (dat
     h = await createHarness({ database });
     const { appSecret } = await h.createApp({ id: 'shop' });
     // Counted on the repository the services are built on (a fresh app on the harness's context).
-    const repo = h.ctx.db.repos.apps;
+    const repo = appsRepository(h.ctx.db.sql);
     const find = repo.find;
     const reads: string[] = [];
     repo.find = (id) => (reads.push(id), find(id));

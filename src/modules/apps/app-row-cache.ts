@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import type { AppRow } from './apps.repository';
+import type { AppRow } from './apps.types';
 
 /**
  * How long a cached app row is trusted without news of a change: the backstop for a lost

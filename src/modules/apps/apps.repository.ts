@@ -1,14 +1,38 @@
-import type { apps } from '../../db/schema';
+import type { AppRow } from './apps.types';
+import { apps } from '../../db/schema';
+import { insertRow, updateRow } from '../../db/sql/columns';
+import type { Sql } from '../../db/sql/sql';
+import { statement } from '../../db/sql/statement';
+import { repository } from '../../db/sql/repository';
 
-export type AppRow = typeof apps.$inferSelect;
+const COLUMNS = `id, name, plan, app_secret_hash AS "appSecretHash", app_secret_sealed AS "appSecretSealed", signing_secret_sealed AS "signingSecretSealed",
+  apns_sealed AS "apnsSealed", fcm_sealed AS "fcmSealed", apns_paused_reason AS "apnsPausedReason", fcm_paused_reason AS "fcmPausedReason",
+  source, default_time_zone AS "defaultTimeZone", created_at AS "createdAt", updated_at AS "updatedAt"`;
+const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
 
-/** The apps repository: what every database implements (one implementation for both databases: src/db/repositories/apps.ts). */
-export interface AppsRepository {
-  find(id: string): Promise<AppRow | undefined>;
-  list(): Promise<AppRow[]>;
-  insert(row: AppRow): Promise<void>;
-  update(id: string, patch: Partial<AppRow>): Promise<void>;
-  /** Whether the app delivers to APNs for real (has credentials) rather than to the simulator. */
-  hasApnsCredentials(id: string): Promise<boolean>;
-  remove(id: string): Promise<boolean>;
-}
+// Authentication reads it once per app and APP_ROW_TTL_MS (modules/apps/app-row-cache.ts), the workers once per claimed batch: one prepared statement.
+const byId = statement<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE id = $1`, SHAPE);
+const list = statement<AppRow>(`SELECT ${COLUMNS} FROM apps ORDER BY created_at, id`, SHAPE);
+const apnsConfigured = statement<{ yes: boolean }>('SELECT apns_sealed IS NOT NULL AS yes FROM apps WHERE id = $1', { booleans: ['yes'] });
+const remove = statement('DELETE FROM apps WHERE id = $1');
+
+/** The `apps` table. */
+export const appsRepository = repository((sql: Sql) => {
+  return {
+    find: (id: string): Promise<AppRow | undefined> => sql.one(byId, [id]),
+    list: (): Promise<AppRow[]> => sql.all(list),
+    async insert(row: AppRow): Promise<void> {
+      const insert = insertRow(apps, row);
+      await sql.run(insert.statement, insert.params);
+    },
+    async update(id: string, patch: Partial<AppRow>): Promise<void> {
+      const update = updateRow(apps, patch, 'id = $1', [id]);
+      if (update) await sql.run(update.statement, update.params);
+    },
+    /** Whether the app delivers to APNs for real (has credentials) rather than to the simulator. */
+    hasApnsCredentials: async (id: string): Promise<boolean> => (await sql.one(apnsConfigured, [id]))?.yes === true,
+    remove: async (id: string): Promise<boolean> => (await sql.run(remove, [id])) > 0,
+  };
+});
+
+export type AppsRepository = ReturnType<typeof appsRepository>;

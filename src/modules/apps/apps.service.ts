@@ -6,8 +6,9 @@ import { generateSecret, sha256Hex } from '../../lib/secrets';
 import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
 import { appChanged } from './app-row-cache';
-import type { AppRow } from './apps.repository';
+import type { AppRow } from './apps.types';
 import type { ApnsCredentials, FcmCredentials } from './credentials';
+import { appsRepository } from './apps.repository';
 
 export type SecretKind = 'appSecret' | 'signingSecret';
 
@@ -30,7 +31,7 @@ export type CredentialsChanged = (tx: Tx, appId: string, provider: 'apns' | 'fcm
  * channel pause is the one other writer (see app-row-cache.ts).
  */
 export function appsService(ctx: AppContext, credentialsChanged: CredentialsChanged) {
-  const repo = ctx.db.repos.apps;
+  const repo = appsRepository(ctx.db.sql);
   const { box, clock } = ctx;
 
   const requirePlan = (plan: string) => {
@@ -57,7 +58,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
     const sealed = creds ? box.seal(JSON.stringify(creds), purpose(id, provider)) : null;
     const columns = provider === 'apns' ? { apnsSealed: sealed, apnsPausedReason: null } : { fcmSealed: sealed, fcmPausedReason: null };
     await ctx.db.write(async (tx) => {
-      await tx.apps.update(id, { ...columns, updatedAt: clock.now() });
+      await appsRepository(tx).update(id, { ...columns, updatedAt: clock.now() });
       await credentialsChanged(tx, id, provider);
       appChanged(ctx, id);
     });

@@ -3,7 +3,7 @@ import type { ClientAddresses } from '../../http/client-address';
 import { echoed, HttpError, type ProblemExtensions } from '../../lib/errors';
 import { hmacSha256Hex, safeEqual, sha256Hex } from '../../lib/secrets';
 import { appRowCache } from './app-row-cache';
-import type { AppRow } from './apps.repository';
+import type { AppRow } from './apps.types';
 import type { AppsService } from './apps.service';
 import type { AuthThrottle } from '../auth/auth-throttle';
 

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import { auditedRoute } from './audit.actions';
-import type { AuditFilter, AuditRow } from './audit.repository';
+import type { AuditFilter, AuditRow } from './audit.types';
+import { auditRepository } from './audit.repository';
 
 export interface AuditEvent {
   actor: string;
@@ -31,7 +32,7 @@ export interface HandledRequest {
  * @example await audit.record({ actor: 'cli', address: 'local', action: 'admin-token.reset', target: 'admin-token' });
  */
 export function auditService(ctx: Pick<AppContext, 'db' | 'clock' | 'logger'>) {
-  const repo = ctx.db.repos.audit;
+  const repo = auditRepository(ctx.db.sql);
   /** The actor each admitted admin request was authenticated as (set by the guard). */
   const actors = new WeakMap<Request, string>();
 

@@ -8,6 +8,7 @@ import type { ApnsCredentials } from '../apps/credentials';
 import { ApnsChannels } from '../delivery/providers/apns/apns.channels';
 import { ApnsClient } from '../delivery/providers/apns/apns.client';
 import { BroadcastRecord, broadcastView } from './broadcasts.view';
+import { broadcastsRepository } from './broadcasts.repository';
 
 const StringMap = (description: string) => t.Record(t.String(), t.String(), { description });
 
@@ -48,7 +49,7 @@ export function broadcastsAdminRoutes(services: Services) {
       '/apps/:appId/broadcasts',
       async ({ params, query }) => {
         await apps.get(params.appId);
-        const { rows, total } = await ctx.db.repos.broadcasts.list(params.appId, query.state, query.limit ?? 50, query.offset ?? 0);
+        const { rows, total } = await broadcastsRepository(ctx.db.sql).list(params.appId, query.state, query.limit ?? 50, query.offset ?? 0);
         const record = (row: (typeof rows)[number]) => ({ ...broadcastView(row), attributes: JSON.parse(row.attributes), contentState: JSON.parse(row.contentState) });
         return { broadcasts: rows.map(record), total };
       },
@@ -67,7 +68,7 @@ export function broadcastsAdminRoutes(services: Services) {
       '/apps/:appId/broadcast-channels',
       async ({ params, query }) => {
         const { creds, environment } = await credentials(params.appId, query.environment);
-        const known = await ctx.db.repos.broadcasts.knownChannels(params.appId, environment);
+        const known = await broadcastsRepository(ctx.db.sql).knownChannels(params.appId, environment);
         if (!creds) return { environment, channels: [...known].map((id) => ({ id, orphan: false })), orphans: 0 };
         const listed = await apple().list(creds, environment);
         if (listed.kind !== 'listed') throw new HttpError(502, `APNs did not list the channels: ${listed.reason}`);
@@ -96,7 +97,7 @@ export function broadcastsAdminRoutes(services: Services) {
       async ({ params, query }) => {
         const { creds, environment } = await credentials(params.appId, query.environment);
         const id = query.id;
-        if ((await ctx.db.repos.broadcasts.knownChannels(params.appId, environment)).has(id))
+        if ((await broadcastsRepository(ctx.db.sql).knownChannels(params.appId, environment)).has(id))
           throw new HttpError(409, 'the channel belongs to a broadcast: end the broadcast instead');
         if (!creds) throw new HttpError(404, 'channel not found');
         const removed = await apple().remove(creds, environment, id);

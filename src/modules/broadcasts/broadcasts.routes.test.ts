@@ -9,6 +9,7 @@ import { usedMinutes } from '../live-activities/live-activities.usage';
 import { enforceQuotas } from '../scheduler/jobs/quota.job';
 import { retentionJob } from '../scheduler/jobs/retention.job';
 import { BroadcastWorker } from './broadcasts.worker';
+import { broadcastsRepository } from './broadcasts.repository';
 
 let h: Harness<AppContext>;
 let database: TestDatabase;
@@ -73,12 +74,12 @@ forEachDatabase('the broadcasts resource (app.handle, simulator transport)', (db
     await setup();
     const id = (await create()).body.id;
     for (const value of ['1 - 0', '2 - 0', '3 - 0']) expect((await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { value } })).status).toBe(200);
-    const ops = await h.ctx.db.repos.broadcasts.ops(id);
+    const ops = await broadcastsRepository(h.ctx.db.sql).ops(id);
     expect(ops.map((o) => o.status)).toEqual(['superseded', 'superseded', 'pending']);
     await worker().drain();
     expect((await h.service('a1', 'GET', `${PATH}/${id}`)).body.updatesSent).toBe(1);
     expect((await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { value: '4 - 0' } })).status).toBe(200);
-    const stamps = (await h.ctx.db.repos.broadcasts.ops(id)).filter((o) => o.status !== 'superseded').map((o) => JSON.parse(o.content!).apnsTimestamp as number);
+    const stamps = (await broadcastsRepository(h.ctx.db.sql).ops(id)).filter((o) => o.status !== 'superseded').map((o) => JSON.parse(o.content!).apnsTimestamp as number);
     expect(stamps[1]).toBeGreaterThan(stamps[0]!);
     expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(200);
     // The end supersedes the update not sent yet: one update and the end reach the providers.
@@ -124,7 +125,7 @@ forEachDatabase('the broadcasts resource (app.handle, simulator transport)', (db
     await setup('[plans.pro]\nlive_activities = true\nbroadcasts = 2\n');
     await h.ctx.db.write(async (tx) => {
       for (let i = 0; i < 10_000; i++)
-        await tx.broadcasts.insert({ id: `bc_old${i}`, appId: 'a1', templateSlug: 'metric-live', attributes: '{}', contentState: '{}', storagePolicy: 0, environment: 'simulator', channelId: `c${i}`, channelState: 'open', topic: `t${i}`, lastTimestamp: 0, startedAt: 0 });
+        await broadcastsRepository(tx).insert({ id: `bc_old${i}`, appId: 'a1', templateSlug: 'metric-live', attributes: '{}', contentState: '{}', storagePolicy: 0, environment: 'simulator', channelId: `c${i}`, channelState: 'open', topic: `t${i}`, lastTimestamp: 0, startedAt: 0 });
     });
     // Ended broadcasts whose channels are not deleted yet (dismissal dates ahead) still hold them.
     await testRows(h.ctx, `UPDATE broadcasts SET state = 'Ended', ended_at = 0`);
@@ -141,10 +142,10 @@ forEachDatabase('the broadcasts resource (app.handle, simulator transport)', (db
     await setup();
     const id = (await create()).body.id;
     h.clock.advance(10 * 60_000);
-    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(10);
+    expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(10);
     expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(200);
     h.clock.advance(60 * 60_000);
-    expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(10);
+    expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(10);
   });
 
   test('on a plan without overage, running broadcasts end with reason quota once the minutes are used up', async () => {
@@ -173,8 +174,8 @@ forEachDatabase('the broadcasts resource (app.handle, simulator transport)', (db
     await worker().drain();
     await retentionJob(h.ctx).run(h.clock.now());
     // The running broadcast's update was sent just now: it stays; the old one's steps are gone.
-    expect((await h.ctx.db.repos.broadcasts.ops(old)).length).toBe(0);
-    expect((await h.ctx.db.repos.broadcasts.ops(running)).map((o) => o.status)).toEqual(['done']);
+    expect((await broadcastsRepository(h.ctx.db.sql).ops(old)).length).toBe(0);
+    expect((await broadcastsRepository(h.ctx.db.sql).ops(running)).map((o) => o.status)).toEqual(['done']);
     expect((await h.service('a1', 'GET', `${PATH}/${old}`)).status).toBe(200);
     h.clock.advance(60 * DAY);
     await retentionJob(h.ctx).run(h.clock.now());

@@ -2,21 +2,25 @@ import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { AppRow } from '../apps/apps.repository';
+import type { AppRow } from '../apps/apps.types';
 import type { AppsService } from '../apps/apps.service';
-import type { AudienceFilter } from '../devices/devices.repository';
+import type { AudienceFilter } from '../devices/devices.types';
 import { APNS_CHANNEL_LIMIT, type StoragePolicy } from '../delivery/providers/apns/apns.channels';
 import { BROADCAST_PAYLOAD_LIMIT } from '../delivery/providers/apns/apns.broadcast';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { payloadBytes } from '../delivery/payloads';
 import { activityContent, type EventOptions } from '../live-activities/live-activities.content';
 import { startTargets, typedPushToStart } from '../live-activities/live-activities.delivery';
-import { firstTimestamp, timestampAfter } from '../live-activities/live-activities.repository';
+import { firstTimestamp, timestampAfter } from '../live-activities/live-activities.types';
 import { minutesExhausted, usedMinutes } from '../live-activities/live-activities.usage';
 import { contentContext, requireValidData, requireValidState, resolveTemplate } from '../live-activities/resolved-template';
 import { invalidTemplateSlug } from '../live-activities/template-errors';
-import type { BroadcastEnvironment, BroadcastRow } from './broadcasts.repository';
+import type { BroadcastEnvironment, BroadcastRow } from './broadcasts.types';
 import { broadcastView, type BroadcastView } from './broadcasts.view';
+import { broadcastsRepository } from './broadcasts.repository';
+import { devicesRepository } from '../devices/devices.repository';
+import { webhookEventsRepository } from '../webhooks/webhook-events.repository';
+import { liveActivityTemplatesRepository } from '../live-activities/live-activity-templates.repository';
 
 export interface CreateInput {
   templateSlug: string;
@@ -45,8 +49,8 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
   /** Wakes the broadcast worker once the caller's unit of work has committed. */
   const notifyQueued = () => store.afterCommit(() => ctx.coordination.wakeUps.notify('broadcasts-queued'));
 
-  const requireBroadcast = async (tx: Pick<Tx, 'broadcasts'>, appId: string, id: string): Promise<BroadcastRow> => {
-    const row = await tx.broadcasts.find(appId, id);
+  const requireBroadcast = async (tx: Tx, appId: string, id: string): Promise<BroadcastRow> => {
+    const row = await broadcastsRepository(tx).find(appId, id);
     if (!row) throw notFound();
     return row;
   };
@@ -68,8 +72,8 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
 
   /** Queues an update or end of the broadcast; latest wins over updates not sent yet. */
   const queueEvent = async (tx: Tx, row: BroadcastRow, content: LiveActivityContent, now: number) => {
-    await tx.broadcasts.supersedeUpdates(row.id, now);
-    await tx.broadcasts.queue({ broadcastId: row.id, appId: row.appId, kind: content.event === 'end' ? 'end' : 'update', content: JSON.stringify(content), dueAt: now }, now);
+    await broadcastsRepository(tx).supersedeUpdates(row.id, now);
+    await broadcastsRepository(tx).queue({ broadcastId: row.id, appId: row.appId, kind: content.event === 'end' ? 'end' : 'update', content: JSON.stringify(content), dueAt: now }, now);
     notifyQueued();
   };
 
@@ -84,7 +88,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
     async create(app: AppRow, input: CreateInput, fixedId?: string): Promise<BroadcastView> {
       const plan = config.plans[app.plan];
       if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
-      const template = await resolveTemplate(store.repos, app.id, input.templateSlug);
+      const template = await resolveTemplate(store.sql, app.id, input.templateSlug);
       requireValidData(template, input.attributes, input.contentState);
       const slug = input.templateSlug;
       const now = clock.now();
@@ -93,14 +97,14 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
       const attributes = input.attributes ?? {};
       const { custom } = contentContext(template);
       requireDeliverable(activityContent('update', { id, templateSlug: slug, attributes, contentState: input.contentState }, { now, apnsTimestamp: firstTimestamp(now), custom }));
-      if (minutesExhausted(plan, await usedMinutes(store.repos, app.id, now))) throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
+      if (minutesExhausted(plan, await usedMinutes(store.sql, app.id, now))) throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
       const environment = environmentOf(app);
       return store.write(async (tx) => {
         // A delete that committed since the checks must not leave a broadcast without its template.
-        if (template.custom && !(await tx.liveActivityTemplates.findShared(app.id, slug))) throw invalidTemplateSlug(slug);
-        if (plan.broadcasts !== undefined && (await tx.broadcasts.activeCount(app.id)) >= plan.broadcasts)
+        if (template.custom && !(await liveActivityTemplatesRepository(tx).findShared(app.id, slug))) throw invalidTemplateSlug(slug);
+        if (plan.broadcasts !== undefined && (await broadcastsRepository(tx).activeCount(app.id)) >= plan.broadcasts)
           throw new HttpError(429, `broadcasts running at once are limited to ${plan.broadcasts} on your current plan`);
-        if ((await tx.broadcasts.channelCount(app.id, environment)) >= APNS_CHANNEL_LIMIT)
+        if ((await broadcastsRepository(tx).channelCount(app.id, environment)) >= APNS_CHANNEL_LIMIT)
           throw new HttpError(409, `channel limit reached: the app holds ${APNS_CHANNEL_LIMIT} broadcast channels in ${environment} (Apple's limit); end broadcasts or remove orphan channels first`);
         const simulated = environment === 'simulator';
         const row = {
@@ -118,21 +122,21 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
           lastTimestamp: firstTimestamp(now),
           startedAt: now,
         };
-        await tx.broadcasts.insert(row);
+        await broadcastsRepository(tx).insert(row);
         if (!simulated) {
-          await tx.broadcasts.queue({ broadcastId: id, appId: app.id, kind: 'create_channel', content: null, dueAt: now }, now);
+          await broadcastsRepository(tx).queue({ broadcastId: id, appId: app.id, kind: 'create_channel', content: null, dueAt: now }, now);
           notifyQueued();
         }
-        return broadcastView((await tx.broadcasts.byId(id))!);
+        return broadcastView((await broadcastsRepository(tx).byId(id))!);
       });
     },
 
     async get(appId: string, id: string): Promise<BroadcastView> {
-      return broadcastView(await requireBroadcast(store.repos, appId, id));
+      return broadcastView(await requireBroadcast(store.sql, appId, id));
     },
 
     async list(appId: string, state: 'Active' | 'Ended' | undefined, limit: number, offset: number) {
-      const { rows, total } = await store.repos.broadcasts.list(appId, state, limit, offset);
+      const { rows, total } = await broadcastsRepository(store.sql).list(appId, state, limit, offset);
       return { broadcasts: rows.map(broadcastView), total };
     },
 
@@ -149,7 +153,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         const { custom } = contentContext(template);
         const content = { ...activityContent('update', { ...data, contentState }, { now, apnsTimestamp, options, custom }), topic: row.topic };
         requireDeliverable(content);
-        await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
+        await broadcastsRepository(tx).recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
         await queueEvent(tx, row, content, now);
       });
     },
@@ -175,9 +179,9 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         requireDeliverable(content);
         // The state read above may be stale (an end through another instance, or two quota runs
         // during a scheduler takeover): only the write that moves it from Active ends it.
-        if (!(await tx.broadcasts.end(id, reason, now))) throw notActive();
-        await tx.broadcasts.recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
-        await tx.webhookEvents.emit(appId, 'broadcast.ended', { broadcastId: id, endReason: reason }, now);
+        if (!(await broadcastsRepository(tx).end(id, reason, now))) throw notActive();
+        await broadcastsRepository(tx).recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
+        await webhookEventsRepository(tx).emit(appId, 'broadcast.ended', { broadcastId: id, endReason: reason }, now);
         await queueEvent(tx, row, content, now);
       });
     },
@@ -194,7 +198,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         if (row.state !== 'Active') throw notActive();
         if (row.channelState !== 'open') throw new HttpError(409, `broadcast channel is not open yet (${row.channelState})`);
         const now = clock.now();
-        const devices = await tx.devices.targets(appId, { endUserIds: targetUsers && [...new Set(targetUsers)], audience });
+        const devices = await devicesRepository(tx).targets(appId, { endUserIds: targetUsers && [...new Set(targetUsers)], audience });
         const skipped: { deviceId: string; reason: string }[] = [];
         const reachable = devices.filter((d) => {
           const reason = d.platform === 'ios' ? iosStartProblem(d.osVersion) : undefined;
@@ -213,7 +217,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         const failed = targets.filter((t) => t.status === 'failed').map((t) => ({ deviceId: t.deviceId, reason: t.reason! }));
         await ctx.outbox.enqueue(tx, { appId, content, targets, now });
         const started = targets.length - failed.length;
-        await tx.broadcasts.addSubscribers(id, started);
+        await broadcastsRepository(tx).addSubscribers(id, started);
         return { started, skipped: [...skipped, ...failed] };
       });
     },

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { isoTime } from '../../lib/clock';
-import type { BroadcastRow } from './broadcasts.repository';
+import type { BroadcastRow } from './broadcasts.types';
 
 export const BroadcastRecord = t.Object({
   id: t.String({ description: 'Broadcast identifier (`bc_…`).' }),

@@ -11,7 +11,9 @@ import { fcmRequest } from '../delivery/providers/fcm/fcm.sender';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { apnsRequest, fcmMessage } from '../delivery/payloads';
 import type { Outcome, Transports } from '../delivery/providers/transport';
-import type { BroadcastOp, BroadcastRow } from './broadcasts.repository';
+import type { BroadcastOp, BroadcastRow } from './broadcasts.types';
+import { broadcastsRepository } from './broadcasts.repository';
+import { webhookEventsRepository } from '../webhooks/webhook-events.repository';
 
 /** A step that cannot go while Broadcast Capability is off is tried again after this long (the operator may have turned it on). */
 export const FEATURE_OFF_RETRY_MS = 5 * 60_000;
@@ -67,14 +69,14 @@ export class BroadcastWorker {
 
   /** Does every step due now (at most one per broadcast per round); returns how many were looked at. */
   async drain(): Promise<number> {
-    const ops = await this.ctx.db.repos.broadcasts.due(this.ctx.clock.now(), BATCH);
+    const ops = await broadcastsRepository(this.ctx.db.sql).due(this.ctx.clock.now(), BATCH);
     await Promise.all(ops.map((op) => this.run(op)));
     return ops.length;
   }
 
   private async run(op: BroadcastOp): Promise<void> {
-    const repos = this.ctx.db.repos;
-    const row = await repos.broadcasts.byId(op.broadcastId);
+    const repos = this.ctx.db.sql;
+    const row = await broadcastsRepository(repos).byId(op.broadcastId);
     const app = row && (await this.apps.of(row.appId));
     if (!row || !app) return this.save({ ...op, status: 'failed', reason: 'broadcast or app removed' });
     const creds: Creds = { apns: app.apns, fcm: app.fcm };
@@ -88,9 +90,9 @@ export class BroadcastWorker {
     const made = await this.channels.create(creds.apns, row.environment, row.storagePolicy);
     if (made.kind === 'created') {
       await this.ctx.db.write(async (tx) => {
-        await tx.broadcasts.setChannel(row.id, 'open', made.channelId, null);
-        await tx.broadcasts.setHeld(row.id, null);
-        await tx.broadcasts.saveOp({ ...op, status: 'done', reason: null, attempts: op.attempts + 1 }, this.ctx.clock.now());
+        await broadcastsRepository(tx).setChannel(row.id, 'open', made.channelId, null);
+        await broadcastsRepository(tx).setHeld(row.id, null);
+        await broadcastsRepository(tx).saveOp({ ...op, status: 'done', reason: null, attempts: op.attempts + 1 }, this.ctx.clock.now());
       });
       return;
     }
@@ -112,8 +114,8 @@ export class BroadcastWorker {
 
   private async closeChannel(op: BroadcastOp, row: BroadcastRow, reason: string | null): Promise<void> {
     await this.ctx.db.write(async (tx) => {
-      if (row.channelState === 'open') await tx.broadcasts.setChannel(row.id, 'deleted', null, reason);
-      await tx.broadcasts.saveOp({ ...op, status: 'done', reason }, this.ctx.clock.now());
+      if (row.channelState === 'open') await broadcastsRepository(tx).setChannel(row.id, 'deleted', null, reason);
+      await broadcastsRepository(tx).saveOp({ ...op, status: 'done', reason }, this.ctx.clock.now());
     });
   }
 
@@ -131,11 +133,11 @@ export class BroadcastWorker {
     const failed = [apns, fcm].flatMap((h) => (h.kind === 'done' && h.failed ? [h.failed] : []));
     const now = this.ctx.clock.now();
     await this.ctx.db.write(async (tx) => {
-      await tx.broadcasts.saveOp({ ...next, status: 'done', attempts: op.attempts + 1, reason: failed.join('; ') || null }, now);
-      await tx.broadcasts.countUpdateSent(row.id);
-      if (row.heldReason) await tx.broadcasts.setHeld(row.id, null);
+      await broadcastsRepository(tx).saveOp({ ...next, status: 'done', attempts: op.attempts + 1, reason: failed.join('; ') || null }, now);
+      await broadcastsRepository(tx).countUpdateSent(row.id);
+      if (row.heldReason) await broadcastsRepository(tx).setHeld(row.id, null);
       // The channel goes once the end's dismissal date has passed (until then devices may still show it).
-      if (content.event === 'end') await tx.broadcasts.queue({ broadcastId: row.id, appId: row.appId, kind: 'delete_channel', content: null, dueAt: Math.max(now, content.dismissalAt ?? now) }, now);
+      if (content.event === 'end') await broadcastsRepository(tx).queue({ broadcastId: row.id, appId: row.appId, kind: 'delete_channel', content: null, dueAt: Math.max(now, content.dismissalAt ?? now) }, now);
     });
   }
 
@@ -196,9 +198,9 @@ export class BroadcastWorker {
     const attempts = op.attempts + (half.kind === 'later' && half.attempt ? 1 : 0);
     const delay = half.kind === 'held' ? FEATURE_OFF_RETRY_MS : retryDelay(attempts, half.afterMs, this.options.random ?? Math.random);
     await this.ctx.db.write(async (tx) => {
-      if (half.kind === 'held') await tx.broadcasts.setHeld(row.id, half.reason);
-      if (half.kind === 'held' && !row.heldReason) await tx.webhookEvents.emit(row.appId, 'broadcast.held', { broadcastId: row.id, reason: half.reason }, now);
-      await tx.broadcasts.saveOp({ ...op, attempts, nextAttemptAt: now + delay, reason: half.reason }, now);
+      if (half.kind === 'held') await broadcastsRepository(tx).setHeld(row.id, half.reason);
+      if (half.kind === 'held' && !row.heldReason) await webhookEventsRepository(tx).emit(row.appId, 'broadcast.held', { broadcastId: row.id, reason: half.reason }, now);
+      await broadcastsRepository(tx).saveOp({ ...op, attempts, nextAttemptAt: now + delay, reason: half.reason }, now);
     });
   }
 
@@ -207,10 +209,10 @@ export class BroadcastWorker {
     const now = this.ctx.clock.now();
     this.ctx.logger.warn('broadcast ended by APNs', { appId: row.appId, broadcastId: row.id, reason });
     await this.ctx.db.write(async (tx) => {
-      if (await tx.broadcasts.end(row.id, reason, now)) await tx.webhookEvents.emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
-      await tx.broadcasts.setChannel(row.id, 'deleted', null, reason);
-      await tx.broadcasts.saveOp({ ...op, status: 'failed', reason }, now);
-      await tx.broadcasts.failPending(row.id, reason, now);
+      if (await broadcastsRepository(tx).end(row.id, reason, now)) await webhookEventsRepository(tx).emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
+      await broadcastsRepository(tx).setChannel(row.id, 'deleted', null, reason);
+      await broadcastsRepository(tx).saveOp({ ...op, status: 'failed', reason }, now);
+      await broadcastsRepository(tx).failPending(row.id, reason, now);
     });
   }
 
@@ -219,14 +221,14 @@ export class BroadcastWorker {
     const now = this.ctx.clock.now();
     this.ctx.logger.warn('broadcast channel not created', { appId: row.appId, broadcastId: row.id, reason });
     await this.ctx.db.write(async (tx) => {
-      if (await tx.broadcasts.end(row.id, reason, now)) await tx.webhookEvents.emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
-      await tx.broadcasts.setChannel(row.id, 'failed', null, reason);
-      await tx.broadcasts.saveOp({ ...op, status: 'failed', reason }, now);
-      await tx.broadcasts.failPending(row.id, reason, now);
+      if (await broadcastsRepository(tx).end(row.id, reason, now)) await webhookEventsRepository(tx).emit(row.appId, 'broadcast.ended', { broadcastId: row.id, endReason: reason }, now);
+      await broadcastsRepository(tx).setChannel(row.id, 'failed', null, reason);
+      await broadcastsRepository(tx).saveOp({ ...op, status: 'failed', reason }, now);
+      await broadcastsRepository(tx).failPending(row.id, reason, now);
     });
   }
 
   private async save(op: BroadcastOp): Promise<void> {
-    await this.ctx.db.write((tx) => tx.broadcasts.saveOp(op, this.ctx.clock.now()));
+    await this.ctx.db.write((tx) => broadcastsRepository(tx).saveOp(op, this.ctx.clock.now()));
   }
 }

@@ -5,6 +5,7 @@ import { activityContentOn, addActivityOn, addDeviceOn, apnsRigOn, closeRigOn, d
 import { forEachDatabase } from '../../test-support/databases';
 import type { TestDatabase } from '../../test-support/harness';
 import type { DeliveryEngine, DeliveryEngineOptions } from './delivery.engine';
+import { tokensRepository } from '../tokens/tokens.repository';
 
 let h: DeliveryHarness;
 let database: TestDatabase;
@@ -80,7 +81,7 @@ forEachDatabase('delivery to APNs', (db) => {
     await setup();
     const [one, two] = [await addDeviceOn(h.ctx, 'demo', { platform: 'ios' }), await addDeviceOn(h.ctx, 'demo', { platform: 'ios' })];
     const activity = await addActivityOn(h.ctx, 'demo', { platform: 'ios', activityToken: { deviceId: one.id, token: apnsToken() } });
-    await h.ctx.db.repos.tokens.reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
+    await tokensRepository(h.ctx.db.sql).reportActivity('demo', activity, two.id, apnsToken(), null, h.clock.now());
     await apns.goAway();
     for (let i = 1; i <= 60; i++) {
       // Device two gets only every tenth update: superseding is per device.
@@ -121,7 +122,7 @@ forEachDatabase('delivery to APNs', (db) => {
 
     await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update', { progress: '70' }), [{ deviceId: iphone.id, status: 'held' }]);
     const token = apnsToken();
-    const tokenId = await h.ctx.db.repos.tokens.reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
+    const tokenId = await tokensRepository(h.ctx.db.sql).reportActivity('demo', activity, iphone.id, token, null, h.clock.now());
     expect(await h.ctx.db.write((tx) => h.ctx.outbox.releaseHeld(tx, { activityId: activity, deviceId: iphone.id, tokenId }, h.clock.now()))).toBe(1);
     await engine.drain();
     expect(apns.requests.slice(1).map((r) => [r.token, r.body.aps['content-state'].progress])).toEqual([[token, '70']]);
@@ -156,7 +157,7 @@ forEachDatabase('delivery to APNs', (db) => {
     apns.unregister(dead);
     await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, activity, 'update'), [iphone.id]);
     await engine.drain();
-    const states = Object.fromEntries((await h.ctx.db.repos.tokens.ofDevice(iphone.id)).map((t) => [t.kind, [t.state, t.invalidReason]]));
+    const states = Object.fromEntries((await tokensRepository(h.ctx.db.sql).ofDevice(iphone.id)).map((t) => [t.kind, [t.state, t.invalidReason]]));
     expect(states).toEqual({ apns_device: ['active', null], apns_push_to_start: ['active', null], apns_activity: ['invalid', 'Unregistered'] });
     const next = await addActivityOn(h.ctx, 'demo', { platform: 'ios' });
     await queueOn(h.ctx, 'demo', activityContentOn(h.ctx, next, 'start'), [iphone.id]);
@@ -173,11 +174,11 @@ forEachDatabase('delivery to APNs', (db) => {
     await queueOn(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
     // APNs decided before the device reported the token again: the report is newer, the token stays.
-    expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'active' });
+    expect((await tokensRepository(h.ctx.db.sql).ofDevice(iphone.id))[0]).toMatchObject({ state: 'active' });
     apns.respond(() => ({ status: 410, reason: 'Unregistered', timestamp: reportedAt + 1 }));
     await queueOn(h.ctx, 'demo', notificationContent(), [iphone.id]);
     await engine.drain();
-    expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
+    expect((await tokensRepository(h.ctx.db.sql).ofDevice(iphone.id))[0]).toMatchObject({ state: 'invalid', invalidReason: 'Unregistered' });
     expect((await deliveryRowsOn(h.ctx)).map((r) => [r.status, r.reason])).toEqual([
       ['dropped', 'Unregistered'],
       ['dropped', 'Unregistered'],
@@ -213,6 +214,6 @@ forEachDatabase('delivery to APNs', (db) => {
     expect(row!.reason).toBe(
       'BadDeviceToken from the production host: probably a sandbox token (a development build run from Xcode); register the device with environment "sandbox"',
     );
-    expect((await h.ctx.db.repos.tokens.ofDevice(iphone.id))[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
+    expect((await tokensRepository(h.ctx.db.sql).ofDevice(iphone.id))[0]).toMatchObject({ state: 'invalid', invalidReason: row!.reason });
   });
 });

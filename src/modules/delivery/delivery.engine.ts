@@ -6,6 +6,7 @@ import { OutboxThread } from './outbox/outbox-thread';
 import { FcmSender } from './providers/fcm/fcm.sender';
 import { SimulatorTransport } from './providers/simulator.transport';
 import type { Transports } from './providers/transport';
+import { deliveriesRepository } from './worker/delivery.repository';
 
 export interface DeliveryEngineOptions extends WorkerOptions {
   /** Replace a transport (tests, benchmarks); the others are the real ones. */
@@ -42,7 +43,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
   const { transports: overrides, stopTimeoutMs = 10_000, outboxThread = false, ...workerOptions } = options;
   const { path, max_size_mb: maxSizeMb } = ctx.config.database;
   if (outboxThread && path !== ':memory:')
-    workerOptions.store ??= new OutboxThread(inlineStore(ctx.db.repos.deliveries), { path, maxSizeMb }, ctx.logger);
+    workerOptions.store ??= new OutboxThread(inlineStore(deliveriesRepository(ctx.db.sql)), { path, maxSizeMb }, ctx.logger);
   const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
   const transports: Transports = {
     apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger, outbound }),

@@ -11,6 +11,7 @@ import { createHarness, type TestDatabase } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
 import { createDeliveryEngine, type DeliveryEngine } from './delivery.engine';
 import { unlabelled } from '../../test-support/metrics-text';
+import { deliveriesRepository } from './worker/delivery.repository';
 
 let h: DeliveryHarness;
 let apns: ApnsStandin | undefined;
@@ -96,7 +97,7 @@ forEachDatabase('durability of the outbox', (database) => {
     await h.createApp({ id: 'demo' });
     const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
     await queueOn(h.ctx, 'demo', notificationContent('queued before start'), [pixel.id]);
-    const { deliveries } = h.ctx.db.repos;
+    const deliveries = deliveriesRepository(h.ctx.db.sql);
     const reset = deliveries.recoverSending.bind(deliveries);
     let attempts = 0;
     deliveries.recoverSending = (now) => (++attempts === 1 ? Promise.reject(new Error('disk I/O error')) : reset(now));

@@ -9,6 +9,7 @@ import { until } from '../../test-support/eventually';
 import { endpointHold } from './endpoint-health/endpoint-health';
 import type { DeliveryEngine } from './delivery.engine';
 import { unlabelled } from '../../test-support/metrics-text';
+import { deliveriesRepository } from './worker/delivery.repository';
 
 let h: DeliveryHarness;
 let fcm: FcmStandin | undefined;
@@ -60,7 +61,7 @@ forEachDatabase('latest wins for updates that were in flight', (database) => {
   test('an update claimed before a newer end and held back for a down channel is superseded; a start or end in the same place waits', async () => {
     h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
-    const repo = h.ctx.db.repos.deliveries;
+    const repo = deliveriesRepository(h.ctx.db.sql);
     const pixel = await addDeviceOn(h.ctx, 'demo', { platform: 'android' });
     const other = await addDeviceOn(h.ctx, 'demo', { platform: 'android', endUserId: 'user-2' });
     const activity = await addActivityOn(h.ctx, 'demo', { platform: 'android' });

@@ -1,7 +1,7 @@
 import { t } from 'elysia';
 import { HttpError } from '../../lib/errors';
 import { canonicalLocale } from '../../lib/locale';
-import type { AudienceFilter } from './devices.repository';
+import type { AudienceFilter } from './devices.types';
 import { MAX_TAG_VALUE, MAX_TAGS, requireTagKey } from './tags';
 
 /** At most this many values in one tag's list (a list matches any of them). */

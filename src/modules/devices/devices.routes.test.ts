@@ -4,6 +4,8 @@ import { createHarness, type Harness } from '../../test-support/harness';
 import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import type { AppContext } from '../../context';
+import { tokensRepository } from '../tokens/tokens.repository';
+import { devicesRepository } from './devices.repository';
 
 let h: Harness<AppContext>;
 afterEach(() => h?.close());
@@ -178,11 +180,11 @@ forEachDatabase('devices', (database) => {
         ids[label] = res.body.device.id;
         h.clock.advance(1);
       }
-      const repos = h.ctx.db.repos;
-      const d = await repos.tokens.ofDevice(ids.d);
-      await repos.tokens.invalidate(d[0]!.id, 'BadDeviceToken', h.clock.now());
-      const targets = async (filter: { endUserIds?: string[]; testersOnly?: boolean }) => (await repos.devices.targets('a1', filter)).map((t) => t.id);
-      const sends = async (filter: { endUserIds?: string[]; testersOnly?: boolean }) => [...(await repos.devices.sendTargets('a1', filter))].map((t) => t.deviceId);
+      const repos = h.ctx.db.sql;
+      const d = await tokensRepository(repos).ofDevice(ids.d);
+      await tokensRepository(repos).invalidate(d[0]!.id, 'BadDeviceToken', h.clock.now());
+      const targets = async (filter: { endUserIds?: string[]; testersOnly?: boolean }) => (await devicesRepository(repos).targets('a1', filter)).map((t) => t.id);
+      const sends = async (filter: { endUserIds?: string[]; testersOnly?: boolean }) => [...(await devicesRepository(repos).sendTargets('a1', filter))].map((t) => t.deviceId);
       for (const read of [targets, sends]) {
         expect(await read({})).toEqual([ids.a, ids.b, ids.c]);
         expect(await read({ endUserIds: ['u2'] })).toEqual([ids.c]);
@@ -190,8 +192,8 @@ forEachDatabase('devices', (database) => {
         expect(await read({ testersOnly: true })).toEqual([ids.a, ids.b]);
         expect(await read({ endUserIds: ['u2', 'u1'], testersOnly: true })).toEqual([ids.a, ids.b]);
       }
-      const [a] = await repos.devices.targets('a1', { endUserIds: ['u1'] });
-      const tokens = await repos.tokens.ofDevice(ids.a);
+      const [a] = await devicesRepository(repos).targets('a1', { endUserIds: ['u1'] });
+      const tokens = await tokensRepository(repos).ofDevice(ids.a);
       expect(a).toMatchObject({ platform: 'ios', tokenId: tokens.find((t) => t.kind === 'apns_device')!.id, pushToStartTokenId: tokens.find((t) => t.kind === 'apns_push_to_start')!.id });
       expect(typeof a!.createdAt).toBe('number');
     });

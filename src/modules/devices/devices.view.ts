@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { isoTime } from '../../lib/clock';
-import type { DeviceWithTokens } from './devices.repository';
+import type { DeviceWithTokens } from './devices.types';
 
 export const DeviceRecord = t.Object({
   id: t.String({ description: 'Device identifier (`dev_…`), used to remove it.' }),

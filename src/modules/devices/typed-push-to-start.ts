@@ -1,4 +1,4 @@
-import type { DeviceInput } from './devices.repository';
+import type { DeviceInput } from './devices.types';
 
 /** The ActivityAttributes type of the eight built-in templates: its token is `pushToStartToken`. */
 const BUILT_IN_ATTRIBUTES_TYPE = 'IsletActivityAttributes';

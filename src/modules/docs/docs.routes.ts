@@ -11,6 +11,7 @@ import type { ErrorFacts } from './error-examples';
 import { polishDocument, type DocumentedRoute } from './polish-document';
 import { SWAGGER_ASSETS, SWAGGER_ICONS } from './swagger-assets';
 import { swaggerPage } from './swagger-page';
+import { deliveryHistoryRepository } from '../delivery/admin/delivery-history.repository';
 
 const ASSET_PREFIX = '/swagger/assets';
 
@@ -38,7 +39,7 @@ const TAGS = [
  * so that its start-up script is a file (a CSP without inline scripts) and tokens are not persisted.
  */
 export function docsRoutes(routes: () => DocumentedRoute[], services: Services, facts: ErrorFacts) {
-  const history = services.ctx.db.repos.deliveryHistory;
+  const history = deliveryHistoryRepository(services.ctx.db.sql);
   const serveAsset = (file: string) => {
     const asset = SWAGGER_ASSETS.get(file);
     if (!asset) throw new HttpError(404, `no route for GET ${ASSET_PREFIX}/${file}`);

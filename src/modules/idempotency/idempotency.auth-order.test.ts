@@ -6,6 +6,7 @@ import { openSqliteStore } from '../../db/sqlite/store';
 import { silentLogger } from '../../lib/logger';
 import { ADMIN_TOKEN, createHarness, type Harness } from '../../test-support/harness';
 import { spawnServer, type SpawnedServer } from '../../test-support/spawn-server';
+import { idempotencyRepository } from './idempotency.repository';
 
 /**
  * Authentication (and finding the app) comes before the Idempotency-Key: every operation of the
@@ -89,7 +90,7 @@ describe('Idempotency-Key after authentication (app.handle)', () => {
       () => h.clock.advance(61 * 60_000),
     );
     expectRefused(calls);
-    expect(await h.ctx.db.repos.idempotency.all()).toEqual([]);
+    expect(await idempotencyRepository(h.ctx.db.sql).all()).toEqual([]);
   });
 
   test('an unauthenticated DELETE of a device with a key, then the authenticated one with the same key, deletes the device', async () => {
@@ -163,7 +164,7 @@ describe('Idempotency-Key after authentication (served process)', () => {
     const db = openSqliteStore(dbPath, { logger: silentLogger });
     try {
       // Only the two authenticated DELETEs took a key.
-      expect(await db.repos.idempotency.all()).toEqual([
+      expect(await idempotencyRepository(db.sql).all()).toEqual([
         { appId: APP, key: 'k1', status: 200 },
         { appId: APP, key: 'k2', status: 404 },
       ]);

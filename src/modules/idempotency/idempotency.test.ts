@@ -8,6 +8,7 @@ import { idempotency, requestFingerprint } from './idempotency';
 import { testRows } from '../../test-support/test-sql';
 import { forEachDatabase } from '../../test-support/databases';
 import type { AppContext } from '../../context';
+import { idempotencyRepository } from './idempotency.repository';
 
 forEachDatabase('idempotency', (database) => {
   let h: Harness<AppContext>;
@@ -95,19 +96,19 @@ forEachDatabase('idempotency', (database) => {
         const request = new Request(`http://islet.test${activitiesPath(appId)}`, { method: 'POST', headers: { 'idempotency-key': `r-${status}` } });
         expect(await idem.begin(request, appId, progress)).toBeUndefined();
         await idem.finish(request, new Response('{}', { status }), status);
-        expect(await h.ctx.db.repos.idempotency.find(appId, `r-${status}`)).toBeUndefined();
+        expect(await idempotencyRepository(h.ctx.db.sql).find(appId, `r-${status}`)).toBeUndefined();
       }
       const running = new Request(`http://islet.test${activitiesPath(appId)}`, { method: 'POST', headers: { 'idempotency-key': 'left' } });
       await idem.begin(running, appId, progress);
-      expect((await h.ctx.db.repos.idempotency.find(appId, 'left'))?.state).toBe('running');
+      expect((await idempotencyRepository(h.ctx.db.sql).find(appId, 'left'))?.state).toBe('running');
       // `islet demo` beside a running server builds the services on the same database: the key stays taken.
       createApp({ ...h.ctx });
-      expect((await h.ctx.db.repos.idempotency.find(appId, 'left'))?.state).toBe('running');
+      expect((await idempotencyRepository(h.ctx.db.sql).find(appId, 'left'))?.state).toBe('running');
       h.ctx.config.server.host = '127.0.0.1';
       h.ctx.config.server.port = 0;
       const server = await startServer(h.ctx);
       try {
-        expect(await h.ctx.db.repos.idempotency.find(appId, 'left')).toBeUndefined();
+        expect(await idempotencyRepository(h.ctx.db.sql).find(appId, 'left')).toBeUndefined();
       } finally {
         await server.stop();
       }

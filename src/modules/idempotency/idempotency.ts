@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AppContext } from '../../context';
 import { requestPath } from '../../http/request-path';
 import { HttpError } from '../../lib/errors';
+import { idempotencyRepository } from './idempotency.repository';
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -32,7 +33,7 @@ export function requestFingerprint(method: string, path: string, body: unknown):
  * the next start of the server (`releaseAllRunning`, in startServer) and a retry runs the request again.
  */
 export function idempotency(ctx: AppContext) {
-  const repo = ctx.db.repos.idempotency;
+  const repo = idempotencyRepository(ctx.db.sql);
   const taken = new WeakMap<Request, { appId: string; key: string }>();
 
   return {

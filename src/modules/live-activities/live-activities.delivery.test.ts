@@ -9,6 +9,8 @@ import type { LiveActivityContent } from '../delivery/message-content';
 import { apnsRequest } from '../delivery/payloads';
 import { endActivities, NO_PUSH_TO_START_TOKEN } from './live-activities.delivery';
 import { activitiesPath, connect, count, progress, queuedFor, sign, start } from '../../test-support/live-activity-fixtures';
+import { liveActivitiesRepository } from './live-activities.repository';
+import { tokensRepository } from '../tokens/tokens.repository';
 
 forEachDatabase('live-activity delivery', (database) => {
   let h: Harness<AppContext>;
@@ -106,7 +108,7 @@ forEachDatabase('live-activity delivery', (database) => {
       expect(res.body).toEqual({ success: true });
       [, , second] = (await queuedFor(h, id));
       expect(second!.deliveries.map((d) => d.status)).toEqual(['pending', 'pending']);
-      expect(await h.ctx.db.repos.tokens.activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
+      expect(await tokensRepository(h.ctx.db.sql).activityToken(id, iphone)).toMatchObject({ value: apnsToken('a1b2c3'), state: 'active', kind: 'apns_activity' });
 
       await h.service('a1', 'DELETE', `${PATH}/${id}`);
       const end = (await queuedFor(h, id)).at(-1)!;
@@ -212,7 +214,7 @@ forEachDatabase('live-activity delivery', (database) => {
       await breakTable('deliveries');
       expect((await h.service('a1', 'PATCH', `${PATH}/${id}`, { contentState: { progress: '99' } })).status).toBe(500);
       expect((await h.service('a1', 'DELETE', `${PATH}/${id}`)).status).toBe(500);
-      const row = (await h.ctx.db.repos.liveActivities.find('a1', id))!;
+      const row = (await liveActivitiesRepository(h.ctx.db.sql).find('a1', id))!;
       expect({ state: row.state, contentState: JSON.parse(row.contentState) }).toEqual({ state: 'Active', contentState: progress.contentState });
       expect((await queuedFor(h, id)).map((m) => m.kind)).toEqual(['la_start']);
     });
@@ -224,7 +226,7 @@ forEachDatabase('live-activity delivery', (database) => {
       const { id } = await iosActivity();
       const startedAt = h.clock.now();
       h.clock.advance(9 * HOUR);
-      const repo = h.ctx.db.repos.liveActivities;
+      const repo = liveActivitiesRepository(h.ctx.db.sql);
       const options = {
         reason: 'expired' as const,
         endedAt: (a: { startedAt: number }) => a.startedAt + 8 * HOUR,
@@ -250,7 +252,7 @@ forEachDatabase('live-activity delivery', (database) => {
       await connect(h, 'a1', 'u1', { platform: 'android' });
       const started = await start(h, 'a1', { templateSlug: 'ride', contentState: { etaMinutes: 3, pickupAt: '2001-01-01T00:01:00Z' }, targetUsers: ['u1'] });
       const id = started.body.activities[0].id;
-      const row = (await h.ctx.db.repos.liveActivities.find('a1', id))!;
+      const row = (await liveActivitiesRepository(h.ctx.db.sql).find('a1', id))!;
       await h.ctx.db.write((tx) => endActivities(h.ctx.outbox, tx, [row], { reason: 'quota', endedAt: h.clock.now(), dismissalAt: h.clock.now(), now: h.clock.now() }));
       const end = (await queuedFor(h, id)).at(-1)!.content;
       expect(end).toMatchObject({ event: 'end', custom: { attributesType: 'RideAttributes', dates: { contentState: ['pickupAt'] } } });

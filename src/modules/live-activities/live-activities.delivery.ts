@@ -1,11 +1,15 @@
 import { activitiesEnded } from '../webhooks/webhooks.causes';
 import type { Tx } from '../../db/store';
 import type { DeliveryTarget, Outbox } from '../delivery/outbox/outbox';
-import type { TargetDevice } from '../devices/devices.repository';
-import type { InstanceTarget, NewInstance } from './instances.repository';
+import type { TargetDevice } from '../devices/devices.types';
+import type { InstanceTarget, NewInstance } from './instances.types';
 import { activityContent } from './live-activities.content';
-import type { ActivityRow } from './live-activities.repository';
+import type { ActivityRow } from './live-activities.types';
 import { customOf } from './resolved-template';
+import { liveActivitiesRepository } from './live-activities.repository';
+import { appsRepository } from '../apps/apps.repository';
+import { instancesRepository } from './instances.repository';
+import { tokensRepository } from '../tokens/tokens.repository';
 
 export const NO_PUSH_TO_START_TOKEN = 'device has no push-to-start token';
 
@@ -38,7 +42,7 @@ export function startTargets(devices: readonly TargetDevice[], typed?: TypedToke
  */
 export async function typedPushToStart(tx: Tx, devices: readonly TargetDevice[], attributesType: string): Promise<TypedTokens> {
   const iphones = devices.filter((d) => d.platform === 'ios').map((d) => d.id);
-  const tokens = iphones.length === 0 ? [] : await tx.tokens.pushToStartFor(iphones, attributesType);
+  const tokens = iphones.length === 0 ? [] : await tokensRepository(tx).pushToStartFor(iphones, attributesType);
   return { attributesType, byDevice: new Map(tokens.map((t) => [t.deviceId, t.id])) };
 }
 
@@ -96,18 +100,18 @@ export async function endActivities(outbox: Outbox, tx: Tx, rows: readonly Activ
   for (const row of rows) {
     const endedAt = at(options.endedAt, row);
     const finalState = options.contentState ? JSON.stringify(options.contentState) : null;
-    if (!(await tx.liveActivities.markEnded(row.id, endedAt, options.reason, finalState))) continue;
+    if (!(await liveActivitiesRepository(tx).markEnded(row.id, endedAt, options.reason, finalState))) continue;
     const activity = { ...parsed(row), ...(options.contentState ? { contentState: options.contentState } : {}) };
     const dismissalAt = at(options.dismissalAt, row);
     const content = activityContent('end', activity, {
       now: options.now,
-      apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),
+      apnsTimestamp: await liveActivitiesRepository(tx).nextTimestamp(row.id, options.now),
       options: { dismissalAt, priority: options.priority },
       custom: await customOf(tx, row.appId, row.templateSlug),
     });
-    const targets = await followUpTargets(await tx.instances.live(row.id), () => tx.apps.hasApnsCredentials(row.appId));
+    const targets = await followUpTargets(await instancesRepository(tx).live(row.id), () => appsRepository(tx).hasApnsCredentials(row.appId));
     await outbox.enqueue(tx, { appId: row.appId, content, targets, now: options.now });
-    await tx.instances.end(row.id, endedAt);
+    await instancesRepository(tx).end(row.id, endedAt);
     ended.push({ ...row, state: 'Ended', endedAt, endReason: options.reason, contentState: finalState ?? row.contentState });
   }
   // Webhooks: live_activity.ended, committed with the end.
@@ -127,17 +131,17 @@ export async function endInstances(
   options: { endedAt: number; dismissalAt: number; now: number },
 ): Promise<void> {
   const chosen = new Set(deviceIds);
-  const live = (await tx.instances.live(row.id)).filter((i) => chosen.has(i.deviceId));
+  const live = (await instancesRepository(tx).live(row.id)).filter((i) => chosen.has(i.deviceId));
   // Only the instances this unit of work ended get the end: two expiry runs at once (a scheduler
   // leader taking over while the old one's run finishes) queue it once.
-  const ended = new Set(await tx.instances.end(row.id, options.endedAt, deviceIds));
+  const ended = new Set(await instancesRepository(tx).end(row.id, options.endedAt, deviceIds));
   const targets = await followUpTargets(
     live.filter((i) => ended.has(i.deviceId)),
-    () => tx.apps.hasApnsCredentials(row.appId),
+    () => appsRepository(tx).hasApnsCredentials(row.appId),
   );
   const content = activityContent('end', parsed(row), {
     now: options.now,
-    apnsTimestamp: await tx.liveActivities.nextTimestamp(row.id, options.now),
+    apnsTimestamp: await liveActivitiesRepository(tx).nextTimestamp(row.id, options.now),
     options: { dismissalAt: options.dismissalAt },
     custom: await customOf(tx, row.appId, row.templateSlug),
   });

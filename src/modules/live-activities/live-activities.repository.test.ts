@@ -3,7 +3,8 @@ import type { AppContext } from '../../context';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { POSTGRES_TEST_TIMEOUT_MS } from '../../test-support/postgres';
-import type { NewActivity } from './live-activities.repository';
+import type { NewActivity } from './live-activities.types';
+import { liveActivitiesRepository } from './live-activities.repository';
 
 let h: Harness<AppContext> | undefined;
 afterEach(async () => {
@@ -17,7 +18,7 @@ forEachDatabase('activities', (database) => {
     async () => {
       h = await createHarness({ database });
       await h.createApp({ id: 'a1' });
-      const { repos } = h.ctx.db;
+      const { sql } = h.ctx.db;
       const rows: NewActivity[] = Array.from({ length: 205 }, (_, i) => ({
         id: `la${String(i).padStart(3, '0')}`,
         appId: 'a1',
@@ -28,34 +29,34 @@ forEachDatabase('activities', (database) => {
         contentState: '{"progress":"0"}',
         startedAt: 1_764_000_000_000 + i,
       }));
-      await h.ctx.db.write((tx) => tx.liveActivities.insert(rows));
+      await h.ctx.db.write((tx) => liveActivitiesRepository(tx).insert(rows));
 
-      const page = await repos.liveActivities.list('a1', {}, 2, 1);
+      const page = await liveActivitiesRepository(sql).list('a1', {}, 2, 1);
       expect(page.total).toBe(205);
       expect(page.rows.map((r) => r.id)).toEqual(['la203', 'la202']);
       expect(page.rows[0]).toMatchObject({ appId: 'a1', state: 'Active', startedAt: 1_764_000_000_203, lastTimestamp: 1_764_000_000, endedAt: null });
-      expect((await repos.liveActivities.list('a1', { endUserId: 'u1', templateSlug: 'image-banner' }, 100, 0)).total).toBe(21);
+      expect((await liveActivitiesRepository(sql).list('a1', { endUserId: 'u1', templateSlug: 'image-banner' }, 100, 0)).total).toBe(21);
 
       // Timestamps never tie: a second event in the same second gets the next one.
       const now = 1_764_000_100_000;
-      const first = await h.ctx.db.write((tx) => tx.liveActivities.nextTimestamp('la000', now));
+      const first = await h.ctx.db.write((tx) => liveActivitiesRepository(tx).nextTimestamp('la000', now));
       expect(first).toBe(1_764_000_100);
-      expect(await h.ctx.db.write((tx) => tx.liveActivities.nextTimestamp('la000', now))).toBe(first + 1);
-      expect(await h.ctx.db.write(async (tx) => (await tx.liveActivities.findForWrite('a1', 'la000'))?.lastTimestamp)).toBe(first + 1);
-      expect(await repos.liveActivities.find('a2', 'la000')).toBeUndefined();
+      expect(await h.ctx.db.write((tx) => liveActivitiesRepository(tx).nextTimestamp('la000', now))).toBe(first + 1);
+      expect(await h.ctx.db.write(async (tx) => (await liveActivitiesRepository(tx).findForWrite('a1', 'la000'))?.lastTimestamp)).toBe(first + 1);
+      expect(await liveActivitiesRepository(sql).find('a2', 'la000')).toBeUndefined();
 
-      expect(await h.ctx.db.write((tx) => tx.liveActivities.recordUpdate('la001', '{"progress":"5"}', 7))).toBe(true);
-      expect(await h.ctx.db.write((tx) => tx.liveActivities.markEnded('la001', now, 'api', '{"progress":"9"}'))).toBe(true);
-      expect(await h.ctx.db.write((tx) => tx.liveActivities.markEnded('la001', now + 1, 'quota', null))).toBe(false);
-      expect(await h.ctx.db.write((tx) => tx.liveActivities.recordUpdate('la001', '{"progress":"6"}', 8))).toBe(false);
-      expect(await repos.liveActivities.byId('la001')).toMatchObject({ state: 'Ended', endedAt: now, endReason: 'api', contentState: '{"progress":"9"}', lastTimestamp: 7 });
-      expect((await repos.liveActivities.list('a1', { state: 'Ended' }, 10, 0)).rows.map((r) => r.id)).toEqual(['la001']);
+      expect(await h.ctx.db.write((tx) => liveActivitiesRepository(tx).recordUpdate('la001', '{"progress":"5"}', 7))).toBe(true);
+      expect(await h.ctx.db.write((tx) => liveActivitiesRepository(tx).markEnded('la001', now, 'api', '{"progress":"9"}'))).toBe(true);
+      expect(await h.ctx.db.write((tx) => liveActivitiesRepository(tx).markEnded('la001', now + 1, 'quota', null))).toBe(false);
+      expect(await h.ctx.db.write((tx) => liveActivitiesRepository(tx).recordUpdate('la001', '{"progress":"6"}', 8))).toBe(false);
+      expect(await liveActivitiesRepository(sql).byId('la001')).toMatchObject({ state: 'Ended', endedAt: now, endReason: 'api', contentState: '{"progress":"9"}', lastTimestamp: 7 });
+      expect((await liveActivitiesRepository(sql).list('a1', { state: 'Ended' }, 10, 0)).rows.map((r) => r.id)).toEqual(['la001']);
 
       // No instance is live: every Active activity started by then is found.
-      expect(await repos.liveActivities.activeWithoutLiveInstance(1_764_000_000_002)).toHaveLength(2);
-      expect(await h.ctx.db.write((tx) => tx.liveActivities.pruneEnded(now))).toBe(0);
-      expect(await h.ctx.db.write((tx) => tx.liveActivities.pruneEnded(now + 1))).toBe(1);
-      expect(await repos.liveActivities.byId('la001')).toBeUndefined();
+      expect(await liveActivitiesRepository(sql).activeWithoutLiveInstance(1_764_000_000_002)).toHaveLength(2);
+      expect(await h.ctx.db.write((tx) => liveActivitiesRepository(tx).pruneEnded(now))).toBe(0);
+      expect(await h.ctx.db.write((tx) => liveActivitiesRepository(tx).pruneEnded(now + 1))).toBe(1);
+      expect(await liveActivitiesRepository(sql).byId('la001')).toBeUndefined();
     },
     POSTGRES_TEST_TIMEOUT_MS,
   );

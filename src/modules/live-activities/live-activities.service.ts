@@ -1,22 +1,31 @@
 import type { AppContext } from '../../context';
-import type { Repositories, Tx } from '../../db/store';
+import type { Sql } from '../../db/sql/sql';
+import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { AppRow } from '../apps/apps.repository';
+import type { AppRow } from '../apps/apps.types';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
-import type { AudienceFilter, TargetDevice } from '../devices/devices.repository';
+import type { AudienceFilter, TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
-import type { InstanceDetail, NewInstance } from './instances.repository';
+import type { InstanceDetail, NewInstance } from './instances.types';
 import { activityContent, type EventOptions } from './live-activities.content';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
 import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
-import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.repository';
+import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.types';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { emitterFor } from '../webhooks/webhooks.causes';
 import { contentContext, requireValidData, requireValidState, resolveTemplate } from './resolved-template';
 import { invalidTemplateSlug } from './template-errors';
+import { webhookEventsRepository } from '../webhooks/webhook-events.repository';
+import { instancesRepository } from './instances.repository';
+import { tokensRepository } from '../tokens/tokens.repository';
+import { liveActivitiesRepository } from './live-activities.repository';
+import { appsRepository } from '../apps/apps.repository';
+import { devicesRepository } from '../devices/devices.repository';
+import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
+import { deliveryHistoryRepository } from '../delivery/admin/delivery-history.repository';
 
 /** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
 export interface StartInput extends ContentOptionsInput {
@@ -60,20 +69,20 @@ export function liveActivitiesService(ctx: AppContext) {
 
   /** Why no device shows the activity: what its start's deliveries were refused with (an iPhone without a push-to-start token). */
   const noInstanceReason = async (appId: string, id: string): Promise<string> => {
-    const starts = (await store.repos.deliveryHistory.search(appId, { activityId: id, kind: 'la_start' }, 20, 0)).rows;
+    const starts = (await deliveryHistoryRepository(store.sql).search(appId, { activityId: id, kind: 'la_start' }, 20, 0)).rows;
     const reasons = new Set(starts.filter((d) => d.status === 'failed' || d.status === 'dropped').map((d) => d.reason ?? d.status));
     return reasons.size > 0 ? [...reasons].join('; ') : 'the start reached no device';
   };
 
-  const requireActivity = async (r: Repositories, appId: string, id: string): Promise<ActivityRow> => {
-    const row = await r.liveActivities.find(appId, id);
+  const requireActivity = async (r: Sql, appId: string, id: string): Promise<ActivityRow> => {
+    const row = await liveActivitiesRepository(r).find(appId, id);
     if (!row) throw notFound();
     return row;
   };
 
   /** requireActivity in a write that changes the activity from what it reads (see `findForWrite`). */
   const requireActivityForWrite = async (tx: Tx, appId: string, id: string): Promise<ActivityRow> => {
-    const row = await tx.liveActivities.findForWrite(appId, id);
+    const row = await liveActivitiesRepository(tx).findForWrite(appId, id);
     if (!row) throw notFound();
     return row;
   };
@@ -81,16 +90,16 @@ export function liveActivitiesService(ctx: AppContext) {
   /** The iOS device of the activity's end user that reports a token: the one named, or the only one. */
   const reportingDevice = async (tx: Tx, appId: string, activity: ActivityRow, deviceId: string | undefined) => {
     if (deviceId !== undefined) {
-      const device = await tx.devices.find(appId, deviceId);
+      const device = await devicesRepository(tx).find(appId, deviceId);
       if (!device || device.endUserId !== activity.endUserId || device.platform !== 'ios')
         throw new HttpError(400, "deviceId is not an iOS device of the activity's end user");
       return device;
     }
-    const ios = (await tx.devices.targets(appId, { endUserIds: [activity.endUserId] })).filter((d) => d.platform === 'ios');
+    const ios = (await devicesRepository(tx).targets(appId, { endUserIds: [activity.endUserId] })).filter((d) => d.platform === 'ios');
     if (ios.length > 1) throw new HttpError(400, 'deviceId is required: the end user has more than one iOS device');
     // No valid iOS device (its alert token was refused): the activity's only iOS instance, if any.
-    const onlyId = ios[0]?.id ?? (await tx.instances.detail(activity.id)).find((i) => i.platform === 'ios')?.deviceId;
-    const device = onlyId === undefined ? undefined : await tx.devices.find(appId, onlyId);
+    const onlyId = ios[0]?.id ?? (await instancesRepository(tx).detail(activity.id)).find((i) => i.platform === 'ios')?.deviceId;
+    const device = onlyId === undefined ? undefined : await devicesRepository(tx).find(appId, onlyId);
     if (!device) throw new HttpError(400, 'deviceId is required: the end user has no valid iOS device');
     return device;
   };
@@ -102,7 +111,7 @@ export function liveActivitiesService(ctx: AppContext) {
   const prepareStart = async (app: AppRow, input: StartInput, options: StartOptions = {}) => {
     const plan = config.plans[app.plan];
     if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
-    const template = await resolveTemplate(store.repos, app.id, input.templateSlug);
+    const template = await resolveTemplate(store.sql, app.id, input.templateSlug);
     requireValidData(template, input.attributes, input.contentState);
     const slug = input.templateSlug;
     const now = clock.now();
@@ -114,7 +123,7 @@ export function liveActivitiesService(ctx: AppContext) {
       { now, ...contentContext(template), apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
     );
     requireDeliverable(base);
-    if (minutesExhausted(plan, await usedMinutes(store.repos, app.id, now))) {
+    if (minutesExhausted(plan, await usedMinutes(store.sql, app.id, now))) {
       throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
     }
     const attributesJson = JSON.stringify(attributes);
@@ -122,11 +131,11 @@ export function liveActivitiesService(ctx: AppContext) {
     const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
     return async (tx: Tx) => {
       // A delete that committed since the checks must not leave an activity without its template.
-      if (template.custom && !(await tx.liveActivityTemplates.findShared(app.id, slug))) throw invalidTemplateSlug(slug);
+      if (template.custom && !(await liveActivityTemplatesRepository(tx).findShared(app.id, slug))) throw invalidTemplateSlug(slug);
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
-      for (const userDevices of byEndUser(await tx.devices.targets(app.id, { endUserIds, audience: input.audience }))) {
+      for (const userDevices of byEndUser(await devicesRepository(tx).targets(app.id, { endUserIds, audience: input.audience }))) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
@@ -138,8 +147,8 @@ export function liveActivitiesService(ctx: AppContext) {
         started.push(...startInstances(row.id, userDevices, targets, now));
         await emitStarted({ activityId: row.id, endUserId, templateSlug: slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
       }
-      await tx.liveActivities.insert(rows);
-      await tx.instances.insert(started);
+      await liveActivitiesRepository(tx).insert(rows);
+      await instancesRepository(tx).insert(started);
       return { activityCount: rows.length, activities: rows.map((row) => activityView({ ...row, state: 'Active', endedAt: null })) };
     };
   };
@@ -152,7 +161,7 @@ export function liveActivitiesService(ctx: AppContext) {
     // Statements side by side go to PostgreSQL in one round trip and run in the order given, on the
     // unit of work's connection: the live instances are read once the activity's row is locked.
     // (SQLite runs each at once, in the same order.)
-    const [row, instances] = await Promise.all([requireActivityForWrite(tx, appId, id), tx.instances.live(id)]);
+    const [row, instances] = await Promise.all([requireActivityForWrite(tx, appId, id), instancesRepository(tx).live(id)]);
     if (row.state !== 'Active') throw notActive();
     const activity = parsed(row);
     const template = await resolveTemplate(tx, appId, row.templateSlug);
@@ -163,8 +172,8 @@ export function liveActivitiesService(ctx: AppContext) {
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
     requireDeliverable(content);
-    const targets = await followUpTargets(instances, () => tx.apps.hasApnsCredentials(appId));
-    await Promise.all([tx.liveActivities.recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), outbox.enqueue(tx, { appId, content, targets, now })]);
+    const targets = await followUpTargets(instances, () => appsRepository(tx).hasApnsCredentials(appId));
+    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), outbox.enqueue(tx, { appId, content, targets, now })]);
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
@@ -221,17 +230,17 @@ export function liveActivitiesService(ctx: AppContext) {
 
     /** One activity of the app as the API shows it, or 404. */
     async get(appId: string, id: string) {
-      return activityView(await requireActivity(store.repos, appId, id));
+      return activityView(await requireActivity(store.sql, appId, id));
     },
 
     /** The end user of the app's activity, or undefined when there is none (authentication by end-user signature). */
     async endUserOf(appId: string, id: string): Promise<string | undefined> {
-      return (await store.repos.liveActivities.find(appId, id))?.endUserId;
+      return (await liveActivitiesRepository(store.sql).find(appId, id))?.endUserId;
     },
 
     /** The app's activities with these ids that exist, in that order. */
     async findMany(appId: string, ids: readonly string[]): Promise<ActivityRow[]> {
-      const rows = await Promise.all(ids.map((id) => store.repos.liveActivities.find(appId, id)));
+      const rows = await Promise.all(ids.map((id) => liveActivitiesRepository(store.sql).find(appId, id)));
       return rows.filter((a): a is ActivityRow => a !== undefined);
     },
 
@@ -241,8 +250,8 @@ export function liveActivitiesService(ctx: AppContext) {
      * why no device shows it (such an activity uses no minutes).
      */
     async detail(appId: string, id: string) {
-      const row = await requireActivity(store.repos, appId, id);
-      const list = await store.repos.instances.detail(id);
+      const row = await requireActivity(store.sql, appId, id);
+      const list = await instancesRepository(store.sql).detail(id);
       return {
         ...activityView(row),
         endReason: row.endReason,
@@ -257,7 +266,7 @@ export function liveActivitiesService(ctx: AppContext) {
 
     /** A page of the app's activities, newest first, with the count of all that match. */
     async list(appId: string, filter: ActivityFilter, limit: number, offset: number) {
-      const { rows, total } = await store.repos.liveActivities.list(appId, filter, limit, offset);
+      const { rows, total } = await liveActivitiesRepository(store.sql).list(appId, filter, limit, offset);
       return { activities: rows.map(activityView), total };
     },
 
@@ -273,10 +282,10 @@ export function liveActivitiesService(ctx: AppContext) {
         const activity = await requireActivityForWrite(tx, appId, id);
         const device = await reportingDevice(tx, appId, activity, input.deviceId);
         const now = clock.now();
-        const tokenId = await tx.tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
-        await tx.instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
+        const tokenId = await tokensRepository(tx).reportActivity(appId, id, device.id, input.token, device.environment, now);
+        await instancesRepository(tx).insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
         await outbox.releaseHeld(tx, { activityId: id, deviceId: device.id, tokenId }, now);
-        await tx.webhookEvents.emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
+        await webhookEventsRepository(tx).emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
       });
     },
   };

@@ -46,14 +46,14 @@ overage = true
       h.clock.advance(2 * MINUTE);
       await h.service('a1', 'DELETE', `${activitiesPath('a1')}/${first}`); // 6 minutes, then stops counting
       h.clock.advance(MINUTE);
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(6 + 3);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(6 + 3);
       expect((await tryStart()).status).toBe(200);
 
       // Two activities now run: 30 s later usage is 6 + 3.5 + 0.5 = 10, and 1 ms before that it is under.
       h.clock.advance(MINUTE / 2 - 1);
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBeLessThan(10);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBeLessThan(10);
       h.clock.advance(1);
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(10);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(10);
       const refused = await tryStart();
       expect(refused.status).toBe(429);
       expect(refused.body).toEqual(LIMIT);
@@ -69,7 +69,7 @@ overage = true
         await setup(plan);
         await start(h, 'a1');
         h.clock.advance(10 * 24 * 60 * MINUTE);
-        expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(2 * 10 * 24 * 60);
+        expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(2 * 10 * 24 * 60);
         expect((await tryStart()).status).toBe(200);
         h.close();
       }
@@ -85,15 +85,15 @@ overage = true
       await setup('small', new FakeClock(Date.parse('2026-01-31T23:55:00Z')));
       await start(h, 'a1', { ...progress, targetUsers: ['u1'] });
       h.clock.advance(4 * MINUTE);
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(4);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(4);
       h.clock.set(Date.parse('2026-02-01T00:03:00Z'));
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(3);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(3);
       h.clock.set(Date.parse('2026-02-01T00:09:00Z'));
       expect((await tryStart()).status).toBe(200);
       h.clock.advance(30_000); // 9.5 + 0.5 = 10
       expect((await tryStart()).body).toEqual(LIMIT);
       // January is closed: its usage stays what it was.
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', Date.parse('2026-01-31T23:59:59.999Z'))).toBeCloseTo(5, 3);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', Date.parse('2026-01-31T23:59:59.999Z'))).toBeCloseTo(5, 3);
     });
 
     test('an activity no phone can show (an iPhone without a push-to-start token) uses no minutes; the admin detail says why it has no instance', async () => {
@@ -102,7 +102,7 @@ overage = true
       const unshown = (await start(h, 'a1', { ...progress, targetUsers: ['no-start'] })).body.activities[0];
       expect(unshown.state).toBe('Active');
       h.clock.advance(20 * MINUTE);
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(0);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(0);
       const usage = (await h.admin('GET', '/api/admin/apps/a1/usage')).body;
       expect([usage.minutesUsed, usage.daily.map((d: { minutes: number }) => d.minutes).filter((m: number) => m > 0)]).toEqual([0, []]);
       // Not over the 10 minutes: the quota ends nothing and starts are allowed.
@@ -112,7 +112,7 @@ overage = true
       // An activity a phone shows is billed as before, and its detail has no such reason.
       const shown = (await start(h, 'a1', { ...progress, targetUsers: ['u1'] })).body.activities[0].id;
       h.clock.advance(4 * MINUTE);
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(4);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(4);
       expect((await h.admin('GET', `/api/admin/apps/a1/live-activities/${shown}`)).body.noInstanceReason).toBeNull();
       h.clock.advance(7 * MINUTE);
       expect(await enforceQuotas(h.ctx, h.clock.now())).toBe(2);
@@ -125,8 +125,8 @@ overage = true
       await connect(h, 'a2', 'u1');
       await start(h, 'a2');
       h.clock.advance(60 * MINUTE);
-      expect(await usedMinutes(h.ctx.db.repos, 'a2', h.clock.now())).toBe(60);
-      expect(await usedMinutes(h.ctx.db.repos, 'a1', h.clock.now())).toBe(0);
+      expect(await usedMinutes(h.ctx.db.sql, 'a2', h.clock.now())).toBe(60);
+      expect(await usedMinutes(h.ctx.db.sql, 'a1', h.clock.now())).toBe(0);
       expect((await tryStart()).status).toBe(200);
     });
   });

@@ -1,6 +1,8 @@
 import type { PlanConfig } from '../../config/config.schema';
-import type { Repositories } from '../../db/store';
+import type { Sql } from '../../db/sql/sql';
 import { billingPeriod } from './billing-period';
+import { activityUsageRepository } from './activity-usage.repository';
+import { broadcastsRepository } from '../broadcasts/broadcasts.repository';
 
 const MINUTE_MS = 60_000;
 
@@ -11,10 +13,10 @@ const MINUTE_MS = 60_000;
  * activity, whatever its audience). Fractional.
  * @example await usedMinutes(ctx.db.repos, 'demo', clock.now()) // 1234.5
  */
-export async function usedMinutes(r: Repositories, appId: string, now: number): Promise<number> {
+export async function usedMinutes(r: Sql, appId: string, now: number): Promise<number> {
   const period = billingPeriod(now);
-  const broadcasts = await r.broadcasts.runningMs(appId, period.start, Math.min(now, period.end));
-  return ((await r.activityUsage.usedMs(appId, period, now)) + broadcasts) / MINUTE_MS;
+  const broadcasts = await broadcastsRepository(r).runningMs(appId, period.start, Math.min(now, period.end));
+  return ((await activityUsageRepository(r).usedMs(appId, period, now)) + broadcasts) / MINUTE_MS;
 }
 
 /**

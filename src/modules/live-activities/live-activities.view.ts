@@ -1,6 +1,6 @@
 import { t } from 'elysia';
 import { isoTime } from '../../lib/clock';
-import type { ActivityRow } from './live-activities.repository';
+import type { ActivityRow } from './live-activities.types';
 import { TEMPLATE_SLUGS } from './templates';
 
 export const LiveActivityRecord = t.Object(

@@ -6,6 +6,7 @@ import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres } from '../../test-support/
 import { testRows } from '../../test-support/test-sql';
 import { liveActivitiesService } from './live-activities.service';
 import { liveActivityTemplatesService } from './live-activity-templates.service';
+import { appsRepository } from '../apps/apps.repository';
 
 // Only PostgreSQL runs two writes at once (SQLite's one writer serializes them): a delete of a
 // template racing a start of it must see the started activity, not delete under it.
@@ -21,7 +22,7 @@ describe('app-defined templates under concurrent writes (postgres)', () => {
     const secret = (await h.admin('GET', '/api/admin/apps/a1/secrets')).body.appSecret;
     expect((await h.request('POST', '/api/apps/a1/devices', { body: { endUserId: 'u1', platform: 'android', token: 'fcm-u1' }, headers: { 'x-service-key': secret } })).status).toBe(200);
 
-    const app = (await h.ctx.db.repos.apps.find('a1'))!;
+    const app = (await appsRepository(h.ctx.db.sql).find('a1'))!;
     const start = await liveActivitiesService(h.ctx).prepareStart(app, { templateSlug: 'ride', contentState: { eta: 3 } });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

@@ -3,8 +3,9 @@ import type { Tx } from '../../db/store';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import { definitionProblem, isBuiltInSlug, MAX_TEMPLATES, normalized, replacementProblem, type CustomTemplateDefinition } from './custom-templates';
-import type { TemplateRow } from './live-activity-templates.repository';
+import type { TemplateRow } from './live-activity-templates.types';
 import { definitionOf } from './resolved-template';
+import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
 
 /** A definition without its slug: the body of a replace. */
 export type TemplateBody = Omit<CustomTemplateDefinition, 'slug'>;
@@ -49,22 +50,22 @@ export function liveActivityTemplatesService(ctx: AppContext) {
 
   /** Replaces `current` with `def` in `tx` when the activities using it allow (see replacementProblem). */
   const replaceIn = async (tx: Tx, appId: string, current: TemplateRow, def: CustomTemplateDefinition, source: TemplateRow['source']) => {
-    if ((await tx.liveActivityTemplates.activeCount(appId, def.slug)) > 0) {
+    if ((await liveActivityTemplatesRepository(tx).activeCount(appId, def.slug)) > 0) {
       const problem = replacementProblem(definitionOf(current), def);
       if (problem) throw new HttpError(409, problem);
     }
     const row = rowOf(appId, def, source, current.createdAt, ctx.clock.now());
-    await tx.liveActivityTemplates.put(row);
+    await liveActivityTemplatesRepository(tx).put(row);
     return row;
   };
 
   return {
     async list(appId: string) {
-      return (await store.repos.liveActivityTemplates.list(appId)).map(view);
+      return (await liveActivityTemplatesRepository(store.sql).list(appId)).map(view);
     },
 
     async get(appId: string, slug: string) {
-      const row = await store.repos.liveActivityTemplates.find(appId, slug);
+      const row = await liveActivityTemplatesRepository(store.sql).find(appId, slug);
       if (!row) throw notFound();
       return view(row);
     },
@@ -74,10 +75,10 @@ export function liveActivityTemplatesService(ctx: AppContext) {
       const def = check(given);
       return view(
         await store.write(async (tx) => {
-          if ((await tx.liveActivityTemplates.count(appId)) >= MAX_TEMPLATES) throw new HttpError(409, `an app has at most ${MAX_TEMPLATES} live activity templates`);
+          if ((await liveActivityTemplatesRepository(tx).count(appId)) >= MAX_TEMPLATES) throw new HttpError(409, `an app has at most ${MAX_TEMPLATES} live activity templates`);
           const now = ctx.clock.now();
           const row = rowOf(appId, def, 'api', now, now);
-          if (!(await tx.liveActivityTemplates.insert(row))) throw new HttpError(409, `live activity template ${def.slug} already exists`);
+          if (!(await liveActivityTemplatesRepository(tx).insert(row))) throw new HttpError(409, `live activity template ${def.slug} already exists`);
           return row;
         }),
       );
@@ -88,7 +89,7 @@ export function liveActivityTemplatesService(ctx: AppContext) {
       const def = check({ ...body, slug });
       return view(
         await store.write(async (tx) => {
-          const current = await tx.liveActivityTemplates.findForWrite(appId, slug);
+          const current = await liveActivityTemplatesRepository(tx).findForWrite(appId, slug);
           if (!current) throw notFound();
           return replaceIn(tx, appId, current, def, 'api');
         }),
@@ -99,10 +100,10 @@ export function liveActivityTemplatesService(ctx: AppContext) {
     async remove(appId: string, slug: string): Promise<void> {
       if (isBuiltInSlug(slug)) throw new HttpError(409, `${slug} is a built-in template and cannot be deleted`);
       await store.write(async (tx) => {
-        if (!(await tx.liveActivityTemplates.findForWrite(appId, slug))) throw notFound();
-        const active = await tx.liveActivityTemplates.activeCount(appId, slug);
+        if (!(await liveActivityTemplatesRepository(tx).findForWrite(appId, slug))) throw notFound();
+        const active = await liveActivityTemplatesRepository(tx).activeCount(appId, slug);
         if (active > 0) throw new HttpError(409, `live activity template ${slug} is in use by ${active} active ${active === 1 ? 'activity' : 'activities'}`);
-        if (!(await tx.liveActivityTemplates.remove(appId, slug))) throw notFound();
+        if (!(await liveActivityTemplatesRepository(tx).remove(appId, slug))) throw notFound();
       });
     },
 
@@ -114,10 +115,10 @@ export function liveActivityTemplatesService(ctx: AppContext) {
       for (const given of defs) {
         const def = check(given);
         await store.write(async (tx) => {
-          const current = await tx.liveActivityTemplates.findForWrite(appId, def.slug);
+          const current = await liveActivityTemplatesRepository(tx).findForWrite(appId, def.slug);
           if (!current) {
             const now = ctx.clock.now();
-            await tx.liveActivityTemplates.put(rowOf(appId, def, 'config', now, now));
+            await liveActivityTemplatesRepository(tx).put(rowOf(appId, def, 'config', now, now));
           } else if (JSON.stringify(definitionOf(current)) !== JSON.stringify(def) || current.source !== 'config') {
             await replaceIn(tx, appId, current, def, 'config');
           }

@@ -1,12 +1,13 @@
-import type { Repositories } from '../../db/store';
+import type { Sql } from '../../db/sql/sql';
 import { HttpError } from '../../lib/errors';
 import type { CustomContent } from '../delivery/message-content';
 import { customContentStateError, customDataError, type CustomFields, type CustomTemplateDefinition } from './custom-templates';
 import { customContent } from './live-activities.content';
-import type { TemplateRow } from './live-activity-templates.repository';
+import type { TemplateRow } from './live-activity-templates.types';
 import { invalidTemplateSlug } from './template-errors';
 import { activityDataError, contentStateError } from './template-validation';
 import { findTemplate, type TemplateDefinition } from './templates';
+import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
 
 /** The template an activity names: one of the eight built-ins, or one the app defined (issue 39). */
 export type ResolvedTemplate = { builtIn: TemplateDefinition; custom?: undefined } | { builtIn?: undefined; custom: CustomTemplateDefinition };
@@ -25,11 +26,11 @@ export function definitionOf(row: TemplateRow): CustomTemplateDefinition {
  * The template with that slug for the app: a built-in first (their slugs are never stored), else
  * the app's own; 400 `invalid template slug` (the spec's text) when there is neither.
  */
-export async function resolveTemplate(r: Repositories, appId: string, slug: string): Promise<ResolvedTemplate> {
+export async function resolveTemplate(r: Sql, appId: string, slug: string): Promise<ResolvedTemplate> {
   const builtIn = findTemplate(slug);
   if (builtIn) return { builtIn };
-  const row = await r.liveActivityTemplates.find(appId, slug);
-  if (!row) throw invalidTemplateSlug(slug, (await r.liveActivityTemplates.list(appId)).map((t) => t.slug));
+  const row = await liveActivityTemplatesRepository(r).find(appId, slug);
+  if (!row) throw invalidTemplateSlug(slug, (await liveActivityTemplatesRepository(r).list(appId)).map((t) => t.slug));
   return { custom: definitionOf(row) };
 }
 
@@ -53,8 +54,8 @@ export function contentContext(template: ResolvedTemplate): { template?: Templat
 }
 
 /** The payload needs of an activity's app-defined template, read in `r`; undefined for a built-in (or a template gone). */
-export async function customOf(r: Repositories, appId: string, slug: string): Promise<CustomContent | undefined> {
+export async function customOf(r: Sql, appId: string, slug: string): Promise<CustomContent | undefined> {
   if (findTemplate(slug)) return undefined;
-  const row = await r.liveActivityTemplates.find(appId, slug);
+  const row = await liveActivityTemplatesRepository(r).find(appId, slug);
   return row ? customContent(definitionOf(row)) : undefined;
 }

@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AppContext } from '../../context';
+import { metricsRepository } from './metrics.repository';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable' | 'superseded';
 
@@ -45,7 +46,7 @@ export function createMetrics(ctx: Pick<AppContext, 'coordination' | 'db'>): Isl
   registry.setDefaultLabels({ islet_instance: ctx.coordination.instance.id });
   // Process memory, CPU, open file descriptors, handles, heap, and event-loop lag (p50/p90/p99).
   collectDefaultMetrics({ register: registry, prefix: 'islet_' });
-  const repo = ctx.db.repos.metrics;
+  const repo = metricsRepository(ctx.db.sql);
   const r = [registry];
   activeCounts(registry);
 

@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import type { NotificationContent } from '../delivery/message-content';
 import { noCounts, STATE_NAMES, type DeliveryCounts } from './message-status';
+import { notificationOpensRepository } from './notification-opens.repository';
 
 /** A message of the list: what the status endpoint tells of it, without the per-platform split. */
 export interface ListedMessage {
@@ -25,7 +26,7 @@ export interface MessageList {
  * only (a page holding a send to a million devices reads that million; docs/performance.md).
  */
 export async function messageList(ctx: AppContext, appId: string, limit: number, offset: number): Promise<MessageList> {
-  const repo = ctx.db.repos.notificationOpens;
+  const repo = notificationOpensRepository(ctx.db.sql);
   const [rows, total] = await Promise.all([repo.page(appId, limit, offset), repo.total(appId)]);
   const ids = rows.map((r) => r.messageId);
   const [states, opens] = ids.length ? await Promise.all([repo.deliveryCounts(ids), repo.counts(ids)]) : [[], []];

@@ -2,6 +2,8 @@ import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import type { NotificationContent } from '../delivery/message-content';
+import { notificationOpensRepository } from './notification-opens.repository';
+import { notificationMessagesRepository } from './notification-messages.repository';
 
 /** How many deliveries of a message are in each state. `queued`: waiting to go; `sent`: the provider accepted it. */
 export interface DeliveryCounts {
@@ -58,7 +60,7 @@ export const noCounts = (): DeliveryCounts => ({ total: 0, queued: 0, held: 0, s
  * state, in all and per platform. Another app's message id, or one retention removed, is 404.
  */
 export async function messageStatus(ctx: AppContext, appId: string, publicId: string, scheduleOf?: ScheduleLookup): Promise<MessageStatus> {
-  const repo = ctx.db.repos.notificationMessages;
+  const repo = notificationMessagesRepository(ctx.db.sql);
   const message = await repo.find(appId, publicId);
   // A scheduled send has no message row until its first part goes.
   const scheduled = await scheduleOf?.(appId, publicId);
@@ -71,7 +73,7 @@ export async function messageStatus(ctx: AppContext, appId: string, publicId: st
     createdAt: isoTime(scheduled?.createdAt ?? message!.createdAt),
     deliveries: noCounts(),
     platforms: { ios: noCounts(), android: noCounts() },
-    opened: message ? await ctx.db.repos.notificationOpens.count(message.messageId) : 0,
+    opened: message ? await notificationOpensRepository(ctx.db.sql).count(message.messageId) : 0,
   };
   if (scheduled) status.schedule = scheduled.schedule;
   if (!message) return status;

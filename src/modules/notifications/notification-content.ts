@@ -2,7 +2,7 @@ import { HttpError } from '../../lib/errors';
 import type { NotificationContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { renderTemplate } from './placeholders';
-import type { TemplateRow } from './releases.repository';
+import type { TemplateRow } from './releases.types';
 import { MAX_COLLAPSE_ID_BYTES, parseOptions, reservedDataKey } from './template-options';
 
 /** What a send may add to its template; everything else stays in the template, versioned by its release. */

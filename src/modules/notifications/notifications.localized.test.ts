@@ -4,6 +4,7 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
+import { devicesRepository } from '../devices/devices.repository';
 
 forEachDatabase('localized notification templates', (database) => {
   let h: Harness<AppContext>;
@@ -97,7 +98,7 @@ forEachDatabase('localized notification templates', (database) => {
     const now = h.clock.now();
     for (let i = 0; i < 1_203; i++) {
       const id = `u${i}`;
-      await h.ctx.db.repos.devices.upsert('a1', { endUserId: id, platform: 'ios', token: apnsToken(id), locale: i % 3 === 0 ? 'de-CH' : 'en-US' }, now);
+      await devicesRepository(h.ctx.db.sql).upsert('a1', { endUserId: id, platform: 'ios', token: apnsToken(id), locale: i % 3 === 0 ? 'de-CH' : 'en-US' }, now);
     }
     const res = await send();
     expect(res.body.messageCount).toBe(1_203);

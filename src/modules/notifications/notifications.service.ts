@@ -2,13 +2,16 @@ import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
-import type { AudienceFilter, SendFilter } from '../devices/devices.repository';
+import type { AudienceFilter, SendFilter } from '../devices/devices.types';
 import { releaseNotFound, templateNotFound, type ReleasesService } from './releases.service';
-import type { ReleaseRow, TemplateRow } from './releases.repository';
+import type { ReleaseRow, TemplateRow } from './releases.types';
 import type { SendAdditions } from './notification-content';
 import { messageStatus } from './message-status';
 import { scheduledSends } from './scheduled-sends';
 import { queueSend, sendContents } from './send-fan-out';
+import { devicesRepository } from '../devices/devices.repository';
+import { notificationMessagesRepository } from './notification-messages.repository';
+import { releasesRepository } from './releases.repository';
 
 export interface SendInput extends SendAdditions {
   templateSlug: string;
@@ -50,11 +53,11 @@ export function notificationSending(ctx: AppContext) {
   /** The Live release, or the Testing release a test send names. */
   const releaseFor = async (appId: string, testReleaseVersion: number | undefined): Promise<ReleaseRow> => {
     if (testReleaseVersion === undefined) {
-      const live = await store.repos.releases.findLive(appId);
+      const live = await releasesRepository(store.sql).findLive(appId);
       if (!live) throw new HttpError(422, 'app has no live release');
       return live;
     }
-    const release = await store.repos.releases.find(appId, testReleaseVersion);
+    const release = await releasesRepository(store.sql).find(appId, testReleaseVersion);
     if (!release) throw releaseNotFound();
     if (release.status !== 'Testing') throw new HttpError(422, 'release is not in Testing status');
     return release;
@@ -79,7 +82,7 @@ export function notificationSending(ctx: AppContext) {
      */
     async prepare(appId: string, input: SendInput, messageId: string, at: number): Promise<PreparedSend> {
       const release = await releaseFor(appId, input.testReleaseVersion);
-      const template = await store.repos.releases.findTemplate(appId, release.version, input.templateSlug);
+      const template = await releasesRepository(store.sql).findTemplate(appId, release.version, input.templateSlug);
       if (!template) throw templateNotFound(input.templateSlug, release.version);
       const prepared = { appId, template, input };
       contentsOf(prepared, messageId, at);
@@ -95,7 +98,7 @@ export function notificationSending(ctx: AppContext) {
       const contents = contentsOf(prepared, options.messageId, options.at ?? options.now);
       const { appId } = prepared;
       // A later part of a sendAtLocal: its messages rows (content rendered for its own due time) are variants of the first part's.
-      const earlier = options.at === undefined ? undefined : await tx.notificationMessages.find(appId, options.messageId);
+      const earlier = options.at === undefined ? undefined : await notificationMessagesRepository(tx).find(appId, options.messageId);
       const queued = await queueSend(ctx, tx, {
         appId,
         publicId: options.messageId,
@@ -110,7 +113,7 @@ export function notificationSending(ctx: AppContext) {
     /** How many devices the send (or one of its parts) would reach now. */
     async reach(prepared: PreparedSend, timeZones?: SendFilter['timeZones']): Promise<number> {
       let count = 0;
-      for (const _ of await store.repos.devices.sendTargets(prepared.appId, audience(prepared, timeZones))) count++;
+      for (const _ of await devicesRepository(store.sql).sendTargets(prepared.appId, audience(prepared, timeZones))) count++;
       return count;
     },
   };

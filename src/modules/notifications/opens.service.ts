@@ -2,6 +2,9 @@ import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import { messageList, type MessageList } from './message-list';
+import { webhookEventsRepository } from '../webhooks/webhook-events.repository';
+import { notificationOpensRepository } from './notification-opens.repository';
+import { notificationMessagesRepository } from './notification-messages.repository';
 
 export interface OpenReport {
   endUserId: string;
@@ -28,16 +31,16 @@ export function opensService(ctx: AppContext) {
   return {
     /** Counts the open once per device and emits `notification.opened` with that first count. */
     async report(appId: string, publicId: string, report: OpenReport): Promise<OpenResult> {
-      const message = await ctx.db.repos.notificationMessages.find(appId, publicId);
+      const message = await notificationMessagesRepository(ctx.db.sql).find(appId, publicId);
       if (!message) throw new HttpError(404, 'message not found');
-      const device = await ctx.db.repos.notificationOpens.sentTo(appId, message.messageId, report.deviceId);
+      const device = await notificationOpensRepository(ctx.db.sql).sentTo(appId, message.messageId, report.deviceId);
       if (!device || device.endUserId !== report.endUserId) throw new HttpError(404, NOT_SENT);
       const now = ctx.clock.now();
       const counted = await ctx.db.write(async (tx) => {
-        if (!(await tx.notificationOpens.record(message.messageId, report.deviceId, now))) return false;
+        if (!(await notificationOpensRepository(tx).record(message.messageId, report.deviceId, now))) return false;
         // In the same transaction as the open: the event exists exactly when the open was counted.
         const data = { messageId: publicId, endUserId: report.endUserId, deviceId: report.deviceId, platform: device.platform, openedAt: isoTime(now) };
-        await tx.webhookEvents.emit(appId, 'notification.opened', data, now);
+        await webhookEventsRepository(tx).emit(appId, 'notification.opened', data, now);
         return true;
       });
       return { success: true, counted };

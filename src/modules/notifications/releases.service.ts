@@ -4,9 +4,10 @@ import { echoed, HttpError } from '../../lib/errors';
 import type { AppsService } from '../apps/apps.service';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import { PlaceholderSyntaxError, placeholderNames, renderTemplate } from './placeholders';
-import type { ReleaseRow, ReleaseStatus, TemplateInput, TemplateRow } from './releases.repository';
+import type { ReleaseRow, ReleaseStatus, TemplateInput, TemplateRow } from './releases.types';
 import { checkedOptions, optionsJson, parseOptions, type TemplateOptions } from './template-options';
 import { checkedLocalizations, localizationsJson, parseLocalizations, type Localizations } from './localizations';
+import { releasesRepository } from './releases.repository';
 
 /**
  * Allowed status changes. Templates can be edited only in Draft and Testing, and a release that
@@ -43,7 +44,7 @@ export const templateNotFound = (slug: string, releaseVersion: number) =>
 
 /** Use cases of releases and their notification templates (the admin API's side). */
 export function releasesService(ctx: AppContext, apps: AppsService) {
-  const repo = ctx.db.repos.releases;
+  const repo = releasesRepository(ctx.db.sql);
   const { clock } = ctx;
 
   const requireRelease = async (appId: string, version: number): Promise<ReleaseRow> => {

@@ -5,9 +5,12 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { groupByInstant, knownZones, offsetAt, parseWallTime } from '../../lib/wall-time';
 import type { NotificationSending, PreparedSend, SendInput, SendResult } from './notifications.service';
-import type { ScheduledSendRow } from './scheduled-sends.repository';
+import type { ScheduledSendRow } from './scheduled-sends.types';
 import { notificationContent } from './notification-content';
 import { parseOptions } from './template-options';
+import { scheduledSendsRepository } from './scheduled-sends.repository';
+import { notificationMessagesRepository } from './notification-messages.repository';
+import { appsRepository } from '../apps/apps.repository';
 
 /** How far in the past a send time may be (a clock a little behind, a slow request) before it is refused. */
 export const PAST_GRACE_MS = 60_000;
@@ -61,12 +64,12 @@ interface PlannedPart {
  * `cancel` stops the parts not sent yet.
  */
 export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
-  const repos = ctx.db.repos;
+  const repos = ctx.db.sql;
 
   /** The zones the app's devices are in now: those they reported, and the default zone for the others. */
   const reachableZones = async (appId: string) => {
-    const app = await repos.apps.find(appId);
-    return new Set([...(await repos.scheduledSends.deviceZones(appId)), app?.defaultTimeZone ?? 'UTC']);
+    const app = await appsRepository(repos).find(appId);
+    return new Set([...(await scheduledSendsRepository(repos).deviceZones(appId)), app?.defaultTimeZone ?? 'UTC']);
   };
   /** Whether a part (its zones; null: every device) may reach one of the app's devices now. */
   const mayReach = (zones: string[] | null, reachable: Set<string>) => zones === null || zones.some((z) => reachable.has(z));
@@ -75,7 +78,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
 
   /** The parts of a `sendAtLocal`: a part per instant the wall time falls at, over every zone a device may report. */
   const plan = async (appId: string, local: string, now: number): Promise<{ parts: PlannedPart[]; skipped: boolean; defaultZone: string }> => {
-    const app = await repos.apps.find(appId);
+    const app = await appsRepository(repos).find(appId);
     const zones = [...knownZones(), ...(await reachableZones(appId))];
     const groups = groupByInstant(parseWallTime(local)!, zones);
     // Where the wall time has already passed (a minute's grace) that zone is skipped: a 9:00 reminder does not arrive at 15:00.
@@ -94,7 +97,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
    */
   const zonesOf = async (part: ScheduledSendRow, reachable?: Set<string>) => {
     if (part.zones === null) return undefined;
-    const app = await repos.apps.find(part.appId);
+    const app = await appsRepository(repos).find(part.appId);
     const zones = JSON.parse(part.zones) as string[];
     // The part's wall time is where its zones' clocks stand at its instant: a zone whose clock stands there too is due now.
     const offset = offsetAt(zones[0]!, part.dueAt);
@@ -113,7 +116,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
     // Late rather than lost, but not past the notification's life (at least a minute's lateness is always allowed: ttl 0 too).
     if (now > part.dueAt + Math.max(ttlSeconds * 1000, PAST_GRACE_MS)) {
       ctx.logger.warn('scheduled send expired before it could go', { messageId: part.publicId, dueAt: isoTime(part.dueAt) });
-      await tx.scheduledSends.finish(part.id, 'expired', 0);
+      await scheduledSendsRepository(tx).finish(part.id, 'expired', 0);
       return;
     }
     // Checked at scheduling, so only a rule made stricter since fails here: the part is marked, not retried each second ahead of the others.
@@ -122,11 +125,11 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
     } catch (e) {
       if (!(e instanceof HttpError)) throw e;
       ctx.logger.error('scheduled send could not be rendered when due', { messageId: part.publicId, error: e.detail });
-      await tx.scheduledSends.finish(part.id, 'failed', 0);
+      await scheduledSendsRepository(tx).finish(part.id, 'failed', 0);
       return;
     }
     const deliveries = await sending.fanOut(tx, prepared, { messageId: part.publicId, now, at: part.dueAt, timeZones: await zonesOf(part) });
-    await tx.scheduledSends.finish(part.id, 'sent', deliveries);
+    await scheduledSendsRepository(tx).finish(part.id, 'sent', deliveries);
   };
 
   return {
@@ -143,7 +146,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
       const { sendAt: _at, sendAtLocal: _local, ...send } = input;
       const prepared = await sending.prepare(appId, send, messageId, parts[0]!.dueAt);
       const stored = JSON.stringify({ template: prepared.template, input: send } satisfies StoredSend);
-      await repos.scheduledSends.insert(
+      await scheduledSendsRepository(repos).insert(
         parts.map((p) => ({ publicId: messageId, appId, dueAt: p.dueAt, zones: p.zones && JSON.stringify(p.zones), send: stored, createdAt: now })),
       );
       // A sendAtLocal whose wall time has passed in some zones reaches only the zones it plans for.
@@ -160,10 +163,10 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
     async sendDue(now: number, stopped: () => boolean = () => false): Promise<number> {
       let sent = 0;
       // Most seconds nothing is due: one indexed read, no transaction (no write lock taken on SQLite).
-      if (!(await repos.scheduledSends.anyDue(now))) return 0;
+      if (!(await scheduledSendsRepository(repos).anyDue(now))) return 0;
       while (!stopped()) {
         const went = await ctx.db.write(async (tx) => {
-          const part = await tx.scheduledSends.claimDue(now);
+          const part = await scheduledSendsRepository(tx).claimDue(now);
           if (part) await goOut(tx, part, now);
           return part !== undefined;
         });
@@ -181,21 +184,21 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
      * deliveries dropped (their status: `dropped`, reason `cancelled`).
      */
     async cancel(appId: string, publicId: string): Promise<{ messageId: string; cancelled: number }> {
-      const parts = await repos.scheduledSends.ofMessage(appId, publicId);
-      if (parts.length === 0 && !(await repos.notificationMessages.find(appId, publicId))) throw new HttpError(404, 'message not found');
+      const parts = await scheduledSendsRepository(repos).ofMessage(appId, publicId);
+      if (parts.length === 0 && !(await notificationMessagesRepository(repos).find(appId, publicId))) throw new HttpError(404, 'message not found');
       let cancelled = 0;
       let stopped = false;
       for (const part of parts.filter((p) => p.status === 'waiting')) {
         const devices = await sending.reach(preparedOf(part), await zonesOf(part));
         // `finish` changes only a part still waiting: one the due job claimed meanwhile has gone.
-        if (await repos.scheduledSends.finish(part.id, 'cancelled', devices)) {
+        if (await scheduledSendsRepository(repos).finish(part.id, 'cancelled', devices)) {
           cancelled += devices;
           stopped = true;
         }
       }
       // Looked up after the parts: one that went meanwhile has its deliveries queued by now.
-      const message = await repos.notificationMessages.find(appId, publicId);
-      const dropped = message ? await repos.notificationMessages.cancelWaiting(message.messageId) : 0;
+      const message = await notificationMessagesRepository(repos).find(appId, publicId);
+      const dropped = message ? await notificationMessagesRepository(repos).cancelWaiting(message.messageId) : 0;
       if (!stopped && dropped === 0) throw new HttpError(409, 'nothing left to cancel: every delivery of the message has gone or was cancelled');
       return { messageId: publicId, cancelled: cancelled + dropped };
     },
@@ -204,7 +207,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
     async waiting(appId: string): Promise<{ messageId: string; templateSlug: string; nextDueAt: string; lastDueAt: string; local: boolean }[]> {
       const reachable = await reachableZones(appId);
       const byMessage = new Map<string, ScheduledSendRow[]>();
-      for (const part of await repos.scheduledSends.waiting(appId, 1000)) byMessage.set(part.publicId, [...(byMessage.get(part.publicId) ?? []), part]);
+      for (const part of await scheduledSendsRepository(repos).waiting(appId, 1000)) byMessage.set(part.publicId, [...(byMessage.get(part.publicId) ?? []), part]);
       const entries = [...byMessage.values()].map((all) => {
         const reaching = all.filter((p) => mayReach(p.zones === null ? null : (JSON.parse(p.zones) as string[]), reachable));
         const parts = reaching.length > 0 ? reaching : all;
@@ -221,7 +224,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
 
     /** What the message status shows of a scheduled send (undefined: not one): its parts with devices, by due time. */
     async status(appId: string, publicId: string) {
-      const parts = await repos.scheduledSends.ofMessage(appId, publicId);
+      const parts = await scheduledSendsRepository(repos).ofMessage(appId, publicId);
       if (parts.length === 0) return undefined;
       const first = preparedOf(parts[0]!);
       const reachable = await reachableZones(appId);

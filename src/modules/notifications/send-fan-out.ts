@@ -2,11 +2,13 @@ import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import type { NotificationContent } from '../delivery/message-content';
-import type { DevicesRepository, SendTarget } from '../devices/devices.repository';
+import type { SendTarget } from '../devices/devices.types';
+import { type DevicesRepository, devicesRepository } from '../devices/devices.repository';
 import { bestLocalization, parseLocalizations } from './localizations';
 import { notificationContent, type SendAdditions } from './notification-content';
-import type { TemplateRow } from './releases.repository';
+import type { TemplateRow } from './releases.types';
 import { parseOptions } from './template-options';
+import { notificationMessagesRepository } from './notification-messages.repository';
 
 /** What a fan-out queued: the deliveries, and the public id to follow them by (null when nothing was queued). */
 export interface QueuedSend {
@@ -78,10 +80,10 @@ export async function queueSend(
   const register = async (messageId: number) => {
     if (mainMessageId === undefined) {
       mainMessageId = messageId;
-      await tx.notificationMessages.insert(publicId, appId, messageId);
-    } else await tx.notificationMessages.insertVariant(mainMessageId, messageId);
+      await notificationMessagesRepository(tx).insert(publicId, appId, messageId);
+    } else await notificationMessagesRepository(tx).insertVariant(mainMessageId, messageId);
   };
-  const targets = await tx.devices.sendTargets(appId, input.audience);
+  const targets = await devicesRepository(tx).sendTargets(appId, input.audience);
   if (contents.localized.size === 0) {
     const first = targets.next();
     if (first.done) return { messageCount: 0, messageId: null };

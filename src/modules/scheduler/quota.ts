@@ -1,6 +1,8 @@
 import type { PlanConfig } from '../../config/config.schema';
-import type { Repositories } from '../../db/store';
-import type { ActivityRow } from '../live-activities/live-activities.repository';
+import type { Sql } from '../../db/sql/sql';
+import type { ActivityRow } from '../live-activities/live-activities.types';
+import { instancesRepository } from '../live-activities/instances.repository';
+import { activityUsageRepository } from '../live-activities/activity-usage.repository';
 
 const MINUTE_MS = 60_000;
 
@@ -11,7 +13,7 @@ const MINUTE_MS = 60_000;
  * by walking the start times in order: the pieces of a piecewise-linear function.
  */
 export async function quotaReachedAt(
-  r: Repositories,
+  r: Sql,
   appId: string,
   plan: Pick<PlanConfig, 'minutes' | 'overage'>,
   period: { start: number; end: number },
@@ -21,9 +23,9 @@ export async function quotaReachedAt(
   if (plan.overage || plan.minutes === undefined) return undefined;
   const quotaMs = plan.minutes * MINUTE_MS;
   // What activities that are no longer Active contributed inside the period.
-  const endedMs = await r.activityUsage.endedMs(appId, period);
+  const endedMs = await activityUsageRepository(r).endedMs(appId, period);
   const billed: ActivityRow[] = [];
-  for (const a of active) if (a.startedAt < period.end && (await r.instances.any(a.id))) billed.push(a);
+  for (const a of active) if (a.startedAt < period.end && (await instancesRepository(r).any(a.id))) billed.push(a);
   const starts = billed.map((a) => Math.max(a.startedAt, period.start)).sort((a, b) => a - b);
   const end = Math.min(until, period.end);
   if (endedMs >= quotaMs) return period.start;

@@ -2,11 +2,12 @@ import { afterEach, describe, expect, test } from 'bun:test';
 import { apnsToken } from '../../test-support/apns-standin';
 import { addDevice, notificationContent, queue } from '../../test-support/delivery-fixtures';
 import { createHarness, type Harness } from '../../test-support/harness';
+import { tokensRepository } from './tokens.repository';
 
 let h: Harness;
 afterEach(() => h?.close());
 
-const kinds = async (deviceId: string) => (await h.ctx.db.repos.tokens.ofDevice(deviceId)).map((t) => [t.kind, t.state, t.invalidReason]);
+const kinds = async (deviceId: string) => (await tokensRepository(h.ctx.db.sql).ofDevice(deviceId)).map((t) => [t.kind, t.state, t.invalidReason]);
 
 describe('token ledger', () => {
   test('registration writes the device token and push-to-start token; a new push-to-start token retires the old one', async () => {
@@ -43,7 +44,7 @@ describe('token ledger', () => {
   test('registering a refused token again revives it; a refusal older than the last report is ignored', async () => {
     h = await createHarness();
     await h.createApp({ id: 'a1' });
-    const tokens = h.ctx.db.repos.tokens;
+    const tokens = tokensRepository(h.ctx.db.sql);
     const device = await addDevice(h.ctx, 'a1', { platform: 'android' });
     const [token] = await tokens.ofDevice(device.id);
     expect(await tokens.invalidate(token!.id, 'UNREGISTERED', h.clock.now())).toBe(true);

@@ -1,4 +1,4 @@
-import type { Environment } from './tokens.repository';
+import type { Environment } from './tokens.types';
 
 /**
  * The reason stored with a token a provider refused. BadDeviceToken for a well-formed token is

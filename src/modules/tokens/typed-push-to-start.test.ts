@@ -3,6 +3,8 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import type { AppContext } from '../../context';
 import { createHarness, type Harness } from '../../test-support/harness';
+import { tokensRepository } from './tokens.repository';
+import { devicesRepository } from '../devices/devices.repository';
 
 forEachDatabase('push-to-start tokens per attributes type (issue 39)', (database) => {
   let h: Harness<AppContext>;
@@ -11,7 +13,8 @@ forEachDatabase('push-to-start tokens per attributes type (issue 39)', (database
   test('each type keeps its own active token: a newer one retires only the older token of its type; starts of the built-ins see only the IsletActivityAttributes one', async () => {
     h = await createHarness({ database });
     await h.createApp({ id: 'a1' });
-    const { devices, tokens } = h.ctx.db.repos;
+    const devices = devicesRepository(h.ctx.db.sql);
+    const tokens = tokensRepository(h.ctx.db.sql);
     const [islet, ride, ride2, islet2] = [apnsToken(), apnsToken(), apnsToken(), apnsToken()];
     const input = { endUserId: 'u1', platform: 'ios' as const, token: apnsToken() };
     const { device } = await devices.upsert('a1', { ...input, pushToStartToken: islet, pushToStartTokens: { RideAttributes: ride } }, h.clock.now());

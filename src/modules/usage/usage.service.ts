@@ -2,6 +2,7 @@ import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
 import { usedMinutes } from '../live-activities/live-activities.usage';
 import { billingPeriod } from '../live-activities/billing-period';
+import { activityUsageRepository } from '../live-activities/activity-usage.repository';
 
 const MINUTE_MS = 60_000;
 const round = (minutes: number) => Math.round(minutes * 100) / 100;
@@ -11,11 +12,11 @@ export async function usageReport(ctx: AppContext, appId: string, planName: stri
   const now = ctx.clock.now();
   const period = billingPeriod(now);
   const plan = ctx.config.plans[planName];
-  const repos = ctx.db.repos;
+  const repos = ctx.db.sql;
   const used = await usedMinutes(repos, appId, now);
   const quota = plan?.minutes ?? null;
-  const daily = await repos.activityUsage.dailyMs(appId, period.start, now);
-  const active = await repos.activityUsage.activeCount(appId);
+  const daily = await activityUsageRepository(repos).dailyMs(appId, period.start, now);
+  const active = await activityUsageRepository(repos).activeCount(appId);
   return {
     plan: planName,
     // An unknown plan allows nothing, as at start (live-activities.service.ts).

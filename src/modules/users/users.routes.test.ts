@@ -4,6 +4,7 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
+import { endUsersRepository } from './end-users.repository';
 
 /*
  * End users as a resource (issue 38) through app.handle on each database: tags by PUT and PATCH
@@ -217,11 +218,11 @@ forEachDatabase('end users', (database) => {
 
       // Once the end pushes went, the retention job removes what waited for them.
       await testRows(h!.ctx, `UPDATE deliveries SET status = 'delivered' WHERE activity_id = $1`, [active]);
-      expect(await h!.ctx.db.write((tx) => tx.endUsers.pruneErased())).toBe(3);
+      expect(await h!.ctx.db.write((tx) => endUsersRepository(tx).pruneErased())).toBe(3);
       expect(await testRows(h!.ctx, 'SELECT id FROM devices WHERE id IN ($1, $2)', [iphone, pixel])).toEqual([]);
       expect(await testRows(h!.ctx, 'SELECT id FROM tokens WHERE device_id IN ($1, $2)', [iphone, pixel])).toEqual([]);
       expect(await testRows(h!.ctx, 'SELECT id FROM activities WHERE id = $1', [active])).toEqual([]);
-      expect(await h!.ctx.db.write((tx) => tx.endUsers.pruneErased())).toBe(0);
+      expect(await h!.ctx.db.write((tx) => endUsersRepository(tx).pruneErased())).toBe(0);
     });
 
     test('an end user with tags only is erased; another app is untouched', async () => {

@@ -2,8 +2,10 @@ import type { AppContext } from '../../context';
 import { HttpError } from '../../lib/errors';
 import { deviceView } from '../devices/devices.view';
 import { endActivities } from '../live-activities/live-activities.delivery';
-import type { Erased } from './end-users.repository';
+import type { Erased } from './end-users.types';
 import { requireTagCount, requireTagKey, requireTagValue } from '../devices/tags';
+import { endUsersRepository } from './end-users.repository';
+import { devicesRepository } from '../devices/devices.repository';
 
 const notFound = () => new HttpError(404, 'end user not found');
 /** The bound device registration puts on an end user id. */
@@ -19,10 +21,10 @@ export function usersService(ctx: AppContext) {
 
   /** The end user as the API shows them: tags and devices (as the device API shows them). */
   const view = async (appId: string, endUserId: string) => {
-    if (!(await store.repos.endUsers.exists(appId, endUserId))) throw notFound();
-    const tags = await store.repos.endUsers.tags(appId, endUserId);
+    if (!(await endUsersRepository(store.sql).exists(appId, endUserId))) throw notFound();
+    const tags = await endUsersRepository(store.sql).tags(appId, endUserId);
     // An end user has a handful of devices; 100 is the device list's own page bound.
-    const { rows } = await store.repos.devices.list(appId, { endUserId }, 100, 0);
+    const { rows } = await devicesRepository(store.sql).list(appId, { endUserId }, 100, 0);
     return { endUserId, tags, devices: rows.map(deviceView) };
   };
 
@@ -38,8 +40,8 @@ export function usersService(ctx: AppContext) {
       }
       requireTagCount(Object.keys(tags).length);
       await store.write(async (tx) => {
-        await tx.endUsers.ensure(appId, endUserId, clock.now());
-        await tx.endUsers.replaceTags(appId, endUserId, tags);
+        await endUsersRepository(tx).ensure(appId, endUserId, clock.now());
+        await endUsersRepository(tx).replaceTags(appId, endUserId, tags);
       });
       return view(appId, endUserId);
     },
@@ -58,12 +60,12 @@ export function usersService(ctx: AppContext) {
         }
       }
       await store.write(async (tx) => {
-        await tx.endUsers.ensure(appId, endUserId, clock.now());
-        const current = await tx.endUsers.tags(appId, endUserId);
+        await endUsersRepository(tx).ensure(appId, endUserId, clock.now());
+        const current = await endUsersRepository(tx).tags(appId, endUserId);
         const keys = new Set([...Object.keys(current), ...Object.keys(set)]);
         for (const key of remove) keys.delete(key);
         requireTagCount(keys.size);
-        await tx.endUsers.mergeTags(appId, endUserId, set, remove);
+        await endUsersRepository(tx).mergeTags(appId, endUserId, set, remove);
       });
       return view(appId, endUserId);
     },
@@ -75,11 +77,11 @@ export function usersService(ctx: AppContext) {
      */
     async erase(appId: string, endUserId: string): Promise<{ endUserId: string; removed: Erased }> {
       const removed = await store.write(async (tx) => {
-        if (!(await tx.endUsers.exists(appId, endUserId))) throw notFound();
+        if (!(await endUsersRepository(tx).exists(appId, endUserId))) throw notFound();
         const now = clock.now();
-        const active = await tx.endUsers.activeActivities(appId, endUserId);
+        const active = await endUsersRepository(tx).activeActivities(appId, endUserId);
         await endActivities(ctx.outbox, tx, active, { reason: 'api', endedAt: now, now, dismissalAt: now });
-        return tx.endUsers.erase(appId, endUserId);
+        return endUsersRepository(tx).erase(appId, endUserId);
       });
       ctx.logger.info('end user erased', { appId, ...removed });
       return { endUserId, removed };

@@ -1,6 +1,7 @@
 import type { Tx } from '../../db/store';
 import { isoTime } from '../../lib/clock';
 import type { WebhookEventType } from './webhooks.events';
+import { webhookEventsRepository } from './webhook-events.repository';
 
 /**
  * The events of each cause, written in the transaction `tx` where the cause is decided, so an
@@ -11,9 +12,9 @@ import type { WebhookEventType } from './webhooks.events';
 
 /** A function that emits events of one type for one app, or does nothing when nobody listens (fan-outs ask once). */
 export async function emitterFor(tx: Tx, appId: string, type: WebhookEventType, now: number): Promise<(data: Record<string, unknown>) => Promise<unknown>> {
-  const endpoints = await tx.webhookEvents.subscribers(appId, type);
+  const endpoints = await webhookEventsRepository(tx).subscribers(appId, type);
   if (endpoints.length === 0) return async () => {};
-  return (data) => tx.webhookEvents.writeEvent(appId, type, data, endpoints, now);
+  return (data) => webhookEventsRepository(tx).writeEvent(appId, type, data, endpoints, now);
 }
 
 /** `live_activity.ended`, for activities an API call, the quota or iOS expiry just ended. */
@@ -38,11 +39,11 @@ interface Channel {
 
 /** `channel.down`: the delivery worker found a provider endpoint unreachable; its deliveries are held. */
 export async function channelDown(tx: Tx, key: Channel, reason: string, now: number): Promise<void> {
-  await tx.webhookEvents.emit(key.appId, 'channel.down', { provider: key.provider, endpoint: key.endpoint, reason, since: isoTime(now) }, now);
+  await webhookEventsRepository(tx).emit(key.appId, 'channel.down', { provider: key.provider, endpoint: key.endpoint, reason, since: isoTime(now) }, now);
 }
 
 /** `channel.recovered`: the endpoint answered again; the deliveries held for it were released. */
 export async function channelRecovered(tx: Tx, key: Channel, at: { downSince: number; released: number }, now: number): Promise<void> {
   const data = { provider: key.provider, endpoint: key.endpoint, downSince: isoTime(at.downSince), downSeconds: Math.round((now - at.downSince) / 1000), released: at.released };
-  await tx.webhookEvents.emit(key.appId, 'channel.recovered', data, now);
+  await webhookEventsRepository(tx).emit(key.appId, 'channel.recovered', data, now);
 }

@@ -9,6 +9,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/w
 import { Scheduler } from '../scheduler/scheduler';
 import { POSTS_PER_ENDPOINT, webhookDispatcher } from './webhooks.dispatcher';
 import { until } from '../../test-support/eventually';
+import { webhookEventsRepository } from './webhook-events.repository';
 
 forEachDatabase('webhook dispatcher and the scheduler leadership', (database) => {
   let h: Harness<AppContext> | undefined;
@@ -27,7 +28,7 @@ forEachDatabase('webhook dispatcher and the scheduler leadership', (database) =>
     expect(created.status).toBe(201);
     receiver.secret = created.body.secret;
     const due = POSTS_PER_ENDPOINT + 2;
-    for (let i = 0; i < due; i++) await h.ctx.db.write((tx) => tx.webhookEvents.writeEvent(appId, 'live_activity.started', { i }, [created.body.id], h!.clock.now()));
+    for (let i = 0; i < due; i++) await h.ctx.db.write((tx) => webhookEventsRepository(tx).writeEvent(appId, 'live_activity.started', { i }, [created.body.id], h!.clock.now()));
 
     let leading = true;
     const leadership = { isLeader: async () => leading, current: () => leading, release: async () => {} };

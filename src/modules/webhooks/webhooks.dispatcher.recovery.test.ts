@@ -5,6 +5,7 @@ import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { STALE_CLAIM_MS, webhookDispatcher } from './webhooks.dispatcher';
+import { webhooksRepository } from './webhooks.repository';
 
 let h: Harness<AppContext> | undefined;
 afterEach(async () => {
@@ -15,7 +16,7 @@ afterEach(async () => {
 forEachDatabase('webhook-dispatcher start-up recovery', (database) => {
   test('a failed start-up recovery of webhook deliveries fails that run only: the next run recovers, then claims', async () => {
     h = await createHarness({ database });
-    const { webhooks } = h.ctx.db.repos;
+    const webhooks = webhooksRepository(h.ctx.db.sql);
     const reset = webhooks.recoverSending.bind(webhooks);
     let attempts = 0;
     webhooks.recoverSending = (now) => (++attempts === 1 ? Promise.reject(new Error('database is locked')) : reset(now));
@@ -54,7 +55,7 @@ forEachDatabase('webhook-dispatcher stale claims', (database) => {
       const dispatch = webhookDispatcher(h.ctx);
       await dispatch.recover();
       // Claimed, and the answer never came back: nobody posts it while it is fresh…
-      expect(await h.ctx.db.repos.webhooks.claim(h.clock.now(), 10)).toHaveLength(1);
+      expect(await webhooksRepository(h.ctx.db.sql).claim(h.clock.now(), 10)).toHaveLength(1);
       await dispatch.run(h.clock.now());
       expect(receiver.events).toHaveLength(0);
       // …and once it has been sending longer than any post can take, the next run sends it.

@@ -1,8 +1,9 @@
 import type { AppContext } from '../../context';
 import { isoTime } from '../../lib/clock';
-import { type DueDelivery } from './webhooks.repository';
+import { type DueDelivery } from './webhooks.types';
 import { POST_TIMEOUT_MS, webhookSender, type WebhookSender } from './webhooks.sender';
 import { signedHeaders } from './webhooks.signer';
+import { webhooksRepository } from './webhooks.repository';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -55,7 +56,7 @@ export const STALE_CLAIM_MS = 8 * POST_TIMEOUT_MS;
  * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
  */
 export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): DispatcherJob {
-  const repo = ctx.db.repos.webhooks;
+  const repo = webhooksRepository(ctx.db.sql);
   // Started by the server before it listens, and awaited by every run: nothing is claimed before
   // it. Not at construction: a failure there would be a rejection nobody awaits (the process dies).
   let recovered: Promise<void> | undefined;

@@ -6,8 +6,10 @@ import type { AppsService } from '../apps/apps.service';
 import { checkEndpoint } from '../apps/credentials';
 import { PREVIOUS_SECRET_GRACE_MS, secretPurpose } from './webhooks.dispatcher';
 import { TEST_EVENT, WEBHOOK_EVENT_TYPES } from './webhooks.events';
-import type { AttemptRow, EndpointRow } from './webhooks.repository';
+import type { AttemptRow, EndpointRow } from './webhooks.types';
 import { newWebhookSecret } from './webhooks.signer';
+import { webhookEventsRepository } from './webhook-events.repository';
+import { webhooksRepository } from './webhooks.repository';
 
 /** Endpoints per app: enough for every consumer of a backend, few enough to fan out cheaply. */
 export const MAX_ENDPOINTS_PER_APP = 20;
@@ -35,7 +37,7 @@ function checkEvents(events: string[] | null | undefined): void {
 
 /** The admin use cases of webhook endpoints. */
 export function webhooksService(ctx: AppContext, apps: AppsService) {
-  const repo = ctx.db.repos.webhooks;
+  const repo = webhooksRepository(ctx.db.sql);
   const outbound = { allowPrivate: ctx.config.security.allow_private_endpoints };
 
   const require = async (appId: string, id: string): Promise<EndpointRow> => {
@@ -122,7 +124,7 @@ export function webhooksService(ctx: AppContext, apps: AppsService) {
       if (!row.enabled) throw new HttpError(409, 'webhook endpoint is disabled');
       const now = ctx.clock.now();
       const eventId = await ctx.db.write((tx) =>
-        tx.webhookEvents.writeEvent(appId, TEST_EVENT, { endpointId: id, message: 'a test event sent from Islet' }, [id], now),
+        webhookEventsRepository(tx).writeEvent(appId, TEST_EVENT, { endpointId: id, message: 'a test event sent from Islet' }, [id], now),
       );
       return { eventId };
     },

@@ -4,6 +4,8 @@ import { silentLogger } from '../../../lib/logger';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres } from '../../../test-support/postgres';
 import { openPostgresStore, type PostgresStore } from '../store';
+import { webhooksRepository } from '../../../modules/webhooks/webhooks.repository';
+import { webhookEventsRepository } from '../../../modules/webhooks/webhook-events.repository';
 
 /*
  * Two webhook runs at once (the old scheduler leader's, finishing, and the new one's): every due
@@ -26,14 +28,14 @@ describe('webhook claims side by side (PostgreSQL)', () => {
     expect(created.status).toBe(201);
     const due = 2_000;
     await h.ctx.db.write(async (tx) => {
-      for (let i = 0; i < due; i++) await tx.webhookEvents.writeEvent(appId, 'live_activity.started', { i }, [created.body.id], 0);
+      for (let i = 0; i < due; i++) await webhookEventsRepository(tx).writeEvent(appId, 'live_activity.started', { i }, [created.body.id], 0);
     });
     const settings = { url: h.ctx.config.database.url!, poolSize: 4 };
     stores.push(openPostgresStore(settings, silentLogger, 'A'), openPostgresStore(settings, silentLogger, 'B'));
     const claimed: number[] = [];
     const claimer = async (store: PostgresStore) => {
       for (;;) {
-        const got = await store.repos.webhooks.claim(1, 5, due);
+        const got = await webhooksRepository(store.sql).claim(1, 5, due);
         if (got.length === 0) return;
         claimed.push(...got.map((d) => d.id));
       }

@@ -6,6 +6,7 @@ import { testRows } from '../../../test-support/test-sql';
 import { forEachDatabase } from '../../../test-support/databases';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { unlabelled } from '../../../test-support/metrics-text';
+import { deliveriesRepository } from '../worker/delivery.repository';
 
 let h: DeliveryHarness;
 let engine: DeliveryEngine;
@@ -178,7 +179,7 @@ forEachDatabase('admin API: deliveries', (db) => {
 
   test('one delivery: what was queued, the request sent, earlier attempts and its token ledger entry', async () => {
     const { pixel } = await setup();
-    const repo = h.ctx.db.repos.deliveries;
+    const repo = deliveriesRepository(h.ctx.db.sql);
     const [first] = await repo.claim(h.clock.now(), 1);
     // An attempt answered with a retry (as the worker writes it), then the delivery goes through.
     await repo.record([{ id: first!.id, status: 'pending', attempts: 1, nextAttemptAt: h.clock.now(), provider: 'simulator', providerId: null, reason: 'HTTP 503 ServiceUnavailable', holdKind: null, sentPayload: null, recordAttempt: true }], h.clock.now());

@@ -5,8 +5,10 @@ import { HttpError } from '../../../lib/errors';
 import type { Services } from '../../../services';
 import { adminGroup } from '../../admin/admin.guard';
 import { parseDate } from '../../../http/dates';
-import type { AttemptRow, DeliveryFilter, DeliveryRow, LedgerRow } from './delivery-history.repository';
+import type { AttemptRow, DeliveryFilter, DeliveryRow, LedgerRow } from './delivery-history.types';
 import { withSentBody } from '../worker/delivery.routing';
+import { liveActivitiesRepository } from '../../live-activities/live-activities.repository';
+import { deliveryHistoryRepository } from './delivery-history.repository';
 
 // Written out: a mapped union loses its literal types, and t.UnionEnum in a query gets its first value as a default.
 const Status = t.Union([
@@ -118,7 +120,8 @@ function filterOf(query: typeof ListQuery.static): DeliveryFilter {
 /** Admin visibility of the outbox: an app's deliveries (searchable), one delivery in full, and those of one live activity. */
 export function deliveriesAdminRoutes(services: Services) {
   const { apps, ctx } = services;
-  const { deliveryHistory: history, liveActivities } = ctx.db.repos;
+  const history = deliveryHistoryRepository(ctx.db.sql);
+  const liveActivities = liveActivitiesRepository(ctx.db.sql);
   return adminGroup(services, 'Admin: deliveries')
     .get(
       '/apps/:appId/deliveries',

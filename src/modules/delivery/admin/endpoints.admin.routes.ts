@@ -4,6 +4,7 @@ import { isoTime } from '../../../lib/clock';
 import type { Services } from '../../../services';
 import { adminGroup } from '../../admin/admin.guard';
 import { endpointDownReason } from '../endpoint-health/endpoint-health';
+import { endpointHoldsRepository } from '../endpoint-health/endpoint-holds.repository';
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 
@@ -29,7 +30,7 @@ const DESCRIPTION =
  */
 export function endpointsAdminRoutes(services: Services) {
   const { apps, ctx } = services;
-  const holds = ctx.db.repos.endpointHolds;
+  const holds = endpointHoldsRepository(ctx.db.sql);
   const list = async (appId: string) => {
     await apps.get(appId);
     const held = await holds.heldByReason(appId);

@@ -1,11 +1,12 @@
 import type { AppContext } from '../../../context';
 import { channelDown, channelRecovered } from '../../webhooks/webhooks.causes';
 import { endpointDownReason, endpointHold, endpointOf, type EndpointHealth, type EndpointHealthOptions, type EndpointKey } from './endpoint-health';
-import type { DeliveryResult } from '../worker/delivery.repository';
+import type { DeliveryResult } from '../worker/delivery.types';
 import { downHold } from '../holds/hold-kind';
 import type { Sent } from '../worker/outcome-effects';
 import type { ClaimedDelivery, Route } from '../worker/delivery.routing';
 import type { Outcome } from '../providers/transport';
+import { endpointHoldsRepository } from './endpoint-holds.repository';
 
 type SendRoute = Extract<Route, { action: 'send' }>;
 
@@ -44,7 +45,7 @@ export class EndpointGuard {
   ) {
     this.health = ctx.endpointHealth;
     this.health.configure(options);
-    this.holds = ctx.db.repos.endpointHolds;
+    this.holds = endpointHoldsRepository(ctx.db.sql);
     // Webhooks: channel.down when a endpoint goes down (channel.recovered: releaseRecovered).
     // Called from the worker's outcome path, which must not throw: a write that fails here (a full
     // disk) loses the event, never the delivery's outcome nor the process.
@@ -134,7 +135,7 @@ export class EndpointGuard {
       const { key, since } = this.recovered[0]!;
       // The release and its channel.recovered event in one transaction.
       const waited = await this.ctx.db.write(async (tx) => {
-        const released = await tx.endpointHolds.release(key.appId, endpointHold(key), now);
+        const released = await endpointHoldsRepository(tx).release(key.appId, endpointHold(key), now);
         await channelRecovered(tx, key, { downSince: since, released }, now);
         return released;
       });

@@ -1,24 +1,47 @@
+import type { EndpointHold } from './endpoint-holds.types';
+import type { Sql } from '../../../db/sql/sql';
+import { statement } from '../../../db/sql/statement';
+import { repository } from '../../../db/sql/repository';
 import type { HoldKind } from '../holds/hold-kind';
 
-/**
- * The deliveries held for one down endpoint: the kind (apns_down, fcm_down) and the reason, which
- * names the endpoint (endpointHold in endpoint-health.ts).
- */
-export interface EndpointHold {
-  kind: HoldKind;
-  reason: string;
-}
+// Deliveries held while their endpoint is down have the hold kind apns_down or fcm_down and a
+// reason naming the endpoint (endpointHold), so a recovery releases exactly those, and one of them
+// at a time can be released to serve as the probe.
+const releaseAll = statement(
+  `UPDATE deliveries SET status = 'pending', reason = NULL, hold_kind = NULL, next_attempt_at = $1, updated_at = $1
+    WHERE status = 'held' AND app_id = $2 AND hold_kind = $3 AND reason = $4`,
+);
+const releaseOne = statement(
+  `UPDATE deliveries SET status = 'pending', hold_kind = NULL, next_attempt_at = $1, updated_at = $1
+    WHERE id = (SELECT id FROM deliveries WHERE status = 'held' AND app_id = $2 AND hold_kind = $3 AND reason = $4 ORDER BY next_attempt_at LIMIT 1)`,
+);
+const releaseProvider = statement(
+  `UPDATE deliveries SET status = 'pending', reason = NULL, hold_kind = NULL, next_attempt_at = $1, updated_at = $1
+    WHERE status = 'held' AND app_id = $2 AND hold_kind = $3`,
+);
+const recover = statement(
+  `UPDATE deliveries SET status = 'pending', reason = NULL, hold_kind = NULL, next_attempt_at = $1, updated_at = $1
+    WHERE status = 'held' AND hold_kind IN ('apns_down', 'fcm_down')`,
+);
+const heldByReason = statement<{ reason: string; n: number }>(
+  `SELECT reason, count(*) AS n FROM deliveries WHERE status = 'held' AND app_id = $1 AND hold_kind IN ('apns_down', 'fcm_down') GROUP BY reason`,
+  { numbers: ['n'] },
+);
 
-/** The endpoint-holds repository, one implementation for both databases: src/db/repositories/endpoint-holds.ts. */
-export interface EndpointHoldsRepository {
-  /** The endpoint is back: everything held for it is due now. Returns how many waited. */
-  release(appId: string, hold: EndpointHold, now: number): Promise<number>;
-  /** Makes one held delivery of the endpoint due now, to serve as its probe. */
-  releaseProbe(appId: string, hold: EndpointHold, now: number): Promise<boolean>;
-  /** The app's credentials for the provider changed: whatever was held (`kind`: that provider's down hold) for any of its endpoints is due now. */
-  releaseProvider(appId: string, kind: HoldKind, now: number): Promise<number>;
-  /** At start: endpoint health lives in memory, so whatever a previous process held for a down endpoint is due again. */
-  recover(now: number): Promise<number>;
-  /** Deliveries held per down endpoint of an app, by their reason. */
-  heldByReason(appId: string): Promise<Map<string, number>>;
-}
+/** The outbox statements of endpoint health (modules/delivery/endpoint-health). */
+export const endpointHoldsRepository = repository((sql: Sql) => {
+  return {
+    /** The endpoint is back: everything held for it is due now. Returns how many waited. */
+    release: async (appId: string, hold: EndpointHold, now: number): Promise<number> => sql.run(releaseAll, [now, appId, hold.kind, hold.reason]),
+    /** Makes one held delivery of the endpoint due now, to serve as its probe. */
+    releaseProbe: async (appId: string, hold: EndpointHold, now: number): Promise<boolean> => (await sql.run(releaseOne, [now, appId, hold.kind, hold.reason])) > 0,
+    /** The app's credentials for the provider changed: whatever was held (`kind`: that provider's down hold) for any of its endpoints is due now. */
+    releaseProvider: (appId: string, kind: HoldKind, now: number): Promise<number> => sql.run(releaseProvider, [now, appId, kind]),
+    /** At start: endpoint health lives in memory, so whatever a previous process held for a down endpoint is due again. */
+    recover: (now: number): Promise<number> => sql.run(recover, [now]),
+    /** Deliveries held per down endpoint of an app, by their reason. */
+    heldByReason: async (appId: string): Promise<Map<string, number>> => new Map((await sql.all(heldByReason, [appId])).map((r) => [r.reason, r.n])),
+  };
+});
+
+export type EndpointHoldsRepository = ReturnType<typeof endpointHoldsRepository>;

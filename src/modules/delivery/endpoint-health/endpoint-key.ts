@@ -1,5 +1,5 @@
 import { downHold } from '../holds/hold-kind';
-import type { EndpointHold } from './endpoint-holds.repository';
+import type { EndpointHold } from './endpoint-holds.types';
 import type { EndpointKey } from './endpoint-record';
 
 /**

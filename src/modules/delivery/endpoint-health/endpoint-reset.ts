@@ -2,6 +2,7 @@ import type { AppContext } from '../../../context';
 import type { Tx } from '../../../db/store';
 import type { CredentialsChanged } from '../../apps/apps.service';
 import { downHold } from '../holds/hold-kind';
+import { endpointHoldsRepository } from './endpoint-holds.repository';
 
 /**
  * An app's credentials for a provider changed or were removed (an operator fixed a wrong endpoint,
@@ -12,7 +13,7 @@ import { downHold } from '../holds/hold-kind';
  * `forgetCredentials`). Runs in the transaction `tx` that changes them. Returns how many deliveries were released.
  */
 export async function endpointCredentialsChanged(ctx: AppContext, tx: Tx, appId: string, provider: 'apns' | 'fcm'): Promise<number> {
-  const released = await tx.endpointHolds.releaseProvider(appId, downHold(provider), ctx.clock.now());
+  const released = await endpointHoldsRepository(tx).releaseProvider(appId, downHold(provider), ctx.clock.now());
   ctx.endpointHealth.forget(appId, provider);
   if (released > 0) ctx.outbox.notifyQueued();
   // The other instances' delivery workers forget the same (forgetCredentials).

@@ -1,5 +1,6 @@
 import type { ClaimedDelivery } from '../worker/delivery.routing';
-import type { DeliveryRepository, DeliveryResult, RecordedOutcomes } from '../worker/delivery.repository';
+import type { DeliveryResult, RecordedOutcomes } from '../worker/delivery.types';
+import type { DeliveryRepository } from '../worker/delivery.repository';
 
 /**
  * The delivery worker's two statements on the outbox, asynchronous so they can run on another

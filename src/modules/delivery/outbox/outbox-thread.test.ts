@@ -7,6 +7,7 @@ import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { inlineStore } from './outbox-store';
 import { OutboxThread } from './outbox-thread';
+import { deliveriesRepository } from '../worker/delivery.repository';
 
 /** Within the tests' own 20 to 30 s. */
 const WAIT = { timeoutMs: 18_000, intervalMs: 20 };
@@ -27,7 +28,7 @@ async function queued(n: number) {
   await queue(h.ctx, 'demo', notificationContent(), devices.map((d) => d.id));
 }
 
-const thread = (database: { path: string; maxSizeMb?: number }) => new OutboxThread(inlineStore(h.ctx.db.repos.deliveries), database, h.ctx.logger);
+const thread = (database: { path: string; maxSizeMb?: number }) => new OutboxThread(inlineStore(deliveriesRepository(h.ctx.db.sql)), database, h.ctx.logger);
 
 describe('the outbox thread', () => {
   test('claims and records on its own connection: every delivery goes once, with one attempt, as inline', async () => {

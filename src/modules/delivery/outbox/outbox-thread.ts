@@ -1,6 +1,6 @@
 import type { Logger } from '../../../lib/logger';
 import type { ClaimedDelivery } from '../worker/delivery.routing';
-import type { DeliveryResult, RecordedOutcomes } from '../worker/delivery.repository';
+import type { DeliveryResult, RecordedOutcomes } from '../worker/delivery.types';
 import type { OutboxStore } from './outbox-store';
 
 export type ThreadRequest = { id: number } & (

@@ -1,48 +1,117 @@
-import type { FailedDeliveryFacts } from '../../webhooks/delivery-events';
-import type { HoldKind } from '../holds/hold-kind';
+import type { FailedAtEnqueue, NewDelivery, Superseded } from './outbox.types';
+import type { Dialect } from '../../../db/sql/dialect';
+import type { Sql } from '../../../db/sql/sql';
+import { oneOff, statement, valuesList } from '../../../db/sql/statement';
+import { repository } from '../../../db/sql/repository';
 
-/** One delivery row as queueing writes it. */
-export interface NewDelivery {
-  deviceId: string;
-  tokenId: number | null;
-  status: 'pending' | 'held' | 'failed';
-  /** Set when held (hold-kind.ts). */
-  holdKind: HoldKind | null;
-  reason: string | null;
-}
+/**
+ * Rows per INSERT of a large fan-out. SQLite: 100,000 deliveries are written in about half the
+ * time one row a statement takes; PostgreSQL: fewer round trips (11 parameters a row, far under its
+ * 65,535 per statement).
+ */
+const INSERT_BATCH = { sqlite: 100, postgres: 500 } as const;
 
-/** A delivery superseded by a newer event, for the metrics. */
-export interface Superseded {
-  appId: string;
-  provider: string | null;
-}
+const insertSql = (rows: number) =>
+  `INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, hold_kind, attempts, next_attempt_at, reason, created_at, updated_at)
+   VALUES ${valuesList(rows, 11, 0, (p) => `(${p.slice(0, 7).join(', ')}, 0, ${p.slice(7).join(', ')})`)}`;
 
-/** A delivery that failed at once, as its delivery.failed event tells it (no attempt was made). */
-export type FailedAtEnqueue = Omit<FailedDeliveryFacts, 'attempts'>;
+const insertMessage = statement<{ id: number }>(
+  'INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+  { numbers: ['id'] },
+);
+const insertOne = statement(insertSql(1));
+const insertMany = { sqlite: statement(insertSql(INSERT_BATCH.sqlite)), postgres: statement(insertSql(INSERT_BATCH.postgres)) };
+const failedOf = statement<FailedAtEnqueue>(
+  `SELECT d.id, d.app_id AS "appId", m.kind, d.activity_id AS "activityId", d.device_id AS "deviceId", dev.end_user_id AS "endUserId", dev.platform, d.reason
+     FROM deliveries d JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id
+    WHERE d.message_id = $1 AND d.status = 'failed'`,
+  { numbers: ['id'] },
+);
+// The ids come from one lookup per status, so each walks its own small partial index; one
+// statement rather than one per status: each costs more to run than its (mostly empty) lookup.
+const supersedeSql = (d: Dialect, now: string, activityId: string, deviceIds: string) =>
+  `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', hold_kind = NULL, updated_at = ${now}
+    WHERE id IN (SELECT id FROM deliveries WHERE activity_id = ${activityId} AND status = 'pending'
+                 UNION ALL SELECT id FROM deliveries WHERE activity_id = ${activityId} AND status = 'held')
+      AND ${d.inList('device_id', deviceIds)}
+      AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
+    RETURNING app_id AS "appId", provider`;
+const supersede = statement<Superseded>((d) => supersedeSql(d, '$1', '$2', '$3'));
+// PostgreSQL: a follow-up's queueing as one statement, one round trip instead of three. Every part
+// sees the table as it was before the statement, so the supersede never touches the new deliveries.
+const queueFollowUpPostgres = statement<{ id: number; superseded: string }>(
+  (d) => `WITH superseded AS (${supersedeSql(d, '$6', '$3', '$7')}),
+   message AS (INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id),
+   queued AS (
+     INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, hold_kind, attempts, next_attempt_at, reason, created_at, updated_at)
+     SELECT $1, message.id, t.device_id, $3, t.token_id, t.status, t.hold_kind, 0, $6, t.reason, $6, $6
+       FROM message, unnest($7::text[], $8::bigint[], $9::text[], $10::text[], $11::text[]) WITH ORDINALITY AS t(device_id, token_id, status, hold_kind, reason, n)
+      ORDER BY t.n)
+   SELECT message.id, (SELECT coalesce(json_agg(superseded), '[]') FROM superseded)::text AS superseded FROM message`,
+  { numbers: ['id'] },
+);
+const deleteDeliveries = statement(`DELETE FROM deliveries WHERE status IN ('delivered', 'failed', 'dropped', 'superseded') AND updated_at < $1`);
+const deleteMessages = statement('DELETE FROM messages WHERE created_at < $1 AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.message_id = messages.id)');
+const releaseHeld = statement(
+  `UPDATE deliveries SET status = 'pending', token_id = $1, reason = NULL, hold_kind = NULL, next_attempt_at = $2, updated_at = $2
+    WHERE activity_id = $3 AND device_id = $4 AND status = 'held' AND hold_kind = 'token'`,
+);
 
-/** The outbox repository, one implementation for both databases: src/db/repositories/outbox.ts. */
-export interface OutboxRepository {
-  /** Writes a message; returns its id. */
-  insertMessage(appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number>;
+/** Queueing messages and their deliveries (modules/delivery/outbox/outbox.ts holds what queueing decides). */
+export const outboxRepository = repository((sql: Sql) => {
+  const dialect = sql.dialect.name;
   /**
    * Writes one delivery of the message per row, due now. Rows may be streamed from a query (a large
    * send): written as they come, INSERT_BATCH at a time. Returns how many were written.
    */
-  insertDeliveries(message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number>;
-  /** The message's deliveries that failed at once. */
-  failedOf(messageId: number): Promise<FailedAtEnqueue[]>;
-  /**
-   * An activity's update or end: supersedes its updates not sent yet to the rows' devices (one row
-   * per superseded delivery returned), then writes the message and one delivery per row (one end user's devices,
-   * a few), due now. On PostgreSQL one statement.
-   */
-  queueFollowUp(
-    message: { appId: string; kind: string; activityId: string; content: string; templateSlug: string },
-    rows: readonly NewDelivery[],
-    now: number,
-  ): Promise<{ messageId: number; superseded: Superseded[] }>;
-  /** Retention: deletes finished deliveries last changed before `before`, then the messages older than that nobody refers to. */
-  prune(before: number): Promise<{ deliveries: number; messages: number }>;
-  /** Makes the deliveries held for an activity instance's token due now, at that token; returns how many. */
-  releaseHeld(target: { activityId: string; deviceId: string; tokenId: number }, now: number): Promise<number>;
-}
+  const insertDeliveries = async (message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number> => {
+    const values = (d: NewDelivery) => [message.appId, message.id, d.deviceId, message.activityId, d.tokenId, d.status, d.holdKind, now, d.reason, now, now];
+    const size = INSERT_BATCH[dialect];
+    let batch: NewDelivery[] = [];
+    let written = 0;
+    for (const row of rows) {
+      if (batch.push(row) < size) continue;
+      await sql.run(insertMany[dialect], batch.flatMap(values));
+      written += batch.length;
+      batch = [];
+    }
+    if (batch.length === 0) return written;
+    // The rest: SQLite one prepared row at a time (no statement to prepare per size), PostgreSQL in one round trip.
+    if (dialect === 'sqlite') for (const row of batch) await sql.run(insertOne, values(row));
+    else await sql.run(oneOff(insertSql(batch.length)), batch.flatMap(values));
+    return written + batch.length;
+  };
+  return {
+    /** Writes a message; returns its id. */
+    insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now]))!.id,
+
+    insertDeliveries,
+
+    /**
+     * An activity's update or end: supersedes its updates not sent yet to the rows' devices (one row
+     * per superseded delivery returned), then writes the message and one delivery per row (one end user's devices,
+     * a few), due now. On PostgreSQL one statement.
+     */
+    async queueFollowUp(message: { appId: string; kind: string; activityId: string; content: string; templateSlug: string }, rows: readonly NewDelivery[], now: number): Promise<{ messageId: number; superseded: Superseded[] }> {
+      if (dialect === 'sqlite') {
+        const superseded = await sql.all(supersede, [now, message.activityId, rows.map((r) => r.deviceId)]);
+        const messageId = (await sql.one(insertMessage, [message.appId, message.kind, message.activityId, message.content, message.templateSlug, now]))!.id;
+        await insertDeliveries({ ...message, id: messageId }, rows, now);
+        return { messageId, superseded };
+      }
+      const column = <K extends keyof NewDelivery>(key: K) => rows.map((r) => r[key]) as (string | number | null)[];
+      const params = [message.appId, message.kind, message.activityId, message.content, message.templateSlug, now];
+      const row = (await sql.one(queueFollowUpPostgres, [...params, column('deviceId'), column('tokenId'), column('status'), column('holdKind'), column('reason')]))!;
+      return { messageId: row.id, superseded: JSON.parse(row.superseded) as Superseded[] };
+    },
+
+    /** The message's deliveries that failed at once. */
+    failedOf: (messageId: number): Promise<FailedAtEnqueue[]> => sql.all(failedOf, [messageId]),
+    /** Retention: deletes finished deliveries last changed before `before`, then the messages older than that nobody refers to. */
+    prune: async (before: number): Promise<{ deliveries: number; messages: number }> => ({ deliveries: await sql.run(deleteDeliveries, [before]), messages: await sql.run(deleteMessages, [before]) }),
+    /** Makes the deliveries held for an activity instance's token due now, at that token; returns how many. */
+    releaseHeld: async (target: { activityId: string; deviceId: string; tokenId: number }, now: number): Promise<number> => sql.run(releaseHeld, [target.tokenId, now, target.activityId, target.deviceId]),
+  };
+});
+
+export type OutboxRepository = ReturnType<typeof outboxRepository>;

@@ -4,7 +4,7 @@
  * compiled binary (scripts/build.ts).
  */
 import { openDatabase } from '../../../db/sqlite/database';
-import { deliveriesRepository } from '../../../db/repositories/deliveries';
+import { deliveriesRepository } from '../worker/delivery.repository';
 import { sqliteSql } from '../../../db/sqlite/sqlite-sql';
 import type { DeliveryRepository } from '../worker/delivery.repository';
 import type { ClaimedDelivery } from '../worker/delivery.routing';

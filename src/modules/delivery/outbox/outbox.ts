@@ -2,6 +2,8 @@ import type { Store, Tx } from '../../../db/store';
 import type { WakeUps } from '../../../coordination/coordination';
 import { messageKind, type MessageContent } from '../message-content';
 import { deliveryFailed } from '../../webhooks/delivery-events';
+import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
+import { outboxRepository } from './outbox.repository';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
 export interface DeliveryTarget {
@@ -56,13 +58,13 @@ export class Outbox {
       // yet (pending, or held for a token or a channel), so after an outage each phone gets the
       // latest state, not the history. Starts and ends are never superseded. One end user's devices.
       const list = [...rows()];
-      const queued = await tx.outbox.queueFollowUp({ appId: input.appId, kind, activityId: activityId!, content, templateSlug: input.content.templateSlug }, list, input.now);
+      const queued = await outboxRepository(tx).queueFollowUp({ appId: input.appId, kind, activityId: activityId!, content, templateSlug: input.content.templateSlug }, list, input.now);
       for (const r of queued.superseded) this.settled({ appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
       messageId = queued.messageId;
       deliveries = list.length;
     } else {
-      messageId = await tx.outbox.insertMessage(input.appId, kind, activityId, content, input.content.templateSlug, input.now);
-      deliveries = await tx.outbox.insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
+      messageId = await outboxRepository(tx).insertMessage(input.appId, kind, activityId, content, input.content.templateSlug, input.now);
+      deliveries = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
     }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
     this.notifyQueued();
@@ -78,7 +80,7 @@ export class Outbox {
     const rows = function* () {
       for (const t of input.targets) yield { deviceId: t.deviceId, tokenId: t.tokenId, status: 'pending' as const, holdKind: null, reason: null };
     };
-    return tx.outbox.insertDeliveries({ appId: input.appId, id: input.messageId, activityId: null }, rows(), input.now);
+    return outboxRepository(tx).insertDeliveries({ appId: input.appId, id: input.messageId, activityId: null }, rows(), input.now);
   }
 
   /**
@@ -86,7 +88,7 @@ export class Outbox {
    * just reported (in `tx`). Deliveries parked on a paused channel stay parked.
    */
   async releaseHeld(tx: Tx, target: { activityId: string; deviceId: string; tokenId: number }, now: number): Promise<number> {
-    const released = await tx.outbox.releaseHeld(target, now);
+    const released = await outboxRepository(tx).releaseHeld(target, now);
     if (released > 0) this.notifyQueued();
     return released;
   }
@@ -119,8 +121,8 @@ export class Outbox {
    * islet_deliveries_total (provider none: decided without sending).
    */
   private async failedAtEnqueue(tx: Tx, appId: string, messageId: number, kind: DeliveryKind, count: number, now: number): Promise<void> {
-    const rows = await tx.outbox.failedOf(messageId);
-    await tx.webhookEvents.emitAll(rows.map((r) => deliveryFailed({ ...r, attempts: 0 })), now);
+    const rows = await outboxRepository(tx).failedOf(messageId);
+    await webhookEventsRepository(tx).emitAll(rows.map((r) => deliveryFailed({ ...r, attempts: 0 })), now);
     this.settled({ appId, provider: 'none', kind, outcome: 'failed', count });
   }
 

@@ -5,6 +5,8 @@ import { addDeviceOn, deliveryRowsOn, type DeliveryHarness } from '../../../test
 import { createHarness, type TestDatabase } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { SimulatorTransport } from '../providers/simulator.transport';
+import { appsRepository } from '../../apps/apps.repository';
+import { tokensRepository } from '../../tokens/tokens.repository';
 
 let h: DeliveryHarness;
 let engine: DeliveryEngine;
@@ -22,12 +24,12 @@ async function idleWorker(database: TestDatabase) {
   engine = createDeliveryEngine(h.ctx, { transports: { simulator }, pollMs: 60_000 });
   engine.start();
   await engine.drain();
-  const [token] = await h.ctx.db.repos.tokens.ofDevice(device.id);
+  const [token] = await tokensRepository(h.ctx.db.sql).ofDevice(device.id);
   /** A unit of work that queues one notification, then does more work in the same transaction. */
   const queueThen = (after: () => void) =>
     h.ctx.db.write(async (tx) => {
       await h.ctx.outbox.enqueue(tx, { appId: 'demo', content: notificationContent(), targets: [{ deviceId: device.id, tokenId: token!.id }], now: h.ctx.clock.now() });
-      for (let i = 0; i < 50; i++) await tx.apps.find('demo');
+      for (let i = 0; i < 50; i++) await appsRepository(tx).find('demo');
       after();
     });
   return { simulator, queueThen };

@@ -2,6 +2,7 @@ import type { AppContext } from '../../../context';
 import { appsService } from '../../apps/apps.service';
 import { credentialsReset } from '../endpoint-health/endpoint-reset';
 import type { AppChannels } from './delivery.routing';
+import { appsRepository } from '../../apps/apps.repository';
 
 /**
  * An app's delivery channels as a sender needs them: its credentials opened (decrypted and parsed)
@@ -17,7 +18,7 @@ export class AppChannelsCache {
   private readonly opened = new Map<string, unknown>();
 
   constructor(ctx: AppContext) {
-    this.repo = ctx.db.repos.apps;
+    this.repo = appsRepository(ctx.db.sql);
     this.service = appsService(ctx, credentialsReset(ctx));
   }
 

@@ -5,6 +5,8 @@ import { apnsKey } from '../../../test-support/delivery-fixtures';
 import { createHarness } from '../../../test-support/harness';
 import { POSTGRES_TEST_TIMEOUT_MS } from '../../../test-support/postgres';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
+import { appsRepository } from '../../apps/apps.repository';
+import { deliveriesRepository } from './delivery.repository';
 
 const DEVICES = 300;
 const TEMPLATE = { slug: 'hello', title: 'Hello {{ name }}', body: 'Something happened' };
@@ -47,7 +49,7 @@ forEachDatabase('a claim whose answer was lost', (database) => {
   test('its deliveries are claimed again and sent, not left sending while the instance lives', async () => {
     const { h, standin } = await queued(database);
     // The first claim commits and then fails, as when PostgreSQL restarts before its answer arrives.
-    const repo = h.ctx.db.repos.deliveries;
+    const repo = deliveriesRepository(h.ctx.db.sql);
     let claims = 0;
     const store = {
       claim: async (now: number, limit: number) => {
@@ -66,7 +68,7 @@ forEachDatabase('a claim whose answer was lost', (database) => {
 
   test('deliveries claimed just before the database went away (their app could not be read) are claimed again and sent', async () => {
     const { h, standin } = await queued(database);
-    const apps = h.ctx.db.repos.apps;
+    const apps = appsRepository(h.ctx.db.sql);
     const find = apps.find.bind(apps);
     let lookups = 0;
     apps.find = async (id: string) => {
@@ -81,7 +83,7 @@ forEachDatabase('a claim whose answer was lost', (database) => {
 
   test('claiming ahead (PostgreSQL’s default): the next batch is claimed while the last is dispatched, each delivery sent once; when dispatching fails, both batches are claimed again', async () => {
     const { h, standin } = await queued(database);
-    const repo = h.ctx.db.repos.deliveries;
+    const repo = deliveriesRepository(h.ctx.db.sql);
     // What happens in order: claims starting and ending, and each dispatch reading its app.
     const events: string[] = [];
     const store = {
@@ -95,7 +97,7 @@ forEachDatabase('a claim whose answer was lost', (database) => {
       close: async () => {},
     };
     // The first dispatch cannot read its app: its batch and the one claimed ahead of it go back.
-    const apps = h.ctx.db.repos.apps;
+    const apps = appsRepository(h.ctx.db.sql);
     const find = apps.find.bind(apps);
     let lookups = 0;
     apps.find = async (id: string) => {

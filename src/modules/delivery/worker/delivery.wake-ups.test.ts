@@ -6,6 +6,7 @@ import { createHarness } from '../../../test-support/harness';
 import { forEachDatabase } from '../../../test-support/databases';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { inlineStore } from '../outbox/outbox-store';
+import { deliveriesRepository } from './delivery.repository';
 
 let h: DeliveryHarness;
 let engine: DeliveryEngine;
@@ -19,7 +20,7 @@ forEachDatabase('the delivery worker’s wake-ups', (database) => {
     h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
     const [first, second] = [await addDeviceOn(h.ctx, 'demo', { platform: 'android' }), await addDeviceOn(h.ctx, 'demo', { platform: 'android' })];
-    const inline = inlineStore(h.ctx.db.repos.deliveries);
+    const inline = inlineStore(deliveriesRepository(h.ctx.db.sql));
     // Holds the answer of an empty claim until let go: as a claim whose snapshot came before the
     // commit of the deliveries it wakes up for (another instance's, on PostgreSQL).
     let held: { release: () => void; reached: boolean } | undefined;

@@ -12,6 +12,7 @@ import { unsentDecision, type Decision } from './outcome-effects';
 import { OutcomeWriter } from './outcome-writer';
 import { inlineStore, type OutboxStore } from '../outbox/outbox-store';
 import type { Transports } from '../providers/transport';
+import { deliveriesRepository } from './delivery.repository';
 
 export interface WorkerOptions {
   /** Deliveries claimed per statement. */
@@ -71,7 +72,7 @@ export class DeliveryWorker {
     metrics: IsletMetrics,
     options: WorkerOptions = {},
   ) {
-    this.repo = ctx.db.repos.deliveries;
+    this.repo = deliveriesRepository(ctx.db.sql);
     this.channels = new AppChannelsCache(ctx);
     const { store, ...rest } = options;
     this.store = store ?? inlineStore(this.repo);

@@ -4,7 +4,7 @@ import { deliveryFailed, tokenInvalidated } from '../../webhooks/delivery-events
 import { pausedHold, parkedReason, WAITING_FOR_TOKEN } from '../holds/hold-kind';
 import type { Outcome } from '../providers/transport';
 import { retryDelay, type BackoffPolicy } from './backoff';
-import type { DeliveryResult } from './delivery.repository';
+import type { DeliveryResult } from './delivery.types';
 import type { AppChannels, ClaimedDelivery, Route } from './delivery.routing';
 
 /**

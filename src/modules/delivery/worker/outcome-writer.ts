@@ -1,7 +1,7 @@
 import type { AppContext } from '../../../context';
 import type { DeliveryOutcomeLabel, IsletMetrics } from '../../metrics/metrics';
 import type { OutboxStore } from '../outbox/outbox-store';
-import type { DeliveryResult, RecordedOutcomes } from './delivery.repository';
+import type { DeliveryResult, RecordedOutcomes } from './delivery.types';
 import type { ClaimedDelivery } from './delivery.routing';
 import { withEffects, type Decision } from './outcome-effects';
 

@@ -1,4 +1,4 @@
-import type { DeliveryResult } from './delivery.repository';
+import type { DeliveryResult } from './delivery.types';
 import { recordedRequest, type ClaimedDelivery } from './delivery.routing';
 import type { SendRoute } from './outcome-effects';
 

@@ -1,6 +1,8 @@
 import type { AppContext } from '../../../context';
 import { endActivities, endInstances } from '../../live-activities/live-activities.delivery';
 import type { Job } from '../scheduler';
+import { liveActivitiesRepository } from '../../live-activities/live-activities.repository';
+import { instancesRepository } from '../../live-activities/instances.repository';
 
 const HOUR_MS = 60 * 60 * 1000;
 /** iOS ends a Live Activity on the Dynamic Island after 8 hours… */
@@ -19,17 +21,17 @@ export const IOS_MAX_VISIBLE_MS = 12 * HOUR_MS;
 export async function expireIosActivities(ctx: AppContext, now: number): Promise<number> {
   const cutoff = now - IOS_MAX_ACTIVE_MS;
   const due = new Map<string, string[]>();
-  for (const i of await ctx.db.repos.instances.dueIos(cutoff)) due.set(i.activityId, [...(due.get(i.activityId) ?? []), i.deviceId]);
+  for (const i of await instancesRepository(ctx.db.sql).dueIos(cutoff)) due.set(i.activityId, [...(due.get(i.activityId) ?? []), i.deviceId]);
   const ended = await ctx.db.write(async (tx) => {
     for (const [activityId, deviceIds] of due) {
-      const row = await tx.liveActivities.byId(activityId);
+      const row = await liveActivitiesRepository(tx).byId(activityId);
       if (!row) continue;
       const endedAt = row.startedAt + IOS_MAX_ACTIVE_MS;
       if (row.state === 'Active') await endInstances(ctx.outbox, tx, row, deviceIds, { endedAt, dismissalAt: row.startedAt + IOS_MAX_VISIBLE_MS, now });
-      else await tx.instances.end(activityId, endedAt, deviceIds);
+      else await instancesRepository(tx).end(activityId, endedAt, deviceIds);
     }
     // Activities past 8 hours without a live instance (their iOS ones just ended, or none ever started).
-    return endActivities(ctx.outbox, tx, await tx.liveActivities.activeWithoutLiveInstance(cutoff), {
+    return endActivities(ctx.outbox, tx, await liveActivitiesRepository(tx).activeWithoutLiveInstance(cutoff), {
       reason: 'expired',
       endedAt: (a) => a.startedAt + IOS_MAX_ACTIVE_MS,
       dismissalAt: (a) => a.startedAt + IOS_MAX_VISIBLE_MS,

@@ -2,6 +2,7 @@ import type { AppContext } from '../../../context';
 import { isoTime } from '../../../lib/clock';
 import { usedMinutes } from '../../live-activities/live-activities.usage';
 import { billingPeriod } from '../../live-activities/billing-period';
+import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
 
 /** The share of a plan's minutes at which `quota.warning` goes out. */
 export const QUOTA_WARNING_SHARE = 0.8;
@@ -13,10 +14,10 @@ export const QUOTA_WARNING_SHARE = 0.8;
  */
 export async function emitQuotaEvents(ctx: AppContext, now: number): Promise<void> {
   const period = billingPeriod(now);
-  for (const app of await ctx.db.repos.webhookEvents.appsWithEndpoints()) {
+  for (const app of await webhookEventsRepository(ctx.db.sql).appsWithEndpoints()) {
     const plan = ctx.config.plans[app.plan];
     if (!plan || plan.minutes === undefined || plan.minutes <= 0) continue;
-    const used = await usedMinutes(ctx.db.repos, app.id, now);
+    const used = await usedMinutes(ctx.db.sql, app.id, now);
     const levels = [
       ['quota.warning', QUOTA_WARNING_SHARE],
       ['quota.exceeded', 1],
@@ -24,8 +25,8 @@ export async function emitQuotaEvents(ctx: AppContext, now: number): Promise<voi
     for (const [type, share] of levels) {
       if (used < plan.minutes * share) continue;
       await ctx.db.write(async (tx) => {
-        if (await tx.webhookEvents.hadEventSince(app.id, type, period.start)) return;
-        await tx.webhookEvents.emit(
+        if (await webhookEventsRepository(tx).hadEventSince(app.id, type, period.start)) return;
+        await webhookEventsRepository(tx).emit(
           app.id,
           type,
           {

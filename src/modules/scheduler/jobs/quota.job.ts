@@ -10,6 +10,8 @@ import { quotaReachedAt } from '../quota';
 import type { Job } from '../scheduler';
 import { expireIosActivities } from './ios-expiry.job';
 import { emitQuotaEvents } from './quota-events';
+import { broadcastsRepository } from '../../broadcasts/broadcasts.repository';
+import { activityUsageRepository } from '../../live-activities/activity-usage.repository';
 
 /**
  * On plans without overage, ends every Active activity of an app once its minutes are used up,
@@ -19,16 +21,16 @@ import { emitQuotaEvents } from './quota-events';
  */
 export async function enforceQuotas(ctx: AppContext, now: number): Promise<number> {
   await expireIosActivities(ctx, now);
-  const repos = ctx.db.repos;
+  const repos = ctx.db.sql;
   let ended = 0;
-  const apps = await repos.activityUsage.appsWithActive();
+  const apps = await activityUsageRepository(repos).appsWithActive();
   for (const app of apps) {
     const plan = ctx.config.plans[app.plan];
     if (!plan || plan.overage || plan.minutes === undefined) continue;
     const current = billingPeriod(now);
     const periods = [billingPeriod(current.start - 1), current];
     for (const period of periods) {
-      const active = await repos.activityUsage.active(app.id);
+      const active = await activityUsageRepository(repos).active(app.id);
       if (active.length === 0 || active[0]!.startedAt >= period.end) continue;
       const at = await quotaReachedAt(repos, app.id, plan, period, Math.min(now, period.end), active);
       if (at === undefined) continue;
@@ -49,9 +51,9 @@ export async function enforceQuotas(ctx: AppContext, now: number): Promise<numbe
  */
 async function endBroadcastsOverQuota(ctx: AppContext, now: number): Promise<number> {
   let ended = 0;
-  for (const app of await ctx.db.repos.broadcasts.appsWithActive()) {
+  for (const app of await broadcastsRepository(ctx.db.sql).appsWithActive()) {
     const plan = ctx.config.plans[app.plan];
-    if (!plan || !minutesExhausted(plan, await usedMinutes(ctx.db.repos, app.appId, now))) continue;
+    if (!plan || !minutesExhausted(plan, await usedMinutes(ctx.db.sql, app.appId, now))) continue;
     const broadcasts = broadcastsService(ctx, appsService(ctx, credentialsReset(ctx)));
     let count = 0;
     for (const id of app.ids) {

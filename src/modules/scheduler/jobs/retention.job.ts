@@ -2,6 +2,13 @@ import type { AppContext } from '../../../context';
 import { IDEMPOTENCY_TTL_MS } from '../../idempotency/idempotency';
 import type { Job } from '../scheduler';
 import { billingPeriod } from '../../live-activities/billing-period';
+import { scheduledSendsRepository } from '../../notifications/scheduled-sends.repository';
+import { webhooksRepository } from '../../webhooks/webhooks.repository';
+import { endUsersRepository } from '../../users/end-users.repository';
+import { idempotencyRepository } from '../../idempotency/idempotency.repository';
+import { broadcastsRepository } from '../../broadcasts/broadcasts.repository';
+import { liveActivitiesRepository } from '../../live-activities/live-activities.repository';
+import { outboxRepository } from '../../delivery/outbox/outbox.repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -22,17 +29,17 @@ export function retentionJob(ctx: AppContext): Job {
       const deliveriesBefore = now - retention.deliveries_days * DAY_MS;
       const activitiesBefore = Math.min(now - retention.activities_days * DAY_MS, billingPeriod(now).start);
       const removed = await ctx.db.write(async (tx) => ({
-        ...(await tx.outbox.prune(deliveriesBefore)),
-        activities: await tx.liveActivities.pruneEnded(activitiesBefore),
+        ...(await outboxRepository(tx).prune(deliveriesBefore)),
+        activities: await liveActivitiesRepository(tx).pruneEnded(activitiesBefore),
         // Ended broadcasts follow the activities' rule (their minutes count in the period).
-        ...(await tx.broadcasts.prune(deliveriesBefore, activitiesBefore)),
-        idempotencyKeys: await tx.idempotency.prune(now - IDEMPOTENCY_TTL_MS),
+        ...(await broadcastsRepository(tx).prune(deliveriesBefore, activitiesBefore)),
+        idempotencyKeys: await idempotencyRepository(tx).prune(now - IDEMPOTENCY_TTL_MS),
         // Devices and activities of erased end users, kept anonymous until their end push went.
-        erased: await tx.endUsers.pruneErased(),
+        erased: await endUsersRepository(tx).pruneErased(),
         // Events of the billing period stay: quota events are sent once a period.
-        webhooks: await tx.webhooks.prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
+        webhooks: await webhooksRepository(tx).prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
         // Parts of scheduled sends that went, were cancelled or expired; waiting ones stay whatever their age.
-        scheduledSends: await tx.scheduledSends.prune(deliveriesBefore),
+        scheduledSends: await scheduledSendsRepository(tx).prune(deliveriesBefore),
       }));
       if (Object.values(removed).some((n) => n > 0)) ctx.logger.info('retention', removed);
     },

@@ -7,6 +7,7 @@ import { createHarness, type Harness } from '../../../test-support/harness';
 import { connect, queuedFor, start } from '../../../test-support/live-activity-fixtures';
 import { testRows } from '../../../test-support/test-sql';
 import { expireIosActivities } from './ios-expiry.job';
+import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
 
 /**
  * While a new scheduler leader takes over, the old one's run may still be going: the same job runs
@@ -48,11 +49,11 @@ forEachDatabase('scheduler jobs run twice at once (a leader takeover)', (databas
       let asked = 0;
       const checkThenEmit = () =>
         h.ctx.db.write(async (tx) => {
-          const had = await tx.webhookEvents.hadEventSince(id, 'quota.warning', 0);
+          const had = await webhookEventsRepository(tx).hadEventSince(id, 'quota.warning', 0);
           asked++;
           // Gives the other write up to a second to ask too: without the guarantee both ask before either emits.
           for (let i = 0; i < 20 && asked < 2 && database === 'postgres'; i++) await Bun.sleep(50);
-          if (!had) await tx.webhookEvents.writeEvent(id, 'quota.warning', {}, [], h.clock.now());
+          if (!had) await webhookEventsRepository(tx).writeEvent(id, 'quota.warning', {}, [], h.clock.now());
         });
       await Promise.all([checkThenEmit(), checkThenEmit()]);
       const n = (await testRows<{ n: number }>(h.ctx, "SELECT count(*) AS n FROM webhook_events WHERE app_id = ? AND type = 'quota.warning'", [id]))[0]?.n;

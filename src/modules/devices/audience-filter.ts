@@ -1,6 +1,6 @@
-import type { AudienceFilter } from '../../modules/devices/devices.repository';
-import type { Dialect } from '../sql/dialect';
-import type { Param } from '../sql/sql';
+import type { AudienceFilter } from './devices.types';
+import type { Dialect } from '../../db/sql/dialect';
+import type { Param } from '../../db/sql/sql';
 
 /**
  * The SQL condition on a device `d` that an `audience` asks for, with its parameters numbered

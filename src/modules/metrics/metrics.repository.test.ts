@@ -4,6 +4,7 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
+import { metricsRepository } from './metrics.repository';
 
 /*
  * The metrics repository's one implementation (metrics.ts) on each database: counts come back as
@@ -28,7 +29,7 @@ forEachDatabase('metrics repository', (database) => {
     // Credentials stored and refused, as the delivery worker leaves them (the sealed value is not read here).
     await testRows(h.ctx, `UPDATE apps SET apns_sealed = 'sealed', apns_paused_reason = 'InvalidProviderToken' WHERE id = 'a2'`);
 
-    const { metrics } = h.ctx.db.repos;
+    const metrics = metricsRepository(h.ctx.db.sql);
     expect(await metrics.queueDepth()).toEqual([{ app: 'a1', provider: 'unassigned', state: 'pending', n: 2 }]);
     expect(await metrics.activeActivities()).toEqual([]);
     const channels = (await metrics.channels()).sort((a, b) => a.app.localeCompare(b.app));

@@ -1,9 +1,10 @@
 import { afterEach, expect, test } from 'bun:test';
-import type { AppContext } from '../../context';
-import { apnsToken } from '../../test-support/apns-standin';
-import { forEachDatabase } from '../../test-support/databases';
-import { createHarness, type Harness } from '../../test-support/harness';
-import { testRows } from '../../test-support/test-sql';
+import type { AppContext } from '../../../context';
+import { apnsToken } from '../../../test-support/apns-standin';
+import { forEachDatabase } from '../../../test-support/databases';
+import { createHarness, type Harness } from '../../../test-support/harness';
+import { testRows } from '../../../test-support/test-sql';
+import { deliveryHistoryRepository } from './delivery-history.repository';
 
 /*
  * The delivery-history repository's one implementation (delivery-history.ts) on each database,
@@ -72,7 +73,7 @@ forEachDatabase('delivery history', (database) => {
     expect((await h.admin('GET', `/api/admin/apps/a2/deliveries/${id}`)).status).toBe(404);
 
     const firstId = (await testRows<{ n: number }>(h.ctx, 'SELECT min(id) AS n FROM deliveries'))[0]!.n;
-    expect(await h.ctx.db.repos.deliveryHistory.firstId('a1')).toBe(firstId);
-    expect(await h.ctx.db.repos.deliveryHistory.firstId('a2')).toBeUndefined();
+    expect(await deliveryHistoryRepository(h.ctx.db.sql).firstId('a1')).toBe(firstId);
+    expect(await deliveryHistoryRepository(h.ctx.db.sql).firstId('a2')).toBeUndefined();
   });
 });

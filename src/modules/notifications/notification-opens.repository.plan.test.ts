@@ -4,9 +4,9 @@ import { apnsToken } from '../../test-support/apns-standin';
 import { testRows } from '../../test-support/test-sql';
 import { forEachDatabase } from '../../test-support/databases';
 import type { AppContext } from '../../context';
-import { postgresDialect, sqliteDialect } from '../sql/dialect';
-import { render, type Statement } from '../sql/statement';
-import { OPENS_STATEMENTS } from './notification-opens';
+import { postgresDialect, sqliteDialect } from '../../db/sql/dialect';
+import { render, type Statement } from '../../db/sql/statement';
+import { OPENS_STATEMENTS } from './notification-opens.repository';
 
 /**
  * The opens' and the message list's statements read through indexes, not whole tables, on both

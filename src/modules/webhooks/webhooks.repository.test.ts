@@ -3,6 +3,7 @@ import type { AppContext } from '../../context';
 import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
+import { webhooksRepository } from './webhooks.repository';
 
 /*
  * The webhooks repository's one implementation (webhooks.ts) on each database: an attempt is
@@ -21,7 +22,7 @@ forEachDatabase('webhooks repository', (database) => {
     await h.createApp({ id: 'a1' });
     const hook = await h.admin('POST', '/api/admin/apps/a1/webhooks', { url: 'http://127.0.0.1:9/hook' });
     expect((await h.admin('POST', `/api/admin/apps/a1/webhooks/${hook.body.id}/test`)).status).toBeLessThan(300);
-    const { webhooks } = h.ctx.db.repos;
+    const webhooks = webhooksRepository(h.ctx.db.sql);
     const now = h.clock.now();
     const [first] = await webhooks.claim(now, 10);
     expect(first?.endpointId).toBe(hook.body.id);

@@ -1,0 +1,3 @@
+import type { apps } from '../../db/schema';
+
+export type AppRow = typeof apps.$inferSelect;

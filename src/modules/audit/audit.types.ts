@@ -1,0 +1,15 @@
+import type { auditLog } from '../../db/schema';
+
+export type AuditRow = typeof auditLog.$inferSelect;
+
+export type NewAuditRow = Omit<AuditRow, 'id'>;
+
+export interface AuditFilter {
+  appId?: string;
+  action?: string;
+  actor?: string;
+  /** Milliseconds, inclusive. */
+  since?: number;
+  /** Milliseconds, exclusive. */
+  until?: number;
+}

@@ -1,0 +1,21 @@
+import type { FailedDeliveryFacts } from '../../webhooks/delivery-events';
+import type { HoldKind } from '../holds/hold-kind';
+
+/** One delivery row as queueing writes it. */
+export interface NewDelivery {
+  deviceId: string;
+  tokenId: number | null;
+  status: 'pending' | 'held' | 'failed';
+  /** Set when held (hold-kind.ts). */
+  holdKind: HoldKind | null;
+  reason: string | null;
+}
+
+/** A delivery superseded by a newer event, for the metrics. */
+export interface Superseded {
+  appId: string;
+  provider: string | null;
+}
+
+/** A delivery that failed at once, as its delivery.failed event tells it (no attempt was made). */
+export type FailedAtEnqueue = Omit<FailedDeliveryFacts, 'attempts'>;

@@ -1,0 +1,33 @@
+export type Platform = 'ios' | 'android';
+
+export interface NewInstance {
+  activityId: string;
+  deviceId: string;
+  platform: Platform;
+  startedAt: number;
+}
+
+/** A live instance with the tokens its follow-ups would go to. */
+export interface InstanceTarget {
+  deviceId: string;
+  platform: Platform;
+  /** The device's active registration token (Android follow-ups go there); null once refused. */
+  deviceTokenId: number | null;
+  /** iOS: the instance's update token, if the device reported it. */
+  activityTokenId: number | null;
+  activityTokenState: 'active' | 'invalid' | null;
+}
+
+/** An instance as the admin activity detail shows it. */
+export interface InstanceDetail {
+  deviceId: string;
+  platform: Platform;
+  startedAt: number;
+  endedAt: number | null;
+  /** iOS: the update token's state (null: not reported yet). Android: the registration token's. */
+  tokenState: 'active' | 'invalid' | null;
+  tokenInvalidReason: string | null;
+  lastDeliveryStatus: string | null;
+  lastDeliveryReason: string | null;
+  lastDeliveryAt: number | null;
+}

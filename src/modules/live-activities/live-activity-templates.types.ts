@@ -1,0 +1,4 @@
+import type { liveActivityTemplates } from '../../db/schema';
+
+/** A stored app-defined template: its fields as JSON text (custom-templates.ts `CustomFields`). */
+export type TemplateRow = typeof liveActivityTemplates.$inferSelect;

@@ -1,0 +1,10 @@
+import type { tokens } from '../../db/schema';
+
+/** The token kind a device registers with, by platform. */
+export const deviceTokenKind = (platform: 'ios' | 'android'): 'apns_device' | 'fcm_registration' => (platform === 'ios' ? 'apns_device' : 'fcm_registration');
+
+export type TokenRow = typeof tokens.$inferSelect;
+
+export type TokenKind = TokenRow['kind'];
+
+export type Environment = 'production' | 'sandbox';

@@ -1,0 +1,2 @@
+import type { WebhookEventInput } from './delivery-events';
+import type { WebhookEventType } from './webhooks.events';
