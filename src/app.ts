@@ -14,6 +14,7 @@ import { consoleRoutes } from './modules/console/console.routes';
 import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
 import { endpointsAdminRoutes } from './modules/delivery/admin/endpoints.admin.routes';
 import { deliveriesAdminRoutes } from './modules/delivery/admin/deliveries.admin.routes';
+import { deliveryHistoryRepository } from './modules/delivery/admin/delivery-history.repository';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
 import { usersRoutes } from './modules/users/users.routes';
@@ -103,7 +104,7 @@ export function createApp(ctx: AppContext) {
         durationMs: Math.round(seconds * 100_000) / 100,
       });
     })
-    .use(docsRoutes(() => routes(), services, { templateSlugs: TEMPLATE_SLUGS }))
+    .use(docsRoutes(() => routes(), services, { templateSlugs: TEMPLATE_SLUGS }, { firstDeliveryId: (appId) => deliveryHistoryRepository(ctx.db.sql).firstId(appId) }))
     .use(healthRoutes(services))
     .use(metricsRoutes(services))
     .use(devicesRoutes(services))

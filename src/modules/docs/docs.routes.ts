@@ -11,7 +11,6 @@ import type { ErrorFacts } from './error-examples';
 import { polishDocument, type DocumentedRoute } from './polish-document';
 import { SWAGGER_ASSETS, SWAGGER_ICONS } from './swagger-assets';
 import { swaggerPage } from './swagger-page';
-import { deliveryHistoryRepository } from '../delivery/admin/delivery-history.repository';
 
 const ASSET_PREFIX = '/swagger/assets';
 
@@ -38,8 +37,12 @@ const TAGS = [
  * files served from the binary: no request leaves the server. The page is ours, not the plugin's,
  * so that its start-up script is a file (a CSP without inline scripts) and tokens are not persisted.
  */
-export function docsRoutes(routes: () => DocumentedRoute[], services: Services, facts: ErrorFacts) {
-  const history = deliveryHistoryRepository(services.ctx.db.sql);
+/** Where the document's examples find a real row: the first delivery of an app (the composition root reads it). */
+export interface ExampleRows {
+  firstDeliveryId(appId: string): Promise<number | undefined>;
+}
+
+export function docsRoutes(routes: () => DocumentedRoute[], services: Services, facts: ErrorFacts, rows: ExampleRows) {
   const serveAsset = (file: string) => {
     const asset = SWAGGER_ASSETS.get(file);
     if (!asset) throw new HttpError(404, `no route for GET ${ASSET_PREFIX}/${file}`);
@@ -56,7 +59,7 @@ export function docsRoutes(routes: () => DocumentedRoute[], services: Services, 
           structuredClone(responseValue),
           routes(),
           facts,
-          instanceParamOverrides(await history.firstId(DEMO.appId)),
+          instanceParamOverrides(await rows.firstDeliveryId(DEMO.appId)),
           instanceBodyExamples(services.ctx.clock.now()),
         );
     })

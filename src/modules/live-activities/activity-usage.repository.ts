@@ -43,6 +43,13 @@ const appsWithActive = statement<{ id: string; plan: string }>(`SELECT DISTINCT 
 const activeCount = statement<{ n: number }>(`SELECT count(*) AS n FROM activities WHERE app_id = $1 AND state = 'Active'`, { numbers: ['n'] });
 const active = statement<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND state = 'Active' ORDER BY started_at, id`, ACTIVITY_SHAPE);
 
+// A broadcast is metered as one activity while it runs, whatever its audience (broadcasts own the table).
+const broadcastsRunning = statement<{ ms: number | null }>(
+  (d) => `SELECT sum(${d.least(`coalesce(ended_at, ${d.typed('$3', 'bigint')})`, d.typed('$3', 'bigint'))} - ${d.greatest('started_at', d.typed('$2', 'bigint'))}) AS ms
+    FROM broadcasts WHERE app_id = $1 AND started_at < $3 AND (ended_at IS NULL OR ended_at > $2)`,
+  { numbers: ['ms'] },
+);
+
 /** Live activity minutes (usage, quota) and the Active activities they come from. */
 export const activityUsageRepository = repository((sql: Sql) => {
   return {
@@ -54,6 +61,8 @@ export const activityUsageRepository = repository((sql: Sql) => {
     dailyMs: async (appId: string, periodStart: number, now: number): Promise<{ day: number; ms: number }[]> => (await sql.all(daily, [periodStart, now, appId])).map((d) => ({ day: d.day, ms: d.ms ?? 0 })),
     /** Apps with an Active activity, and their plans (the quota job looks only at these). */
     appsWithActive: (): Promise<{ id: string; plan: string }[]> => sql.all(appsWithActive),
+    /** Milliseconds the app's broadcasts ran inside [from, to). */
+    broadcastsMs: async (appId: string, from: number, to: number): Promise<number> => (await sql.one(broadcastsRunning, [appId, from, to]))?.ms ?? 0,
     activeCount: async (appId: string): Promise<number> => (await sql.one(activeCount, [appId]))!.n,
     /** The Active activities of an app, oldest first. */
     active: (appId: string): Promise<ActivityRow[]> => sql.all(active, [appId]),
