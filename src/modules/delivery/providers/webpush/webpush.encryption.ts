@@ -76,7 +76,7 @@ export function contentCodingHeader(salt: Uint8Array, senderPublic: Uint8Array):
  * @throws PayloadTooLargeError when the plaintext exceeds 3,993 bytes.
  * @example const body = encryptPayload(Buffer.from(json), { p256dh, auth });
  */
-export function encryptPayload(plaintext: Uint8Array, receiver: ReceiverKeys, fixed?: FixedInputs): Buffer {
+export function encryptPayload(plaintext: Uint8Array, receiver: ReceiverKeys, fixed?: FixedInputs): Buffer<ArrayBuffer> {
   if (plaintext.length > MAX_PLAINTEXT_BYTES) throw new PayloadTooLargeError(plaintext.length);
   const sender = createECDH('prime256v1');
   if (fixed) sender.setPrivateKey(fixed.senderPrivateKey);
