@@ -41,12 +41,14 @@ export function webPushOutcome(res: WebPushResponse): Outcome {
 function serviceText(text: string | undefined): string | undefined {
   if (!text) return undefined;
   let json: { reason?: unknown; message?: unknown; error?: { message?: unknown } | unknown } | undefined;
+  // Line breaks are spacing, not characters to mark.
+  const plain = () => violationText(text.replace(/\s+/g, ' '));
   try {
     json = JSON.parse(text);
   } catch {
-    return violationText(text);
+    return plain();
   }
-  if (json === null || typeof json !== 'object') return violationText(text);
+  if (json === null || typeof json !== 'object') return plain();
   const error = json.error as { message?: unknown } | string | undefined;
   return reasonCode(json.reason) ?? violationText(json.message) ?? violationText(typeof error === 'string' ? error : error?.message) ?? violationText(json.reason);
 }
