@@ -83,7 +83,9 @@ describe('VapidSigner', () => {
     const a = await vapid.authorization(keys, subject, url);
     const b = await vapid.authorization(keys, 'https://example.com/contact', url);
     const c = await vapid.authorization(generateVapidKeys(), subject, url);
-    expect(new Set([a, b, c]).size).toBe(3);
+    // A private key that does not match the public one is never covered by the cached JWT.
+    const d = await vapid.authorization({ ...generateVapidKeys(), publicKey: keys.publicKey }, subject, url);
+    expect(new Set([a, b, c, d]).size).toBe(4);
   });
 
   test('a lifetime over 24 hours is refused', () => {

@@ -79,7 +79,8 @@ export class VapidSigner {
   /** The header for a push to `endpoint`, signing a new JWT only when the cached one is near its end. */
   authorization(keys: VapidKeys, subject: string, endpoint: string | URL): Promise<string> {
     const origin = (typeof endpoint === 'string' ? new URL(endpoint) : endpoint).origin;
-    const id = `${keys.publicKey} ${subject} ${origin}`;
+    // The private key too: a JWT is never reused for a key pair it was not signed with.
+    const id = `${keys.privateKeyPem}\n${keys.publicKey}\n${subject}\n${origin}`;
     const now = this.clock.now();
     const entry = this.entries.get(id);
     if (entry && now < entry.expiresAt - JWT_RENEW_BEFORE_MS) return entry.header;
@@ -94,11 +95,11 @@ export class VapidSigner {
   }
 
   private async sign(keys: VapidKeys, subject: string, origin: string, exp: number): Promise<string> {
-    let key = this.keys.get(keys.publicKey);
+    let key = this.keys.get(keys.privateKeyPem);
     if (!key) {
       key = createPrivateKey(keys.privateKeyPem);
       if (this.keys.size >= MAX_CACHED) this.keys.clear();
-      this.keys.set(keys.publicKey, key);
+      this.keys.set(keys.privateKeyPem, key);
     }
     const jwt = await new SignJWT({ sub: subject }).setProtectedHeader({ typ: 'JWT', alg: 'ES256' }).setAudience(origin).setExpirationTime(exp).sign(key);
     this.signatures++;
