@@ -18,6 +18,11 @@ export interface VapidClaims {
 }
 
 const DAY_S = 24 * 3600;
+/**
+ * Authorization headers whose signature verified. A sender reuses one JWT for every push to an
+ * origin, so the signature is checked once; the claims (exp against the clock) every time.
+ */
+const verified = new Set<string>();
 const URGENCIES = new Set(['very-low', 'low', 'normal', 'high']);
 const LOCAL = /^(localhost|.*\.localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 
@@ -63,12 +68,16 @@ export function checkPush(
     return refuse(403, 'BadJwtToken', 'the JWT is not JSON');
   }
   if (header.alg !== 'ES256') return refuse(403, 'BadJwtToken', `alg ${String(header.alg)}`);
-  const publicKey = createPublicKey({
-    key: { kty: 'EC', crv: 'P-256', x: key.subarray(1, 33).toString('base64url'), y: key.subarray(33).toString('base64url') },
-    format: 'jwk',
-  });
-  const signed = verify('sha256', Buffer.from(`${head}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
-  if (!signed) return refuse(403, 'BadJwtToken', 'the signature does not verify with k');
+  if (!verified.has(authorization)) {
+    const publicKey = createPublicKey({
+      key: { kty: 'EC', crv: 'P-256', x: key.subarray(1, 33).toString('base64url'), y: key.subarray(33).toString('base64url') },
+      format: 'jwk',
+    });
+    const signed = verify('sha256', Buffer.from(`${head}.${payload}`), { key: publicKey, dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+    if (!signed) return refuse(403, 'BadJwtToken', 'the signature does not verify with k');
+    if (verified.size >= 1000) verified.clear();
+    verified.add(authorization);
+  }
   if (claims.aud !== expect.origin) return refuse(403, 'BadJwtToken', `aud ${String(claims.aud)} is not ${expect.origin}`);
   const now = Math.floor(expect.nowMs / 1000);
   if (typeof claims.exp !== 'number' || !Number.isInteger(claims.exp)) return refuse(403, 'BadJwtToken', 'exp missing');
