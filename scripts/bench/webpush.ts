@@ -5,7 +5,7 @@
  * (a fresh ECDH key and salt), signed (one JWT for the origin) and sent; a push counts when the
  * stand-in answered 201. Prints `webpush_per_s`, this process's CPU per push (`webpush_cpu_us`:
  * encryption, JWT, HTTP client) and the stand-in's, then one JSON line.
- *   bun scripts/bench/webpush.ts [--pushes 100000] [--concurrency 256]
+ *   bun scripts/bench/webpush.ts [--pushes 100000] [--concurrency 64]
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -18,7 +18,7 @@ import { benchSubscription, startWebPushStandin } from '../../src/test-support/w
 const { values } = parseArgs({
   options: {
     pushes: { type: 'string', default: '100000' },
-    concurrency: { type: 'string', default: '256' },
+    concurrency: { type: 'string', default: '64' },
     serve: { type: 'boolean', default: false },
     seed: { type: 'string' },
     key: { type: 'string' },
