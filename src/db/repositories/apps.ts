@@ -1,5 +1,5 @@
 import type { AppRow, AppsRepository } from '../../modules/apps/apps.repository';
-import { apps } from '../schema';
+import { apps } from '../../modules/apps/apps.tables';
 import { insertRow, updateRow } from '../sql/columns';
 import type { Sql } from '../sql/sql';
 import { statement } from '../sql/statement';

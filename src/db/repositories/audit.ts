@@ -1,5 +1,5 @@
 import type { AuditRepository, AuditRow } from '../../modules/audit/audit.repository';
-import { auditLog } from '../schema';
+import { auditLog } from '../../modules/audit/audit.tables';
 import { insertRow } from '../sql/columns';
 import type { Param, Sql } from '../sql/sql';
 import { oneOff } from '../sql/statement';

@@ -1,4 +1,4 @@
-import type { apps } from '../../db/schema';
+import type { apps } from './apps.tables';
 
 export type AppRow = typeof apps.$inferSelect;
 
