@@ -8,9 +8,7 @@ import { apps } from '../apps/apps.tables';
 export const { sqlite: activityStreams, pg: activityStreamsPg } = defineTable(
   'activity_streams',
   {
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     key: text().notNull(),
     templateSlug: text().notNull(),
     /** JSON, as started: a change of template, attributes or targets starts over. */

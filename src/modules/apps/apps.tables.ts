@@ -1,5 +1,9 @@
 import { defineTable, text, time } from '../../db/table';
 
+/**
+ * The apps Islet serves. Secrets are stored sealed (AES-256-GCM, see lib/secrets.ts); the App
+ * Secret also as a SHA-256 hash so that authenticating a request needs no decryption.
+ */
 export const { sqlite: apps, pg: appsPg } = defineTable('apps', {
   id: text().primaryKey(),
   name: text().notNull(),

@@ -9,9 +9,7 @@ export const { sqlite: broadcasts, pg: broadcastsPg } = defineTable(
   'broadcasts',
   {
     id: text().primaryKey(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     templateSlug: text().notNull(),
     /** JSON. */
     attributes: text().notNull(),
@@ -49,9 +47,7 @@ export const { sqlite: broadcastOps, pg: broadcastOpsPg } = defineTable(
   'broadcast_ops',
   {
     id: id(),
-    broadcastId: text()
-      .notNull()
-      .references(() => broadcasts.id, { onDelete: 'cascade' }),
+    broadcastId: text().notNull().references(() => broadcasts.id, { onDelete: 'cascade' }),
     appId: text().notNull(),
     kind: text(['create_channel', 'update', 'end', 'delete_channel']).notNull(),
     /** JSON of the LiveActivityContent of an update or end; null for channel steps. */

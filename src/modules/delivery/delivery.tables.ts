@@ -11,9 +11,7 @@ export const { sqlite: messages, pg: messagesPg } = defineTable(
   'messages',
   {
     id: id(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     kind: text(['notification', 'la_start', 'la_update', 'la_end']).notNull(),
     /** Not indexed: nothing looks messages up by activity, and the index cost a random page write per update. */
     activityId: text(),
@@ -39,9 +37,7 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
   {
     id: id(),
     appId: text().notNull(),
-    messageId: bigint()
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
+    messageId: bigint().notNull().references(() => messages.id, { onDelete: 'cascade' }),
     deviceId: text().notNull(),
     activityId: text(),
     /** The ledger token the delivery goes to; null until known (an iOS update held for its activity token). */
@@ -105,9 +101,7 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
 export const { sqlite: deliveryAttempts, pg: deliveryAttemptsPg } = defineTable(
   'delivery_attempts',
   {
-    deliveryId: bigint()
-      .notNull()
-      .references(() => deliveries.id, { onDelete: 'cascade' }),
+    deliveryId: bigint().notNull().references(() => deliveries.id, { onDelete: 'cascade' }),
     attempt: integer().notNull(),
     at: time().notNull(),
     provider: text(),

@@ -5,9 +5,7 @@ export const { sqlite: devices, pg: devicesPg } = defineTable(
   'devices',
   {
     id: text().primaryKey(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     endUserId: text().notNull(),
     platform: text(['ios', 'android']).notNull(),
     /**

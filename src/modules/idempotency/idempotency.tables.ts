@@ -9,9 +9,7 @@ import { apps } from '../apps/apps.tables';
 export const { sqlite: idempotencyKeys, pg: idempotencyKeysPg } = defineTable(
   'idempotency_keys',
   {
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     key: text().notNull(),
     /** SHA-256 of method, path and body: the same key with another request is refused. */
     fingerprint: text().notNull(),

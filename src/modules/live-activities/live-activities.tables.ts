@@ -7,9 +7,7 @@ export const { sqlite: activities, pg: activitiesPg } = defineTable(
   'activities',
   {
     id: text().primaryKey(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     endUserId: text().notNull(),
     templateSlug: text().notNull(),
     platform: text(['ios', 'android']).notNull(),
@@ -43,12 +41,8 @@ export const { sqlite: activities, pg: activitiesPg } = defineTable(
 export const { sqlite: activityInstances, pg: activityInstancesPg } = defineTable(
   'activity_instances',
   {
-    activityId: text()
-      .notNull()
-      .references(() => activities.id, { onDelete: 'cascade' }),
-    deviceId: text()
-      .notNull()
-      .references(() => devices.id, { onDelete: 'cascade' }),
+    activityId: text().notNull().references(() => activities.id, { onDelete: 'cascade' }),
+    deviceId: text().notNull().references(() => devices.id, { onDelete: 'cascade' }),
     platform: text(['ios', 'android']).notNull(),
     startedAt: time().notNull(),
     /** Null while the instance is live. */

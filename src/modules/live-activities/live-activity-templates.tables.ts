@@ -8,9 +8,7 @@ import { apps } from '../apps/apps.tables';
 export const { sqlite: liveActivityTemplates, pg: liveActivityTemplatesPg } = defineTable(
   'live_activity_templates',
   {
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     slug: text().notNull(),
     /** The Swift ActivityAttributes type: the APNs `attributes-type` of a start. */
     attributesType: text().notNull(),

@@ -11,9 +11,7 @@ export const { sqlite: notificationMessages, pg: notificationMessagesPg } = defi
   {
     publicId: text().primaryKey(),
     appId: text().notNull(),
-    messageId: bigint()
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
+    messageId: bigint().notNull().references(() => messages.id, { onDelete: 'cascade' }),
   },
   (t) => [
     // Deleting a message checks the cascade through this index instead of a scan.
@@ -31,12 +29,8 @@ export const { sqlite: notificationMessages, pg: notificationMessagesPg } = defi
 export const { sqlite: notificationMessageVariants, pg: notificationMessageVariantsPg } = defineTable(
   'notification_message_variants',
   {
-    messageId: bigint()
-      .primaryKey()
-      .references(() => messages.id, { onDelete: 'cascade' }),
-    mainMessageId: bigint()
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
+    messageId: bigint().primaryKey().references(() => messages.id, { onDelete: 'cascade' }),
+    mainMessageId: bigint().notNull().references(() => messages.id, { onDelete: 'cascade' }),
   },
   (t) => [index('notification_message_variants_main').on(t.mainMessageId)],
 );
@@ -49,9 +43,7 @@ export const { sqlite: notificationMessageVariants, pg: notificationMessageVaria
 export const { sqlite: notificationOpens, pg: notificationOpensPg } = defineTable(
   'notification_opens',
   {
-    messageId: bigint()
-      .notNull()
-      .references(() => messages.id, { onDelete: 'cascade' }),
+    messageId: bigint().notNull().references(() => messages.id, { onDelete: 'cascade' }),
     deviceId: text().notNull(),
     openedAt: time().notNull(),
   },

@@ -5,9 +5,7 @@ import { apps } from '../apps/apps.tables';
 export const { sqlite: releases, pg: releasesPg } = defineTable(
   'releases',
   {
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     version: integer().notNull(),
     status: text(['Draft', 'Testing', 'Live', 'Archived']).notNull(),
     createdAt: time().notNull(),

@@ -13,9 +13,7 @@ export const { sqlite: scheduledSends, pg: scheduledSendsPg } = defineTable(
     id: id(),
     /** The message's public id (`msg_…`), shared by every row of one send. */
     publicId: text().notNull(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     dueAt: time().notNull(),
     /** JSON array of the IANA zones this row reaches (a device's own zone, else the app's default); null: every device (`sendAt`). */
     zones: text(),

@@ -15,14 +15,10 @@ export const { sqlite: tokens, pg: tokensPg } = defineTable(
   'tokens',
   {
     id: id(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     kind: text(['apns_device', 'apns_push_to_start', 'apns_activity', 'fcm_registration']).notNull(),
     value: text().notNull(),
-    deviceId: text()
-      .notNull()
-      .references(() => devices.id, { onDelete: 'cascade' }),
+    deviceId: text().notNull().references(() => devices.id, { onDelete: 'cascade' }),
     /** apns_activity only. */
     activityId: text().references(() => activities.id, { onDelete: 'cascade' }),
     /** apns_push_to_start only: the app-defined ActivityAttributes type the token starts (issue 39); null: IsletActivityAttributes. */

@@ -4,9 +4,7 @@ import { apps } from '../apps/apps.tables';
 export const { sqlite: endUsers, pg: endUsersPg } = defineTable(
   'end_users',
   {
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     id: text().notNull(),
     tester: boolean().notNull().default(false),
     createdAt: time().notNull(),
@@ -23,9 +21,7 @@ export const { sqlite: endUsers, pg: endUsersPg } = defineTable(
 export const { sqlite: endUserTags, pg: endUserTagsPg } = defineTable(
   'end_user_tags',
   {
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     endUserId: text().notNull(),
     key: text().notNull(),
     value: text().notNull(),

@@ -7,9 +7,7 @@ export const { sqlite: webhookEndpoints, pg: webhookEndpointsPg } = defineTable(
   'webhook_endpoints',
   {
     id: text().primaryKey(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     url: text().notNull(),
     description: text(),
     /** JSON array of event types; null: every event. */
@@ -36,9 +34,7 @@ export const { sqlite: webhookEvents, pg: webhookEventsPg } = defineTable(
   {
     /** `msg_…`, the `webhook-id` header: the same on every retry, so receivers can deduplicate. */
     id: text().primaryKey(),
-    appId: text()
-      .notNull()
-      .references(() => apps.id, { onDelete: 'cascade' }),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     type: text().notNull(),
     body: text().notNull(),
     createdAt: time().notNull(),
@@ -51,12 +47,8 @@ export const { sqlite: webhookDeliveries, pg: webhookDeliveriesPg } = defineTabl
   'webhook_deliveries',
   {
     id: id(),
-    eventId: text()
-      .notNull()
-      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
-    endpointId: text()
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text().notNull().references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    endpointId: text().notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     /** pending: due at nextAttemptAt; sending: being posted; delivered; failed: out of retries or endpoint disabled. */
     status: text(['pending', 'sending', 'delivered', 'failed']).notNull(),
     attempts: integer().notNull().default(0),
@@ -78,9 +70,7 @@ export const { sqlite: webhookAttempts, pg: webhookAttemptsPg } = defineTable(
   'webhook_attempts',
   {
     id: id(),
-    endpointId: text()
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    endpointId: text().notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     eventId: text().notNull(),
     eventType: text().notNull(),
     /** 1 for the first post of the event to this endpoint. */
