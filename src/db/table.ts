@@ -153,6 +153,27 @@ function named<B>(builder: B, key: string): B {
   return builder;
 }
 
+/** drizzle's table-level builders of each dialect (typed loosely: the two share no type, the calls are the same), and a SQLite column's counterpart. */
+type Loose = (...args: any[]) => any;
+const builders: Record<'sqlite' | 'pg', Record<'primaryKey' | 'foreignKey' | 'index' | 'uniqueIndex' | 'counterpart', Loose>> = {
+  sqlite: { primaryKey: lite.primaryKey, foreignKey: lite.foreignKey, index: lite.index, uniqueIndex: lite.uniqueIndex, counterpart: (c: lite.SQLiteColumn) => c },
+  pg: { primaryKey: pg.primaryKey, foreignKey: pg.foreignKey, index: pg.index, uniqueIndex: pg.uniqueIndex, counterpart: twinOf },
+};
+
+function extraConfig(dialect: 'sqlite' | 'pg', specs: Extra[], table: Record<string, unknown>) {
+  const b = builders[dialect];
+  return specs.map((e) => {
+    const columns = e.columns.map((k) => table[k]);
+    if (e instanceof PrimaryKeySpec) return b.primaryKey({ columns });
+    if (e instanceof ForeignKeySpec) {
+      const fk = b.foreignKey({ columns, foreignColumns: e.target().map(b.counterpart) });
+      return e.action ? fk.onDelete(e.action) : fk;
+    }
+    const index = (e.unique ? b.uniqueIndex : b.index)(e.name).on(...columns);
+    return e.predicate ? index.where(e.predicate) : index;
+  });
+}
+
 /**
  * The table `name` of both dialects: `sqlite` for bun:sqlite, `pg` for PostgreSQL. Export each
  * under its own name (drizzle-kit reads a module's exported tables of its dialect).
@@ -161,38 +182,11 @@ export function defineTable<N extends string, C extends Columns>(name: N, column
   const entries = Object.entries(columns);
   const pgOnly = new Set(entries.filter(([, c]) => c.sqlite === null).map(([k]) => k));
   const keys = Object.fromEntries(entries.map(([k]) => [k, k])) as Keys<C>;
-  const sqlite = lite.sqliteTable(
-    name,
-    Object.fromEntries(entries.filter(([k]) => !pgOnly.has(k)).map(([k, c]) => [k, named(c.sqlite as lite.SQLiteColumnBuilderBase, k)])) as SqliteBuilders<C>,
-    (t) => {
-      const col = (k: string) => (t as Record<string, lite.SQLiteColumn>)[k]!;
-      return extras(keys)
-        .filter((e) => !(e instanceof IndexSpec && e.columns.some((k) => pgOnly.has(k))))
-        .map((e) => {
-          const cols = e.columns.map(col) as [lite.SQLiteColumn, ...lite.SQLiteColumn[]];
-          if (e instanceof PrimaryKeySpec) return lite.primaryKey({ columns: cols });
-          if (e instanceof ForeignKeySpec) {
-            const fk = lite.foreignKey({ columns: cols, foreignColumns: e.target() as typeof cols });
-            return e.action ? fk.onDelete(e.action) : fk;
-          }
-          const built = (e.unique ? lite.uniqueIndex : lite.index)(e.name).on(...cols);
-          return e.predicate ? built.where(e.predicate) : built;
-        });
-    },
-  );
-  const postgres = pg.pgTable(name, Object.fromEntries(entries.map(([k, c]) => [k, named(c.pg as pg.PgColumnBuilderBase, k)])) as PgBuilders<C>, (t) => {
-    const col = (k: string) => (t as Record<string, pg.PgColumn>)[k]!;
-    return extras(keys).map((e) => {
-      const cols = e.columns.map(col) as [pg.PgColumn, ...pg.PgColumn[]];
-      if (e instanceof PrimaryKeySpec) return pg.primaryKey({ columns: cols });
-      if (e instanceof ForeignKeySpec) {
-        const fk = pg.foreignKey({ columns: cols, foreignColumns: e.target().map(twinOf) as typeof cols });
-        return e.action ? fk.onDelete(e.action) : fk;
-      }
-      const built = (e.unique ? pg.uniqueIndex : pg.index)(e.name).on(...cols);
-      return e.predicate ? built.where(e.predicate) : built;
-    });
-  });
-  for (const [k] of entries) if (!pgOnly.has(k)) twins.set((sqlite as unknown as Record<string, lite.SQLiteColumn>)[k]!, (postgres as unknown as Record<string, pg.PgColumn>)[k]!);
+  const onSqlite = (e: Extra) => !(e instanceof IndexSpec && e.columns.some((k) => pgOnly.has(k)));
+  const sqliteColumns = entries.filter(([k]) => !pgOnly.has(k)).map(([k, c]): [string, unknown] => [k, named(c.sqlite, k)]);
+  const sqlite = lite.sqliteTable(name, Object.fromEntries(sqliteColumns) as SqliteBuilders<C>, (t) => extraConfig('sqlite', extras(keys).filter(onSqlite), t));
+  const pgColumns = entries.map(([k, c]): [string, unknown] => [k, named(c.pg, k)]);
+  const postgres = pg.pgTable(name, Object.fromEntries(pgColumns) as PgBuilders<C>, (t) => extraConfig('pg', extras(keys), t));
+  for (const [k] of sqliteColumns) twins.set((sqlite as unknown as Record<string, lite.SQLiteColumn>)[k]!, (postgres as unknown as Record<string, pg.PgColumn>)[k]!);
   return { sqlite, pg: postgres };
 }
