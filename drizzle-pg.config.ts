@@ -1,8 +1,8 @@
 import { defineConfig } from 'drizzle-kit';
 
-/** PostgreSQL's migrations, generated from its own schema into their own folder (`npm run db:generate:pg`). */
+/** PostgreSQL's migrations, from the PostgreSQL side of the same `*.tables.ts` files, into their own folder: `npm run db:generate:pg`. */
 export default defineConfig({
   dialect: 'postgresql',
-  schema: ['./src/db/postgres/schema.ts', './src/db/postgres/cluster-schema.ts'],
+  schema: './src/**/*.tables.ts',
   out: './drizzle-pg',
 });

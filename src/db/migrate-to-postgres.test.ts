@@ -5,8 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../test-support/postgres';
-import { copyPlan } from './migrate-to-postgres';
-import { defaultMigrationsFolder, migrateDatabase, openDatabase } from './sqlite/database';
+import { copyPlan, type CopyTable } from './migrate-to-postgres';
+import { migratePostgres } from './postgres/migrate';
+import { type Db, defaultMigrationsFolder, migrateDatabase, openDatabase } from './sqlite/database';
 
 const MAIN = join(import.meta.dir, '..', 'main.ts');
 const dir = mkdtempSync(join(tmpdir(), 'islet-pgmove-refuse-'));
@@ -41,32 +42,42 @@ function partlyMigrated(name: string, n: number): string {
 }
 
 describe('the copy plan', () => {
-  test('names every table of the migrated SQLite database, each after the tables its foreign keys point at', () => {
-    const db = openDatabase(join(dir, 'plan', 'islet.db'));
+  let db: Db;
+  let plan: CopyTable[];
+  beforeAll(async () => {
+    db = openDatabase(join(dir, 'plan', 'islet.db'));
+    migrateDatabase(db);
+    const { url } = await testDatabase();
+    await migratePostgres({ url, poolSize: 1 });
+    const pg = new SQL(url, { max: 1 });
     try {
-      migrateDatabase(db);
-      const tables = db.$client
-        .query<{ name: string }, []>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`)
-        .all()
-        .map((t) => t.name);
-      const plan = copyPlan().map((t) => t.name);
-      expect([...plan].sort()).toEqual([...tables].sort());
-      for (const table of tables) {
-        for (const ref of db.$client.query<{ table: string }, []>(`PRAGMA foreign_key_list("${table}")`).all()) {
-          expect({ table, parent: ref.table, before: plan.indexOf(ref.table) < plan.indexOf(table) }).toEqual({ table, parent: ref.table, before: true });
-        }
-      }
+      plan = await copyPlan(db.$client, pg);
     } finally {
-      db.$client.close();
+      await pg.close();
+    }
+  }, POSTGRES_TEST_TIMEOUT_MS);
+  afterAll(() => db.$client.close());
+
+  test('names every table of the migrated SQLite database, each after the tables its foreign keys point at', () => {
+    const tables = db.$client
+      .query<{ name: string }, []>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`)
+      .all()
+      .map((t) => t.name);
+    const names = plan.map((t) => t.name);
+    expect([...names].sort()).toEqual([...tables].sort());
+    for (const table of tables) {
+      for (const ref of db.$client.query<{ table: string }, []>(`PRAGMA foreign_key_list("${table}")`).all()) {
+        expect({ table, parent: ref.table, before: names.indexOf(ref.table) < names.indexOf(table) }).toEqual({ table, parent: ref.table, before: true });
+      }
     }
   });
 
-  test('converts exactly the boolean columns, and moves the sequence of every integer id', () => {
-    const plan = new Map(copyPlan().map((t) => [t.name, t]));
-    expect([...plan.values()].flatMap((t) => [...t.booleans].map((c) => `${t.name}.${c}`)).sort()).toEqual(['broadcast_ops.apns_done', 'broadcast_ops.fcm_done', 'end_users.tester', 'webhook_endpoints.enabled']);
-    expect([...plan.values()].filter((t) => t.identity).map((t) => `${t.name}.${t.identity}`).sort()).toEqual(
+  test('converts exactly the boolean columns, moves the sequence of every integer id, and leaves PostgreSQL-only columns to their default', () => {
+    expect(plan.flatMap((t) => [...t.booleans].map((c) => `${t.name}.${c}`)).sort()).toEqual(['broadcast_ops.apns_done', 'broadcast_ops.fcm_done', 'end_users.tester', 'webhook_endpoints.enabled']);
+    expect(plan.filter((t) => t.identity).map((t) => `${t.name}.${t.identity}`).sort()).toEqual(
       ['audit_log.id', 'broadcast_ops.id', 'deliveries.id', 'messages.id', 'scheduled_sends.id', 'tokens.id', 'webhook_attempts.id', 'webhook_deliveries.id'].sort(),
     );
+    expect(plan.find((t) => t.name === 'deliveries')!.columns).not.toContain('claimed_by');
   });
 });
 

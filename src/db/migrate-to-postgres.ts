@@ -1,21 +1,16 @@
 import { Database } from 'bun:sqlite';
 import { existsSync } from 'node:fs';
 import { SQL } from 'bun';
-import { is } from 'drizzle-orm';
-import { getTableConfig as pgTableConfig, PgTable } from 'drizzle-orm/pg-core';
-import { getTableConfig as sqliteTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { ConfigError } from '../config/config.load';
 import { redactUrlPasswordIn } from '../config/config.redact';
 import { tryInstanceLock } from './instance-lock';
 import { clientOptions, describeTarget, type PostgresSettings } from './postgres/connection';
 import { diagnosePostgres } from './postgres/diagnose';
 import { migratePostgres } from './postgres/migrate';
-import * as pgSchema from './postgres/schema';
-import * as sqliteSchema from './schema';
 import { defaultMigrationsFolder, shippedMigrationCount } from './sqlite/database';
 import { backupStatements } from './sqlite/backup-statements';
 
-/** One table to copy: its name, the columns of its PostgreSQL twin, and how each value converts. */
+/** One table to copy: its name, the columns both databases have, and how each value converts. */
 export interface CopyTable {
   name: string;
   columns: string[];
@@ -25,31 +20,38 @@ export interface CopyTable {
 }
 
 /**
- * Every table of the SQLite schema, parents before the tables whose foreign keys point at them,
- * each with its PostgreSQL twin's columns. Derived from the two schema modules, so a table added
- * later is copied without a change here; a table without a twin stops the copy before it starts.
+ * Every table of the SQLite database, parents before the tables whose foreign keys point at them,
+ * each with the columns it shares with its PostgreSQL twin. Read from the two migrated databases
+ * themselves, so a table added later is copied without a change here; a table or column without a
+ * twin stops the copy before it starts. Columns only PostgreSQL has (`claimed_by`) keep their default.
  */
-export function copyPlan(): CopyTable[] {
-  const pgTables: unknown[] = Object.values(pgSchema);
-  const sqliteTables: unknown[] = Object.values(sqliteSchema);
-  const pg = new Map(pgTables.filter((t): t is PgTable => is(t, PgTable)).map((t) => [pgTableConfig(t).name, pgTableConfig(t)]));
-  const sqlite = sqliteTables.filter((t): t is SQLiteTable => is(t, SQLiteTable)).map((t) => sqliteTableConfig(t));
-  const parents = new Map(sqlite.map((t) => [t.name, t.foreignKeys.map((f) => sqliteTableConfig(f.reference().foreignTable as SQLiteTable).name)]));
+export async function copyPlan(source: Database, target: SQL): Promise<CopyTable[]> {
+  const twins: { table: string; column: string; type: string; identity: string }[] = await target`
+    SELECT table_name AS table, column_name AS column, data_type AS type, is_identity AS identity
+    FROM information_schema.columns WHERE table_schema = 'public'`;
+  const names = source
+    .query<{ name: string }, []>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%' ORDER BY name`)
+    .all()
+    .map((t) => t.name);
+  const parents = new Map(names.map((name) => [name, source.query<{ table: string }, []>(`PRAGMA foreign_key_list("${name}")`).all().map((r) => r.table)]));
   const ordered: string[] = [];
   const visit = (name: string) => {
     if (ordered.includes(name)) return;
     for (const parent of parents.get(name) ?? []) if (parent !== name) visit(parent);
     ordered.push(name);
   };
-  for (const t of sqlite) visit(t.name);
+  for (const name of names) visit(name);
   return ordered.map((name) => {
-    const twin = pg.get(name);
-    if (!twin) throw new Error(`table ${name} of the SQLite schema has no PostgreSQL twin in src/db/postgres/schema.ts`);
+    const twin = new Map(twins.filter((c) => c.table === name).map((c) => [c.column, c]));
+    if (twin.size === 0) throw new Error(`table ${name} of the SQLite database has no PostgreSQL twin`);
+    const columns = source.query<{ name: string }, []>(`PRAGMA table_info("${name}")`).all().map((c) => c.name);
+    const missing = columns.find((c) => !twin.has(c));
+    if (missing) throw new Error(`column ${name}.${missing} of the SQLite database has no PostgreSQL twin`);
     return {
       name,
-      columns: twin.columns.map((c) => c.name),
-      booleans: new Set(twin.columns.filter((c) => c.columnType === 'PgBoolean').map((c) => c.name)),
-      identity: twin.columns.find((c) => c.generatedIdentity !== undefined)?.name,
+      columns,
+      booleans: new Set(columns.filter((c) => twin.get(c)!.type === 'boolean')),
+      identity: columns.find((c) => twin.get(c)!.identity === 'YES'),
     };
   });
 }
@@ -84,9 +86,9 @@ export async function migrateToPostgres(sqlitePath: string, settings: PostgresSe
     checkMigrated(source, sqlitePath);
     await diagnosePostgres(settings);
     await migratePostgres(settings);
-    const plan = copyPlan();
     const client = new SQL(settings.url, clientOptions(settings, { max: 1 }));
     try {
+      const plan = await copyPlan(source, client);
       // One snapshot of the SQLite file for every table (WAL lets it stand beside a writer).
       source.exec('BEGIN');
       const tables = await client.begin(async (tx) => {

@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { TestContext } from './harness';
-import { activities } from '../db/schema';
+import { activities } from '../modules/live-activities/live-activities.tables';
 import { newId } from '../lib/ids';
 import type { DeviceInput } from '../modules/devices/devices.types';
 import type { LiveActivityContent, LiveActivityEvent, MessageContent, NotificationContent } from '../modules/delivery/message-content';

@@ -1,9 +1,8 @@
 import { SQL } from 'bun';
 import { drizzle, type BunSQLDatabase } from 'drizzle-orm/bun-sql';
 import type { Config } from '../../config/config.schema';
-import * as schema from './schema';
 
-export type PgDb = BunSQLDatabase<typeof schema> & { $client: SQL };
+export type PgDb = BunSQLDatabase & { $client: SQL };
 
 /** How to reach PostgreSQL: `[database] url`, `pool_size`, `ca_file`. */
 export interface PostgresSettings {
@@ -41,7 +40,7 @@ export function clientOptions(settings: PostgresSettings, overrides: { max?: num
  */
 export function openPostgres(settings: PostgresSettings): PgDb {
   const client = new SQL(settings.url, clientOptions(settings));
-  return drizzle({ client, schema }) as PgDb;
+  return drizzle({ client }) as PgDb;
 }
 
 /** `host:port/database as user`, for messages: never the password. */

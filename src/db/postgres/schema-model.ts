@@ -1,6 +1,6 @@
 /**
  * One shape for "what a schema holds" (tables, columns, types, primary keys, indexes, foreign
- * keys), read from a drizzle schema object or from a migrated database of either dialect, so
+ * keys), read from drizzle tables or from a migrated database of either dialect, so
  * schema-parity.test.ts can compare the four. Types are named as each dialect names them.
  */
 import type { Database } from 'bun:sqlite';
@@ -38,7 +38,7 @@ const fk = (columns: string[], table: string, foreignColumns: string[], onDelete
 
 const sorted = <T>(entries: [string, T][]): Record<string, T> => Object.fromEntries(entries.sort(([a], [b]) => a.localeCompare(b)));
 
-/** The model of a drizzle schema module of either dialect (its exported tables). */
+/** The model of drizzle tables of either dialect (a module's exports, or a list). */
 export function modelOfSchema(schema: Record<string, unknown>): SchemaModel {
   const tables: [string, TableModel][] = [];
   for (const table of Object.values(schema)) {

@@ -3,14 +3,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SQL } from 'bun';
-import { getTableConfig } from 'drizzle-orm/sqlite-core';
+import { is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { migrateDatabase, openDatabase } from '../sqlite/database';
-import * as sqliteSchema from '../schema';
 import { migratePostgres } from './migrate';
-import * as clusterSchema from './cluster-schema';
-import * as pgSchema from './schema';
 import { modelOfPostgres, modelOfSchema, modelOfSqlite, type SchemaModel } from './schema-model';
+
+/** Every table the `*.tables.ts` files export, found as drizzle-kit finds them (drizzle.config.ts, drizzle-pg.config.ts). */
+async function definedTables(): Promise<{ sqlite: SQLiteTable[]; pg: PgTable[] }> {
+  const root = join(import.meta.dir, '..', '..', '..');
+  const exported: unknown[] = [];
+  for (const file of new Bun.Glob('src/**/*.tables.ts').scanSync(root)) exported.push(...Object.values(await import(join(root, file))));
+  return { sqlite: exported.filter((t): t is SQLiteTable => is(t, SQLiteTable)), pg: exported.filter((t): t is PgTable => is(t, PgTable)) };
+}
+const defined = await definedTables();
 
 /** Bounded counters stay `integer` on PostgreSQL; every other SQLite INTEGER (times, ids) is `bigint`. */
 const SMALL_INTEGERS = new Set(['attempts', 'attempt', 'version', 'status', 'response_status', 'duration_ms', 'storage_policy']);
@@ -18,8 +26,8 @@ const SMALL_INTEGERS = new Set(['attempts', 'attempt', 'version', 'status', 'res
 /** The SQLite schema as PostgreSQL should name it: each column's SQLite type mapped to the pg type chosen for it. */
 function asPostgres(model: SchemaModel): SchemaModel {
   const booleans = new Set(
-    Object.values(sqliteSchema).flatMap((t) => {
-      const config = getTableConfig(t as Parameters<typeof getTableConfig>[0]);
+    defined.sqlite.flatMap((t) => {
+      const config = getTableConfig(t);
       return config.columns.filter((c) => c.columnType === 'SQLiteBoolean').map((c) => `${config.name}.${c.name}`);
     }),
   );
@@ -70,10 +78,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 
-describe('the SQLite and PostgreSQL schemas', () => {
-  const sqlite = modelOfSchema(sqliteSchema);
-  const pg = modelOfSchema(pgSchema);
-  const cluster = modelOfSchema(clusterSchema);
+describe('the SQLite and PostgreSQL tables of the definitions', () => {
+  const sqlite = modelOfSchema({ ...defined.sqlite });
+  const both = modelOfSchema({ ...defined.pg });
+  // The tables several instances need have no SQLite twin (coordination/postgres/cluster.tables.ts).
+  const pg = Object.fromEntries(Object.entries(both).filter(([name]) => name in sqlite));
+  const cluster = Object.fromEntries(Object.entries(both).filter(([name]) => !(name in sqlite)));
 
   test('have the same tables, columns, types (mapped), defaults, primary keys, indexes with their WHERE, and foreign keys', () => {
     expect(Object.keys(sqlite).length).toBeGreaterThan(15);
@@ -83,7 +93,7 @@ describe('the SQLite and PostgreSQL schemas', () => {
     expect(Object.keys(cluster).sort()).toEqual(['auth_failures', 'cluster_instances', 'console_sessions', 'shared_state']);
   });
 
-  test('the migrated SQLite database holds what its schema object says', () => {
+  test('the migrated SQLite database holds what the definitions say', () => {
     const db = openDatabase(join(dir, 'parity.db'));
     try {
       migrateDatabase(db);
@@ -93,12 +103,12 @@ describe('the SQLite and PostgreSQL schemas', () => {
     }
   });
 
-  test('the migrated PostgreSQL database holds what its schema object says', async () => {
+  test('the migrated PostgreSQL database holds what the definitions say', async () => {
     const { url } = await testDatabase();
     await migratePostgres({ url, poolSize: 1 });
     const client = new SQL(url, { max: 1 });
     try {
-      expect(withoutPgDecoration(await modelOfPostgres(client))).toEqual({ ...pg, ...cluster });
+      expect(withoutPgDecoration(await modelOfPostgres(client))).toEqual(both);
     } finally {
       await client.close();
     }

@@ -3,7 +3,9 @@ import { count, eq, sql } from 'drizzle-orm';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
 import { openPostgres } from './connection';
 import { migratePostgres } from './migrate';
-import { apps, auditLog, endUsers } from './schema';
+import { appsPg as apps } from '../../modules/apps/apps.tables';
+import { auditLogPg as auditLog } from '../../modules/audit/audit.tables';
+import { endUsersPg as endUsers } from '../../modules/users/users.tables';
 
 beforeAll(sharedPostgres, POSTGRES_STARTUP_TIMEOUT_MS);
 

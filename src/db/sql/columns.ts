@@ -5,8 +5,8 @@ import { oneOff, type Statement } from './statement';
 
 /**
  * Statements for writing a row object whose fields are some of a table's columns (an insert, a
- * patch). The table is the SQLite schema's: both schemas name every shared table's fields and
- * columns alike (postgres/schema-parity.test.ts).
+ * patch). The table is the SQLite side of its definition (db/table.ts): both sides name the
+ * fields and columns alike.
  */
 
 /** The columns and values of the fields `row` sets (undefined fields left out). */

@@ -3,9 +3,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
-import * as schema from '../schema';
 
-export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+/** Drizzle's handle on the file: migrations and the query builder (statements name their tables themselves; no relational queries). */
+export type Db = BunSQLiteDatabase & { $client: Database };
 
 /**
  * Where the drizzle-kit migrations are: inside the compiled binary they are embedded under
@@ -39,7 +39,7 @@ export function openDatabase(path: string, options: { maxSizeMb?: number; checkp
     const pageSize = client.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size;
     client.exec(`PRAGMA max_page_count = ${Math.floor((options.maxSizeMb * 1024 * 1024) / pageSize)}`);
   }
-  return drizzle({ client, schema }) as Db;
+  return drizzle({ client }) as Db;
 }
 
 /**

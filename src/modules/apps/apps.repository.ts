@@ -1,5 +1,5 @@
 import type { AppRow } from './apps.types';
-import { apps } from '../../db/schema';
+import { apps } from './apps.tables';
 import { insertRow, updateRow } from '../../db/sql/columns';
 import type { Sql } from '../../db/sql/sql';
 import { statement } from '../../db/sql/statement';

@@ -1,3 +1,3 @@
-import type { apps } from '../../db/schema';
+import type { apps } from './apps.tables';
 
 export type AppRow = typeof apps.$inferSelect;

@@ -1,5 +1,5 @@
 import type { AuditFilter, AuditRow, NewAuditRow } from './audit.types';
-import { auditLog } from '../../db/schema';
+import { auditLog } from './audit.tables';
 import { insertRow } from '../../db/sql/columns';
 import type { Param, Sql } from '../../db/sql/sql';
 import { oneOff } from '../../db/sql/statement';

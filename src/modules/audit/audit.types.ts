@@ -1,4 +1,4 @@
-import type { auditLog } from '../../db/schema';
+import type { auditLog } from './audit.tables';
 
 export type AuditRow = typeof auditLog.$inferSelect;
 

@@ -1,8 +1,6 @@
-import type { devices, endUsers } from '../../db/schema';
+import type { devices } from './devices.tables';
 
 export type DeviceRow = typeof devices.$inferSelect;
-
-export type EndUserRow = typeof endUsers.$inferSelect;
 
 export interface DeviceInput {
   endUserId: string;

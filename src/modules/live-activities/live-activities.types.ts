@@ -1,4 +1,4 @@
-import type { activities } from '../../db/schema';
+import type { activities } from './live-activities.tables';
 
 /** The APNs timestamp (Unix seconds) of an event at `now` ms with no earlier event. */
 export const firstTimestamp = (now: number) => Math.floor(now / 1000);

@@ -1,4 +1,4 @@
-import type { notificationTemplates, releases } from '../../db/schema';
+import type { notificationTemplates, releases } from './releases.tables';
 
 export type ReleaseRow = typeof releases.$inferSelect;
 

@@ -1,4 +1,4 @@
-import type { tokens } from '../../db/schema';
+import type { tokens } from './tokens.tables';
 
 /** The token kind a device registers with, by platform. */
 export const deviceTokenKind = (platform: 'ios' | 'android'): 'apns_device' | 'fcm_registration' => (platform === 'ios' ? 'apns_device' : 'fcm_registration');

@@ -74,7 +74,7 @@ const holdForToken = statement(
           hold_kind = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN 'token' END, updated_at = $4${unclaim(d)}
     WHERE id = $5 AND ${mine(d, '$6')}`,
 );
-// Only attempts answered with a retry: the row keeps the last one (see schema.ts deliveryAttempts).
+// Only attempts answered with a retry: the row keeps the last one (see delivery.tables.ts deliveryAttempts).
 const retried = statement(
   `INSERT INTO delivery_attempts (delivery_id, attempt, at, provider, provider_id, reason) VALUES ($1, $2, $3, $4, $5, $6)
    ON CONFLICT (delivery_id, attempt) DO UPDATE SET at = excluded.at, provider = excluded.provider, provider_id = excluded.provider_id, reason = excluded.reason`,

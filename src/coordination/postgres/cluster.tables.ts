@@ -1,8 +1,8 @@
 import { bigint, boolean, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 
 /**
- * Tables only several instances on one PostgreSQL database need (src/coordination/postgres/), so
- * SQLite has no twin of them (schema-parity.test.ts leaves them out). Times are milliseconds since
+ * Tables only several instances on one PostgreSQL database need (this folder), so SQLite has no
+ * twin of them and they are plain pg-core tables (schema-parity.test.ts checks them on PostgreSQL). Times are milliseconds since
  * the epoch by PostgreSQL's clock, so instances on hosts whose clocks differ agree on leases.
  */
 

@@ -1,0 +1,40 @@
+import { sql } from 'drizzle-orm';
+import { defineTable, id, index, text, time, uniqueIndex } from '../../db/table';
+import { apps } from '../apps/apps.tables';
+import { devices } from '../devices/devices.tables';
+import { activities } from '../live-activities/live-activities.tables';
+
+/**
+ * The token ledger: every token Islet knows, with the device that owns it and whether a provider
+ * still takes it. Kinds: `apns_device` and `fcm_registration` (the device's alert token, one per
+ * device row: its registration token), `apns_push_to_start` (one active per device; a value belongs
+ * to one device), `apns_activity` (an activity's update token on one device). Deliveries name the
+ * token they use (`deliveries.token_id`), so a provider's refusal invalidates exactly that token.
+ */
+export const { sqlite: tokens, pg: tokensPg } = defineTable(
+  'tokens',
+  {
+    id: id(),
+    appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
+    kind: text(['apns_device', 'apns_push_to_start', 'apns_activity', 'fcm_registration']).notNull(),
+    value: text().notNull(),
+    deviceId: text().notNull().references(() => devices.id, { onDelete: 'cascade' }),
+    /** apns_activity only. */
+    activityId: text().references(() => activities.id, { onDelete: 'cascade' }),
+    /** apns_push_to_start only: the app-defined ActivityAttributes type the token starts (issue 39); null: IsletActivityAttributes. */
+    attributesType: text(),
+    /** APNs host the token belongs to; null: the app's default. Always null for FCM. */
+    environment: text(['production', 'sandbox']),
+    state: text(['active', 'invalid']).notNull(),
+    invalidReason: text(),
+    invalidatedAt: time(),
+    /** When the device last reported the token: a 410 older than this is stale (APNs 410 `timestamp`). */
+    reportedAt: time().notNull(),
+    createdAt: time().notNull(),
+  },
+  (t) => [
+    uniqueIndex('tokens_value').on(t.appId, t.kind, t.value).where(sql`kind <> 'apns_activity'`),
+    uniqueIndex('tokens_activity_device').on(t.activityId, t.deviceId).where(sql`kind = 'apns_activity'`),
+    index('tokens_device').on(t.deviceId, t.kind),
+  ],
+);
