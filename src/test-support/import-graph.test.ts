@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileImports, importCycles } from '../modules/module-graph';
+import { fileImports, importCycles } from './import-graph';
 
 test('no file of src/test-support reaches itself through the imports of others (a stand-in and the parts it asks share a small file instead)', () => {
   const edges = fileImports(import.meta.dir);
