@@ -74,6 +74,36 @@ export function fileImports(root: string, include: (file: string) => boolean = (
 export const explainCycle = (edges: Map<string, ImportEdge[]>, cycle: string[]): string[] =>
   [...edges].filter(([key]) => cycle.includes(key.split(' -> ')[0]!) && cycle.includes(key.split(' -> ')[1]!)).flatMap(([, e]) => e.map((x) => `${x.from} -> ${x.to}`));
 
+/**
+ * The import chains from the files `from` keeps to the files `to` keeps, directly or through
+ * other files, one chain (the shortest) per file reached: `['db/x', 'context', 'modules/y/z']`.
+ */
+export function reaches(edges: Map<string, ImportEdge[]>, from: (node: string) => boolean, to: (node: string) => boolean): string[][] {
+  const next = new Map<string, string[]>();
+  for (const key of edges.keys()) {
+    const [a, b] = key.split(' -> ') as [string, string];
+    next.set(a, [...(next.get(a) ?? []), b]);
+  }
+  const start = [...next.keys()].filter(from).sort();
+  const parent = new Map<string, string | undefined>(start.map((node) => [node, undefined]));
+  const queue = [...start];
+  const chains: string[][] = [];
+  for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
+    if (to(node)) {
+      const chain = [node];
+      for (let p = parent.get(node); p !== undefined; p = parent.get(p)) chain.unshift(p);
+      chains.push(chain);
+      continue;
+    }
+    for (const w of next.get(node) ?? []) {
+      if (parent.has(w)) continue;
+      parent.set(w, node);
+      queue.push(w);
+    }
+  }
+  return chains;
+}
+
 /** The groups of two or more folders (or files) that reach each other through their imports (Tarjan's strongly connected components). */
 export function importCycles(edges: Map<string, ImportEdge[]>): string[][] {
   const next = new Map<string, string[]>();

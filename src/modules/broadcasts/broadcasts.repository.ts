@@ -37,12 +37,6 @@ const setChannel = statement('UPDATE broadcasts SET channel_state = $2, channel_
 const setHeld = statement('UPDATE broadcasts SET held_reason = $2 WHERE id = $1');
 const counted = statement('UPDATE broadcasts SET updates_sent = updates_sent + 1 WHERE id = $1');
 const subscribers = statement('UPDATE broadcasts SET subscribers_started = subscribers_started + $2 WHERE id = $1');
-const usage = statement<{ ms: number | null }>(
-  (d) => `SELECT sum(${d.least(`coalesce(ended_at, ${d.typed('$3', 'bigint')})`, d.typed('$3', 'bigint'))} - ${d.greatest('started_at', d.typed('$2', 'bigint'))}) AS ms
-    FROM broadcasts WHERE app_id = $1 AND started_at < $3 AND (ended_at IS NULL OR ended_at > $2)`,
-  { numbers: ['ms'] },
-);
-
 const insertOp = statement(
   `INSERT INTO broadcast_ops (broadcast_id, app_id, kind, content, status, next_attempt_at, created_at, updated_at) VALUES ($1, $2, $3, $4, 'pending', $5, $6, $6)`,
 );
@@ -123,8 +117,6 @@ export const broadcastsRepository = repository((sql: Sql) => {
     async addSubscribers(id: string, n: number): Promise<void> {
       await sql.run(subscribers, [id, n]);
     },
-    /** Milliseconds the app's broadcasts ran inside [from, to). */
-    runningMs: async (appId: string, from: number, to: number): Promise<number> => (await sql.one(usage, [appId, from, to]))?.ms ?? 0,
     async queue(op: { broadcastId: string; appId: string; kind: OpKind; content: string | null; dueAt: number }, now: number): Promise<void> {
       await sql.run(insertOp, [op.broadcastId, op.appId, op.kind, op.content, op.dueAt, now]);
     },

@@ -2,7 +2,6 @@ import type { PlanConfig } from '../../config/config.schema';
 import type { Sql } from '../../db/sql/sql';
 import { billingPeriod } from './billing-period';
 import { activityUsageRepository } from './activity-usage.repository';
-import { broadcastsRepository } from '../broadcasts/broadcasts.repository';
 
 const MINUTE_MS = 60_000;
 
@@ -11,12 +10,13 @@ const MINUTE_MS = 60_000;
  * the sum over its billed activities (see the activity-usage repository) of the time each was Active inside the period, an Active one
  * counting up to `now`, plus the running time of its broadcasts (one broadcast is metered as one
  * activity, whatever its audience). Fractional.
- * @example await usedMinutes(ctx.db.repos, 'demo', clock.now()) // 1234.5
+ * @example await usedMinutes(ctx.db.sql, 'demo', clock.now()) // 1234.5
  */
 export async function usedMinutes(r: Sql, appId: string, now: number): Promise<number> {
   const period = billingPeriod(now);
-  const broadcasts = await broadcastsRepository(r).runningMs(appId, period.start, Math.min(now, period.end));
-  return ((await activityUsageRepository(r).usedMs(appId, period, now)) + broadcasts) / MINUTE_MS;
+  const usage = activityUsageRepository(r);
+  const broadcasts = await usage.broadcastMs(appId, period.start, Math.min(now, period.end));
+  return ((await usage.usedMs(appId, period, now)) + broadcasts) / MINUTE_MS;
 }
 
 /**

@@ -7,7 +7,6 @@ import { adminGroup } from '../../admin/admin.guard';
 import { parseDate } from '../../../http/dates';
 import type { AttemptRow, DeliveryFilter, DeliveryRow, LedgerRow } from './delivery-history.types';
 import { withSentBody } from '../worker/delivery.routing';
-import { liveActivitiesRepository } from '../../live-activities/live-activities.repository';
 import { deliveryHistoryRepository } from './delivery-history.repository';
 
 // Written out: a mapped union loses its literal types, and t.UnionEnum in a query gets its first value as a default.
@@ -121,7 +120,6 @@ function filterOf(query: typeof ListQuery.static): DeliveryFilter {
 export function deliveriesAdminRoutes(services: Services) {
   const { apps, ctx } = services;
   const history = deliveryHistoryRepository(ctx.db.sql);
-  const liveActivities = liveActivitiesRepository(ctx.db.sql);
   return adminGroup(services, 'Admin: deliveries')
     .get(
       '/apps/:appId/deliveries',
@@ -165,7 +163,7 @@ export function deliveriesAdminRoutes(services: Services) {
       '/apps/:appId/live-activities/:id/deliveries',
       async ({ params, query }) => {
         await apps.get(params.appId);
-        if (!(await liveActivities.find(params.appId, params.id))) throw new HttpError(404, 'live activity not found');
+        await services.liveActivities.get(params.appId, params.id);
         const { rows, total } = await history.search(params.appId, { activityId: params.id }, query.limit ?? 50, query.offset ?? 0);
         return { deliveries: rows.map(deliveryView), total };
       },
