@@ -15,7 +15,7 @@ const edges = fileImports(SRC, (file) => !isTestCode(file));
 const text = (file: string) => readFileSync(join(SRC, file), 'utf8');
 
 /** The composition root: it builds the app from the features, so nothing below may reach it. */
-const COMPOSITION = ['app', 'bootstrap', 'main', 'server', 'services'];
+const COMPOSITION = ['app', 'bootstrap', 'cli-args', 'main', 'server', 'services'];
 /** The context names modules' types (the outbox, endpoint health, metrics): reaching it reaches them. */
 const CONTEXT = 'context';
 const inFolder = (folder: string) => (node: string) => node.startsWith(`${folder}/`);

@@ -173,15 +173,12 @@ export function liveActivitiesService(ctx: AppContext) {
   const endNow = async (tx: Tx, appId: string, id: string, input: EndInput = {}): Promise<void> => {
     const row = await requireActivityForWrite(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
-    if (input.contentState) {
-      const template = await resolveTemplate(tx, appId, row.templateSlug);
-      requireValidState(template, input.contentState, parsed(row).attributes);
-      const content = activityContent('end', { ...parsed(row), contentState: input.contentState }, { now: clock.now(), custom: contentContext(template).custom });
-      requireDeliverable(content);
-    }
+    if (input.contentState) requireValidState(await resolveTemplate(tx, appId, row.templateSlug), input.contentState, parsed(row).attributes);
     const now = clock.now();
     // Without a dismissal date iOS would keep an ended activity up to 4 hours: the end's own time removes it at once.
-    await endActivities(outbox, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
+    // A final contentState may make the end too large: the end built to be queued is the one measured.
+    const check = input.contentState ? requireDeliverable : undefined;
+    await endActivities(outbox, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now, check });
   };
 
   return {
