@@ -4,7 +4,7 @@ import type { Clock } from '../lib/clock';
  * State that is correct only while one process serves a database, behind one interface per
  * concern. `local.ts` is today's in-process implementation; a multi-instance one (several servers
  * on one PostgreSQL) is a sibling chosen in `choose.ts`. Each interface says in its first JSDoc
- * line what that implementation must guarantee; `coordination.contract.ts` holds the behaviour
+ * line what that implementation must guarantee; `src/test-support/coordination-contract.ts` holds the behaviour
  * every implementation must pass.
  *
  * Rate limits, throttle waits and endpoint health answer synchronously: they are asked on every

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FakeClock } from '../lib/clock';
-import { describeCoordinationContract } from './coordination.contract';
+import { describeCoordinationContract } from '../test-support/coordination-contract';
 import { localCoordination } from './local';
 import { failureThrottle } from './local/failure-throttle';
 import { rateLimiter } from './local/rate-limiter';

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { folderImports, importCycles } from './module-graph';
+import { folderImports, importCycles } from '../test-support/import-graph';
 
 /** The imports of every folder of a cycle, as "from -> to" lines, for the failure message. */
 const explain = (edges: ReturnType<typeof folderImports>, cycle: string[]) =>

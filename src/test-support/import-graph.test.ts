@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileImports, importCycles } from '../modules/module-graph';
+import { fileImports, importCycles, reaches } from './import-graph';
 
 test('no file of src/test-support reaches itself through the imports of others (a stand-in and the parts it asks share a small file instead)', () => {
   const edges = fileImports(import.meta.dir);
@@ -29,6 +29,28 @@ test('the file check finds a cycle through three files (type-only, re-export and
     expect(importCycles(edges)).toEqual([['a', 'b', join('deep', 'c')]]);
     expect(edges.get('d -> a')).toEqual([{ from: 'd.ts', to: 'a' }]);
     expect([...edges.keys()].some((key) => key.includes('lib'))).toBe(false);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('the reach check follows imports through other files, names the shortest chain, and resolves a folder import to its index', () => {
+  const root = mkdtempSync(join(tmpdir(), 'islet-reach-'));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  };
+  try {
+    write('db/store.ts', "import type { Ctx } from '../context';\nimport { log } from '../lib/log';");
+    write('db/open.ts', "import { store } from './store';");
+    write('context.ts', "import type { Outbox } from './modules/outbox';");
+    write('modules/outbox/index.ts', "import { store } from '../../db/store';");
+    write('lib/log.ts', '');
+    const edges = fileImports(root);
+    expect(edges.has(`context -> ${join('modules', 'outbox', 'index')}`)).toBe(true);
+    const chains = reaches(edges, (node) => node.startsWith('db'), (node) => node.startsWith('modules') || node === 'context');
+    expect(chains).toEqual([[join('db', 'store'), 'context']]);
+    expect(reaches(edges, (node) => node === 'context', (node) => node.startsWith('lib'))).toEqual([['context', join('modules', 'outbox', 'index'), join('db', 'store'), join('lib', 'log')]]);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

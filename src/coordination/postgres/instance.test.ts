@@ -5,7 +5,7 @@ import { INSTANCE_LOCK_KEY } from '../../db/postgres/instance-lock';
 import { migratePostgres } from '../../db/postgres/migrate';
 import { createLogger } from '../../lib/logger';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
-import { describeCoordinationContract } from '../coordination.contract';
+import { describeCoordinationContract } from '../../test-support/coordination-contract';
 import type { InstanceLease } from '../coordination';
 import { postgresCoordination } from '../postgres';
 import { pgCluster } from './cluster';

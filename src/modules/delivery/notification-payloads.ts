@@ -1,5 +1,5 @@
 import type { NotificationContent } from './message-content';
-import type { ApnsRequest } from './payloads';
+import type { ApnsRequest } from './apns-request';
 
 /*
  * A notification's APNs request and FCM message, field by field as Apple ("Generating a remote

@@ -1,4 +1,5 @@
 import { swiftValues } from '../../lib/swift-date';
+import type { ApnsRequest } from './apns-request';
 import { CUSTOM_ACTIVITY_ID_KEY, type LiveActivityContent, type MessageContent } from './message-content';
 import { notificationMessage, notificationRequest } from './notification-payloads';
 
@@ -7,12 +8,6 @@ export const MAX_PAYLOAD_BYTES = 4096;
 
 /** The name of the ActivityAttributes type the iOS app declares (docs/device-contract.md). */
 export const ATTRIBUTES_TYPE = 'IsletActivityAttributes';
-
-export interface ApnsRequest {
-  /** Which token: the device token, the push-to-start token, or the activity's own update token. */
-  headers: Record<string, string>;
-  body: Record<string, unknown>;
-}
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 const HOUR_S = 3600;

@@ -7,7 +7,7 @@ import type { Services } from '../../services';
 import { VERSION } from '../../version';
 import { DEMO } from '../apps/demo.service';
 import { instanceBodyExamples, instanceParamOverrides } from './operation-docs';
-import type { ErrorFacts } from './error-examples';
+import type { ErrorFacts } from './problem-example';
 import { polishDocument, type DocumentedRoute } from './polish-document';
 import { SWAGGER_ASSETS, SWAGGER_ICONS } from './swagger-assets';
 import { swaggerPage } from './swagger-page';

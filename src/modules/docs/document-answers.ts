@@ -5,7 +5,8 @@
  * is documented. Each error answer has the same problem schema (plus the extension members it adds)
  * and real examples (error-examples.ts).
  */
-import { errorExamples, problemMembers, type ErrorFacts } from './error-examples';
+import { errorExamples, problemMembers } from './error-examples';
+import type { ErrorFacts } from './problem-example';
 
 type Json = Record<string, any>;
 

@@ -1,5 +1,5 @@
 import { documentAnswers, documentOpenOperation, idempotencyAnswers } from './document-answers';
-import type { ErrorFacts } from './error-examples';
+import type { ErrorFacts } from './problem-example';
 import { BODY_EXAMPLES, NOT_TRYABLE_ON_THE_DEMO, PARAM_EXAMPLES, PARAM_OVERRIDES, SUCCESS_RESPONSES } from './operation-docs';
 
 type Json = Record<string, any>;

@@ -39,16 +39,16 @@ const daily = statement<{ day: number; ms: number | null }>(
             FROM days ORDER BY day`,
   { numbers: ['day', 'ms'] },
 );
-const appsWithActive = statement<{ id: string; plan: string }>(`SELECT DISTINCT a.id, a.plan FROM apps a JOIN activities x ON x.app_id = a.id AND x.state = 'Active'`);
-const activeCount = statement<{ n: number }>(`SELECT count(*) AS n FROM activities WHERE app_id = $1 AND state = 'Active'`, { numbers: ['n'] });
-const active = statement<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND state = 'Active' ORDER BY started_at, id`, ACTIVITY_SHAPE);
-
-// A broadcast is metered as one activity while it runs, whatever its audience (broadcasts own the table).
-const broadcastsRunning = statement<{ ms: number | null }>(
-  (d) => `SELECT sum(${d.least(`coalesce(ended_at, ${d.typed('$3', 'bigint')})`, d.typed('$3', 'bigint'))} - ${d.greatest('started_at', d.typed('$2', 'bigint'))}) AS ms
+// A broadcast is metered as one activity while it runs. Its rows are read here, by the meter, so
+// that live-activities does not import broadcasts, which builds on it.
+const broadcasts = statement<{ ms: number | null }>(
+  (d) => `SELECT sum(${d.least(`coalesce(ended_at, ${bigint(d, '$3')})`, bigint(d, '$3'))} - ${d.greatest('started_at', bigint(d, '$2'))}) AS ms
     FROM broadcasts WHERE app_id = $1 AND started_at < $3 AND (ended_at IS NULL OR ended_at > $2)`,
   { numbers: ['ms'] },
 );
+const appsWithActive = statement<{ id: string; plan: string }>(`SELECT DISTINCT a.id, a.plan FROM apps a JOIN activities x ON x.app_id = a.id AND x.state = 'Active'`);
+const activeCount = statement<{ n: number }>(`SELECT count(*) AS n FROM activities WHERE app_id = $1 AND state = 'Active'`, { numbers: ['n'] });
+const active = statement<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND state = 'Active' ORDER BY started_at, id`, ACTIVITY_SHAPE);
 
 /** Live activity minutes (usage, quota) and the Active activities they come from. */
 export const activityUsageRepository = repository((sql: Sql) => {
@@ -59,10 +59,10 @@ export const activityUsageRepository = repository((sql: Sql) => {
     endedMs: async (appId: string, period: Period): Promise<number> => (await sql.one(ended, [period.end, period.start, appId]))?.ms ?? 0,
     /** Each day (its start, ms) from the period's start to `now`, with the Active time of that day, ms. */
     dailyMs: async (appId: string, periodStart: number, now: number): Promise<{ day: number; ms: number }[]> => (await sql.all(daily, [periodStart, now, appId])).map((d) => ({ day: d.day, ms: d.ms ?? 0 })),
+    /** Milliseconds the app's broadcasts ran inside [from, to). */
+    broadcastMs: async (appId: string, from: number, to: number): Promise<number> => (await sql.one(broadcasts, [appId, from, to]))?.ms ?? 0,
     /** Apps with an Active activity, and their plans (the quota job looks only at these). */
     appsWithActive: (): Promise<{ id: string; plan: string }[]> => sql.all(appsWithActive),
-    /** Milliseconds the app's broadcasts ran inside [from, to). */
-    broadcastsMs: async (appId: string, from: number, to: number): Promise<number> => (await sql.one(broadcastsRunning, [appId, from, to]))?.ms ?? 0,
     activeCount: async (appId: string): Promise<number> => (await sql.one(activeCount, [appId]))!.n,
     /** The Active activities of an app, oldest first. */
     active: (appId: string): Promise<ActivityRow[]> => sql.all(active, [appId]),

@@ -1,6 +1,7 @@
 import { activitiesEnded } from '../webhooks/webhooks.causes';
 import type { Tx } from '../../db/store';
 import type { DeliveryTarget, Outbox } from '../delivery/outbox/outbox';
+import type { LiveActivityContent } from '../delivery/message-content';
 import type { TargetDevice } from '../devices/devices.types';
 import type { InstanceTarget, NewInstance } from './instances.types';
 import { activityContent } from './live-activities.content';
@@ -85,6 +86,8 @@ export interface EndOptions {
   /** API end: a final contentState (already validated) and the end's priority. */
   contentState?: Record<string, unknown>;
   priority?: 5 | 10;
+  /** API end: refuses an end's content (its size) by throwing; the content checked is the one queued. */
+  check?: (content: LiveActivityContent) => void;
 }
 
 /**
@@ -109,6 +112,8 @@ export async function endActivities(outbox: Outbox, tx: Tx, rows: readonly Activ
       options: { dismissalAt, priority: options.priority },
       custom: await customOf(tx, row.appId, row.templateSlug),
     });
+    // A refusal throws out of the caller's unit of work, which undoes this end.
+    options.check?.(content);
     const targets = await followUpTargets(await instancesRepository(tx).live(row.id), () => appsRepository(tx).hasApnsCredentials(row.appId));
     await outbox.enqueue(tx, { appId: row.appId, content, targets, now: options.now });
     await instancesRepository(tx).end(row.id, endedAt);

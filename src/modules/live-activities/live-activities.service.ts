@@ -8,7 +8,7 @@ import type { LiveActivityContent } from '../delivery/message-content';
 import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
 import type { AudienceFilter, TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
-import type { InstanceDetail, NewInstance } from './instances.types';
+import type { NewInstance } from './instances.types';
 import { activityContent, type EventOptions } from './live-activities.content';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
 import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
@@ -25,7 +25,7 @@ import { liveActivitiesRepository } from './live-activities.repository';
 import { appsRepository } from '../apps/apps.repository';
 import { devicesRepository } from '../devices/devices.repository';
 import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
-import { deliveryHistoryRepository } from '../delivery/admin/delivery-history.repository';
+import { activityDetail } from './live-activities.detail';
 
 /** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
 export interface StartInput extends ContentOptionsInput {
@@ -66,13 +66,6 @@ export function liveActivitiesService(ctx: AppContext) {
   const { clock, config } = ctx;
   const store = ctx.db;
   const { outbox } = ctx;
-
-  /** Why no device shows the activity: what its start's deliveries were refused with (an iPhone without a push-to-start token). */
-  const noInstanceReason = async (appId: string, id: string): Promise<string> => {
-    const starts = (await deliveryHistoryRepository(store.sql).search(appId, { activityId: id, kind: 'la_start' }, 20, 0)).rows;
-    const reasons = new Set(starts.filter((d) => d.status === 'failed' || d.status === 'dropped').map((d) => d.reason ?? d.status));
-    return reasons.size > 0 ? [...reasons].join('; ') : 'the start reached no device';
-  };
 
   const requireActivity = async (r: Sql, appId: string, id: string): Promise<ActivityRow> => {
     const row = await liveActivitiesRepository(r).find(appId, id);
@@ -180,15 +173,12 @@ export function liveActivitiesService(ctx: AppContext) {
   const endNow = async (tx: Tx, appId: string, id: string, input: EndInput = {}): Promise<void> => {
     const row = await requireActivityForWrite(tx, appId, id);
     if (row.state !== 'Active') throw notActive();
-    if (input.contentState) {
-      const template = await resolveTemplate(tx, appId, row.templateSlug);
-      requireValidState(template, input.contentState, parsed(row).attributes);
-      const content = activityContent('end', { ...parsed(row), contentState: input.contentState }, { now: clock.now(), custom: contentContext(template).custom });
-      requireDeliverable(content);
-    }
+    if (input.contentState) requireValidState(await resolveTemplate(tx, appId, row.templateSlug), input.contentState, parsed(row).attributes);
     const now = clock.now();
     // Without a dismissal date iOS would keep an ended activity up to 4 hours: the end's own time removes it at once.
-    await endActivities(outbox, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now });
+    // A final contentState may make the end too large: the end built to be queued is the one measured.
+    const check = input.contentState ? requireDeliverable : undefined;
+    await endActivities(outbox, tx, [row], { reason: 'api', endedAt: now, now, ...input, dismissalAt: input.dismissalAt ?? now, check });
   };
 
   return {
@@ -244,24 +234,9 @@ export function liveActivitiesService(ctx: AppContext) {
       return rows.filter((a): a is ActivityRow => a !== undefined);
     },
 
-    /**
-     * The admin view of an activity: the record plus its data, why it ended, and its instances
-     * (one per device it was started on: token state and the last delivery's status); without any,
-     * why no device shows it (such an activity uses no minutes).
-     */
+    /** The admin view of an activity, or 404 (see activityDetail). */
     async detail(appId: string, id: string) {
-      const row = await requireActivity(store.sql, appId, id);
-      const list = await instancesRepository(store.sql).detail(id);
-      return {
-        ...activityView(row),
-        endReason: row.endReason,
-        attributes: JSON.parse(row.attributes) as Record<string, unknown>,
-        contentState: JSON.parse(row.contentState) as Record<string, unknown>,
-        hasPushToken: list.some((i) => i.platform === 'ios' && i.tokenState === 'active'),
-        instances: list.map(instanceView),
-        // Not billed: its minutes do not count (live-activities.usage.ts).
-        noInstanceReason: list.length === 0 ? await noInstanceReason(appId, id) : null,
-      };
+      return activityDetail(store.sql, await requireActivity(store.sql, appId, id));
     },
 
     /** A page of the app's activities, newest first, with the count of all that match. */
@@ -288,20 +263,6 @@ export function liveActivitiesService(ctx: AppContext) {
         await webhookEventsRepository(tx).emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
       });
     },
-  };
-}
-
-/** An instance as the admin API shows it. */
-function instanceView(i: InstanceDetail) {
-  return {
-    deviceId: i.deviceId,
-    platform: i.platform,
-    state: i.endedAt === null ? ('live' as const) : ('ended' as const),
-    startedAt: isoTime(i.startedAt),
-    ...(i.endedAt === null ? {} : { endedAt: isoTime(i.endedAt) }),
-    tokenState: i.tokenState ?? ('waiting' as const),
-    ...(i.tokenInvalidReason && i.tokenState === 'invalid' ? { tokenInvalidReason: i.tokenInvalidReason } : {}),
-    lastDelivery: i.lastDeliveryStatus ? { status: i.lastDeliveryStatus, reason: i.lastDeliveryReason, at: isoTime(i.lastDeliveryAt!) } : null,
   };
 }
 

@@ -14,8 +14,9 @@ const MINUTE_MS = 60_000;
  */
 export async function usedMinutes(r: Sql, appId: string, now: number): Promise<number> {
   const period = billingPeriod(now);
-  const broadcasts = await activityUsageRepository(r).broadcastsMs(appId, period.start, Math.min(now, period.end));
-  return ((await activityUsageRepository(r).usedMs(appId, period, now)) + broadcasts) / MINUTE_MS;
+  const usage = activityUsageRepository(r);
+  const broadcasts = await usage.broadcastMs(appId, period.start, Math.min(now, period.end));
+  return ((await usage.usedMs(appId, period, now)) + broadcasts) / MINUTE_MS;
 }
 
 /**

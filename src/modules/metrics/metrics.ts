@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { AppContext } from '../../context';
+import type { Coordination } from '../../coordination/coordination';
+import type { Store } from '../../db/store';
 import { metricsRepository } from './metrics.repository';
 
 export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' | 'failed' | 'held' | 'unreachable' | 'superseded';
@@ -39,7 +40,7 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * `source`: what the gauges read at scrape time.
  * @example ctx.metrics.deliveries.inc({ app: 'demo', provider: 'apns', kind: 'la_update', outcome: 'delivered' });
  */
-export function createMetrics(ctx: Pick<AppContext, 'coordination' | 'db'>): IsletMetrics {
+export function createMetrics(ctx: { coordination: Coordination; db: Store }): IsletMetrics {
   const registry = new Registry();
   // Every series names the instance it came from (several on one PostgreSQL); not `instance`,
   // which Prometheus sets from the scrape target.

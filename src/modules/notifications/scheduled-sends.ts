@@ -4,7 +4,7 @@ import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { groupByInstant, knownZones, offsetAt, parseWallTime } from '../../lib/wall-time';
-import type { NotificationSending, PreparedSend, SendInput, SendResult } from './notifications.service';
+import type { NotificationSending, PreparedSend, SendInput, SendResult } from './notification-sending';
 import type { ScheduledSendRow } from './scheduled-sends.types';
 import { notificationContent } from './notification-content';
 import { parseOptions } from './template-options';

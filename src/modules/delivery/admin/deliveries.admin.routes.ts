@@ -163,7 +163,6 @@ export function deliveriesAdminRoutes(services: Services) {
       '/apps/:appId/live-activities/:id/deliveries',
       async ({ params, query }) => {
         await apps.get(params.appId);
-        // 404 for an activity the app does not have, as GET …/live-activities/{id} answers.
         await services.liveActivities.get(params.appId, params.id);
         const { rows, total } = await history.search(params.appId, { activityId: params.id }, query.limit ?? 50, query.offset ?? 0);
         return { deliveries: rows.map(deliveryView), total };

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context';
 import type { Job } from '../scheduler';
-import { notificationSending } from '../../notifications/notifications.service';
+import { notificationSending } from '../../notifications/notification-sending';
 import { scheduledSends } from '../../notifications/scheduled-sends';
 
 /**

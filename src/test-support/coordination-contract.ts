@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test';
 import { FakeClock } from '../lib/clock';
 import { silentLogger } from '../lib/logger';
 import { EndpointHealth, type EndpointRecord } from '../modules/delivery/endpoint-health/endpoint-health';
-import type { Coordination } from './coordination';
-import { until } from '../test-support/eventually';
+import type { Coordination } from '../coordination/coordination';
+import { until } from './eventually';
 
 /**
  * What every coordination must do, seen from one instance: run it against each implementation
