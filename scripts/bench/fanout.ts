@@ -163,6 +163,7 @@ async function measureIslet(dir: string, toml: string, databaseUrl?: string): Pr
     const databaseCpuPerDelivery = databaseUrl ? (benchPostgresCpuUs() - databaseCpuBefore) / DEVICES : undefined;
     const threads = threadCpuDelta(threadsBefore, threadCpuUs(server.proc.pid));
     const rssPeak = rssPeakMb(server.proc.pid);
+    console.error(`  server CPU µs per delivery by thread: ${Object.entries(threads).filter(([, us]) => us > 0).sort((x, y) => y[1] - x[1]).map(([name, us]) => `${name} ${(us / DEVICES).toFixed(1)}`).join(', ')}`);
 
     base = standin.accepted();
     const startedAt = now();
