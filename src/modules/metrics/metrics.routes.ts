@@ -9,7 +9,7 @@ import type { Services } from '../../services';
  * it needs `Authorization: Bearer <token>` (Prometheus: `authorization: { credentials: … }`).
  */
 export function metricsRoutes(services: Services) {
-  const metrics = services.ctx.metrics;
+  const { registry } = services.ctx.metrics;
   const token = services.ctx.config.metrics.token;
   return new Elysia({ detail: { tags: ['Operations'] } }).get(
     '/metrics',
@@ -18,7 +18,7 @@ export function metricsRoutes(services: Services) {
         const match = /^Bearer\s+(.+)$/i.exec(request.headers.get('authorization') ?? '');
         if (!match || !safeEqual(match[1]!.trim(), token)) throw new HttpError(401, 'metrics need Authorization: Bearer <metrics token>');
       }
-      return new Response(await metrics.scrape(), { headers: { 'content-type': metrics.registry.contentType } });
+      return new Response(await registry.metrics(), { headers: { 'content-type': registry.contentType } });
     },
     {
       response: errors(401),

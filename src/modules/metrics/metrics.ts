@@ -20,8 +20,6 @@ export const CHANNEL_STATES = ['simulator', 'active', 'paused'] as const;
  */
 export interface IsletMetrics {
   registry: Registry;
-  /** The exposition text of every metric, the process metrics included (what `/metrics` answers). */
-  scrape(): Promise<string>;
   httpRequests: Counter<'method' | 'route' | 'status'>;
   httpSeconds: Histogram<'method' | 'route' | 'status'>;
   deliveries: Counter<'app' | 'provider' | 'kind' | 'outcome'>;
@@ -31,8 +29,6 @@ export interface IsletMetrics {
   /** Where `islet_channel_state` reads the channels from at scrape time; replaceable. */
   channelStates: () => Promise<ChannelState[]>;
 }
-
-const PROCESS_METRICS_AFTER_MS = 5_000;
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -47,20 +43,11 @@ export function createMetrics(ctx: Pick<AppContext, 'coordination' | 'db'>): Isl
   // Every series names the instance it came from (several on one PostgreSQL); not `instance`,
   // which Prometheus sets from the scrape target.
   registry.setDefaultLabels({ islet_instance: ctx.coordination.instance.id });
-  // Process memory, CPU, open file descriptors, handles, heap, and event-loop lag (p50/p90/p99):
-  // registered at the first scrape or 5 s after the start, whichever comes first, not while the
-  // server starts. On Bun, prom-client's registration probes v8.getHeapSpaceStatistics(), which
-  // walks the whole heap (40-90 ms of a 250 ms start, issue 49).
-  let processMetrics = false;
-  const registerProcessMetrics = () => {
-    if (processMetrics) return;
-    processMetrics = true;
-    collectDefaultMetrics({ register: registry, prefix: 'islet_' });
-    activeCounts(registry);
-  };
-  setTimeout(registerProcessMetrics, PROCESS_METRICS_AFTER_MS).unref();
+  // Process memory, CPU, open file descriptors, handles, heap, and event-loop lag (p50/p90/p99).
+  collectDefaultMetrics({ register: registry, prefix: 'islet_' });
   const repo = ctx.db.repos.metrics;
   const r = [registry];
+  activeCounts(registry);
 
   const httpRequests = new Counter({
     name: 'islet_http_requests_total',
@@ -104,10 +91,6 @@ export function createMetrics(ctx: Pick<AppContext, 'coordination' | 'db'>): Isl
 
   const metrics: IsletMetrics = {
     registry,
-    scrape() {
-      registerProcessMetrics();
-      return registry.metrics();
-    },
     httpRequests,
     httpSeconds,
     deliveries,
