@@ -42,8 +42,8 @@ export class FcmAccessTokens {
  * A JWT client for the account that honours its `token_uri`: google-auth-library always posts to
  * Google's token URL and signs that URL as the audience, so the audience is set as an extra claim
  * and a request interceptor sends the exchange to the account's URL instead.
- * google-auth-library (with gaxios, gcp-metadata, json-bigint: ~200 KB of the bundle, ~10 % of the
- * binary's start) is loaded at the first FCM token, not when the server starts (issue 49).
+ * google-auth-library (with gaxios, gcp-metadata, json-bigint: ~200 KB of the bundle) is loaded at
+ * the first FCM token, not at every start of the server (issue 49).
  */
 export async function serviceAccountClient(account: ServiceAccount): Promise<JWT> {
   const { gaxios, JWT } = await import('google-auth-library');
