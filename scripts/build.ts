@@ -42,6 +42,11 @@ const args = [
   'build',
   '--compile',
   '--minify-syntax',
+  // JavaScriptCore bytecode compiled at build time, not parsed at every start: the ~1,800 KB bundle
+  // evaluates in about half the time (CPU until ready ~0.6 of before, issue 49), for ~8 MB more
+  // binary; idle RSS the same (less anonymous memory, more pages of the binary). The bundle becomes
+  // CommonJS (Bun's default with --bytecode): no top-level await in src/.
+  '--bytecode',
   '--minify-whitespace',
   '--sourcemap=none',
   '--root',

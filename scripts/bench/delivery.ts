@@ -71,6 +71,8 @@ try {
   const standinUs = Object.values(threadCpuDelta(standinBefore, threadCpuUs(standin.pid))).reduce((a, b) => a + b, 0);
   await engine.stop();
 
+  // Every thread by name (JIT compilers, the garbage collector's helpers, the outbox thread): where the CPU beyond the main thread goes.
+  console.error(`CPU µs per delivery by thread: ${Object.entries(threads).filter(([, us]) => us > 0).sort((x, y) => y[1] - x[1]).map(([name, us]) => `${name} ${(us / n).toFixed(1)}`).join(', ')}`);
   const delivered = client.query<{ n: number }, []>(`SELECT count(*) AS n FROM deliveries WHERE status = 'delivered'`).get()!.n;
   if (delivered !== n) throw new Error(`only ${delivered} of ${n} delivered`);
   ctx.db.sqlite.$client.close();

@@ -7,8 +7,10 @@
  *    event loop meanwhile (p99);
  *  - a Live Activity start for 10,000 iOS users (each with a push-to-start token): time to answer,
  *    and starts delivered per second end to end;
- *  - the baseline, in the same run: apns-baseline.ts, a bare node:http2 client loop sending the
- *    same payload to the same stand-in; and the stand-in's own ceiling by h2load when installed.
+ *  - the baselines, in the same run: apns-baseline.ts, a bare node:http2 client loop sending the
+ *    same payload to the same stand-in; go-baseline.ts, the same pushes from Go's x/net/http2 over
+ *    the same connections and streams (`fanout_vs_go`: Islet's deliveries/s over Go's, run by run;
+ *    left out, saying why, without Go); and the stand-in's own ceiling by h2load when installed.
  * Every run starts a fresh server on a copy of one seeded database. Prints the medians as one JSON line.
  * `--database postgres`: the copy moved into a fresh PostgreSQL (migrate-to-postgres, which analyzes
  * it), and `fanout_database_cpu_us_per_delivery`, the PostgreSQL server's CPU time per delivery.
@@ -23,6 +25,7 @@ import { apnsRequest } from '../../src/modules/delivery/payloads';
 import { apnsKey } from '../../src/test-support/delivery-fixtures';
 import { serverClient } from '../../src/test-support/server-client';
 import { spawnServer } from '../../src/test-support/spawn-server';
+import { buildGoSender, runGoSender } from './go-baseline';
 import { h2loadCeiling } from './h2load';
 import { migrateToPostgres } from '../../src/db/migrate-to-postgres';
 import { benchDatabase, benchPostgresCpuUs, benchPostgresDatabase, keyed, stopBenchPostgres } from './postgres-target';
@@ -72,6 +75,7 @@ try {
     `[[apps]]\nid = "fanout"\nplan = "bench"\napp_secret = "${KEYS.fanout}"\n[apps.apns]\n${apns}` +
     `[[apps]]\nid = "starts"\nplan = "bench"\napp_secret = "${KEYS.starts}"\n[apps.apns]\n${apns}`;
   await seed(template, config(template), { fanout: DEVICES, starts: USERS });
+  const goSender = buildGoSender(template);
 
   const results: Record<string, number>[] = [];
   const authorization = `bearer ${await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.keyId }).setIssuer(key.teamId).setIssuedAt().sign(await importPKCS8(key.key, 'ES256'))}`;
@@ -84,8 +88,15 @@ try {
     const url = DATABASE === 'postgres' ? await benchPostgresDatabase() : undefined;
     if (url) await migrateToPostgres(join(dir, 'islet.db'), { url, poolSize: 1 });
     const islet = await measureIslet(dir, config(dir), url);
-    const baseline = await runBaseline({ url: standin.url, ca: standin.ca, authorization, headers: alert.headers, body: JSON.stringify(alert.body), n: DEVICES });
-    const result = { ...islet, fanout_baseline_per_s: baseline };
+    const job = { url: standin.url, ca: standin.ca, authorization, headers: alert.headers, body: JSON.stringify(alert.body), n: DEVICES };
+    const baseline = await runBaseline(job);
+    const go = goSender ? await runGoSender(goSender, job) : undefined;
+    const result: Record<string, number> = {
+      ...islet,
+      fanout_baseline_per_s: baseline.baseline_per_s,
+      fanout_baseline_cpu_us_per_request: baseline.cpu_us_per_request,
+      ...(go ? { fanout_go_per_s: go.go_per_s, fanout_go_cpu_us_per_request: go.cpu_us_per_request } : {}),
+    };
     console.error(`fan-out run ${run + 1}: ${JSON.stringify(result)}`);
     results.push(result);
   }
@@ -98,6 +109,10 @@ try {
       fanout_per_s: m('fanout_per_s'),
       fanout_baseline_per_s: m('fanout_baseline_per_s'),
       fanout_ratio: round(median(results.map((r) => r.fanout_per_s! / r.fanout_baseline_per_s!)), 2),
+      ...(goSender
+        ? { fanout_vs_go: round(median(results.map((r) => r.fanout_per_s! / r.fanout_go_per_s!)), 2), fanout_go_per_s: m('fanout_go_per_s'), fanout_go_cpu_us_per_request: m('fanout_go_cpu_us_per_request') }
+        : {}),
+      fanout_baseline_cpu_us_per_request: m('fanout_baseline_cpu_us_per_request'),
       fanout_cpu_us_per_delivery: m('fanout_cpu_us_per_delivery'),
       fanout_main_thread_cpu_us_per_delivery: m('fanout_main_thread_cpu_us_per_delivery'),
       ...(DATABASE === 'postgres' ? { fanout_database_cpu_us_per_delivery: m('fanout_database_cpu_us_per_delivery') } : {}),
@@ -148,6 +163,7 @@ async function measureIslet(dir: string, toml: string, databaseUrl?: string): Pr
     const databaseCpuPerDelivery = databaseUrl ? (benchPostgresCpuUs() - databaseCpuBefore) / DEVICES : undefined;
     const threads = threadCpuDelta(threadsBefore, threadCpuUs(server.proc.pid));
     const rssPeak = rssPeakMb(server.proc.pid);
+    console.error(`  server CPU µs per delivery by thread: ${Object.entries(threads).filter(([, us]) => us > 0).sort((x, y) => y[1] - x[1]).map(([name, us]) => `${name} ${(us / DEVICES).toFixed(1)}`).join(', ')}`);
 
     base = standin.accepted();
     const startedAt = now();
@@ -175,9 +191,9 @@ async function measureIslet(dir: string, toml: string, databaseUrl?: string): Pr
   }
 }
 
-async function runBaseline(job: { url: string; ca: string; authorization: string; headers: Record<string, string>; body: string; n: number }): Promise<number> {
+async function runBaseline(job: { url: string; ca: string; authorization: string; headers: Record<string, string>; body: string; n: number }): Promise<{ baseline_per_s: number; cpu_us_per_request: number }> {
   const proc = Bun.spawn([process.execPath, join(import.meta.dir, 'apns-baseline.ts')], { stdin: new Blob([JSON.stringify(job)]), stdout: 'pipe', stderr: 'inherit' });
   const out = await new Response(proc.stdout).text();
   if ((await proc.exited) !== 0) throw new Error('the baseline client failed');
-  return (JSON.parse(out) as { baseline_per_s: number }).baseline_per_s;
+  return JSON.parse(out) as { baseline_per_s: number; cpu_us_per_request: number };
 }

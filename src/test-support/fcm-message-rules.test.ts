@@ -8,7 +8,7 @@ afterEach(async () => fcm?.close());
 /** Sends `message` to the stand-in as the project's service account; answers the status and google.rpc error. */
 async function sender() {
   fcm = await startFcmStandin();
-  const { token } = await serviceAccountClient(fcm.serviceAccount('p1')).getAccessToken();
+  const { token } = await (await serviceAccountClient(fcm.serviceAccount('p1'))).getAccessToken();
   return async (message: Record<string, unknown>) => {
     const res = await fetch(`${fcm.url}/v1/projects/p1/messages:send`, {
       method: 'POST',

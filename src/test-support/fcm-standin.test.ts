@@ -28,7 +28,7 @@ describe('FCM stand-in', () => {
   test("google-auth-library's client gets a token from the account's token_uri", async () => {
     fcm = await startFcmStandin();
     const account = fcm.serviceAccount('p1');
-    const { token } = await serviceAccountClient(account).getAccessToken();
+    const { token } = await (await serviceAccountClient(account)).getAccessToken();
     expect(token).toStartWith('ya29.');
     expect(fcm.tokenExchanges).toBe(1);
   }, 30_000);

@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_CONNECTION_CHECKPOINT_PAGES } from '../../bootstrap';
 import { createHarness } from '../../test-support/harness';
-import { isDatabaseReady, migrateDatabase, openDatabase, type Db } from './database';
+import { defaultMigrationsFolder, isDatabaseReady, migrateDatabase, openDatabase, type Db } from './database';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -52,5 +52,27 @@ describe('database', () => {
     expect(second.$client.query<{ n: number }, []>('SELECT count(*) AS n FROM __drizzle_migrations').get()?.n).toBe(applied!);
     expect(second.$client.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'k'").get()?.value).toBe('v');
     second.$client.close();
+  });
+
+  test('an up-to-date database starts without reading the migrations (the journal says so); a newer one in the journal still applies', () => {
+    dir = mkdtempSync(join(tmpdir(), 'islet-db-'));
+    const shipped = join(dir, 'shipped');
+    cpSync(defaultMigrationsFolder(), shipped, { recursive: true });
+    const db = openDatabase(join(dir, 'islet.db'));
+    migrateDatabase(db, shipped);
+    // Without their SQL files drizzle's migrator fails (it reads and hashes every file first).
+    const journalOnly = join(dir, 'journal-only');
+    cpSync(shipped, journalOnly, { recursive: true });
+    for (const file of readdirSync(journalOnly)) if (file.endsWith('.sql')) rmSync(join(journalOnly, file));
+    expect(() => migrateDatabase(db, journalOnly)).not.toThrow();
+
+    const journal = JSON.parse(readFileSync(join(shipped, 'meta', '_journal.json'), 'utf8')) as { entries: { idx: number; when: number; tag: string; version: string; breakpoints: boolean }[] };
+    const last = journal.entries.at(-1)!;
+    journal.entries.push({ ...last, idx: last.idx + 1, when: last.when + 1, tag: '9999_newer' });
+    writeFileSync(join(shipped, 'meta', '_journal.json'), JSON.stringify(journal));
+    writeFileSync(join(shipped, '9999_newer.sql'), 'CREATE TABLE newer_probe (x integer);');
+    migrateDatabase(db, shipped);
+    expect(db.$client.query<{ n: number }, []>("SELECT count(*) AS n FROM sqlite_master WHERE name = 'newer_probe'").get()?.n).toBe(1);
+    db.$client.close();
   });
 });

@@ -53,6 +53,9 @@ function protectFolder(folder: string): void {
 
 /** Applies every migration not yet applied; running it again changes nothing. */
 export function migrateDatabase(db: Db, migrationsFolder = defaultMigrationsFolder()): void {
+  // The usual start: nothing to apply. drizzle's migrator would read and hash every SQL file to
+  // find that out; the journal alone says it (drizzle applies those newer than the last applied).
+  if (lastAppliedMillis(db) >= readJournal(migrationsFolder).lastMillis) return;
   // drizzle-kit changes a SQLite column by rebuilding the table (create, copy, drop, rename). With
   // foreign keys on, the drop would cascade into every table referencing it, and the
   // `PRAGMA foreign_keys=OFF` in such a migration is a no-op inside drizzle's transaction: so they
@@ -75,12 +78,26 @@ export function isDatabaseReady(db: Db, migrationsFolder = defaultMigrationsFold
   }
 }
 
+/** `created_at` of the last migration applied (drizzle's `folderMillis`, the journal's `when`); -1 before any. */
+function lastAppliedMillis(db: Db): number {
+  try {
+    return Number(db.$client.query<{ at: number | null }, []>('SELECT max(created_at) AS at FROM __drizzle_migrations').get()?.at ?? -1);
+  } catch {
+    return -1;
+  }
+}
+
+/** How many migrations the folder's journal lists, and the `when` of the newest (Infinity when none: drizzle decides). */
+function readJournal(folder: string): { count: number; lastMillis: number } {
+  const { entries } = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  return { count: entries.length, lastMillis: entries.length ? Math.max(...entries.map((e) => e.when)) : Infinity };
+}
+
 const shippedCounts = new Map<string, number>();
 export function shippedMigrationCount(folder: string): number {
   let n = shippedCounts.get(folder);
   if (n === undefined) {
-    const journal = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
-    n = journal.entries.length;
+    n = readJournal(folder).count;
     shippedCounts.set(folder, n);
   }
   return n;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { gaxios, JWT } from 'google-auth-library';
+import type { JWT } from 'google-auth-library';
 import type { ServiceAccount } from '../../../apps/credentials';
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -15,7 +15,7 @@ export class FcmAccessTokens {
 
   /** A valid access token for the account; rejects when the token endpoint refuses or fails. */
   async get(account: ServiceAccount): Promise<string> {
-    const { token } = await this.client(account).getAccessToken();
+    const { token } = await (await this.client(account)).getAccessToken();
     if (!token) throw new Error('the token endpoint returned no access token');
     return token;
   }
@@ -25,11 +25,13 @@ export class FcmAccessTokens {
     this.clients.delete(accountKey(account));
   }
 
-  private client(account: ServiceAccount): JWT {
+  private async client(account: ServiceAccount): Promise<JWT> {
     const key = accountKey(account);
     let client = this.clients.get(key);
     if (!client) {
-      client = serviceAccountClient(account);
+      client = await serviceAccountClient(account);
+      // Two first sends at once both made one: keep the first, so that its cached token is shared.
+      client = this.clients.get(key) ?? client;
       this.clients.set(key, client);
     }
     return client;
@@ -40,8 +42,11 @@ export class FcmAccessTokens {
  * A JWT client for the account that honours its `token_uri`: google-auth-library always posts to
  * Google's token URL and signs that URL as the audience, so the audience is set as an extra claim
  * and a request interceptor sends the exchange to the account's URL instead.
+ * google-auth-library (with gaxios, gcp-metadata, json-bigint: ~200 KB of the bundle) is loaded at
+ * the first FCM token, not at every start of the server (issue 49).
  */
-export function serviceAccountClient(account: ServiceAccount): JWT {
+export async function serviceAccountClient(account: ServiceAccount): Promise<JWT> {
+  const { gaxios, JWT } = await import('google-auth-library');
   const tokenUri = account.token_uri ?? GOOGLE_TOKEN_URL;
   const transporter = new gaxios.Gaxios();
   if (tokenUri !== GOOGLE_TOKEN_URL) {
