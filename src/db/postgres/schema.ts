@@ -202,6 +202,8 @@ export const deliveries = pgTable(
     reason: text('reason'),
     /** What a `held` delivery waits for (null otherwise): see the SQLite schema. */
     holdKind: text('hold_kind', { enum: ['token', 'apns_paused', 'fcm_paused', 'apns_down', 'fcm_down'] }),
+    /** The endpoint a delivery held for a down endpoint waits for: see the SQLite schema. */
+    holdEndpoint: text('hold_endpoint'),
     sentPayload: text('sent_payload'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),

@@ -45,19 +45,19 @@ const claimPostgres = statement<ClaimedDelivery>(
 
 const update = statement(
   (d) => `UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3, provider = COALESCE($4, provider), provider_id = $5,
-          reason = $6, hold_kind = $7, sent_payload = COALESCE($8, sent_payload), updated_at = $9${claims.end(d)}
-    WHERE id = $10 AND ${mine(d, '$11')}`,
+          reason = $6, hold_kind = $7, hold_endpoint = $8, sent_payload = COALESCE($9, sent_payload), updated_at = $10${claims.end(d)}
+    WHERE id = $11 AND ${mine(d, '$12')}`,
 );
 // PostgreSQL: the plain outcomes of a batch in one statement, their values as arrays (a round trip
 // per row cost more than the writes); SQLite runs `update` per row, prepared, which costs less
 // than building the arrays would.
 const updateMany = statement<{ id: number }>(
   (d) => `UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next_attempt_at, provider = COALESCE(v.provider, d.provider),
-          provider_id = v.provider_id, reason = v.reason, hold_kind = v.hold_kind, sent_payload = COALESCE(v.sent_payload, d.sent_payload),
-          updated_at = $10${claims.end(d)}
-     FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-          AS v(id, status, attempts, next_attempt_at, provider, provider_id, reason, hold_kind, sent_payload)
-    WHERE d.id = v.id AND d.status = 'sending'${claims.stillMine(d, '$11', 'd.claimed_by')}
+          provider_id = v.provider_id, reason = v.reason, hold_kind = v.hold_kind, hold_endpoint = v.hold_endpoint,
+          sent_payload = COALESCE(v.sent_payload, d.sent_payload), updated_at = $11${claims.end(d)}
+     FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+          AS v(id, status, attempts, next_attempt_at, provider, provider_id, reason, hold_kind, hold_endpoint, sent_payload)
+    WHERE d.id = v.id AND d.status = 'sending'${claims.stillMine(d, '$12', 'd.claimed_by')}
     RETURNING d.id`,
   { numbers: ['id'] },
 );
@@ -147,7 +147,7 @@ export const deliveriesRepository = repository((sql: Sql) => {
         for (const r of results) {
           if (r.holdFor !== undefined) await tx.run(holdForToken, claims.withOwner(tx, [r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id]));
           else {
-            const params = [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.holdKind, r.sentPayload, now, r.id];
+            const params = [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.holdKind, r.holdEndpoint ?? null, r.sentPayload, now, r.id];
             const written = batched ? batched.has(r.id) : (await tx.run(update, claims.withOwner(tx, params))) > 0;
             if (written && r.recordAttempt) await tx.run(retried, [r.id, r.attempts, now, r.provider, r.providerId, r.reason]);
           }
@@ -202,6 +202,7 @@ async function writtenAtOnce(tx: Sql, results: readonly DeliveryResult[], now: n
     column((r) => r.providerId),
     column((r) => r.reason),
     column((r) => r.holdKind),
+    column((r) => r.holdEndpoint ?? null),
     column((r) => r.sentPayload),
     now,
     tx.owner,
