@@ -36,7 +36,7 @@ export interface WorkerOptions {
   health?: EndpointHealthOptions;
   /** Jitter source, [0, 1). */
   random?: () => number;
-  /** Where claims and outcomes are written: this thread's connection unless given (outbox-thread.ts). */
+  /** Where claims and outcomes are written: this thread's connection unless given (outbox-thread.client.ts). */
   store?: OutboxStore;
 }
 
