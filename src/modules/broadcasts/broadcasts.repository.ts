@@ -60,7 +60,7 @@ const dueSqlite = statement<BroadcastOp>(`SELECT ${OP_COLUMNS} FROM broadcast_op
 // own still pending is one a failed round left.
 const duePostgres = statement<BroadcastOp>(
   (d) => `WITH claimed AS (
-     UPDATE broadcast_ops SET ${claims.take(d, '$3').slice(2)}
+     UPDATE broadcast_ops SET updated_at = $1${claims.take(d, '$3')}
       WHERE id IN (SELECT id FROM broadcast_ops o WHERE ${FIRST_DUE}${claims.free(d, '$3')}
                     ORDER BY next_attempt_at, id LIMIT $2${d.skipLocked})
       RETURNING ${OP_COLUMNS})
