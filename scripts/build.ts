@@ -55,8 +55,8 @@ const args = [
   `--define=ISLET_COMMIT=${JSON.stringify(dirty ? `${commit}-dirty` : commit)}`,
   ...(values.target ? [`--target=${values.target}`] : []),
   entry,
-  // Worker threads are entry points of their own inside the binary (src/modules/delivery/outbox/outbox-thread.ts).
-  join(root, 'src/modules/delivery/outbox/outbox.thread.ts'),
+  // Worker threads are entry points of their own inside the binary (src/modules/delivery/outbox/outbox-thread.client.ts).
+  join(root, 'src/modules/delivery/outbox/outbox-thread.entry.ts'),
   '--outfile',
   values.outfile!,
 ];

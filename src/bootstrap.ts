@@ -32,7 +32,7 @@ export interface BootstrapOptions {
 
 /**
  * WAL checkpoints of the API's connection (the request thread) only as a backstop: the outbox
- * thread's connection (outbox.thread.ts, SQLite's default of 1,000 pages) checkpoints as it
+ * thread's connection (outbox-thread.entry.ts, SQLite's default of 1,000 pages) checkpoints as it
  * records outcomes, off the thread that answers requests. Under update load (api-update.ts) the
  * request thread then spends ~10 µs less per update and p99 falls (17 -> 14 ms); both connections
  * at 10,000 pages made p99 45-50 ms (a long checkpoint stalls requests). While the outbox runs

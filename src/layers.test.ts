@@ -36,8 +36,6 @@ const DB_TABLE_STATEMENTS: Record<string, string> = {
   'db/sqlite/backup-statements.ts': "a backup's and a restore's message counts the apps, live activities and deliveries it holds",
 };
 
-/** Files that still match held deliveries by their reason text; the holds' endpoint column (issue 45) empties this. */
-const MATCHED_BY_REASON = ['modules/delivery/endpoint-health/endpoint-holds.repository.ts'];
 
 describe('layers of src', () => {
   test('no production file reaches itself through the imports of others (type-only and dynamic imports count)', () => {
@@ -89,9 +87,8 @@ describe('layers of src', () => {
     expect(Object.keys(DB_TABLE_STATEMENTS).filter((file) => !found.some((f) => f.file === file))).toEqual([]);
   });
 
-  test('no statement selects or groups deliveries by their reason text, but in the files listed, which still do', () => {
+  test('no statement selects or groups deliveries by their reason text: a down hold names its endpoint in hold_endpoint', () => {
     const found = production.map((file) => ({ file, matches: reasonMatches(text(file)) })).filter(({ matches }) => matches.length > 0);
-    expect(found.filter(({ file }) => !MATCHED_BY_REASON.includes(file))).toEqual([]);
-    expect(MATCHED_BY_REASON.filter((file) => !found.some((f) => f.file === file))).toEqual([]);
+    expect(found).toEqual([]);
   });
 });

@@ -8,6 +8,8 @@ import { consoleServeRoutes } from './modules/console/console-page';
 import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
+import { scheduledSendsConsumer } from './modules/notifications/scheduled-sends.consumer';
+import { webhookDispatcher } from './modules/webhooks/webhooks.dispatcher';
 import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
 
 export interface RunningServer {
@@ -39,12 +41,15 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   if (ctx.config.database.outbox_thread && !outboxThread) ctx.logger.info('PostgreSQL: deliveries are claimed and recorded on the main thread (the outbox thread is SQLite-only)');
   const delivery = createDeliveryEngine(ctx, { outboxThread });
   const scheduler = createScheduler(ctx);
+  // Queues every instance consumes, whether or not it sends pushes: webhook posts and scheduled sends.
+  const webhooks = webhookDispatcher(ctx);
+  const scheduledSends = scheduledSendsConsumer(ctx);
   try {
     // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left.
     // Not in createApp: `islet demo` beside a running server builds the services too.
     await ctx.coordination.instance.recover('idempotency keys', () => idempotencyRepository(ctx.db.sql).releaseAllRunning());
     await delivery.recover();
-    await scheduler.recover();
+    await webhooks.recover();
   } catch (e) {
     await delivery.stop();
     throw new Error(`start-up recovery failed: ${e instanceof Error ? e.message : String(e)}`);
@@ -94,6 +99,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     broadcasts.start();
   } else ctx.logger.info('[delivery] worker = false: this instance sends no pushes or broadcasts; other instances on this PostgreSQL send what it queues');
   scheduler.start();
+  webhooks.start();
+  scheduledSends.start();
   let stopping: Promise<void> | undefined;
   return {
     url: server.url.toString().replace(/\/$/, ''),
@@ -113,6 +120,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         await scheduler.stop();
         // Another instance takes the scheduler over at its next try, not once this lock's session ends.
         await ctx.coordination.leadership.release();
+        await scheduledSends.stop();
+        await webhooks.stop();
         await broadcasts.stop();
         await delivery.stop();
         await ctx.db.close();

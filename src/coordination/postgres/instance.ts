@@ -1,5 +1,5 @@
-import { DB_NOW_MS } from '../../db/postgres/claims';
 import { migratePostgres } from '../../db/postgres/migrate';
+import { postgresDialect } from '../../db/sql/dialect';
 import type { Logger } from '../../lib/logger';
 import { VERSION } from '../../version';
 import type { InstanceLease, InstanceOwnership, RecoveredWork, WakeUps } from '../coordination';
@@ -23,14 +23,15 @@ export interface PgInstance extends InstanceOwnership {
   heartbeat(): Promise<void>;
 }
 
-const NOW = DB_NOW_MS;
+/** PostgreSQL's clock: leases mean the same to instances whose hosts' clocks differ. */
+const NOW = postgresDialect.nowMs;
 
 /**
  * The instance registry on PostgreSQL: `acquire` registers this process in `cluster_instances` with
  * a lease a heartbeat renews every lease/3, by PostgreSQL's clock. Each heartbeat also counts the
  * live instances (cluster.liveInstances) and takes over from instances whose lease ran out: it runs
  * again every reset `recover` was given (each resets only claims of instances without a live lease,
- * claims.ts), then deletes their rows. So work a killed instance had claimed is sent again within
+ * src/queue/claims.ts), then deletes their rows. So work a killed instance had claimed is sent again within
  * about lease + lease/3, never work of an instance that is alive.
  * @example const lease = await pgInstance(cluster, { leaseMs: 10_000, logger, wakeUps }).acquire();
  */

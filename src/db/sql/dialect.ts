@@ -26,6 +26,20 @@ export interface Dialect {
   typed(param: string, type: 'bigint' | 'text' | 'boolean' | 'integer'): string;
   /** A boolean literal: SQLite stores booleans as 0 and 1. */
   bool(value: boolean): string;
+  /**
+   * Milliseconds since the epoch by the database server's clock (PostgreSQL's moves within a
+   * transaction too): leases compared with it mean the same to instances whose hosts' clocks differ.
+   */
+  readonly nowMs: string;
+  /**
+   * Row locks a SELECT ends with. PostgreSQL: `FOR UPDATE` (a concurrent writer waits until this
+   * transaction ends), `FOR SHARE` (readers that hold do not wait for each other, writers do),
+   * `FOR UPDATE SKIP LOCKED` (rows another transaction holds are passed over: claims). SQLite:
+   * nothing, its one writer (BEGIN IMMEDIATE) already serializes them.
+   */
+  readonly forUpdate: string;
+  readonly forShare: string;
+  readonly skipLocked: string;
 }
 
 export const sqliteDialect: Dialect = {
@@ -37,6 +51,10 @@ export const sqliteDialect: Dialect = {
   same: (a, b) => `${a} IS ${b}`,
   typed: (param) => param,
   bool: (value) => (value ? '1' : '0'),
+  nowMs: `CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)`,
+  forUpdate: '',
+  forShare: '',
+  skipLocked: '',
 };
 
 export const postgresDialect: Dialect = {
@@ -48,4 +66,8 @@ export const postgresDialect: Dialect = {
   same: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   typed: (param, type) => `${param}::${type}`,
   bool: (value) => (value ? 'true' : 'false'),
+  nowMs: '(extract(epoch from clock_timestamp()) * 1000)::bigint',
+  forUpdate: ' FOR UPDATE',
+  forShare: ' FOR SHARE',
+  skipLocked: ' FOR UPDATE SKIP LOCKED',
 };

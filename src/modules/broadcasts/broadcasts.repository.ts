@@ -1,5 +1,5 @@
 import type { BroadcastEnvironment, BroadcastOp, BroadcastRow, ChannelState, NewBroadcast, OpKind } from './broadcasts.types';
-import { orphaned } from '../../db/postgres/claims';
+import { claims } from '../../queue/claims';
 import type { Sql } from '../../db/sql/sql';
 import { statement } from '../../db/sql/statement';
 import { repository } from '../../db/sql/repository';
@@ -53,17 +53,16 @@ const dueSqlite = statement<BroadcastOp>(`SELECT ${OP_COLUMNS} FROM broadcast_op
 // instance takes its own claims again: its worker never runs two rounds at once, so a claim of its
 // own still pending is one a failed round left.
 const duePostgres = statement<BroadcastOp>(
-  `WITH claimed AS (
-     UPDATE broadcast_ops SET claimed_by = $3
-      WHERE id IN (SELECT id FROM broadcast_ops o WHERE ${FIRST_DUE} AND (claimed_by = $3 OR ${orphaned('claimed_by')})
-                    ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+  (d) => `WITH claimed AS (
+     UPDATE broadcast_ops SET updated_at = $1${claims.take(d, '$3')}
+      WHERE id IN (SELECT id FROM broadcast_ops o WHERE ${FIRST_DUE}${claims.free(d, '$3')}
+                    ORDER BY next_attempt_at, id LIMIT $2${d.skipLocked})
       RETURNING ${OP_COLUMNS})
    SELECT * FROM claimed ORDER BY "nextAttemptAt", id`,
   OP,
 );
 const saveOp = statement(
-  (d) => `UPDATE broadcast_ops SET status = $2, apns_done = $3, fcm_done = $4, attempts = $5, next_attempt_at = $6, reason = $7, updated_at = $8${d.name === 'postgres' ? ', claimed_by = NULL' : ''
-    } WHERE id = $1`,
+  (d) => `UPDATE broadcast_ops SET status = $2, apns_done = $3, fcm_done = $4, attempts = $5, next_attempt_at = $6, reason = $7, updated_at = $8${claims.end(d)} WHERE id = $1`,
 );
 const failPending = statement(
   `UPDATE broadcast_ops SET status = 'failed', reason = $2, updated_at = $3 WHERE broadcast_id = $1 AND status = 'pending' AND kind <> 'delete_channel'`,

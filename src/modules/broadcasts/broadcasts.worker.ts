@@ -4,9 +4,9 @@ import { ApnsBroadcaster } from '../delivery/providers/apns/apns.broadcast';
 import { FEATURE_OFF_HELP, type BroadcastOutcome } from '../delivery/providers/apns/apns.broadcast-outcome';
 import { ApnsChannels } from '../delivery/providers/apns/apns.channels';
 import { ApnsClient } from '../delivery/providers/apns/apns.client';
-import { PumpLoop } from '../delivery/pump/pump-loop';
+import { Pump } from '../../queue/pump';
 import { AppChannelsCache } from '../delivery/worker/app-channels';
-import { retryDelay } from '../delivery/worker/backoff';
+import { retryDelay } from '../../queue/backoff';
 import { fcmRequest } from '../delivery/providers/fcm/fcm.sender';
 import type { LiveActivityContent } from '../delivery/message-content';
 import { apnsRequest, fcmMessage } from '../delivery/payloads';
@@ -41,7 +41,7 @@ export class BroadcastWorker {
   private readonly apps: AppChannelsCache;
   private readonly channels?: ApnsChannels;
   private readonly broadcaster?: ApnsBroadcaster;
-  private readonly loop: PumpLoop;
+  private readonly loop: Pump;
 
   constructor(
     private readonly ctx: AppContext,
@@ -51,7 +51,9 @@ export class BroadcastWorker {
     this.apps = new AppChannelsCache(ctx);
     const pollMs = options.pollMs ?? 250;
     // A round that found steps goes again at once: the next steps of those broadcasts may be due.
-    this.loop = new PumpLoop(ctx.coordination.wakeUps, ctx.logger, { name: 'broadcast worker', pollMs, wakeOn: ['broadcasts-queued'], round: async () => (await this.drain()) > 0 });
+    // No recovery: a step is claimed by naming its instance (PostgreSQL) and stays pending, so a
+    // dead instance's step is free again once its lease ran out (claims.free in the claim).
+    this.loop = new Pump(ctx.coordination.wakeUps, ctx.logger, { name: 'broadcast worker', pollMs, wakeOn: ['broadcasts-queued'], round: async () => (await this.drain()) > 0 });
     // A test double in place of the APNs client cannot manage channels: simulated then.
     if (transports.apns instanceof ApnsClient) {
       this.channels = new ApnsChannels(transports.apns, { clock: ctx.clock });

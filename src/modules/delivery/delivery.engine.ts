@@ -2,7 +2,7 @@ import type { AppContext } from '../../context';
 import { ApnsClient } from './providers/apns/apns.client';
 import { DeliveryWorker, type WorkerOptions } from './worker/delivery.worker';
 import { inlineStore } from './outbox/outbox-store';
-import { OutboxThread } from './outbox/outbox-thread';
+import { OutboxThread } from './outbox/outbox-thread.client';
 import { FcmSender } from './providers/fcm/fcm.sender';
 import { SimulatorTransport } from './providers/simulator.transport';
 import type { Transports } from './providers/transport';
@@ -14,7 +14,7 @@ export interface DeliveryEngineOptions extends WorkerOptions {
   /** Real time `stop` lets sends in flight finish before closing connections. */
   stopTimeoutMs?: number;
   /**
-   * Claim and record deliveries on a worker thread of their own (outbox-thread.ts), so this
+   * Claim and record deliveries on a worker thread of their own (outbox-thread.client.ts), so this
    * thread only drives HTTP/2 and the API. The server sets it; a database in memory never has one.
    */
   outboxThread?: boolean;

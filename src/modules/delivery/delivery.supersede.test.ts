@@ -6,7 +6,7 @@ import { createHarness } from '../../test-support/harness';
 import { activitiesPath, connect, start } from '../../test-support/live-activity-fixtures';
 import { testRows } from '../../test-support/test-sql';
 import { until } from '../../test-support/eventually';
-import { endpointHold } from './endpoint-health/endpoint-health';
+import { endpointDownReason, endpointHold } from './endpoint-health/endpoint-health';
 import type { DeliveryEngine } from './delivery.engine';
 import { unlabelled } from '../../test-support/metrics-text';
 import { deliveriesRepository } from './worker/delivery.repository';
@@ -72,17 +72,19 @@ forEachDatabase('latest wins for updates that were in flight', (database) => {
     expect(claimed.map((r) => r.kind)).toEqual(['la_start', 'la_update', 'la_update']);
     // Queued while those three are in flight: an end for the first device only.
     await queueOn(h.ctx, 'demo', content('end', '100'), [pixel.id]);
-    const held = endpointHold({ appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' });
+    const key = { appId: 'demo', provider: 'fcm', endpoint: 'https://fcm.googleapis.com' } as const;
+    const held = endpointHold(key);
     // As the worker writes a delivery back to wait: with the latest-wins check (outcome-effects.ts withEffects).
     const back = (id: number, status: 'pending' | 'held') => ({
       id,
       status,
       holdKind: status === 'held' ? held.kind : null,
+      ...(status === 'held' ? { holdEndpoint: held.endpoint } : {}),
       attempts: 0,
       nextAttemptAt: h.clock.now(),
       provider: null,
       providerId: null,
-      reason: held.reason,
+      reason: endpointDownReason(key),
       sentPayload: null,
       supersedeIfStale: true,
     });

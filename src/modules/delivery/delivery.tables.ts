@@ -56,10 +56,15 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
     /**
      * What a `held` delivery waits for (null otherwise): token: its iOS activity's own push token;
      * apns_paused / fcm_paused: its app's channel, paused until the credentials change; apns_down /
-     * fcm_down: an endpoint that stopped answering (`reason` names the endpoint). The reason stays
+     * fcm_down: an endpoint that stopped answering (`hold_endpoint` names it). The reason stays
      * a text for people; code tells holds apart by this.
      */
     holdKind: text(['token', 'apns_paused', 'fcm_paused', 'apns_down', 'fcm_down']),
+    /**
+     * The endpoint a delivery held apns_down / fcm_down waits for (the origin of its provider URL,
+     * `https://api.push.apple.com`); null otherwise. Releases and counts per endpoint read this, never the reason.
+     */
+    holdEndpoint: text(),
     /** The exact request body sent (simulator and last attempt), for the console. */
     sentPayload: text(),
     createdAt: time().notNull(),

@@ -92,7 +92,7 @@ const touchEndUser = statement(
 const existingDevice = statement<DeviceRow>(
   (d) => `SELECT id, app_id AS "appId", end_user_id AS "endUserId", platform, token, environment, os_version AS "osVersion",
                  locale, time_zone AS "timeZone", created_at AS "createdAt", updated_at AS "updatedAt"
-            FROM devices WHERE app_id = $1 AND platform = $2 AND token = $3${d.name === 'postgres' ? ' FOR UPDATE' : ''}`,
+            FROM devices WHERE app_id = $1 AND platform = $2 AND token = $3${d.forUpdate}`,
   { numbers: ['createdAt', 'updatedAt'] },
 );
 const updateDevice = statement('UPDATE devices SET end_user_id = $1, environment = $2, os_version = $3, locale = $4, time_zone = $5, updated_at = $6 WHERE id = $7');

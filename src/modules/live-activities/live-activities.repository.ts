@@ -16,7 +16,7 @@ const find = statement<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM activities 
 // PostgreSQL's row lock keeps a concurrent write (another request, another instance) waiting until
 // this transaction ends; SQLite's one writer already does, and it has no FOR UPDATE.
 const findForWrite = statement<ActivityRow>(
-  (d) => `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2${d.name === 'postgres' ? ' FOR UPDATE' : ''}`,
+  (d) => `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2${d.forUpdate}`,
   ACTIVITY_SHAPE,
 );
 const byId = statement<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE id = $1`, ACTIVITY_SHAPE);

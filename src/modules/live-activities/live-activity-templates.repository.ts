@@ -14,11 +14,11 @@ const bySlug = statement<TemplateRow>(`SELECT ${COLUMNS} FROM live_activity_temp
 // delete or replace locks it (FOR UPDATE) before counting the activities that use it, so a delete
 // never misses an activity a start is committing. SQLite's one writer already serializes them.
 const shared = statement<TemplateRow>(
-  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.name === 'postgres' ? ' FOR SHARE' : ''}`,
+  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.forShare}`,
   SHAPE,
 );
 const forWrite = statement<TemplateRow>(
-  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.name === 'postgres' ? ' FOR UPDATE' : ''}`,
+  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.forUpdate}`,
   SHAPE,
 );
 const ofApp = statement<TemplateRow>(`SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 ORDER BY slug`, SHAPE);

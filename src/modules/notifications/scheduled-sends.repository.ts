@@ -8,7 +8,7 @@ const SHAPE = { numbers: ['id', 'dueAt', 'devices', 'createdAt'] };
 
 // Through scheduled_sends_due (status, due_at): only due rows are read, however many wait.
 const claimDue = statement<ScheduledSendRow>(
-  (d) => `SELECT ${COLUMNS} FROM scheduled_sends WHERE status = 'waiting' AND due_at <= $1 ORDER BY due_at LIMIT 1${d.name === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+  (d) => `SELECT ${COLUMNS} FROM scheduled_sends WHERE status = 'waiting' AND due_at <= $1 ORDER BY due_at LIMIT 1${d.skipLocked}`,
   SHAPE,
 );
 const anyDue = statement<{ id: number }>(`SELECT id FROM scheduled_sends WHERE status = 'waiting' AND due_at <= $1 LIMIT 1`, { numbers: ['id'] });

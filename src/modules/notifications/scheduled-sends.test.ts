@@ -5,7 +5,7 @@ import { forEachDatabase } from '../../test-support/databases';
 import { createHarness, type Harness } from '../../test-support/harness';
 import { testRows } from '../../test-support/test-sql';
 import { retentionJob } from '../scheduler/jobs/retention.job';
-import { scheduledSendsJob } from '../scheduler/jobs/scheduled-sends.job';
+import { scheduledSendsConsumer } from './scheduled-sends.consumer';
 
 forEachDatabase('scheduled sends', (database) => {
   let h: Harness<AppContext>;
@@ -30,10 +30,10 @@ forEachDatabase('scheduled sends', (database) => {
 
   const send = (body: Record<string, unknown>) => h.service('a1', 'POST', SEND, { templateSlug: 'welcome', variables: { name: 'Ada' }, ...body });
   const status = (messageId: string) => h.service('a1', 'GET', `/api/apps/a1/notifications/${messageId}`);
-  /** Moves the clock to `at` and runs the due job once, as the scheduler would. */
+  /** Moves the clock to `at` and runs one round of the consumer, as its pump would. */
   const runDueAt = async (at: number) => {
     h.clock.set(at);
-    await scheduledSendsJob(h.ctx).run(at);
+    await scheduledSendsConsumer(h.ctx).drain();
   };
   const deliveries = () => testRows<{ device_id: string; content: string }>(h.ctx, 'SELECT d.device_id, m.content FROM deliveries d JOIN messages m ON m.id = d.message_id ORDER BY d.id');
 

@@ -20,27 +20,6 @@ describe('scheduler', () => {
     expect(runs).toEqual(['fast@0', 'slow@0', 'fast@1000', 'fast@5000', 'slow@5000']);
   });
 
-  test('stop tells each job before it waits, so a run that goes on by itself takes nothing new and ends', async () => {
-    let stopping = false;
-    let release: (() => void) | undefined;
-    const job: Job = {
-      name: 'ongoing',
-      intervalMs: 1,
-      run: async () => {
-        while (!stopping) await new Promise<void>((r) => (release = r));
-      },
-      stop: () => {
-        stopping = true;
-        release?.();
-      },
-    };
-    const s = new Scheduler([job], new FakeClock(0), silentLogger);
-    const tick = s.tick();
-    await s.stop();
-    await tick;
-    expect(stopping).toBe(true);
-  });
-
   test('runs no job while another instance leads, and catches up once it leads', async () => {
     const clock = new FakeClock(0);
     const runs: number[] = [];

@@ -8,12 +8,6 @@ export interface Job {
   name: string;
   intervalMs: number;
   run(now: number): void | Promise<void>;
-  /** Told when the scheduler stops: a run that goes on by itself (the webhook posts) takes nothing new. */
-  stop?(): void;
-  /** Told, while it runs, that this instance no longer leads: the run finishes what it holds and takes nothing new. */
-  standDown?(): void;
-  /** Start-up recovery of what a stopped process left in flight (the webhook posts); awaited by `Scheduler.recover`. */
-  recover?(): Promise<void>;
 }
 
 /**
@@ -24,9 +18,9 @@ export interface Job {
  * takeover a job may run on two instances at once. Each job is safe so (jobs/takeover.test.ts):
  * retention deletes; iOS expiry queues an end only for the instances its write ended
  * (instances.end); quota ends activities and broadcasts by moving them from Active (markEnded,
- * broadcasts.end) and checks for its webhook events under a lock (hadEventSince); the webhook
- * job's claims are atomic and it claims nothing once told to stand down. Stream rotation is not a
- * job: it happens in a PUT, under the stream key's lock.
+ * broadcasts.end) and checks for its webhook events under a lock (hadEventSince). Stream rotation
+ * is not a job: it happens in a PUT, under the stream key's lock. Queues (webhook deliveries,
+ * scheduled sends) are not jobs: they run on the queue runtime (src/queue) on every instance.
  * Tests drive it with `tick()` and a fake clock instead of `start()`.
  * @example const s = new Scheduler([retentionJob(ctx)], clock, logger); s.start(); await s.stop();
  */
@@ -49,10 +43,7 @@ export class Scheduler {
 
   /** Runs every job that is due now (all of them on the first call) and waits for them; nothing when not the leader. */
   async tick(): Promise<void> {
-    if (!(await this.leadership.isLeader())) {
-      for (const job of this.jobs) if (this.running.has(job.name)) job.standDown?.();
-      return;
-    }
+    if (!(await this.leadership.isLeader())) return;
     const now = this.clock.now();
     const started: Promise<void>[] = [];
     for (const job of this.jobs) {
@@ -65,11 +56,6 @@ export class Scheduler {
       started.push(run);
     }
     await Promise.all(started);
-  }
-
-  /** Runs every job's start-up recovery; the server awaits it before it listens, so a failure stops the start. */
-  async recover(): Promise<void> {
-    for (const job of this.jobs) await job.recover?.();
   }
 
   start(): void {
@@ -87,7 +73,6 @@ export class Scheduler {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const job of this.jobs) job.stop?.();
     await Promise.all(this.running.values());
   }
 

@@ -23,9 +23,9 @@ forEachDatabase('webhook-dispatcher start-up recovery', (database) => {
     // Built before the failure is seen: a recovery started at construction would be a rejection nobody awaits.
     const dispatch = webhookDispatcher(h.ctx);
     expect(attempts).toBe(0);
-    await expect(dispatch.run(h.clock.now())).rejects.toThrow('database is locked');
-    await dispatch.run(h.clock.now());
-    await dispatch.run(h.clock.now());
+    await expect(dispatch.drain()).rejects.toThrow('database is locked');
+    await dispatch.drain();
+    await dispatch.drain();
     expect(attempts).toBe(2);
   });
 });
@@ -56,11 +56,11 @@ forEachDatabase('webhook-dispatcher stale claims', (database) => {
       await dispatch.recover();
       // Claimed, and the answer never came back: nobody posts it while it is fresh…
       expect(await webhooksRepository(h.ctx.db.sql).claim(h.clock.now(), 10)).toHaveLength(1);
-      await dispatch.run(h.clock.now());
+      await dispatch.drain();
       expect(receiver.events).toHaveLength(0);
       // …and once it has been sending longer than any post can take, the next run sends it.
       h.clock.advance(STALE_CLAIM_MS + 1000);
-      await dispatch.run(h.clock.now());
+      await dispatch.drain();
       expect(receiver.events.map((e) => e.type)).toEqual(['live_activity.started']);
     },
     30_000,

@@ -4,6 +4,7 @@ import { type DueDelivery } from './webhooks.types';
 import { POST_TIMEOUT_MS, webhookSender, type WebhookSender } from './webhooks.sender';
 import { signedHeaders } from './webhooks.signer';
 import { webhooksRepository } from './webhooks.repository';
+import { Pump } from '../../queue/pump';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -18,7 +19,7 @@ export const DISABLE_AFTER_MS = 5 * 24 * HOUR;
  */
 export const POSTS_PER_ENDPOINT = 4;
 export const MAX_POSTS_IN_FLIGHT = 64;
-/** How often the dispatcher looks for due deliveries. */
+/** How often the dispatcher looks for due deliveries (its pump's poll). */
 export const DISPATCH_INTERVAL_MS = SECOND;
 
 /** After a rotation the previous secret still signs (a second signature) for this long, so receivers can switch without losing events. */
@@ -27,17 +28,16 @@ export const PREVIOUS_SECRET_GRACE_MS = 24 * HOUR;
 /** The credentials' purpose for sealing an endpoint's secrets (lib/secrets.ts). */
 export const secretPurpose = (endpointId: string) => `webhook:${endpointId}:secret`;
 
-/** What the scheduler runs: the dispatcher fits its Job, so webhooks need not import the scheduler that lists it. */
-export interface DispatcherJob {
-  name: string;
-  intervalMs: number;
-  run(now: number): Promise<void>;
-  /** The scheduler stops: posts in flight finish, nothing new is claimed. */
-  stop(): void;
-  /** This instance no longer leads: this run's posts finish, it claims nothing more (the new leader's run does). */
-  standDown(): void;
-  /** Puts deliveries a stopped process was sending back in the queue (once; again after a failure). */
+/** The webhook outbox's consumer on the queue runtime (src/queue/pump.ts). */
+export interface WebhookDispatcher {
+  /** Puts deliveries a stopped process (or a dead instance) was sending back in the queue: once, again after a failure. The server awaits it before it listens. */
   recover(): Promise<void>;
+  /** One round now (recovery first): claims what is due while there is room and resolves once its posts are recorded. Tests drive this with a fake clock. */
+  drain(): Promise<void>;
+  /** Runs rounds in the background: one each second, and again whenever a post ends. */
+  start(): void;
+  /** Posts in flight finish and are recorded; nothing new is claimed. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -47,29 +47,17 @@ export interface DispatcherJob {
 export const STALE_CLAIM_MS = 8 * POST_TIMEOUT_MS;
 
 /**
- * Sends the webhook outbox: a scheduler job that posts due deliveries, signed, and records each
- * attempt. A failure is retried on the Standard Webhooks schedule by the clock; after the last
- * retry the delivery is failed. Deliveries a stopped process was sending are due again at start.
- * Posts go side by side, at most POSTS_PER_ENDPOINT per endpoint and MAX_POSTS_IN_FLIGHT in all;
- * a run lasts while posts are in flight and takes due deliveries again whenever one finishes (and
- * at least every second), so a slow endpoint delays nobody else's events.
- * @example createScheduler(ctx) // includes webhookDispatcher(ctx)
+ * Sends the webhook outbox on the queue runtime: each round posts due deliveries, signed, and
+ * records each attempt. A failure is retried on the Standard Webhooks schedule by the clock; after
+ * the last retry the delivery is failed. Deliveries a stopped process was sending are due again at
+ * start. Posts go side by side, at most POSTS_PER_ENDPOINT per endpoint and MAX_POSTS_IN_FLIGHT in
+ * all (per instance); a round lasts while posts are in flight and takes due deliveries again
+ * whenever one finishes (and at least every second), so a slow endpoint delays nobody else's
+ * events. Every instance runs it: claims are atomic and name their instance (src/queue/claims.ts).
+ * @example const webhooks = webhookDispatcher(ctx); await webhooks.recover(); webhooks.start(); … await webhooks.stop();
  */
-export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): DispatcherJob {
+export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhookSender({ allowPrivate: ctx.config.security.allow_private_endpoints })): WebhookDispatcher {
   const repo = webhooksRepository(ctx.db.sql);
-  // Started by the server before it listens, and awaited by every run: nothing is claimed before
-  // it. Not at construction: a failure there would be a rejection nobody awaits (the process dies).
-  let recovered: Promise<void> | undefined;
-  const recover = (): Promise<void> =>
-    (recovered ??= ctx.coordination.instance
-      .recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()))
-      .then(
-        () => {},
-        (e) => {
-          recovered = undefined;
-          throw e;
-        },
-      ));
 
   /** The secrets that sign an attempt now: the current one, and the previous one during its grace period. */
   const openSecrets = (d: DueDelivery, now: number): string[] | undefined => {
@@ -108,11 +96,10 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
     if (disable) ctx.logger.warn('webhook endpoint disabled', { endpointId: d.endpointId, failingSince: isoTime(failingSince) });
   };
 
-  /** This process's own posts in flight per endpoint (its sockets; only the scheduler's leader runs this job). */
+  /** This process's own posts in flight per endpoint (its sockets). */
   const busy = new Map<string, number>();
   let inFlight = 0;
   let stopping = false;
-  let standingDown = false;
   let wake: (() => void) | undefined;
 
   const post = (d: DueDelivery) => {
@@ -129,35 +116,44 @@ export function webhookDispatcher(ctx: AppContext, send: WebhookSender = webhook
       });
   };
 
+  const round = async () => {
+    const stale = await repo.releaseStale(ctx.clock.now() - STALE_CLAIM_MS, ctx.clock.now());
+    if (stale > 0) ctx.logger.warn('webhook deliveries left sending by a lost claim or an unrecorded attempt will be posted again', { count: stale });
+    for (;;) {
+      // A claim is atomic and names this instance, so two instances never post one delivery twice.
+      if (!stopping && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
+      if (inFlight === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, DISPATCH_INTERVAL_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  };
+
+  // Posted when due by the clock (retries, and events written by any instance): polled, no wake-up.
+  const pump = new Pump(ctx.coordination.wakeUps, ctx.logger, {
+    name: 'webhook dispatcher',
+    pollMs: DISPATCH_INTERVAL_MS,
+    wakeOn: [],
+    recover: async () => void (await ctx.coordination.instance.recover('webhook deliveries', () => repo.recoverSending(ctx.clock.now()))),
+    round,
+  });
+  /** The round under way when driven by `drain` (the pump's own rounds are awaited by its stop). */
+  let draining: Promise<void> | undefined;
+
   return {
-    name: 'webhooks',
-    intervalMs: DISPATCH_INTERVAL_MS,
-    recover,
-    async run(now) {
-      await recover();
-      standingDown = false;
-      const stale = await repo.releaseStale(now - STALE_CLAIM_MS, now);
-      if (stale > 0) ctx.logger.warn('webhook deliveries left sending by a lost claim or an unrecorded attempt will be posted again', { count: stale });
-      for (;;) {
-        // A claim is atomic, so two runs (the old leader's and the new one's) never post one delivery twice.
-        if (!stopping && !standingDown && inFlight < MAX_POSTS_IN_FLIGHT) (await repo.claim(ctx.clock.now(), MAX_POSTS_IN_FLIGHT - inFlight, POSTS_PER_ENDPOINT, busy)).forEach(post);
-        if (inFlight === 0) return;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, DISPATCH_INTERVAL_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
-      }
-    },
-    stop() {
+    recover: () => pump.recover(),
+    drain: () => (draining ??= pump.round().then(() => undefined).finally(() => (draining = undefined))),
+    start: () => pump.start(),
+    async stop() {
       stopping = true;
-    },
-    standDown() {
-      standingDown = true;
       wake?.();
+      await pump.stop();
+      await draining;
     },
   };
 }

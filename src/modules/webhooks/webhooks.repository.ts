@@ -1,6 +1,5 @@
 import type { AttemptRow, DueDelivery, EndpointRow } from './webhooks.types';
-import { orphaned } from '../../db/postgres/claims';
-import type { Dialect } from '../../db/sql/dialect';
+import { claims } from '../../queue/claims';
 import type { Sql } from '../../db/sql/sql';
 import { statement } from '../../db/sql/statement';
 import { repository } from '../../db/sql/repository';
@@ -13,12 +12,6 @@ const DUE_COLUMNS = `d.id, d.attempts, e.id AS "eventId", e.type AS "eventType",
   w.previous_secret_sealed AS "previousSecretSealed", w.previous_secret_until AS "previousSecretUntil", w.failing_since AS "failingSince"`;
 const DUE = { numbers: ['id', 'previousSecretUntil', 'failingSince'] };
 const DUE_JOINS = `JOIN webhook_events e ON e.id = d.event_id JOIN webhook_endpoints w ON w.id = d.endpoint_id`;
-
-/**
- * PostgreSQL only: a `sending` row names the instance whose claim it is under (claimed_by, see
- * db/postgres/claims.ts); SQLite has one process per database and no such column.
- */
-const unclaim = (d: Dialect) => (d.name === 'postgres' ? ', claimed_by = NULL' : '');
 
 const byApp = statement<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE app_id = $1 ORDER BY created_at, id`, ENDPOINT);
 const byId = statement<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE app_id = $1 AND id = $2`, ENDPOINT);
@@ -66,8 +59,8 @@ const claimedSqlite = statement<DueDelivery>(
 // at the locking level: a row another claim took and committed after this statement's snapshot is
 // re-checked on its newest version once locked, and left. busy: endpoint ids and counts as two arrays.
 const claimPostgres = statement<DueDelivery>(
-  `WITH claimed AS (
-     UPDATE webhook_deliveries SET status = 'sending', claimed_by = $6, updated_at = $1
+  (d) => `WITH claimed AS (
+     UPDATE webhook_deliveries SET status = 'sending'${claims.take(d, '$6')}, updated_at = $1
       WHERE id IN (SELECT id FROM webhook_deliveries WHERE id IN (
                      SELECT id FROM (
                        SELECT d.id, d.next_attempt_at AS due,
@@ -76,19 +69,18 @@ const claimPostgres = statement<DueDelivery>(
                          LEFT JOIN unnest($3::text[], $4::int[]) AS busy(endpoint, n) ON busy.endpoint = d.endpoint_id
                         WHERE d.status = 'pending' AND d.next_attempt_at <= $1) ranked
                       WHERE slot <= $5 ORDER BY due, id LIMIT $2)
-                     AND status = 'pending'
-                   FOR UPDATE SKIP LOCKED)
+                     AND status = 'pending'${d.skipLocked})
       RETURNING id)
    SELECT ${DUE_COLUMNS} FROM claimed c JOIN webhook_deliveries d ON d.id = c.id ${DUE_JOINS} ORDER BY d.id`,
   DUE,
 );
 
-// An attempt is recorded only while its delivery is still claimed: `sending`, and on PostgreSQL
+// An attempt is recorded only while its delivery is still claimed (src/queue/claims.ts): `sending`,
 // by this instance ($6). A delivery put back meanwhile (stale, or recovered by another instance) is
 // someone else's to record.
 const outcome = statement(
-  (d) => `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, updated_at = $4${unclaim(d)}
-           WHERE id = $5 AND status = 'sending'${d.name === 'postgres' ? ` AND ${d.same('claimed_by', '$6')}` : ''}`,
+  (d) => `UPDATE webhook_deliveries SET status = $1, attempts = $2, next_attempt_at = $3, updated_at = $4${claims.end(d)}
+           WHERE id = $5 AND status = 'sending'${claims.stillMine(d, '$6')}`,
 );
 const attempt = statement(
   `INSERT INTO webhook_attempts (endpoint_id, event_id, event_type, attempt, at, response_status, error, duration_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -102,14 +94,10 @@ const giveUp = statement(
       AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = $2 AND NOT enabled AND disabled_reason IS NOT NULL)`,
 );
 const releaseStale = statement(
-  (d) => `UPDATE webhook_deliveries SET status = 'pending'${unclaim(d)}, updated_at = $1 WHERE status = 'sending' AND updated_at < $2`,
+  (d) => `UPDATE webhook_deliveries SET status = 'pending'${claims.end(d)}, updated_at = $1 WHERE status = 'sending' AND updated_at < $2`,
 );
 // PostgreSQL: only the claims of instances without a live lease; SQLite: every one (one process).
-const recoverSending = statement(
-  (d) =>
-    `UPDATE webhook_deliveries SET status = 'pending'${unclaim(d)}, updated_at = $1
-      WHERE status = 'sending'${d.name === 'postgres' ? ` AND ${orphaned('claimed_by')}` : ''}`,
-);
+const recoverSending = statement((d) => `UPDATE webhook_deliveries SET status = 'pending'${claims.end(d)}, updated_at = $1 WHERE status = 'sending'${claims.orphaned(d)}`);
 const pruneDeliveries = statement(`DELETE FROM webhook_deliveries WHERE status IN ('delivered', 'failed') AND updated_at < $1`);
 const pruneAttempts = statement('DELETE FROM webhook_attempts WHERE at < $1');
 const pruneEvents = statement(
@@ -118,7 +106,7 @@ const pruneEvents = statement(
 
 /**
  * Webhook endpoints, their outbox and their attempts.
- * On PostgreSQL claims name their instance as deliveries' do (db/postgres/claims.ts).
+ * Its claims follow the queue's protocol (src/queue/claims.ts), as deliveries' do.
  */
 export const webhooksRepository = repository((sql: Sql) => {
   return {
@@ -158,8 +146,7 @@ export const webhooksRepository = repository((sql: Sql) => {
      */
     record: (d: DueDelivery, result: { ok: boolean; status: number | null; error: string | null; durationMs: number; at: number }, next: { status: 'pending' | 'delivered' | 'failed'; nextAttemptAt: number; disableReason?: string }): Promise<void> =>
       sql.atomic(async (tx) => {
-        const params = [next.status, d.attempts + 1, next.nextAttemptAt, result.at, d.id];
-        const mine = await tx.run(outcome, tx.dialect.name === 'postgres' ? [...params, tx.owner] : params);
+        const mine = await tx.run(outcome, claims.withOwner(tx, [next.status, d.attempts + 1, next.nextAttemptAt, result.at, d.id]));
         if (mine === 0) return;
         await tx.run(attempt, [d.endpointId, d.eventId, d.eventType, d.attempts + 1, result.at, result.status, result.error, result.durationMs]);
         if (result.ok) await tx.run(succeeded, [d.endpointId]);
@@ -178,7 +165,7 @@ export const webhooksRepository = repository((sql: Sql) => {
     releaseStale: (before: number, now: number): Promise<number> => sql.run(releaseStale, [now, before]),
     /**
      * At start: what a previous process was sending is due again (receivers deduplicate by webhook-id).
-     * PostgreSQL: only claims of instances without a live lease (db/postgres/claims.ts).
+     * PostgreSQL: only claims of instances without a live lease (src/queue/claims.ts).
      */
     recoverSending: (now: number): Promise<number> => sql.run(recoverSending, [now]),
     /**

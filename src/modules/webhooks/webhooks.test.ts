@@ -100,7 +100,7 @@ forEachDatabase('webhooks', (database) => {
       const sendTest = async (verifyWith: string) => {
         receiver.secret = verifyWith;
         await h.admin('POST', `${hooks(appId)}/${id}/test`);
-        await dispatch.run(h.clock.now());
+        await dispatch.drain();
       };
       await sendTest(old);
       await sendTest(rotated.secret);
@@ -125,7 +125,7 @@ forEachDatabase('webhooks', (database) => {
       // An endpoint made while the flag was set, sent after it was turned off: refused before connecting.
       const { id } = await endpoint(appId);
       await h.admin('POST', `${hooks(appId)}/${id}/test`);
-      await webhookDispatcher(strict).run(h.clock.now());
+      await webhookDispatcher(strict).drain();
       const [attempt] = (await h.admin('GET', `${hooks(appId)}/${id}/attempts`)).body.attempts;
       expect(attempt).toMatchObject({ ok: false, responseStatus: null });
       expect(attempt.error).toContain('loopback');
@@ -174,12 +174,12 @@ forEachDatabase('webhooks', (database) => {
       const quota = quotaJob(h.ctx);
       advance(4 * MINUTE);
       await quota.run(h.clock.now());
-      await dispatch.run(h.clock.now());
+      await dispatch.drain();
       expect(receiver.events.filter((e) => e.type.startsWith('quota.')).map((e) => e.type)).toEqual(['quota.warning']);
       advance(MINUTE);
       await quota.run(h.clock.now());
       await quota.run(h.clock.now());
-      await dispatch.run(h.clock.now());
+      await dispatch.drain();
       await engine.stop();
 
       expect(receiver.rejected).toEqual([]);
@@ -221,7 +221,7 @@ forEachDatabase('webhooks', (database) => {
       advance(1000);
       await engine.drain();
       await engine.stop();
-      await webhookDispatcher(h.ctx).run(h.clock.now());
+      await webhookDispatcher(h.ctx).drain();
 
       expect(receiver.rejected).toEqual([]);
       expect(receiver.events.map((e) => e.type)).toEqual(['channel.down', 'channel.recovered']);
@@ -240,7 +240,7 @@ forEachDatabase('webhooks', (database) => {
       await h.service(appId, 'DELETE', `${activitiesPath(appId)}/${started.body.activities[0].id}`);
       const test = await h.admin('POST', `${hooks(appId)}/${id}/test`);
       expect(test.status).toBe(202);
-      await webhookDispatcher(h.ctx).run(h.clock.now());
+      await webhookDispatcher(h.ctx).drain();
       expect(receiver.events.map((e) => e.type)).toEqual(['live_activity.ended', 'webhook.test']);
       expect(receiver.events[1]!.id).toBe(test.body.eventId);
 
@@ -260,7 +260,7 @@ forEachDatabase('webhooks', (database) => {
       expect(started.status).toBe(200);
       expect((await events()).map((e) => e.type)).toEqual(['delivery.failed']);
       expect(unlabelled((await h.request('GET', '/metrics')).body)).toContain('islet_deliveries_total{app="hooks",provider="none",kind="la_start",outcome="failed"} 1');
-      await webhookDispatcher(h.ctx).run(h.clock.now());
+      await webhookDispatcher(h.ctx).drain();
       expect(receiver.rejected).toEqual([]);
       expect(receiver.events.map((e) => e.data)).toMatchObject([
         { kind: 'la_start', activityId: started.body.activities[0].id, deviceId: iphone, endUserId: 'no-start', platform: 'ios', reason: 'device has no push-to-start token', attempts: 0 },
@@ -287,20 +287,20 @@ forEachDatabase('webhooks', (database) => {
       const dispatch = webhookDispatcher(h.ctx);
       await receiver.down();
       const { eventId } = (await h.admin('POST', `${hooks(appId)}/${id}/test`)).body;
-      await dispatch.run(h.clock.now());
+      await dispatch.drain();
       // Not due before each delay has passed, due once it has.
       for (const delay of RETRY_DELAYS_MS.slice(0, 3)) {
         advance(delay - 1);
-        await dispatch.run(h.clock.now());
+        await dispatch.drain();
         expect((await h.admin('GET', `${hooks(appId)}/${id}/attempts`)).body.total).toBe(RETRY_DELAYS_MS.indexOf(delay) + 1);
         advance(1);
-        await dispatch.run(h.clock.now());
+        await dispatch.drain();
       }
       expect(receiver.events).toEqual([]);
       expect((await h.admin('GET', `${hooks(appId)}/${id}`)).body.failingSince).not.toBeNull();
       receiver.up();
       advance(RETRY_DELAYS_MS[3]!);
-      await dispatch.run(h.clock.now());
+      await dispatch.drain();
       expect(receiver.events.map((e) => e.id)).toEqual([eventId]);
 
       const attempts = (await h.admin('GET', `${hooks(appId)}/${id}/attempts`)).body;
@@ -318,10 +318,10 @@ forEachDatabase('webhooks', (database) => {
       const dispatch = webhookDispatcher(h.ctx);
       const status = async () => (await testRows<{ status: string }>(h.ctx, 'SELECT status FROM webhook_deliveries ORDER BY id')).map((r) => r.status);
       await h.admin('POST', `${hooks(appId)}/${id}/test`);
-      await dispatch.run(h.clock.now());
+      await dispatch.drain();
       for (const delay of RETRY_DELAYS_MS) {
         advance(delay);
-        await dispatch.run(h.clock.now());
+        await dispatch.drain();
       }
       expect(await status()).toEqual(['failed']);
       expect((await h.admin('GET', `${hooks(appId)}/${id}/attempts`)).body.total).toBe(7);
@@ -331,7 +331,7 @@ forEachDatabase('webhooks', (database) => {
       while (h.clock.now() - since < DISABLE_AFTER_MS) {
         advance(12 * 60 * MINUTE);
         await h.admin('POST', `${hooks(appId)}/${id}/test`);
-        await dispatch.run(h.clock.now());
+        await dispatch.drain();
       }
       const disabled = (await h.admin('GET', `${hooks(appId)}/${id}`)).body;
       expect(disabled.enabled).toBe(false);
@@ -350,7 +350,7 @@ forEachDatabase('webhooks', (database) => {
       await h.admin('POST', `${hooks(appId)}/${id}/test`);
       // A process stopped while posting leaves the delivery `sending`.
       await testRows(h.ctx, `UPDATE webhook_deliveries SET status = 'sending'`);
-      await webhookDispatcher(h.ctx).run(h.clock.now());
+      await webhookDispatcher(h.ctx).drain();
       expect(receiver.events.map((e) => e.type)).toEqual(['webhook.test']);
     });
 
@@ -358,7 +358,7 @@ forEachDatabase('webhooks', (database) => {
       const { id: appId } = await h.createApp({ id: 'hooks' });
       const { id } = await endpoint(appId);
       await h.admin('POST', `${hooks(appId)}/${id}/test`);
-      await webhookDispatcher(h.ctx).run(h.clock.now());
+      await webhookDispatcher(h.ctx).drain();
       advance(15 * 24 * 60 * MINUTE);
       await retentionJob(h.ctx).run(h.clock.now());
       const n = async (table: string) => (await testRows<{ n: number }>(h.ctx, `SELECT count(*) AS n FROM ${table}`))[0]!.n;

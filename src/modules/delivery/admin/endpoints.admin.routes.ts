@@ -3,8 +3,7 @@ import { Int, errors } from '../../../http/schemas';
 import { isoTime } from '../../../lib/clock';
 import type { Services } from '../../../services';
 import { adminGroup } from '../../admin/admin.guard';
-import { endpointDownReason } from '../endpoint-health/endpoint-health';
-import { endpointHoldsRepository } from '../endpoint-health/endpoint-holds.repository';
+import { endpointHoldsRepository, heldKey } from '../endpoint-health/endpoint-holds.repository';
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 
@@ -33,7 +32,7 @@ export function endpointsAdminRoutes(services: Services) {
   const holds = endpointHoldsRepository(ctx.db.sql);
   const list = async (appId: string) => {
     await apps.get(appId);
-    const held = await holds.heldByReason(appId);
+    const held = await holds.heldByEndpoint(appId);
     return ctx.endpointHealth
       .list(appId)
       .map(({ appId, since, nextProbeAt, slowUntil, ...c }) => ({
@@ -41,7 +40,7 @@ export function endpointsAdminRoutes(services: Services) {
         since: isoTime(since),
         nextProbeAt: nextProbeAt === null ? null : isoTime(nextProbeAt),
         slowUntil: slowUntil === null ? null : isoTime(slowUntil),
-        held: held.get(endpointDownReason({ appId, ...c })) ?? 0,
+        held: held.get(heldKey(c.provider, c.endpoint)) ?? 0,
       }));
   };
   const params = t.Object({ appId: t.String() });

@@ -78,7 +78,7 @@ export class EndpointGuard {
     const now = this.ctx.clock.now();
     const admission = this.health.admit(key, tokenKey(row, route), now);
     const base = { id: row.id, attempts: row.attempts, provider: null, providerId: null, sentPayload: null };
-    const held = (): HeldBack => ({ kind: 'held-back', result: { ...base, status: 'held', holdKind: downHold(key.provider), nextAttemptAt: row.nextAttemptAt, reason: endpointDownReason(key) } });
+    const held = (): HeldBack => ({ kind: 'held-back', result: { ...base, status: 'held', holdKind: downHold(key.provider), holdEndpoint: key.endpoint, nextAttemptAt: row.nextAttemptAt, reason: endpointDownReason(key) } });
     if (admission.go && admission.probe) return this.probe(key, now, held);
     if (admission.go) return { key, probe: false };
     if (admission.hold) return held();
@@ -104,7 +104,7 @@ export class EndpointGuard {
   unreachable(gate: Gate | undefined, outcome: Extract<Outcome, { kind: 'unreachable' }>, row: ClaimedDelivery, sent: Sent): DeliveryResult {
     const result = { ...sent, attempts: row.attempts, reason: outcome.reason };
     if (gate && !this.stopping && !outcome.serverAlive && this.health.connectionFailed(gate.key, outcome.reason, gate.probe))
-      return { ...result, status: 'held', holdKind: downHold(gate.key.provider), reason: endpointDownReason(gate.key) };
+      return { ...result, status: 'held', holdKind: downHold(gate.key.provider), holdEndpoint: gate.key.endpoint, reason: endpointDownReason(gate.key) };
     return { ...result, status: 'pending', holdKind: null, nextAttemptAt: this.ctx.clock.now() + Math.floor(this.random() * 1000) };
   }
 

@@ -3,14 +3,14 @@ import type { EndpointHold } from './endpoint-holds.types';
 import type { EndpointKey } from './endpoint-record';
 
 /**
- * The `reason` of deliveries held because their endpoint is down; it names the endpoint, so recovery
- * releases exactly those. It keeps the words "channel down" of before the rename: clients reading a
- * delivery's reason see the same text. Their kind is in hold_kind (endpointHold).
+ * The `reason` of deliveries held because their endpoint is down, for people: it keeps the words
+ * "channel down" of before the rename, so clients reading a delivery's reason see the same text.
+ * Code finds those deliveries by hold_kind and hold_endpoint (endpointHold), never by this text.
  */
 export const endpointDownReason = (key: EndpointKey) => `${key.provider} channel down: ${key.endpoint}`;
 
-/** The hold of deliveries waiting for a down endpoint: its provider's down kind and the reason naming it. */
-export const endpointHold = (key: EndpointKey): EndpointHold => ({ kind: downHold(key.provider), reason: endpointDownReason(key) });
+/** The hold of deliveries waiting for a down endpoint: its provider's down kind and the endpoint. */
+export const endpointHold = (key: EndpointKey): EndpointHold => ({ kind: downHold(key.provider), endpoint: key.endpoint });
 
 /** The endpoint a provider request goes to: its app, provider and the origin of its URL. */
 export function endpointOf(appId: string, provider: 'apns' | 'fcm', url: string): EndpointKey {

@@ -4,7 +4,7 @@ import type { DeliveryRepository } from '../worker/delivery.repository';
 
 /**
  * The delivery worker's two statements on the outbox, asynchronous so they can run on another
- * thread (outbox-thread.ts) while this one drives HTTP/2. Both keep the repository's guarantees:
+ * thread (outbox-thread.client.ts) while this one drives HTTP/2. Both keep the repository's guarantees:
  * a claim takes each row once (marked `sending`), a record writes a batch in one transaction.
  */
 export interface OutboxStore {

@@ -6,7 +6,7 @@ import { addDevice, addDevices, deliveryRows, notificationContent, queue } from 
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { createDeliveryEngine, type DeliveryEngine } from '../delivery.engine';
 import { inlineStore } from './outbox-store';
-import { OutboxThread } from './outbox-thread';
+import { OutboxThread } from './outbox-thread.client';
 import { deliveriesRepository } from '../worker/delivery.repository';
 
 /** Within the tests' own 20 to 30 s. */

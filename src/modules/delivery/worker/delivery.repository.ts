@@ -1,9 +1,9 @@
 import type { DeliveryResult, PausedChannel, RecordedOutcomes } from './delivery.types';
 import type { ClaimedDelivery } from './delivery.routing';
 import type { WebhookEventInput } from '../../webhooks/delivery-events';
-import { orphaned } from '../../../db/postgres/claims';
+import { claims } from '../../../queue/claims';
 import type { Dialect } from '../../../db/sql/dialect';
-import type { Param, Sql } from '../../../db/sql/sql';
+import type { Sql } from '../../../db/sql/sql';
 import { statement } from '../../../db/sql/statement';
 import { tokensRepository } from '../../tokens/tokens.repository';
 import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
@@ -17,14 +17,11 @@ const CLAIMED_JOINS = `JOIN messages m ON m.id = d.message_id LEFT JOIN devices 
 const CLAIMED = { numbers: ['id', 'messageId', 'nextAttemptAt', 'tokenId'] };
 
 /**
- * PostgreSQL only: a `sending` row names the instance whose claim it is under (claimed_by, see
- * db/postgres/claims.ts): outcomes and releases write only rows still claimed by this instance, so
- * one whose claim was taken over after its lease ran out writes nothing. SQLite has one process per
- * database and no such column. `param`: where the statement takes the owner (PostgreSQL only).
+ * A delivery being sent is `sending`, under the queue's claim protocol (src/queue/claims.ts):
+ * outcomes and releases write only rows still claimed by this instance, so one whose claim was
+ * taken over after its lease ran out writes nothing. `param`: where the statement takes the owner.
  */
-const unclaim = (d: Dialect) => (d.name === 'postgres' ? ', claimed_by = NULL' : '');
-const mine = (d: Dialect, param: string) => `status = 'sending'${d.name === 'postgres' ? ` AND ${d.same('claimed_by', param)}` : ''}`;
-const withOwner = (sql: Sql, params: Param[]): Param[] => (sql.dialect.name === 'postgres' ? [...params, sql.owner] : params);
+const mine = (d: Dialect, param: string) => `status = 'sending'${claims.stillMine(d, param)}`;
 
 // SQLite: one process claims, in one transaction: the ids first (ordered by next_attempt_at, then
 // rowid, inside the index: the claim walks deliveries_due instead of sorting every due row of a
@@ -38,9 +35,9 @@ const claimedSqlite = statement<ClaimedDelivery>((d) => `SELECT ${CLAIMED_COLUMN
 // PostgreSQL: one statement; the due rows are locked with SKIP LOCKED, so claims running side by
 // side never take the same row and never wait on each other; each names its instance ($3).
 const claimPostgres = statement<ClaimedDelivery>(
-  `WITH claimed AS (
-     UPDATE deliveries SET status = 'sending', claimed_by = $3, updated_at = $1
-      WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+  (d) => `WITH claimed AS (
+     UPDATE deliveries SET status = 'sending'${claims.take(d, '$3')}, updated_at = $1
+      WHERE id IN (SELECT id FROM deliveries WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at LIMIT $2${d.skipLocked})
       RETURNING id)
    SELECT ${CLAIMED_COLUMNS} FROM deliveries d JOIN claimed c ON c.id = d.id ${CLAIMED_JOINS} ORDER BY d.id`,
   CLAIMED,
@@ -48,19 +45,19 @@ const claimPostgres = statement<ClaimedDelivery>(
 
 const update = statement(
   (d) => `UPDATE deliveries SET status = $1, attempts = $2, next_attempt_at = $3, provider = COALESCE($4, provider), provider_id = $5,
-          reason = $6, hold_kind = $7, sent_payload = COALESCE($8, sent_payload), updated_at = $9${unclaim(d)}
-    WHERE id = $10 AND ${mine(d, '$11')}`,
+          reason = $6, hold_kind = $7, hold_endpoint = $8, sent_payload = COALESCE($9, sent_payload), updated_at = $10${claims.end(d)}
+    WHERE id = $11 AND ${mine(d, '$12')}`,
 );
 // PostgreSQL: the plain outcomes of a batch in one statement, their values as arrays (a round trip
 // per row cost more than the writes); SQLite runs `update` per row, prepared, which costs less
 // than building the arrays would.
 const updateMany = statement<{ id: number }>(
-  `UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next_attempt_at, provider = COALESCE(v.provider, d.provider),
-          provider_id = v.provider_id, reason = v.reason, hold_kind = v.hold_kind, sent_payload = COALESCE(v.sent_payload, d.sent_payload),
-          updated_at = $10, claimed_by = NULL
-     FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])
-          AS v(id, status, attempts, next_attempt_at, provider, provider_id, reason, hold_kind, sent_payload)
-    WHERE d.id = v.id AND d.status = 'sending' AND d.claimed_by IS NOT DISTINCT FROM $11
+  (d) => `UPDATE deliveries d SET status = v.status, attempts = v.attempts, next_attempt_at = v.next_attempt_at, provider = COALESCE(v.provider, d.provider),
+          provider_id = v.provider_id, reason = v.reason, hold_kind = v.hold_kind, hold_endpoint = v.hold_endpoint,
+          sent_payload = COALESCE(v.sent_payload, d.sent_payload), updated_at = $11${claims.end(d)}
+     FROM unnest($1::bigint[], $2::text[], $3::int[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+          AS v(id, status, attempts, next_attempt_at, provider, provider_id, reason, hold_kind, hold_endpoint, sent_payload)
+    WHERE d.id = v.id AND d.status = 'sending'${claims.stillMine(d, '$12', 'd.claimed_by')}
     RETURNING d.id`,
   { numbers: ['id'] },
 );
@@ -71,7 +68,7 @@ const holdForToken = statement(
   (d) => `UPDATE deliveries SET token_id = ${ACTIVITY_TOKEN},
           status = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN 'held' ELSE 'pending' END,
           reason = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN $3 END,
-          hold_kind = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN 'token' END, updated_at = $4${unclaim(d)}
+          hold_kind = CASE WHEN ${ACTIVITY_TOKEN} IS NULL THEN 'token' END, updated_at = $4${claims.end(d)}
     WHERE id = $5 AND ${mine(d, '$6')}`,
 );
 // Only attempts answered with a retry: the row keeps the last one (see delivery.tables.ts deliveryAttempts).
@@ -110,15 +107,13 @@ const resume = statement(
 );
 const anyParked = statement(`SELECT 1 AS one FROM deliveries WHERE status = 'held' AND hold_kind IN ('apns_paused', 'fcm_paused') LIMIT 1`);
 const release = statement(
-  (d) => `UPDATE deliveries SET status = 'pending', updated_at = $1${unclaim(d)} WHERE ${d.inList('id', '$2', 'bigint')} AND ${mine(d, '$3')}`,
+  (d) => `UPDATE deliveries SET status = 'pending', updated_at = $1${claims.end(d)} WHERE ${d.inList('id', '$2', 'bigint')} AND ${mine(d, '$3')}`,
 );
 const releaseUnheld = statement(
-  (d) => `UPDATE deliveries SET status = 'pending', updated_at = $1${unclaim(d)} WHERE ${mine(d, '$3')} AND ${d.notInList('id', '$2', 'bigint')}`,
+  (d) => `UPDATE deliveries SET status = 'pending', updated_at = $1${claims.end(d)} WHERE ${mine(d, '$3')} AND ${d.notInList('id', '$2', 'bigint')}`,
 );
-// PostgreSQL: only claims of instances without a live lease (db/postgres/claims.ts).
-const recoverSending = statement(
-  (d) => `UPDATE deliveries SET status = 'pending', updated_at = $1${unclaim(d)} WHERE status = 'sending'${d.name === 'postgres' ? ` AND ${orphaned('claimed_by')}` : ''}`,
-);
+// PostgreSQL: only claims of instances without a live lease (src/queue/claims.ts).
+const recoverSending = statement((d) => `UPDATE deliveries SET status = 'pending', updated_at = $1${claims.end(d)} WHERE status = 'sending'${claims.orphaned(d)}`);
 
 /**
  * The delivery worker's statements on the outbox:
@@ -150,10 +145,10 @@ export const deliveriesRepository = repository((sql: Sql) => {
         const invalidated: WebhookEventInput[] = [];
         const batched = tx.dialect.name === 'postgres' ? await writtenAtOnce(tx, results, now) : undefined;
         for (const r of results) {
-          if (r.holdFor !== undefined) await tx.run(holdForToken, withOwner(tx, [r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id]));
+          if (r.holdFor !== undefined) await tx.run(holdForToken, claims.withOwner(tx, [r.holdFor.activityId, r.holdFor.deviceId, r.reason, now, r.id]));
           else {
-            const params = [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.holdKind, r.sentPayload, now, r.id];
-            const written = batched ? batched.has(r.id) : (await tx.run(update, withOwner(tx, params))) > 0;
+            const params = [r.status, r.attempts, r.nextAttemptAt, r.provider, r.providerId, r.reason, r.holdKind, r.holdEndpoint ?? null, r.sentPayload, now, r.id];
+            const written = batched ? batched.has(r.id) : (await tx.run(update, claims.withOwner(tx, params))) > 0;
             if (written && r.recordAttempt) await tx.run(retried, [r.id, r.attempts, now, r.provider, r.providerId, r.reason]);
           }
           if (r.supersedeIfStale) {
@@ -176,16 +171,16 @@ export const deliveriesRepository = repository((sql: Sql) => {
     releaseResumed: (now: number): Promise<number> => sql.run(resume, [now]),
     hasParked: async (): Promise<boolean> => (await sql.one(anyParked)) !== undefined,
     /** Gives claimed deliveries back (shutting down before their outcome was known). */
-    release: async (ids: number[], now: number): Promise<number> => (ids.length === 0 ? 0 : sql.run(release, withOwner(sql, [now, ids]))),
+    release: async (ids: number[], now: number): Promise<number> => (ids.length === 0 ? 0 : sql.run(release, claims.withOwner(sql, [now, ids]))),
     /**
      * Gives back this process's claims other than `held`: a claim whose answer was lost with its
      * connection (PostgreSQL restarting) may have committed, and nobody else would ever take it over
      * while this instance lives. PostgreSQL: only claims under this instance's id.
      */
-    releaseUnheld: (held: number[], now: number): Promise<number> => sql.run(releaseUnheld, withOwner(sql, [now, held])),
+    releaseUnheld: (held: number[], now: number): Promise<number> => sql.run(releaseUnheld, claims.withOwner(sql, [now, held])),
     /**
      * At start: whatever a previous process claimed and did not finish is due again (at least once).
-     * PostgreSQL: only claims of instances without a live lease (db/postgres/claims.ts).
+     * PostgreSQL: only claims of instances without a live lease (src/queue/claims.ts).
      */
     recoverSending: (now: number): Promise<number> => sql.run(recoverSending, [now]),
   };
@@ -207,6 +202,7 @@ async function writtenAtOnce(tx: Sql, results: readonly DeliveryResult[], now: n
     column((r) => r.providerId),
     column((r) => r.reason),
     column((r) => r.holdKind),
+    column((r) => r.holdEndpoint ?? null),
     column((r) => r.sentPayload),
     now,
     tx.owner,

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../context';
 import type { IsletMetrics } from '../../metrics/metrics';
-import type { BackoffPolicy } from './backoff';
+import type { BackoffPolicy } from '../../../queue/backoff';
 import type { EndpointGuard, Gate, HeldBack } from '../endpoint-health/endpoint-guard';
 import { Semaphore } from './concurrency';
 import type { AppChannels, ClaimedDelivery } from './delivery.routing';

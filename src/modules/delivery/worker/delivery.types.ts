@@ -11,6 +11,8 @@ export interface DeliveryResult {
   status: 'pending' | 'held' | 'delivered' | 'failed' | 'dropped';
   /** What a held delivery waits for; null unless held. */
   holdKind: HoldKind | null;
+  /** The endpoint (its URL's origin) a delivery held apns_down / fcm_down waits for; absent otherwise. */
+  holdEndpoint?: string;
   attempts: number;
   nextAttemptAt: number;
   /** Null: keep what the row has. */

@@ -1,10 +1,10 @@
 import type { AppContext } from '../../../context';
 import type { IsletMetrics } from '../../metrics/metrics';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from './backoff';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from '../../../queue/backoff';
 import { EndpointGuard, type Gate, type HeldBack } from '../endpoint-health/endpoint-guard';
 import { forgetCredentials } from '../endpoint-health/endpoint-reset';
 import type { EndpointHealthOptions } from '../endpoint-health/endpoint-health';
-import { PumpLoop } from '../pump/pump-loop';
+import { Pump } from '../../../queue/pump';
 import { AppChannelsCache } from './app-channels';
 import { DeliveryRouter, type AppChannels, type ClaimedDelivery, type Route } from './delivery.routing';
 import { DeliverySender } from './delivery.sender';
@@ -36,7 +36,7 @@ export interface WorkerOptions {
   health?: EndpointHealthOptions;
   /** Jitter source, [0, 1). */
   random?: () => number;
-  /** Where claims and outcomes are written: this thread's connection unless given (outbox-thread.ts). */
+  /** Where claims and outcomes are written: this thread's connection unless given (outbox-thread.client.ts). */
   store?: OutboxStore;
 }
 
@@ -55,12 +55,11 @@ export class DeliveryWorker {
   private readonly options: Required<Omit<WorkerOptions, 'store'>>;
   private readonly store: OutboxStore;
   private readonly writer: OutcomeWriter;
-  private readonly loop: PumpLoop;
+  private readonly loop: Pump;
   private readonly guard: EndpointGuard;
   /** A claim failed (it may have committed all the same), or its rows could not be routed: see claimBatch. */
   private claimUncertain = false;
   private running: Promise<number> | undefined;
-  private recovery: Promise<void> | undefined;
   private offCredentials: (() => void) | undefined;
   private stopping = false;
   /** Whether parked deliveries may exist, so the resume check runs only then. */
@@ -94,13 +93,19 @@ export class DeliveryWorker {
     this.writer = new OutcomeWriter(ctx, metrics, this.store, this.options.flushSize, () => this.afterWrite());
     const { perChannel, random, backoff } = this.options;
     this.sender = new DeliverySender(ctx, transports, metrics, this.guard, { perChannel, random, backoff }, (row, decision) => this.decided(row, decision));
-    this.loop = new PumpLoop(ctx.coordination.wakeUps, ctx.logger, {
+    this.loop = new Pump(ctx.coordination.wakeUps, ctx.logger, {
       name: 'delivery worker',
       pollMs: this.options.pollMs,
       // New work starts at once; the poll only covers retries coming due.
       wakeOn: ['deliveries-queued'],
-      // Inside the round: a failed recovery is logged and tried again at the next poll.
-      round: async () => (await this.recover(), await this.drain(), undefined),
+      recover: async () => {
+        const { instance } = ctx.coordination;
+        const recovered = await instance.recover('deliveries', () => this.repo.recoverSending(ctx.clock.now()));
+        if (recovered > 0) ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
+        const unheld = await instance.recover('endpoint holds', () => this.guard.recover(ctx.clock.now()));
+        if (unheld > 0) ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
+      },
+      round: async () => void (await this.drain()),
       // A full disk is logged once by the storage health, not at every poll.
       quiet: (e) => ctx.db.storage.failed(e),
       failing: () => this.writer.failing,
@@ -113,17 +118,7 @@ export class DeliveryWorker {
    * message; `start` runs it too (done once, retried after a failure).
    */
   recover(): Promise<void> {
-    this.recovery ??= (async () => {
-      const { instance } = this.ctx.coordination;
-      const recovered = await instance.recover('deliveries', () => this.repo.recoverSending(this.ctx.clock.now()));
-      if (recovered > 0) this.ctx.logger.warn('deliveries interrupted by the last stop will be sent again', { count: recovered });
-      const unheld = await instance.recover('endpoint holds', () => this.guard.recover(this.ctx.clock.now()));
-      if (unheld > 0) this.ctx.logger.info('deliveries held for a down channel before the last stop will be tried again', { count: unheld });
-    })().catch((e) => {
-      this.recovery = undefined;
-      throw e;
-    });
-    return this.recovery;
+    return this.loop.recover();
   }
 
   /** Recovers (see `recover`), then works until `stop`. */

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { DEFAULT_BACKOFF } from './backoff';
+import { DEFAULT_BACKOFF } from '../../../queue/backoff';
 import type { AppChannels, ClaimedDelivery } from './delivery.routing';
 import { sentDecision, unsentDecision, withEffects, type SendRoute, type Sent } from './outcome-effects';
 

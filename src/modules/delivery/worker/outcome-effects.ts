@@ -3,7 +3,7 @@ import { refusalReason } from '../../tokens/tokens.service';
 import { deliveryFailed, tokenInvalidated } from '../../webhooks/delivery-events';
 import { pausedHold, parkedReason, WAITING_FOR_TOKEN } from '../holds/hold-kind';
 import type { Outcome } from '../providers/transport';
-import { retryDelay, type BackoffPolicy } from './backoff';
+import { retryDelay, type BackoffPolicy } from '../../../queue/backoff';
 import type { DeliveryResult } from './delivery.types';
 import type { AppChannels, ClaimedDelivery, Route } from './delivery.routing';
 

@@ -1,14 +1,15 @@
 /**
- * Worker thread of outbox-thread.ts: its own connection to the database, running the delivery
- * worker's claim and record statements in the order they arrive. A second entry point of the
- * compiled binary (scripts/build.ts).
+ * What runs inside the outbox thread (the Worker that outbox-thread.client.ts starts and talks to
+ * from the main thread): its own connection to the database, running the delivery worker's claim
+ * and record statements in the order they arrive. A second entry point of the compiled binary
+ * (scripts/build.ts).
  */
 import { openDatabase } from '../../../db/sqlite/database';
 import { deliveriesRepository } from '../worker/delivery.repository';
 import { sqliteSql } from '../../../db/sqlite/sqlite-sql';
 import type { DeliveryRepository } from '../worker/delivery.repository';
 import type { ClaimedDelivery } from '../worker/delivery.routing';
-import type { ThreadReply, ThreadRequest } from './outbox-thread';
+import type { ThreadReply, ThreadRequest } from './outbox-thread.client';
 
 declare const self: Worker;
 

@@ -1,27 +1,27 @@
 import { afterEach, describe, expect, test } from 'bun:test';
-import { localWakeUps } from '../../../coordination/local/wake-ups';
-import { createLogger } from '../../../lib/logger';
-import { until } from '../../../test-support/eventually';
-import { PumpLoop, type PumpLoopOptions } from './pump-loop';
+import { localWakeUps } from '../coordination/local/wake-ups';
+import { createLogger } from '../lib/logger';
+import { until } from '../test-support/eventually';
+import { Pump, type Consumer } from './pump';
 
 // Poll times far longer than any test waits: a round that comes sooner came from a wake-up or `more`.
 const LONG = 60_000;
 
-let loop: PumpLoop | undefined;
+let loop: Pump | undefined;
 afterEach(async () => {
   await loop?.stop();
   loop = undefined;
 });
 
-function pump(options: Partial<PumpLoopOptions> & Pick<PumpLoopOptions, 'round'>) {
+function pump(options: Partial<Consumer> & Pick<Consumer, 'round'>) {
   const wakeUps = localWakeUps();
   const logs: string[] = [];
-  loop = new PumpLoop(wakeUps, createLogger('info', (line) => logs.push(line)), { name: 'test pump', pollMs: LONG, wakeOn: ['deliveries-queued'], ...options });
+  loop = new Pump(wakeUps, createLogger('info', (line) => logs.push(line)), { name: 'test pump', pollMs: LONG, wakeOn: ['deliveries-queued'], ...options });
   loop.start();
   return { wakeUps, logs, loop };
 }
 
-describe('PumpLoop', () => {
+describe('Pump', () => {
   test('a wake-up cuts the idle wait short; one heard during a round skips the next wait', async () => {
     let rounds = 0;
     let release: () => void = () => {};
@@ -68,5 +68,33 @@ describe('PumpLoop', () => {
     expect(rounds).toBe(2);
     expect(logs.filter((l) => l.includes('test pump failed'))).toHaveLength(1);
     expect(logs[0]).toContain('a bug');
+  });
+
+  test('idle, a round comes at each poll; a wake-up comes sooner', async () => {
+    const rounds: number[] = [];
+    const started = performance.now();
+    const { wakeUps } = pump({ pollMs: 300, round: async () => void rounds.push(performance.now() - started) });
+    await until('the second round, at the poll', () => rounds.length === 2);
+    expect(rounds[1]!).toBeGreaterThanOrEqual(290);
+    wakeUps.notify('deliveries-queued');
+    await until('the third round, woken', () => rounds.length === 3);
+    expect(rounds[2]! - rounds[1]!).toBeLessThan(250);
+  });
+
+  test('recovery runs once before the first round; a failed one fails that round and is tried again before the next', async () => {
+    let recoveries = 0;
+    let rounds = 0;
+    const { logs, loop } = pump({
+      pollMs: 10,
+      recover: async () => {
+        if (++recoveries === 1) throw new Error('database is locked');
+      },
+      round: async () => void rounds++,
+    });
+    await until('three rounds ran', () => rounds >= 3);
+    expect(recoveries).toBe(2);
+    expect(logs.filter((l) => l.includes('database is locked'))).toHaveLength(1);
+    await loop.recover();
+    expect(recoveries).toBe(2);
   });
 });

@@ -18,17 +18,18 @@ export type ThreadReply = { id: number } & ({ value: unknown } | { error: { mess
  * relative to it would miss it); from source, the file beside this one.
  */
 const THREAD_ENTRY = import.meta.path.startsWith('/$bunfs/')
-  ? '/$bunfs/root/src/modules/delivery/outbox/outbox.thread.js'
-  : new URL('./outbox.thread.ts', import.meta.url).href;
+  ? '/$bunfs/root/src/modules/delivery/outbox/outbox-thread.entry.js'
+  : new URL('./outbox-thread.entry.ts', import.meta.url).href;
 
 /** Bun's Worker: ref/unref as on a timer. */
 type BunWorker = Worker & { ref(): void; unref(): void };
 type Call = { resolve: (value: any) => void; reject: (error: unknown) => void };
 
 /**
- * The outbox on a worker thread of its own (outbox.thread.ts, its own connection to the same
- * file), so that claiming and recording — about half the CPU of a delivery — run beside the thread
- * that drives HTTP/2 instead of on it. The thread starts with the first claim that finds work (an
+ * The main thread's side of the outbox thread: the outbox on a worker thread of its own
+ * (outbox-thread.entry.ts runs there, with its own connection to the same file), so that claiming
+ * and recording — about half the CPU of a delivery — run beside the thread that drives HTTP/2
+ * instead of on it. The thread starts with the first claim that finds work (an
  * idle server keeps one JS context); until it is ready, and for good if it ever fails, the outbox
  * runs inline on this thread. A claim whose answer was lost with a failed thread stays `sending`
  * until the next start puts it back in the queue (at least once).
@@ -136,7 +137,7 @@ export class OutboxThread implements OutboxStore {
   }
 }
 
-/** The thread's claimed rows (outbox.thread.ts packClaimed): one JSON string, each message's content and body once. */
+/** The thread's claimed rows (outbox-thread.entry.ts packClaimed): one JSON string, each message's content and body once. */
 function unpackClaimed(packed: string): ClaimedDelivery[] {
   const { messages, rows } = JSON.parse(packed) as { messages: Record<number, [string, string | null]>; rows: Omit<ClaimedDelivery, 'content' | 'sentBody'>[] };
   return rows.map((row) => {
