@@ -1,15 +1,15 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import type { AppContext } from '../../../context';
-import { silentLogger } from '../../../lib/logger';
-import type { DeliveryResult } from '../../../modules/delivery/worker/delivery.types';
-import { apnsToken } from '../../../test-support/apns-standin';
-import { createHarness, type Harness } from '../../../test-support/harness';
-import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../../../test-support/postgres';
-import { openPostgresStore, type PostgresStore } from '../store';
-import { broadcastsRepository } from '../../../modules/broadcasts/broadcasts.repository';
-import { idempotencyRepository } from '../../../modules/idempotency/idempotency.repository';
-import { webhooksRepository } from '../../../modules/webhooks/webhooks.repository';
-import { deliveriesRepository } from '../../../modules/delivery/worker/delivery.repository';
+import type { AppContext } from '../context';
+import { silentLogger } from '../lib/logger';
+import type { DeliveryResult } from '../modules/delivery/worker/delivery.types';
+import { apnsToken } from '../test-support/apns-standin';
+import { createHarness, type Harness } from '../test-support/harness';
+import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres } from '../test-support/postgres';
+import { openPostgresStore, type PostgresStore } from '../db/postgres/store';
+import { broadcastsRepository } from '../modules/broadcasts/broadcasts.repository';
+import { idempotencyRepository } from '../modules/idempotency/idempotency.repository';
+import { webhooksRepository } from '../modules/webhooks/webhooks.repository';
+import { deliveriesRepository } from '../modules/delivery/worker/delivery.repository';
 
 /*
  * Claims under leases, as two instances (stores with owners A and B) on one database see them: what

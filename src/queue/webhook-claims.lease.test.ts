@@ -1,11 +1,11 @@
 import { afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import type { AppContext } from '../../../context';
-import { silentLogger } from '../../../lib/logger';
-import { createHarness, type Harness } from '../../../test-support/harness';
-import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres } from '../../../test-support/postgres';
-import { openPostgresStore, type PostgresStore } from '../store';
-import { webhooksRepository } from '../../../modules/webhooks/webhooks.repository';
-import { webhookEventsRepository } from '../../../modules/webhooks/webhook-events.repository';
+import type { AppContext } from '../context';
+import { silentLogger } from '../lib/logger';
+import { createHarness, type Harness } from '../test-support/harness';
+import { POSTGRES_STARTUP_TIMEOUT_MS, sharedPostgres } from '../test-support/postgres';
+import { openPostgresStore, type PostgresStore } from '../db/postgres/store';
+import { webhooksRepository } from '../modules/webhooks/webhooks.repository';
+import { webhookEventsRepository } from '../modules/webhooks/webhook-events.repository';
 
 /*
  * Two webhook runs at once (the old scheduler leader's, finishing, and the new one's): every due
