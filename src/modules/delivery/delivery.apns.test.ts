@@ -6,6 +6,8 @@ import { forEachDatabase } from '../../test-support/databases';
 import type { TestDatabase } from '../../test-support/harness';
 import type { DeliveryEngine, DeliveryEngineOptions } from './delivery.engine';
 import { tokensRepository } from '../tokens/tokens.repository';
+import { activitiesPath, connect, progress, start } from '../../test-support/live-activity-fixtures';
+import { testRows } from '../../test-support/test-sql';
 
 let h: DeliveryHarness;
 let database: TestDatabase;
@@ -75,6 +77,25 @@ forEachDatabase('delivery to APNs', (db) => {
       headers: { 'apns-push-type': 'alert', 'apns-topic': BUNDLE, 'apns-priority': '10' },
       body: alert!.body,
     });
+  });
+
+  test("a Live Activity update is rendered once: the request that checked its size keeps the APNs body on the message, and the worker sends that body as it is", async () => {
+    await setup();
+    const iphone = await connect(h, 'demo', 'u1', { platform: 'ios', pushToStartToken: apnsToken() });
+    const activity: string = (await start(h, 'demo', { ...progress, targetUsers: ['u1'] })).body.activities[0].id;
+    expect(await engine.drain()).toBe(1);
+    const activityToken = apnsToken();
+    await tokensRepository(h.ctx.db.sql).reportActivity('demo', activity, iphone, activityToken, null, h.clock.now());
+    expect((await h.service('demo', 'PATCH', `${activitiesPath('demo')}/${activity}`, { contentState: { progress: '40' } })).status).toBe(200);
+    const [kept] = await testRows<{ sent_body: string | null }>(h.ctx, `SELECT sent_body FROM messages WHERE kind = 'la_update'`);
+    expect(JSON.parse(kept!.sent_body!).aps).toMatchObject({ event: 'update', 'content-state': { progress: '40' } });
+    // Marked in the database, the kept body shows that the worker sends it rather than render the update again.
+    await testRows(h.ctx, `UPDATE messages SET sent_body = ? WHERE kind = 'la_update'`, [kept!.sent_body!.replace('"40"', '"kept"')]);
+    expect(await engine.drain()).toBe(1);
+    const update = apns.requests.filter((r) => r.body.aps.event === 'update');
+    expect(update.map((r) => [r.token, r.headers['apns-push-type'], r.headers['apns-topic'], r.body.aps['content-state']])).toEqual([
+      [activityToken, 'liveactivity', `${BUNDLE}.push-type.liveactivity`, { progress: 'kept' }],
+    ]);
   });
 
   test('after an outage each phone gets the latest update and the end, not the history', async () => {

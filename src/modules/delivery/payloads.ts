@@ -22,14 +22,12 @@ const UPDATE_TTL_S = HOUR_S;
  */
 export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequest {
   if (content.type === 'notification') return notificationRequest(content, bundleId);
-  return {
-    headers: {
-      'apns-push-type': 'liveactivity',
-      'apns-topic': `${bundleId}.push-type.liveactivity`,
-      'apns-priority': String(content.priority ?? 10),
-    },
-    body: { aps: liveActivityAps(content) },
-  };
+  return { headers: liveActivityHeaders(content, bundleId), body: { aps: liveActivityAps(content) } };
+}
+
+/** A Live Activity push's APNs headers; its body does not depend on the bundle id (see RenderedPayloads). */
+export function liveActivityHeaders(content: LiveActivityContent, bundleId: string): Record<string, string> {
+  return { 'apns-push-type': 'liveactivity', 'apns-topic': `${bundleId}.push-type.liveactivity`, 'apns-priority': String(content.priority ?? 10) };
 }
 
 function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {
@@ -90,9 +88,22 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
 }
 
 
-/** The larger of the two providers' payload sizes in bytes, to refuse what neither would accept. */
+/**
+ * A message's payloads rendered once: the APNs body (the same for every bundle id) and the size in
+ * bytes of the larger of the two providers' payloads, to refuse what neither would accept. A Live
+ * Activity update keeps `apnsBody` as its message's sent body, which the worker sends as it is.
+ */
+export interface RenderedPayloads {
+  apnsBody: string;
+  bytes: number;
+}
+
+export function renderPayloads(content: MessageContent): RenderedPayloads {
+  const apnsBody = JSON.stringify(apnsRequest(content, 'x').body);
+  return { apnsBody, bytes: Math.max(Buffer.byteLength(apnsBody), Buffer.byteLength(JSON.stringify(fcmMessage(content)))) };
+}
+
+/** The larger of the two providers' payload sizes in bytes (renderPayloads). */
 export function payloadBytes(content: MessageContent): number {
-  const apns = Buffer.byteLength(JSON.stringify(apnsRequest(content, 'x').body));
-  const fcm = Buffer.byteLength(JSON.stringify(fcmMessage(content)));
-  return Math.max(apns, fcm);
+  return renderPayloads(content).bytes;
 }

@@ -5,7 +5,7 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.types';
 import type { LiveActivityContent } from '../delivery/message-content';
-import { MAX_PAYLOAD_BYTES, payloadBytes } from '../delivery/payloads';
+import { MAX_PAYLOAD_BYTES, renderPayloads, type RenderedPayloads } from '../delivery/payloads';
 import type { AudienceFilter, TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
 import type { NewInstance } from './instances.types';
@@ -53,9 +53,11 @@ export interface StartOptions {
 const notFound = () => new HttpError(404, 'live activity not found');
 const notActive = () => new HttpError(409, 'live activity is not active');
 
-/** Refuses content that neither APNs nor FCM would accept. */
-function requireDeliverable(content: LiveActivityContent): void {
-  if (payloadBytes(content) > MAX_PAYLOAD_BYTES) throw new HttpError(400, `payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+/** Refuses content that neither APNs nor FCM would accept; answers its payloads as rendered for the check. */
+function requireDeliverable(content: LiveActivityContent): RenderedPayloads {
+  const rendered = renderPayloads(content);
+  if (rendered.bytes > MAX_PAYLOAD_BYTES) throw new HttpError(400, `payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+  return rendered;
 }
 
 /**
@@ -164,9 +166,10 @@ export function liveActivitiesService(ctx: AppContext) {
     // of coordination.ts: a row lock on PostgreSQL, which updates through other instances wait for).
     const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
     const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
-    requireDeliverable(content);
+    // Rendered once: the size check's APNs body is the one the worker sends (messages.sent_body).
+    const rendered = requireDeliverable(content);
     const targets = await followUpTargets(instances, () => appsRepository(tx).hasApnsCredentials(appId));
-    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), outbox.enqueue(tx, { appId, content, targets, now })]);
+    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), outbox.enqueue(tx, { appId, content, targets, now, rendered })]);
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */

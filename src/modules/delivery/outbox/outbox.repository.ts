@@ -16,7 +16,7 @@ const insertSql = (rows: number) =>
    VALUES ${valuesList(rows, 11, 0, (p) => `(${p.slice(0, 7).join(', ')}, 0, ${p.slice(7).join(', ')})`)}`;
 
 const insertMessage = statement<{ id: number }>(
-  'INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+  'INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at, sent_body) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
   { numbers: ['id'] },
 );
 const insertOne = statement(insertSql(1));
@@ -41,7 +41,7 @@ const supersede = statement<Superseded>((d) => supersedeSql(d, '$1', '$2', '$3')
 // sees the table as it was before the statement, so the supersede never touches the new deliveries.
 const queueFollowUpPostgres = statement<{ id: number; superseded: string }>(
   (d) => `WITH superseded AS (${supersedeSql(d, '$6', '$3', '$7')}),
-   message AS (INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id),
+   message AS (INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at, sent_body) VALUES ($1, $2, $3, $4, $5, $6, $12) RETURNING id),
    queued AS (
      INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, hold_kind, attempts, next_attempt_at, reason, created_at, updated_at)
      SELECT $1, message.id, t.device_id, $3, t.token_id, t.status, t.hold_kind, 0, $6, t.reason, $6, $6
@@ -83,25 +83,27 @@ export const outboxRepository = repository((sql: Sql) => {
   };
   return {
     /** Writes a message; returns its id. */
-    insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now]))!.id,
+    insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now, null]))!.id,
 
     insertDeliveries,
 
     /**
      * An activity's update or end: supersedes its updates not sent yet to the rows' devices (one row
      * per superseded delivery returned), then writes the message and one delivery per row (one end user's devices,
-     * a few), due now. On PostgreSQL one statement.
+     * a few), due now. On PostgreSQL one statement. `sentBody`: the APNs body the request already
+     * rendered to check its size, kept as the message's (`messages.sent_body`) so the worker sends it
+     * as it is rather than rendering it again.
      */
-    async queueFollowUp(message: { appId: string; kind: string; activityId: string; content: string; templateSlug: string }, rows: readonly NewDelivery[], now: number): Promise<{ messageId: number; superseded: Superseded[] }> {
+    async queueFollowUp(message: { appId: string; kind: string; activityId: string; content: string; templateSlug: string; sentBody: string | null }, rows: readonly NewDelivery[], now: number): Promise<{ messageId: number; superseded: Superseded[] }> {
       if (dialect === 'sqlite') {
         const superseded = await sql.all(supersede, [now, message.activityId, rows.map((r) => r.deviceId)]);
-        const messageId = (await sql.one(insertMessage, [message.appId, message.kind, message.activityId, message.content, message.templateSlug, now]))!.id;
+        const messageId = (await sql.one(insertMessage, [message.appId, message.kind, message.activityId, message.content, message.templateSlug, now, message.sentBody]))!.id;
         await insertDeliveries({ ...message, id: messageId }, rows, now);
         return { messageId, superseded };
       }
       const column = <K extends keyof NewDelivery>(key: K) => rows.map((r) => r[key]) as (string | number | null)[];
       const params = [message.appId, message.kind, message.activityId, message.content, message.templateSlug, now];
-      const row = (await sql.one(queueFollowUpPostgres, [...params, column('deviceId'), column('tokenId'), column('status'), column('holdKind'), column('reason')]))!;
+      const row = (await sql.one(queueFollowUpPostgres, [...params, column('deviceId'), column('tokenId'), column('status'), column('holdKind'), column('reason'), message.sentBody]))!;
       return { messageId: row.id, superseded: JSON.parse(row.superseded) as Superseded[] };
     },
 

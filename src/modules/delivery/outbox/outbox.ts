@@ -4,6 +4,7 @@ import { messageKind, type MessageContent } from '../message-content';
 import { deliveryFailed } from '../../webhooks/delivery-events';
 import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
 import { outboxRepository } from './outbox.repository';
+import type { RenderedPayloads } from '../payloads';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
 export interface DeliveryTarget {
@@ -39,7 +40,10 @@ export class Outbox {
    * whatever the message is about, so that nothing accepted can be lost between the answer and the
    * delivery. Returns the message's id and the number of deliveries written.
    */
-  async enqueue(tx: Tx, input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string }): Promise<{ messageId: number; deliveries: number }> {
+  async enqueue(
+    tx: Tx,
+    input: { appId: string; content: MessageContent; targets: Iterable<DeliveryTarget>; now: number; activityId?: string; rendered?: RenderedPayloads },
+  ): Promise<{ messageId: number; deliveries: number }> {
     const activityId = input.content.type === 'live_activity' ? input.content.activityId : (input.activityId ?? null);
     const kind = messageKind(input.content);
     const content = JSON.stringify(input.content);
@@ -58,7 +62,11 @@ export class Outbox {
       // yet (pending, or held for a token or a channel), so after an outage each phone gets the
       // latest state, not the history. Starts and ends are never superseded. One end user's devices.
       const list = [...rows()];
-      const queued = await outboxRepository(tx).queueFollowUp({ appId: input.appId, kind, activityId: activityId!, content, templateSlug: input.content.templateSlug }, list, input.now);
+      const queued = await outboxRepository(tx).queueFollowUp(
+        { appId: input.appId, kind, activityId: activityId!, content, templateSlug: input.content.templateSlug, sentBody: input.rendered?.apnsBody ?? null },
+        list,
+        input.now,
+      );
       for (const r of queued.superseded) this.settled({ appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
       messageId = queued.messageId;
       deliveries = list.length;

@@ -2,7 +2,7 @@ import type { ApnsCredentials, FcmCredentials } from '../../apps/credentials';
 import { apnsOrigin } from '../providers/apns/apns.client';
 import { fcmRequest } from '../providers/fcm/fcm.sender';
 import type { MessageContent } from '../message-content';
-import { apnsRequest, fcmMessage, MAX_PAYLOAD_BYTES } from '../payloads';
+import { apnsRequest, fcmMessage, liveActivityHeaders, MAX_PAYLOAD_BYTES } from '../payloads';
 import type { PushRequest, TransportName } from '../providers/transport';
 
 /** A claimed delivery with everything its routing needs (the deliveries repository joins it). */
@@ -100,9 +100,14 @@ export class DeliveryRouter {
     const bundleId = creds?.bundleId ?? PLACEHOLDER.bundleId;
     let payload = built.apns.get(bundleId);
     if (!payload) {
-      const request = apnsRequest(content, bundleId);
-      const body = JSON.stringify(request.body);
-      payload = { headers: request.headers, body, tooLarge: Buffer.byteLength(body) > MAX_PAYLOAD_BYTES };
+      // A Live Activity's body is the same for every bundle id: the one its message keeps (an
+      // update's, rendered by the request that checked its size) is sent as it is.
+      if (content.type === 'live_activity' && row.sentBody !== null) payload = { headers: liveActivityHeaders(content, bundleId), body: row.sentBody, tooLarge: Buffer.byteLength(row.sentBody) > MAX_PAYLOAD_BYTES };
+      else {
+        const request = apnsRequest(content, bundleId);
+        const body = JSON.stringify(request.body);
+        payload = { headers: request.headers, body, tooLarge: Buffer.byteLength(body) > MAX_PAYLOAD_BYTES };
+      }
       built.apns.set(bundleId, payload);
     }
     if (payload.tooLarge) return { action: 'fail', reason: `payload exceeds ${MAX_PAYLOAD_BYTES} bytes` };
