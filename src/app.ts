@@ -27,9 +27,9 @@ import { liveActivityTemplatesAdminRoutes } from './modules/live-activities/live
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
-import { opensRoutes } from './modules/notifications/opens.routes';
-import { releasesAdminRoutes } from './modules/notifications/releases.admin.routes';
-import { scheduledSendsAdminRoutes } from './modules/notifications/scheduled-sends.admin.routes';
+import { opensRoutes } from './modules/notifications/opens/opens.routes';
+import { releasesAdminRoutes } from './modules/notifications/releases/releases.admin.routes';
+import { scheduledSendsAdminRoutes } from './modules/notifications/schedule/scheduled-sends.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes';
 import { buildServices, type Services } from './services';

@@ -42,7 +42,7 @@ describe('layers of src', () => {
     const cycles = importCycles(edges);
     expect(cycles.map((cycle) => ({ cycle, imports: explainCycle(edges, cycle) }))).toEqual([]);
     // The graph is read at all, and through folders.
-    expect(edges.has('modules/notifications/notifications.service -> modules/notifications/scheduled-sends')).toBe(true);
+    expect(edges.has('modules/notifications/notifications.service -> modules/notifications/schedule/scheduled-sends')).toBe(true);
     expect(edges.has('db/sqlite/store -> lib/logger')).toBe(true);
   });
 

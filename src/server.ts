@@ -8,7 +8,7 @@ import { consoleServeRoutes } from './modules/console/console-page';
 import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
-import { scheduledSendsConsumer } from './modules/notifications/scheduled-sends.consumer';
+import { scheduledSendsConsumer } from './modules/notifications/schedule/scheduled-sends.consumer';
 import { webhookDispatcher } from './modules/webhooks/webhooks.dispatcher';
 import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
 

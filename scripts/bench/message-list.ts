@@ -15,9 +15,9 @@ import { parseArgs } from 'node:util';
 import { bootstrapSqlite } from '../../src/bootstrap';
 import { parseConfig } from '../../src/config/config.load';
 import { silentLogger } from '../../src/lib/logger';
-import { messageList } from '../../src/modules/notifications/message-list';
-import { opensService } from '../../src/modules/notifications/opens.service';
-import { notificationMessagesRepository } from '../../src/modules/notifications/notification-messages.repository';
+import { messageList } from '../../src/modules/notifications/messages/message-list';
+import { opensService } from '../../src/modules/notifications/opens/opens.service';
+import { notificationMessagesRepository } from '../../src/modules/notifications/messages/notification-messages.repository';
 import { devicesRepository } from '../../src/modules/devices/devices.repository';
 
 const { values } = parseArgs({

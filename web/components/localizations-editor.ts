@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { canonicalLocale } from '../../src/lib/locale';
-import type { Localization, Localizations } from '../../src/modules/notifications/localizations';
+import type { Localization, Localizations } from '../../src/modules/notifications/send/localizations';
 import { Button, SelectField, TextField } from './ui';
 
 /** One language of the editor, as typed: '' for a part it leaves to the template. */

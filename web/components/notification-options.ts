@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
-import type { TemplateOptions } from '../../src/modules/notifications/template-options';
-import type { Localizations } from '../../src/modules/notifications/localizations';
+import type { TemplateOptions } from '../../src/modules/notifications/releases/template-options';
+import type { Localizations } from '../../src/modules/notifications/send/localizations';
 import type { NotificationTemplate } from '../lib/types';
 import { Checkbox, SelectField, TextField } from './ui';
 

@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
-import { placeholderNames, PlaceholderSyntaxError } from '../../src/modules/notifications/placeholders';
+import { placeholderNames, PlaceholderSyntaxError } from '../../src/modules/notifications/send/placeholders';
 import { ConfirmDialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Card, Empty, PageHeader, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';

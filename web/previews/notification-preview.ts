@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
-import { parseTemplate, PlaceholderSyntaxError } from '../../src/modules/notifications/placeholders';
-import type { TemplateOptions } from '../../src/modules/notifications/template-options';
+import { parseTemplate, PlaceholderSyntaxError } from '../../src/modules/notifications/send/placeholders';
+import type { TemplateOptions } from '../../src/modules/notifications/releases/template-options';
 
 /**
  * A template's text with its placeholders: filled from `variables` when given (as the server

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultMigrationsFolder, migrateDatabase, openDatabase } from './database';
 import { apnsRequest, fcmMessage } from '../../modules/delivery/payloads';
-import { notificationContent } from '../../modules/notifications/notification-content';
-import type { TemplateRow } from '../../modules/notifications/releases.types';
-import { templateView } from '../../modules/notifications/releases.service';
+import { notificationContent } from '../../modules/notifications/send/notification-content';
+import type { TemplateRow } from '../../modules/notifications/releases/releases.types';
+import { templateView } from '../../modules/notifications/releases/releases.service';
 
 let dir: string;
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

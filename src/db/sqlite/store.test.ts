@@ -7,7 +7,7 @@ import type { Sql } from '../sql/sql';
 import { silentLogger } from '../../lib/logger';
 import { openSqliteStore, type SqliteStore } from './store';
 import { metaRepository } from '../../modules/auth/meta.repository';
-import { releasesRepository } from '../../modules/notifications/releases.repository';
+import { releasesRepository } from '../../modules/notifications/releases/releases.repository';
 import { appsRepository } from '../../modules/apps/apps.repository';
 
 /** Every feature's repository accessor (`export const xRepository = repository(…)`), by name. */

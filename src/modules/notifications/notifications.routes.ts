@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia';
 import { AppParams, errors } from '../../http/schemas';
 import type { Services } from '../../services';
 import { AudienceBody, audienceFilter, requireOneTarget } from '../devices/audience';
-import { MAX_BADGE, MAX_COLLAPSE_ID_BYTES, MAX_TTL_SECONDS } from './template-options';
+import { MAX_BADGE, MAX_COLLAPSE_ID_BYTES, MAX_TTL_SECONDS } from './releases/template-options';
 
 const SendBody = t.Object(
   {

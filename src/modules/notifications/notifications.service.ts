@@ -1,9 +1,9 @@
 import type { AppContext } from '../../context';
 import { newId } from '../../lib/ids';
-import type { ReleasesService } from './releases.service';
-import { messageStatus } from './message-status';
-import { notificationSending, type SendInput, type SendResult } from './notification-sending';
-import { scheduledSends } from './scheduled-sends';
+import type { ReleasesService } from './releases/releases.service';
+import { messageStatus } from './messages/message-status';
+import { notificationSending, type SendInput, type SendResult } from './send/notification-sending';
+import { scheduledSends } from './schedule/scheduled-sends';
 
 /** Sending notifications: pick the release, render its template once per language, queue one delivery per device, now or at a time. */
 export function notificationsService(ctx: AppContext, releases: ReleasesService) {

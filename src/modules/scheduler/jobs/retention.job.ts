@@ -2,7 +2,7 @@ import type { AppContext } from '../../../context';
 import { IDEMPOTENCY_TTL_MS } from '../../idempotency/idempotency';
 import type { Job } from '../scheduler';
 import { billingPeriod } from '../../live-activities/billing-period';
-import { scheduledSendsRepository } from '../../notifications/scheduled-sends.repository';
+import { scheduledSendsRepository } from '../../notifications/schedule/scheduled-sends.repository';
 import { webhooksRepository } from '../../webhooks/webhooks.repository';
 import { endUsersRepository } from '../../users/end-users.repository';
 import { idempotencyRepository } from '../../idempotency/idempotency.repository';

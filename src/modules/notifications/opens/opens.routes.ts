@@ -1,0 +1,71 @@
+import { Type } from '@sinclair/typebox';
+import { Elysia, t } from 'elysia';
+import { AppParams, errors, PageQuery } from '../../../http/schemas';
+import type { Services } from '../../../services';
+import { Counts } from '../notifications.routes';
+
+const OpenBody = t.Object(
+  {
+    endUserId: t.String({ minLength: 1, maxLength: 256, description: 'The end user the device belongs to (the one `X-End-User-Signature` signs).' }),
+    deviceId: t.String({ minLength: 1, maxLength: 256, description: 'The device id its registration answered (`device.id`).' }),
+  },
+  { additionalProperties: false },
+);
+
+const ListedMessage = t.Object({
+  messageId: t.String(),
+  templateSlug: t.String(),
+  releaseVersion: Type.Integer(),
+  createdAt: t.String({ format: 'date-time' }),
+  deliveries: Counts,
+  opened: Type.Integer({ description: 'Devices that reported opening it (once each).' }),
+});
+
+const tags = ['Notifications'];
+
+/** Opens reported by devices, and the app's messages listed with their counts (issue 38). */
+export function opensRoutes(services: Services) {
+  const { auth, opens } = services;
+  return new Elysia({ detail: { tags } })
+    .post('/api/apps/:appId/notifications/:messageId/opened', ({ params, body }) => opens.report(params.appId, params.messageId, body), {
+      // Authentication runs before validation, as at device registration: an unauthenticated caller learns nothing.
+      transform: async ({ params, body, request }) => {
+        const endUserId = (body as { endUserId?: unknown } | undefined)?.endUserId;
+        await auth.appOrEndUser(request, params.appId ?? '', typeof endUserId === 'string' ? endUserId : undefined);
+      },
+      params: t.Object({ appId: t.String({ description: 'The app identifier.' }), messageId: t.String({ description: 'The `isletMessageId` of the payload the device received.' }) }),
+      body: OpenBody,
+      response: {
+        200: t.Object({
+          success: t.Literal(true),
+          counted: t.Boolean({ description: 'False when this device had reported the message opened already (counted once).' }),
+        }),
+        ...errors(400, 401, 404, 429),
+      },
+      detail: {
+        summary: 'Report a notification opened',
+        description:
+          'Sent by the device when its user opens a notification: counted once per device in the message status (`opened`), and a `notification.opened` webhook event. ' +
+          'Authenticated by `X-Service-Key` or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). ' +
+          "404 `message not found` for an unknown id or another app's; 404 `message was not sent to this device` when no delivery of it went to that device, the device is not that end user's, or it was deleted.",
+        security: [{ serviceKey: [] }, { endUserSignature: [] }],
+      },
+    })
+    .get('/api/apps/:appId/notifications', ({ request, query }) => opens.list(auth.appOf(request).id, query.limit ?? 50, query.offset ?? 0), {
+      transform: auth.requireKey,
+      params: AppParams,
+      query: t.Object(PageQuery),
+      response: {
+        200: t.Object({
+          messages: t.Array(ListedMessage, { description: 'Newest first.' }),
+          total: Type.Integer({ description: "All of the app's messages (retention removes old ones)." }),
+        }),
+        ...errors(400, 401, 429),
+      },
+      detail: {
+        summary: 'List sent notifications',
+        description: "The app's messages newest first (`limit` default 50), each with its deliveries by state (as the message status counts them) and its opens.",
+        security: [{ serviceKey: [] }],
+      },
+    });
+}
