@@ -84,7 +84,10 @@ export async function bootstrap(
       },
     };
     const templates = liveActivityTemplatesService(ctx);
-    await seedAppsFromConfig(ctx, credentialsReset(ctx), (appId, defs) => templates.seed(appId, defs));
+    // Instances started together would each find an app missing and create it (a duplicate key):
+    // on PostgreSQL seeding runs under one transaction-scoped advisory lock, so later ones find it made.
+    if (config.apps.length > 0)
+      await coordination.keyedLocks('seed').run('apps', () => seedAppsFromConfig(ctx, credentialsReset(ctx), (appId, defs) => templates.seed(appId, defs)));
     return { ctx, generatedAdminToken: admin.generated, replacesUnshownAdminToken: admin.replacesUnshown };
   } catch (e) {
     await db.close();
