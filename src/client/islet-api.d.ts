@@ -602,7 +602,8 @@ export interface operations {
             device: {
               /** @description Device identifier (`dev_…`), used to remove it. */
               id: string;
-              endUserId: string;
+              /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+              endUserId: string | null;
               /** @enum {string} */
               platform: "ios" | "android";
               /** @enum {string} */
@@ -918,7 +919,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -1031,7 +1033,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -1372,7 +1375,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -1694,8 +1698,8 @@ export interface operations {
                 id: string;
                 /** @description The app that owns the activity. */
                 appId: string;
-                /** @description The end user the activity was started for. */
-                endUserId: string;
+                /** @description The end user the activity was started for; null once they were erased. */
+                endUserId: string | null;
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
@@ -1840,8 +1844,8 @@ export interface operations {
                 id: string;
                 /** @description The app that owns the activity. */
                 appId: string;
-                /** @description The end user the activity was started for. */
-                endUserId: string;
+                /** @description The end user the activity was started for; null once they were erased. */
+                endUserId: string | null;
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
@@ -2013,8 +2017,8 @@ export interface operations {
             id: string;
             /** @description The app that owns the activity. */
             appId: string;
-            /** @description The end user the activity was started for. */
-            endUserId: string;
+            /** @description The end user the activity was started for; null once they were erased. */
+            endUserId: string | null;
             /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
             templateSlug: string;
             /** @enum {string} */
@@ -2631,8 +2635,8 @@ export interface operations {
                 id: string;
                 /** @description The app that owns the activity. */
                 appId: string;
-                /** @description The end user the activity was started for. */
-                endUserId: string;
+                /** @description The end user the activity was started for; null once they were erased. */
+                endUserId: string | null;
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
@@ -5755,7 +5759,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -5876,7 +5881,8 @@ export interface operations {
             device: {
               /** @description Device identifier (`dev_…`), used to remove it. */
               id: string;
-              endUserId: string;
+              /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+              endUserId: string | null;
               /** @enum {string} */
               platform: "ios" | "android";
               /** @enum {string} */
@@ -6131,8 +6137,9 @@ export interface operations {
                 /** @enum {string} */
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
-                deviceId: string;
-                /** @description The device's end user; null once the device was deleted. */
+                /** @description The device; null once its end user was erased. */
+                deviceId: string | null;
+                /** @description The device's end user; null once the device was deleted or its end user erased. */
                 endUserId: string | null;
                 /** @description The template of the notification or Live Activity. */
                 templateSlug: string | null;
@@ -6238,8 +6245,9 @@ export interface operations {
             /** @enum {string} */
             kind: "notification" | "la_start" | "la_update" | "la_end";
             activityId: string | null;
-            deviceId: string;
-            /** @description The device's end user; null once the device was deleted. */
+            /** @description The device; null once its end user was erased. */
+            deviceId: string | null;
+            /** @description The device's end user; null once the device was deleted or its end user erased. */
             endUserId: string | null;
             /** @description The template of the notification or Live Activity. */
             templateSlug: string | null;
@@ -6376,8 +6384,9 @@ export interface operations {
                 /** @enum {string} */
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
-                deviceId: string;
-                /** @description The device's end user; null once the device was deleted. */
+                /** @description The device; null once its end user was erased. */
+                deviceId: string | null;
+                /** @description The device's end user; null once the device was deleted or its end user erased. */
                 endUserId: string | null;
                 /** @description The template of the notification or Live Activity. */
                 templateSlug: string | null;
@@ -8593,8 +8602,8 @@ export interface operations {
             id: string;
             /** @description The app that owns the activity. */
             appId: string;
-            /** @description The end user the activity was started for. */
-            endUserId: string;
+            /** @description The end user the activity was started for; null once they were erased. */
+            endUserId: string | null;
             /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
             templateSlug: string;
             /** @enum {string} */

@@ -1,3 +1,4 @@
+import { shownId } from '../../lib/anonymous';
 import type { AppContext } from '../../context';
 import type { Repositories, Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
@@ -276,7 +277,7 @@ export function liveActivitiesService(ctx: AppContext) {
         const tokenId = await tx.tokens.reportActivity(appId, id, device.id, input.token, device.environment, now);
         await tx.instances.insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
         await outbox.releaseHeld(tx, { activityId: id, deviceId: device.id, tokenId }, now);
-        await tx.webhookEvents.emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
+        await tx.webhookEvents.emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: shownId(activity.endUserId) }, now);
       });
     },
   };

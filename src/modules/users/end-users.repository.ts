@@ -28,10 +28,17 @@ export interface EndUsersRepository {
    * Removes everything Islet keeps about the end user, in the caller's transaction, after their
    * activities were ended: tags, the end_users row (tester flag), devices with their tokens and
    * activity instances, activities with their messages. A device or activity whose end push still
-   * waits is kept anonymous (end user id '', data '{}', never a target) until `pruneErased` finds
-   * it delivered. Notification deliveries to the devices lose their device and token.
+   * waits is kept anonymous (end user id ANONYMOUS, src/lib/anonymous.ts; no locale, zone, OS
+   * version, data '{}', only the token the end push goes to, never a target) until `pruneErased`
+   * finds it delivered; the requests already sent to it and its other messages' texts go now.
+   * Notification deliveries to the devices lose their device, token and request; a message that
+   * went only to them loses its texts.
    */
   erase(appId: string, endUserId: string): Promise<Erased>;
-  /** Removes the anonymous leftovers of erasures whose end pushes are no longer waiting; answers how many rows went. */
+  /**
+   * Removes the anonymous leftovers of erasures whose end pushes are no longer waiting (and the
+   * requests of those that went while another still waits); answers how many rows went. Run by the
+   * delivery worker once such an end push is recorded, and by the retention job.
+   */
   pruneErased(): Promise<number>;
 }
