@@ -45,7 +45,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdUsersByEndUserId"];
     /**
      * Replace an end user's tags
-     * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     put: operations["putApiAppsByAppIdUsersByEndUserId"];
     /**
@@ -55,7 +55,7 @@ export interface paths {
     delete: operations["deleteApiAppsByAppIdUsersByEndUserId"];
     /**
      * Merge into an end user's tags
-     * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     patch: operations["patchApiAppsByAppIdUsersByEndUserId"];
   };
@@ -911,7 +911,7 @@ export interface operations {
         content: {
           "application/json": {
             endUserId: string;
-            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
             tags: {
               [key: string]: string;
             };
@@ -994,7 +994,7 @@ export interface operations {
   };
   /**
    * Replace an end user's tags
-   * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   putApiAppsByAppIdUsersByEndUserId: {
     parameters: {
@@ -1012,10 +1012,14 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+          /** @description Read-only: accepted when it is the path’s (the body GET answered can be sent back). */
+          endUserId?: string;
+          /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
           tags: {
             [key: string]: string;
           };
+          /** @description Read-only: accepted when it lists the end user’s devices (by `id`) as GET does. */
+          devices?: unknown[];
         };
       };
     };
@@ -1025,7 +1029,7 @@ export interface operations {
         content: {
           "application/json": {
             endUserId: string;
-            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
             tags: {
               [key: string]: string;
             };
@@ -1336,7 +1340,7 @@ export interface operations {
   };
   /**
    * Merge into an end user's tags
-   * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   patchApiAppsByAppIdUsersByEndUserId: {
     parameters: {
@@ -1367,7 +1371,7 @@ export interface operations {
         content: {
           "application/json": {
             endUserId: string;
-            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
             tags: {
               [key: string]: string;
             };
@@ -9078,6 +9082,14 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description Read-only: accepted when it is the path’s. */
+          slug?: string;
+          /** @description Read-only: accepted when it matches. */
+          source?: string;
+          /** @description Read-only: accepted when it matches. */
+          createdAt?: string;
+          /** @description Read-only: accepted when it matches. */
+          updatedAt?: string;
           /** @description The name of the app’s Swift `ActivityAttributes` struct: the APNs `attributes-type` of a start, and the type whose push-to-start token a start uses. */
           attributesType: string;
           /** @description The static (attributes) fields by name (letters, digits and _, at most 32); `isletActivityId` is reserved. */

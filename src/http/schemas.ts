@@ -17,7 +17,7 @@ export const Problem = t.Object(
  */
 export const INVALID_DETAIL = Symbol.for('islet.invalidDetail');
 
-/** The schema, answering `detail` when a value fails it. */
+/** The schema, answering `detail` when a value fails it; `{field}` in it becomes the field's path (`audience.tags.plan`). */
 export function withDetail<T extends TSchema>(schema: T, detail: string): T {
   return Object.assign(schema, { [INVALID_DETAIL]: detail });
 }

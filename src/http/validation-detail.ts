@@ -10,7 +10,7 @@ export function validationDetail(errors: ValueError[], part: string): string {
   if (!first) return `${partName(part)} is invalid`;
   const field = first.path === '' ? partName(part) : first.path.slice(1).split('/').map(unescapePointer).join('.');
   const s = first.schema as unknown as Record<string | symbol, unknown>;
-  if (typeof s[INVALID_DETAIL] === 'string') return s[INVALID_DETAIL];
+  if (typeof s[INVALID_DETAIL] === 'string') return s[INVALID_DETAIL].replaceAll('{field}', field);
   switch (first.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return `${field} is required`;

@@ -212,7 +212,7 @@ const PARTICULAR = new WeakMap<ErrorFacts, ReturnType<typeof particular>>();
 const PARAMETER_400: Record<string, string> = {
   key: 'key must be 1 to 128 characters of A-Z, a-z, 0-9, ., _, : and -',
   version: 'version must be a positive integer',
-  slug: 'slug has an invalid format',
+  slug: 'slug must be 1-128 letters, digits, ., _ or -, starting with a letter or digit',
 };
 
 /** The 404 of the thing a path names, by its last `/collection/{parameter}`. */
@@ -275,7 +275,11 @@ export function errorExamples(path: string, method: string, status: string, oper
       break;
     }
     case '401':
-      if (path.startsWith('/api/')) list.push(...(isPublic ? PUBLIC_401 : ADMIN_401));
+      if (!path.startsWith('/api/')) break;
+      // An operation a device may call with its end user's signature names both ways when neither is given.
+      if (isPublic && (operation.security as Json[] | undefined)?.some((s) => 'endUserSignature' in s))
+        list.push(example('Neither credential', 401, 'X-Service-Key or X-End-User-Signature header is required'), ...PUBLIC_401.slice(1));
+      else list.push(...(isPublic ? PUBLIC_401 : ADMIN_401));
       break;
     case '404': {
       if (path.startsWith('/api/admin/apps/{appId}')) list.push(example('An unknown app', 404, 'app not found'));
