@@ -1,5 +1,5 @@
 import { t } from 'elysia';
-import { withDetail } from '../../http/schemas';
+import { FIELD, withDetail } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import { canonicalLocale } from '../../lib/locale';
 import type { AudienceFilter } from './devices.repository';
@@ -18,7 +18,7 @@ export const AudienceBody = t.Object(
         t.String(),
         withDetail(
           t.Union([t.String({ maxLength: MAX_TAG_VALUE }), t.Array(t.String({ maxLength: MAX_TAG_VALUE }), { minItems: 1, maxItems: MAX_AUDIENCE_VALUES })]),
-          `{field} must be a string or a list of 1 to ${MAX_AUDIENCE_VALUES} strings, each at most ${MAX_TAG_VALUE} characters`,
+          `${FIELD} must be a string or a list of 1 to ${MAX_AUDIENCE_VALUES} strings, each at most ${MAX_TAG_VALUE} characters`,
         ),
         {
           maxProperties: MAX_TAGS,

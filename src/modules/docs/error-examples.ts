@@ -149,6 +149,7 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
     ],
   },
   'PUT /api/admin/apps/{appId}/live-activity-templates/{slug}': {
+    '400': [example('Another slug than the path’s', 400, "slug must be the path's (ride): a template cannot be renamed")],
     '404': [example('No such template', 404, 'live activity template not found')],
     '409': [
       example('A required field added while in use', 409, 'contentState.speed must be optional: a template in use can only gain optional fields'),
@@ -263,7 +264,8 @@ export function errorExamples(path: string, method: string, status: string, oper
       const required = operation.requestBody?.content?.['application/json']?.schema?.required?.[0];
       if (typeof required === 'string') list.push(example('A required field left out', 400, `${required} is required`));
       for (const p of parameters) {
-        if (p.in === 'path' && PARAMETER_400[p.name]) list.push(example(`A malformed ${p.name}`, 400, PARAMETER_400[p.name]!));
+        // A slug's format is checked where its schema has one (a release template's, not an app template's path).
+        if (p.in === 'path' && PARAMETER_400[p.name] && (p.name !== 'slug' || p.schema?.pattern)) list.push(example(`A malformed ${p.name}`, 400, PARAMETER_400[p.name]!));
         const options = p.schema?.enum ?? p.schema?.anyOf?.map((o: Json) => o.const);
         if (p.in === 'query' && Array.isArray(options) && options.every((o: unknown) => typeof o === 'string'))
           list.push(example(`An unknown ${p.name}`, 400, `${p.name} must be one of ${options.join(', ')}`));

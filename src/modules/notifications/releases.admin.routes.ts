@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { AppParams, errors, IntegerParam, Success, withDetail } from '../../http/schemas';
+import { AppParams, errors, IntegerParam, Success, FIELD, withDetail } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { TemplateOptionFields } from './template-options';
@@ -10,7 +10,7 @@ const MAX_VERSION = 2_147_483_647;
 const SLUG_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
 const Slug = withDetail(
   t.String({ pattern: SLUG_PATTERN, description: 'Identifies the template within its release: letters, digits, `.`, `_`, `-`.' }),
-  '{field} must be 1-128 letters, digits, ., _ or -, starting with a letter or digit',
+  `${FIELD} must be 1-128 letters, digits, ., _ or -, starting with a letter or digit`,
 );
 // Not empty unless the template is silent (checked by the service, with the schema's own words).
 const Title = t.String({ maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`.' });
