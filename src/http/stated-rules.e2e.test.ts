@@ -62,6 +62,16 @@ describe('errors state the rule', () => {
   });
 });
 
+describe('a silent template', () => {
+  test('needs no title or body, and refuses them naming the field', async () => {
+    const release = (template: Record<string, unknown>, version: number) => admin('POST', `/api/admin/apps/${APP}/releases`, { version, templates: [{ slug: 'sync', silent: true, data: { sync: 'inbox' }, ...template }] });
+    expect((await release({}, 10)).status).toBe(201);
+    expect(await release({ title: 'Hello' }, 11)).toEqual(problem(400, 'templates.0.title cannot be used with silent: a background push shows no text'));
+    expect(await release({ body: 'Hi' }, 11)).toEqual(problem(400, 'templates.0.body cannot be used with silent: a background push shows no text'));
+    expect(await admin('POST', `/api/admin/apps/${APP}/releases`, { version: 11, templates: [{ slug: 'loud', body: 'B' }] })).toEqual(problem(400, 'templates.0.title is required'));
+  });
+});
+
 describe('what GET answers, PUT accepts', () => {
   test('a Live Activity template sent back as GET answered it is replaced; a slug other than the path’s is refused naming slug', async () => {
     const created = await admin('POST', `/api/admin/apps/${APP}/live-activity-templates`, { slug: 'match', attributesType: 'MatchAttributes', contentState: { score: { type: 'integer' } } });

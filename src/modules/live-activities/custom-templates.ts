@@ -119,6 +119,7 @@ export function replacementProblem(current: CustomTemplateDefinition, next: Cust
 /**
  * The first problem of an activity's data under an app-defined template: the shape, unknown
  * fields, missing required ones, then each value's type; `attributes` may be undefined (`{}`).
+ * Date values of valid data are rewritten in place to UTC ISO 8601 (`…+01:00` → `…Z`).
  * @example customDataError(ride, { driver: 'Ana' }, { etaMinutes: 'soon' }) // 'contentState.etaMinutes must be an integer'
  */
 export function customDataError(def: CustomTemplateDefinition, attributes: unknown, contentState: unknown): string | undefined {
@@ -142,6 +143,8 @@ function partError(def: CustomTemplateDefinition, part: Part, value: unknown): s
     if (field.list) {
       if (!Array.isArray(v) || !v.every((item) => isOfType(field.type, item))) return `${part}.${name} must be a list of ${TYPE_NAMES[field.type].plural}`;
     } else if (!isOfType(field.type, v)) return `${part}.${name} must be ${TYPE_NAMES[field.type].one}`;
+    // A valid date is kept as UTC ISO 8601, what Android gets (iOS gets its seconds since 2001 either way).
+    if (field.type === 'date') record[name] = field.list ? (v as string[]).map(utc) : utc(v as string);
   }
   return undefined;
 }
@@ -153,6 +156,8 @@ const TYPE_NAMES: Record<FieldType, { one: string; plural: string }> = {
   boolean: { one: 'a boolean', plural: 'booleans' },
   date: { one: 'a date (an ISO 8601 timestamp with an offset)', plural: 'dates (ISO 8601 timestamps with an offset)' },
 };
+
+const utc = (iso: string) => new Date(iso).toISOString();
 
 function isOfType(type: FieldType, v: unknown): boolean {
   switch (type) {

@@ -12,9 +12,11 @@ const Slug = withDetail(
   t.String({ pattern: SLUG_PATTERN, description: 'Identifies the template within its release: letters, digits, `.`, `_`, `-`.' }),
   `${FIELD} must be 1-128 letters, digits, ., _ or -, starting with a letter or digit`,
 );
-// Not empty unless the template is silent (checked by the service, with the schema's own words).
-const Title = t.String({ maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`.' });
-const BodyText = t.String({ maxLength: 4096, description: 'Notification body; may hold `{{name}}` placeholders.' });
+// Required and not empty unless the template is silent, which refuses them (checked by the service, with the schema's own words).
+const Title = t.Optional(
+  t.String({ maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders. Required and not empty unless `silent`; a silent template takes none.' }),
+);
+const BodyText = t.Optional(t.String({ maxLength: 4096, description: 'Notification body; may hold `{{name}}` placeholders. Required unless `silent`; a silent template takes none.' }));
 const Status = t.Union([t.Literal('Draft'), t.Literal('Testing'), t.Literal('Live'), t.Literal('Archived')]);
 
 const TemplateRecord = t.Object({
