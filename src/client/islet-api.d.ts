@@ -7562,10 +7562,10 @@ export interface operations {
           templates?: ({
               /** @description Identifies the template within its release: letters, digits, `.`, `_`, `-`. */
               slug: string;
-              /** @description Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`. */
-              title: string;
-              /** @description Notification body; may hold `{{name}}` placeholders. */
-              body: string;
+              /** @description Notification title; may hold `{{name}}` placeholders. Required and not empty unless `silent`; a silent template takes none. */
+              title?: string;
+              /** @description Notification body; may hold `{{name}}` placeholders. Required unless `silent`; a silent template takes none. */
+              body?: string;
               /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
               subtitle?: string;
               /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
@@ -8114,10 +8114,10 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`. */
-          title: string;
-          /** @description Notification body; may hold `{{name}}` placeholders. */
-          body: string;
+          /** @description Notification title; may hold `{{name}}` placeholders. Required and not empty unless `silent`; a silent template takes none. */
+          title?: string;
+          /** @description Notification body; may hold `{{name}}` placeholders. Required unless `silent`; a silent template takes none. */
+          body?: string;
           /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
           subtitle?: string;
           /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */

@@ -238,7 +238,7 @@ forEachDatabase('live-activity-templates-e2e', () => {
       const update = apns.requests.find((r) => r.token === token && r.body.aps.event === 'update')!;
       expect(update.body.aps['content-state']).toEqual({ ...next, pickupAt: PICKUP_SWIFT });
       const androidUpdate = await eventually(() => fcmFor(androidId, 'update') ?? Promise.reject(new Error('no FCM update yet')));
-      expect(JSON.parse(androidUpdate.body.message.data.contentState)).toEqual(next);
+      expect(JSON.parse(androidUpdate.body.message.data.contentState)).toEqual({ ...next, pickupAt: PICKUP_UTC });
 
       // End with a final typed state: the phone shows it ended; Android gets the end.
       const final = { etaMinutes: 0, arrived: true, pickupAt: PICKUP };
@@ -247,7 +247,7 @@ forEachDatabase('live-activity-templates-e2e', () => {
       await eventually(() => expect(iphone.activities.get(iosId)).toMatchObject({ ended: true, contentState: { etaMinutes: 0, arrived: true, pickupAt: Date.parse(PICKUP) } }));
       expect(apns.requests.find((r) => r.token === token && r.body.aps.event === 'end')!.body.aps['content-state']).toEqual({ ...final, pickupAt: PICKUP_SWIFT });
       const androidEnd = await eventually(() => fcmFor(androidId, 'end') ?? Promise.reject(new Error('no FCM end yet')));
-      expect(JSON.parse(androidEnd.body.message.data.contentState)).toEqual(next);
+      expect(JSON.parse(androidEnd.body.message.data.contentState)).toEqual({ ...next, pickupAt: PICKUP_UTC });
       expect(iphone.refusedStarts).toEqual([]);
 
       // No Active activity uses it any more: it can be deleted.
