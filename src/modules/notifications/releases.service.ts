@@ -139,11 +139,7 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
  * sent because they exceed the payload limit with every placeholder empty, in any language.
  */
 function checkedTemplate(given: { slug: string } & TemplateBody, path: string): TemplateInput {
-  // A background push shows no text: a silent template takes none rather than dropping it.
-  for (const field of ['title', 'body'] as const) {
-    if (given.silent && given[field]) throw new HttpError(400, `${path}${field} cannot be used with silent: a background push shows no text`);
-    if (!given.silent && given[field] === undefined) throw new HttpError(400, `${path}${field} is required`);
-  }
+  for (const field of ['title', 'body'] as const) if (!given.silent && given[field] === undefined) throw new HttpError(400, `${path}${field} is required`);
   const t = { ...given, title: given.title ?? '', body: given.body ?? '' };
   const names = new Set<string>();
   for (const field of ['title', 'body'] as const) {
@@ -155,6 +151,9 @@ function checkedTemplate(given: { slug: string } & TemplateBody, path: string): 
     }
   }
   const { options, placeholders } = checkedOptions(t, path);
+  // A background push shows no text: a silent template takes none rather than dropping it.
+  for (const field of ['title', 'body'] as const)
+    if (options?.silent && t[field] !== '') throw new HttpError(400, `${path}${field} cannot be used with silent: a background push shows no text`);
   if (t.title === '' && !options?.silent) throw new HttpError(400, `${path}title must not be empty`);
   for (const name of placeholders) names.add(name);
   const localized = checkedLocalizations(t.localizations, path, Boolean(options?.silent));
