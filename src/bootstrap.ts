@@ -21,6 +21,7 @@ import { registerDeliveryMetrics } from './modules/delivery/delivery.metrics';
 import { createMetrics, type IsletMetrics } from './modules/metrics/metrics';
 import { EndpointHealth, type EndpointRecord } from './modules/delivery/endpoint-health/endpoint-health';
 import { CANARY_KEY } from './db/master-key-canary';
+import { endUsersRepository } from './modules/users/end-users.repository';
 
 export interface BootstrapOptions {
   clock?: Clock;
@@ -79,13 +80,17 @@ export async function bootstrap(
       coordination,
       outbox,
       endpointHealth,
+      pruneErased: () => db.write((tx) => endUsersRepository(tx).pruneErased()),
       // Made on first use (createApp, the engine, the scheduler): a command that only migrates or checks starts no collectors.
       get metrics() {
         return (metrics ??= registerDeliveryMetrics(createMetrics({ coordination, db }), outbox, endpointHealth));
       },
     };
     const templates = liveActivityTemplatesService(ctx);
-    await seedAppsFromConfig(ctx, credentialsReset(ctx), (appId, defs) => templates.seed(appId, defs));
+    // Instances started together would each find an app missing and create it (a duplicate key):
+    // on PostgreSQL seeding runs under one transaction-scoped advisory lock, so later ones find it made.
+    if (config.apps.length > 0)
+      await coordination.keyedLocks('seed').run('apps', () => seedAppsFromConfig(ctx, credentialsReset(ctx), (appId, defs) => templates.seed(appId, defs)));
     return { ctx, generatedAdminToken: admin.generated, replacesUnshownAdminToken: admin.replacesUnshown };
   } catch (e) {
     await db.close();

@@ -25,6 +25,11 @@ export interface AppContext {
   outbox: Outbox;
   /** Provider endpoints' health as this process sees it (modules/delivery/endpoint-health). */
   endpointHealth: EndpointHealth;
+  /**
+   * Removes what erasures kept for end pushes that have gone (modules/users); the delivery worker
+   * calls it once such a push is recorded, so delivery need not import the users feature.
+   */
+  pruneErased: () => Promise<number>;
   /** The Prometheus metrics (modules/metrics), made on first use; delivery's included. */
   readonly metrics: IsletMetrics;
 }

@@ -45,7 +45,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdUsersByEndUserId"];
     /**
      * Replace an end user's tags
-     * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     put: operations["putApiAppsByAppIdUsersByEndUserId"];
     /**
@@ -55,7 +55,7 @@ export interface paths {
     delete: operations["deleteApiAppsByAppIdUsersByEndUserId"];
     /**
      * Merge into an end user's tags
-     * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     patch: operations["patchApiAppsByAppIdUsersByEndUserId"];
   };
@@ -602,7 +602,8 @@ export interface operations {
             device: {
               /** @description Device identifier (`dev_…`), used to remove it. */
               id: string;
-              endUserId: string;
+              /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+              endUserId: string | null;
               /** @enum {string} */
               platform: "ios" | "android";
               /** @enum {string} */
@@ -910,7 +911,7 @@ export interface operations {
         content: {
           "application/json": {
             endUserId: string;
-            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
             tags: {
               [key: string]: string;
             };
@@ -918,7 +919,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -992,7 +994,7 @@ export interface operations {
   };
   /**
    * Replace an end user's tags
-   * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   putApiAppsByAppIdUsersByEndUserId: {
     parameters: {
@@ -1010,10 +1012,14 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+          /** @description Read-only: accepted when it is the path’s (the body GET answered can be sent back). */
+          endUserId?: string;
+          /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
           tags: {
             [key: string]: string;
           };
+          /** @description Read-only: accepted when it lists the end user’s devices (by `id`) as GET does. */
+          devices?: unknown[];
         };
       };
     };
@@ -1023,7 +1029,7 @@ export interface operations {
         content: {
           "application/json": {
             endUserId: string;
-            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
             tags: {
               [key: string]: string;
             };
@@ -1031,7 +1037,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -1333,7 +1340,7 @@ export interface operations {
   };
   /**
    * Merge into an end user's tags
-   * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   patchApiAppsByAppIdUsersByEndUserId: {
     parameters: {
@@ -1364,7 +1371,7 @@ export interface operations {
         content: {
           "application/json": {
             endUserId: string;
-            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`; values: at most 256 characters; at most 64 tags per end user. */
+            /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
             tags: {
               [key: string]: string;
             };
@@ -1372,7 +1379,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -1694,8 +1702,8 @@ export interface operations {
                 id: string;
                 /** @description The app that owns the activity. */
                 appId: string;
-                /** @description The end user the activity was started for. */
-                endUserId: string;
+                /** @description The end user the activity was started for; null once they were erased. */
+                endUserId: string | null;
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
@@ -1840,8 +1848,8 @@ export interface operations {
                 id: string;
                 /** @description The app that owns the activity. */
                 appId: string;
-                /** @description The end user the activity was started for. */
-                endUserId: string;
+                /** @description The end user the activity was started for; null once they were erased. */
+                endUserId: string | null;
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
@@ -2013,8 +2021,8 @@ export interface operations {
             id: string;
             /** @description The app that owns the activity. */
             appId: string;
-            /** @description The end user the activity was started for. */
-            endUserId: string;
+            /** @description The end user the activity was started for; null once they were erased. */
+            endUserId: string | null;
             /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
             templateSlug: string;
             /** @enum {string} */
@@ -2631,8 +2639,8 @@ export interface operations {
                 id: string;
                 /** @description The app that owns the activity. */
                 appId: string;
-                /** @description The end user the activity was started for. */
-                endUserId: string;
+                /** @description The end user the activity was started for; null once they were erased. */
+                endUserId: string | null;
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
@@ -5755,7 +5763,8 @@ export interface operations {
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
                 id: string;
-                endUserId: string;
+                /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+                endUserId: string | null;
                 /** @enum {string} */
                 platform: "ios" | "android";
                 /** @enum {string} */
@@ -5876,7 +5885,8 @@ export interface operations {
             device: {
               /** @description Device identifier (`dev_…`), used to remove it. */
               id: string;
-              endUserId: string;
+              /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
+              endUserId: string | null;
               /** @enum {string} */
               platform: "ios" | "android";
               /** @enum {string} */
@@ -6131,8 +6141,9 @@ export interface operations {
                 /** @enum {string} */
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
-                deviceId: string;
-                /** @description The device's end user; null once the device was deleted. */
+                /** @description The device; null once its end user was erased. */
+                deviceId: string | null;
+                /** @description The device's end user; null once the device was deleted or its end user erased. */
                 endUserId: string | null;
                 /** @description The template of the notification or Live Activity. */
                 templateSlug: string | null;
@@ -6238,8 +6249,9 @@ export interface operations {
             /** @enum {string} */
             kind: "notification" | "la_start" | "la_update" | "la_end";
             activityId: string | null;
-            deviceId: string;
-            /** @description The device's end user; null once the device was deleted. */
+            /** @description The device; null once its end user was erased. */
+            deviceId: string | null;
+            /** @description The device's end user; null once the device was deleted or its end user erased. */
             endUserId: string | null;
             /** @description The template of the notification or Live Activity. */
             templateSlug: string | null;
@@ -6376,8 +6388,9 @@ export interface operations {
                 /** @enum {string} */
                 kind: "notification" | "la_start" | "la_update" | "la_end";
                 activityId: string | null;
-                deviceId: string;
-                /** @description The device's end user; null once the device was deleted. */
+                /** @description The device; null once its end user was erased. */
+                deviceId: string | null;
+                /** @description The device's end user; null once the device was deleted or its end user erased. */
                 endUserId: string | null;
                 /** @description The template of the notification or Live Activity. */
                 templateSlug: string | null;
@@ -7549,10 +7562,10 @@ export interface operations {
           templates?: ({
               /** @description Identifies the template within its release: letters, digits, `.`, `_`, `-`. */
               slug: string;
-              /** @description Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`. */
-              title: string;
-              /** @description Notification body; may hold `{{name}}` placeholders. */
-              body: string;
+              /** @description Notification title; may hold `{{name}}` placeholders. Required and not empty unless `silent`; a silent template takes none. */
+              title?: string;
+              /** @description Notification body; may hold `{{name}}` placeholders. Required unless `silent`; a silent template takes none. */
+              body?: string;
               /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
               subtitle?: string;
               /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
@@ -8101,10 +8114,10 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
-          /** @description Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`. */
-          title: string;
-          /** @description Notification body; may hold `{{name}}` placeholders. */
-          body: string;
+          /** @description Notification title; may hold `{{name}}` placeholders. Required and not empty unless `silent`; a silent template takes none. */
+          title?: string;
+          /** @description Notification body; may hold `{{name}}` placeholders. Required unless `silent`; a silent template takes none. */
+          body?: string;
           /** @description APNs `aps.alert.subtitle`; on Android the data key `isletSubtitle`. Placeholders allowed. */
           subtitle?: string;
           /** @description Custom data for the app, string to string (a deep link, an id): APNs keys beside `aps`, FCM `message.data`. Placeholders allowed in values. Keys reserved by the platforms are refused: `aps`, `from`, `message_type`, `notification`, keys starting `google` or `gcm`, and keys starting `islet` (Islet's own). */
@@ -8593,8 +8606,8 @@ export interface operations {
             id: string;
             /** @description The app that owns the activity. */
             appId: string;
-            /** @description The end user the activity was started for. */
-            endUserId: string;
+            /** @description The end user the activity was started for; null once they were erased. */
+            endUserId: string | null;
             /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
             templateSlug: string;
             /** @enum {string} */
@@ -9069,6 +9082,14 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** @description Read-only: accepted when it is the path’s. */
+          slug?: string;
+          /** @description Read-only: accepted when it matches. */
+          source?: string;
+          /** @description Read-only: accepted when it matches. */
+          createdAt?: string;
+          /** @description Read-only: accepted when it matches. */
+          updatedAt?: string;
           /** @description The name of the app’s Swift `ActivityAttributes` struct: the APNs `attributes-type` of a start, and the type whose push-to-start token a start uses. */
           attributesType: string;
           /** @description The static (attributes) fields by name (letters, digits and _, at most 32); `isletActivityId` is reserved. */

@@ -17,7 +17,10 @@ export const Problem = t.Object(
  */
 export const INVALID_DETAIL = Symbol.for('islet.invalidDetail');
 
-/** The schema, answering `detail` when a value fails it. */
+/** Where withDetail's text names the field: replaced by its path (`audience.tags.plan`). */
+export const FIELD = '{field}';
+
+/** The schema, answering `detail` when a value fails it (FIELD in it becomes the field's path). */
 export function withDetail<T extends TSchema>(schema: T, detail: string): T {
   return Object.assign(schema, { [INVALID_DETAIL]: detail });
 }

@@ -1,5 +1,5 @@
 import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
-import { INVALID_DETAIL } from './schemas';
+import { FIELD, INVALID_DETAIL } from './schemas';
 
 /**
  * Turns the first TypeBox error of a request into a sentence that names the field, e.g.
@@ -10,7 +10,7 @@ export function validationDetail(errors: ValueError[], part: string): string {
   if (!first) return `${partName(part)} is invalid`;
   const field = first.path === '' ? partName(part) : first.path.slice(1).split('/').map(unescapePointer).join('.');
   const s = first.schema as unknown as Record<string | symbol, unknown>;
-  if (typeof s[INVALID_DETAIL] === 'string') return s[INVALID_DETAIL];
+  if (typeof s[INVALID_DETAIL] === 'string') return s[INVALID_DETAIL].replaceAll(FIELD, field);
   switch (first.type) {
     case ValueErrorType.ObjectRequiredProperty:
       return `${field} is required`;

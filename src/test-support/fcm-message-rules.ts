@@ -16,7 +16,9 @@ const MAX_MESSAGE_BYTES = 4096;
  *   lists, is accepted by FCM itself);
  * - the message (data, notification and Android options) at most 4096 bytes: "Android message is too big";
  * - `android.priority` normal or high; `android.notification.notification_count` a non-negative integer;
- *   `android.collapse_key`, `channel_id`, `sound`, `image`, `click_action` strings.
+ *   `android.collapse_key`, `channel_id`, `sound`, `image`, `click_action`, `tag` strings (`tag`: the
+ *   identifier that replaces a shown notification with the same tag in the drawer; `sound`: `default` or
+ *   the name of a sound resource in the app's `res/raw`).
  */
 export function checkFcmMessage(message: Record<string, any>): FcmRefusal | undefined {
   for (const key of Object.keys(message.data ?? {})) {
@@ -35,7 +37,7 @@ export function checkFcmMessage(message: Record<string, any>): FcmRefusal | unde
     return invalid('message.android.notification.notification_count', `Invalid value at 'message.android.notification.notification_count' (TYPE_INT32), ${JSON.stringify(count)}`);
   for (const [field, value] of [
     ['message.android.collapse_key', android.collapse_key],
-    ...['channel_id', 'sound', 'image', 'click_action'].map((k) => [`message.android.notification.${k}`, notification[k]]),
+    ...['channel_id', 'sound', 'image', 'click_action', 'tag'].map((k) => [`message.android.notification.${k}`, notification[k]]),
   ] as [string, unknown][]) {
     if (value !== undefined && typeof value !== 'string') return invalid(field, `Invalid value at '${field}' (TYPE_STRING), ${JSON.stringify(value)}`);
   }

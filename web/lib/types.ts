@@ -54,7 +54,8 @@ export interface EndUser {
 
 export interface Device {
   id: string;
-  endUserId: string;
+  /** null once the end user was erased. */
+  endUserId: string | null;
   platform: 'ios' | 'android';
   /** Absent: the app's default. */
   environment?: 'production' | 'sandbox';
@@ -68,7 +69,8 @@ export interface Device {
 export interface Activity {
   id: string;
   appId: string;
-  endUserId: string;
+  /** null once the end user was erased. */
+  endUserId: string | null;
   templateSlug: string;
   state: 'Active' | 'Ended';
   platform: 'ios' | 'android';
@@ -79,7 +81,8 @@ export interface Activity {
 export interface Delivery {
   id: number;
   kind: 'notification' | 'la_start' | 'la_update' | 'la_end';
-  deviceId: string;
+  /** null once its end user was erased. */
+  deviceId: string | null;
   /** null once the device was deleted. */
   platform: 'ios' | 'android' | null;
   provider: string | null;

@@ -96,7 +96,7 @@ export function ActivitiesPage(props: { appId: string }) {
                   <//>
                 </td>
                 <td data-label="State"><${Badge}>${a.state}<//></td>
-                <td data-label="End user" class="mono break">${a.endUserId}</td>
+                <td data-label="End user" class="mono break">${a.endUserId ?? 'erased'}</td>
                 <td data-label="Platform"><span class="platform-tag">${a.platform === 'ios' ? 'iOS' : 'Android'}</span></td>
                 <td data-label="Started" class="nowrap" title=${a.startedAt}>${relativeTime(a.startedAt)}</td>
                 <td data-label="Duration" class="nowrap">${duration(a.startedAt, a.endedAt)}</td>

@@ -133,7 +133,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
         <${Card} title="Details">
           <${Details}
             items=${[
-              ['End user', html`<span class="mono">${a.endUserId}</span>`],
+              ['End user', html`<span class="mono">${a.endUserId ?? 'erased'}</span>`],
               [platforms.length > 1 ? 'Platforms' : 'Platform', platforms.map((p) => PLATFORM_NAMES[p]).join(', ')],
               ['Template', html`<span class="mono">${a.templateSlug}</span>`],
               ['Started', formatDateTime(a.startedAt)],

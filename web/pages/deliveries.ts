@@ -105,7 +105,7 @@ export function DeliveriesPage(props: { appId: string; params: URLSearchParams }
                 <td data-label="Status"><${DeliveryStatus} status=${d.status} /></td>
                 <td data-label="Reason" class="reason-cell">${d.reason ?? html`<span class="muted">—</span>`}</td>
                 <td data-label="End user" class="mono small break">${d.endUserId ?? html`<span class="muted">deleted device</span>`}</td>
-                <td data-label="Device" class="small">${d.platform ? html`<span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span> ` : ''}<span class="mono break">${d.deviceId}</span></td>
+                <td data-label="Device" class="small">${d.platform ? html`<span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span> ` : ''}<span class="mono break">${d.deviceId ?? '—'}</span></td>
                 <td data-label="Via">${d.provider ?? '—'}${d.attempts > 1 ? html` <span class="muted small">×${d.attempts}</span>` : ''}</td>
               </tr>`,
             )}

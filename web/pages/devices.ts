@@ -124,7 +124,7 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
           <tbody>
             ${list.map(
               (d) => html`<tr>
-                <td data-label="End user" class="mono break">${d.endUserId}</td>
+                <td data-label="End user" class="mono break">${d.endUserId ?? 'erased'}</td>
                 <td data-label="Platform"><span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
                 <td data-label="Token">${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
                   ${d.platform === 'ios' && !d.hasPushToStartToken ? html` <${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>` : ''}</td>

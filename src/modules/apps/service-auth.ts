@@ -11,6 +11,8 @@ const EMPTY_HASH = sha256Hex('');
 
 export const SERVICE_KEY_HEADER = 'X-Service-Key';
 export const END_USER_SIGNATURE_HEADER = 'X-End-User-Signature';
+/** The 401 of an endpoint a device may call itself, without either credential: it names both ways. */
+export const BOTH_HEADERS_REQUIRED = `${SERVICE_KEY_HEADER} or ${END_USER_SIGNATURE_HEADER} header is required`;
 
 /**
  * Authentication of the public API: the app's backend sends its App Secret in `X-Service-Key`;
@@ -98,6 +100,7 @@ export function serviceAuth(ctx: AppContext, apps: AppsService, clients: ClientA
     /** Like `app`, or a valid `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). */
     async appOrEndUser(request: Request, appId: string, endUserId: string | undefined): Promise<AppRow> {
       const signature = request.headers.get(END_USER_SIGNATURE_HEADER);
+      if (!signature && !request.headers.get(SERVICE_KEY_HEADER)) throw new HttpError(401, BOTH_HEADERS_REQUIRED);
       if (request.headers.get(SERVICE_KEY_HEADER) || !signature) return serviceAuthApi.app(request, appId);
       throttle.check(clients.of(request));
       const lower = signature.toLowerCase();

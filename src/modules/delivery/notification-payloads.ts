@@ -79,6 +79,8 @@ export function notificationMessage(c: NotificationContent): Record<string, unkn
   if (c.image !== undefined) notification.image = c.image;
   if (c.category !== undefined) notification.click_action = c.category;
   if (c.androidChannelId !== undefined) notification.channel_id = c.androidChannelId;
+  // As apns-collapse-id replaces the shown notification on iOS: the same tag replaces it on Android.
+  if (c.collapseId !== undefined) notification.tag = c.collapseId;
   if (Object.keys(notification).length > 0) android.notification = notification;
   if (c.subtitle !== undefined) data[SUBTITLE_KEY] = c.subtitle;
   const message: Record<string, unknown> = { notification: { title: c.title, body: c.body }, android };

@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { FIELD, withDetail } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import { canonicalLocale } from '../../lib/locale';
 import type { AudienceFilter } from './devices.types';
@@ -15,7 +16,10 @@ export const AudienceBody = t.Object(
     tags: t.Optional(
       t.Record(
         t.String(),
-        t.Union([t.String({ maxLength: MAX_TAG_VALUE }), t.Array(t.String({ maxLength: MAX_TAG_VALUE }), { minItems: 1, maxItems: MAX_AUDIENCE_VALUES })]),
+        withDetail(
+          t.Union([t.String({ maxLength: MAX_TAG_VALUE }), t.Array(t.String({ maxLength: MAX_TAG_VALUE }), { minItems: 1, maxItems: MAX_AUDIENCE_VALUES })]),
+          `${FIELD} must be a string or a list of 1 to ${MAX_AUDIENCE_VALUES} strings, each at most ${MAX_TAG_VALUE} characters`,
+        ),
         {
           maxProperties: MAX_TAGS,
           description: 'End users whose tags have these values (set by `PUT …/users/{endUserId}`); a list matches any of its values. Every key must match.',

@@ -55,7 +55,7 @@ forEachDatabase('devices', (database) => {
       await h.createApp({ id: 'a1' });
       const other = await h.createApp({ id: 'a2' });
       const missing = await h.request('POST', '/api/apps/a1/devices', { body: device });
-      expect(missing.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'X-Service-Key header is required' });
+      expect(missing.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'X-Service-Key or X-End-User-Signature header is required' });
       const wrong = await h.request('POST', '/api/apps/a1/devices', { body: device, headers: { 'x-service-key': other.appSecret } });
       expect(wrong.body.detail).toBe('invalid service key');
       const unknownApp = await h.request('POST', '/api/apps/nope/devices', { body: device, headers: { 'x-service-key': other.appSecret } });

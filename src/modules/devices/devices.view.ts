@@ -1,10 +1,11 @@
 import { t } from 'elysia';
+import { shownId } from '../../lib/anonymous';
 import { isoTime } from '../../lib/clock';
 import type { DeviceWithTokens } from './devices.types';
 
 export const DeviceRecord = t.Object({
   id: t.String({ description: 'Device identifier (`dev_…`), used to remove it.' }),
-  endUserId: t.String(),
+  endUserId: t.Union([t.String(), t.Null()], { description: 'The end user; null once they were erased (the device waits for an end push, then goes).' }),
   platform: t.Union([t.Literal('ios'), t.Literal('android')]),
   environment: t.Optional(
     t.Union([t.Literal('production'), t.Literal('sandbox')], { description: "The APNs environment the device declared; absent: the app's default." }),
@@ -23,7 +24,7 @@ export const DeviceRecord = t.Object({
 export function deviceView(row: DeviceWithTokens) {
   return {
     id: row.id,
-    endUserId: row.endUserId,
+    endUserId: shownId(row.endUserId),
     platform: row.platform,
     ...(row.environment ? { environment: row.environment } : {}),
     ...(row.osVersion ? { osVersion: row.osVersion } : {}),

@@ -14,6 +14,15 @@ export function requireTagKey(key: string, where = 'tag key'): void {
   }
 }
 
+/**
+ * Refuses a `__proto__` key in a request's tags before validation, where PUT and PATCH would treat
+ * it differently (a copy of the body drops it, a read keeps it): one rule for both, a 400.
+ */
+export function refuseProtoKey(body: unknown): void {
+  const tags = (body as { tags?: unknown } | undefined)?.tags;
+  if (tags !== null && typeof tags === 'object' && Object.hasOwn(tags, '__proto__')) throw new HttpError(400, 'tag key "__proto__" is reserved');
+}
+
 /** Refuses a value over 256 characters, naming its key. */
 export function requireTagValue(key: string, value: string): void {
   if (value.length > MAX_TAG_VALUE) throw new HttpError(400, `tag "${key}" has a value of ${value.length} characters: at most ${MAX_TAG_VALUE}`);

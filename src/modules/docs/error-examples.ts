@@ -46,7 +46,7 @@ export function problemMembers(key: string, status: string, path: string, facts:
 const PARAMETER_400: Record<string, string> = {
   key: 'key must be 1 to 128 characters of A-Z, a-z, 0-9, ., _, : and -',
   version: 'version must be a positive integer',
-  slug: 'slug has an invalid format',
+  slug: 'slug must be 1-128 letters, digits, ., _ or -, starting with a letter or digit',
 };
 
 /** The 404 of the thing a path names, by its last `/collection/{parameter}`. */
@@ -95,7 +95,8 @@ export function errorExamples(path: string, method: string, status: string, oper
       const required = operation.requestBody?.content?.['application/json']?.schema?.required?.[0];
       if (typeof required === 'string') list.push(example('A required field left out', 400, `${required} is required`));
       for (const p of parameters) {
-        if (p.in === 'path' && PARAMETER_400[p.name]) list.push(example(`A malformed ${p.name}`, 400, PARAMETER_400[p.name]!));
+        // A slug's format is checked where its schema has one (a release template's, not an app template's path).
+        if (p.in === 'path' && PARAMETER_400[p.name] && (p.name !== 'slug' || p.schema?.pattern)) list.push(example(`A malformed ${p.name}`, 400, PARAMETER_400[p.name]!));
         const options = p.schema?.enum ?? p.schema?.anyOf?.map((o: Json) => o.const);
         if (p.in === 'query' && Array.isArray(options) && options.every((o: unknown) => typeof o === 'string'))
           list.push(example(`An unknown ${p.name}`, 400, `${p.name} must be one of ${options.join(', ')}`));
@@ -107,7 +108,11 @@ export function errorExamples(path: string, method: string, status: string, oper
       break;
     }
     case '401':
-      if (path.startsWith('/api/')) list.push(...(isPublic ? PUBLIC_401 : ADMIN_401));
+      if (!path.startsWith('/api/')) break;
+      // An operation a device may call with its end user's signature names both ways when neither is given.
+      if (isPublic && (operation.security as Json[] | undefined)?.some((s) => 'endUserSignature' in s))
+        list.push(example('Neither credential', 401, 'X-Service-Key or X-End-User-Signature header is required'), ...PUBLIC_401.slice(1));
+      else list.push(...(isPublic ? PUBLIC_401 : ADMIN_401));
       break;
     case '404': {
       if (path.startsWith('/api/admin/apps/{appId}')) list.push(example('An unknown app', 404, 'app not found'));

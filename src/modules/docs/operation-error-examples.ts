@@ -90,6 +90,7 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
     ],
   },
   'PUT /api/admin/apps/{appId}/live-activity-templates/{slug}': {
+    '400': [example('Another slug than the path’s', 400, "slug must be the path's (ride): a template cannot be renamed")],
     '404': [example('No such template', 404, 'live activity template not found')],
     '409': [
       example('A required field added while in use', 409, 'contentState.speed must be optional: a template in use can only gain optional fields'),

@@ -99,7 +99,7 @@ describe('Idempotency-Key after authentication (app.handle)', () => {
     const deviceId = (await h.request('POST', `/api/apps/${APP}/devices`, { headers: key, body: { endUserId: 'u1', platform: 'android', token: 'tok-u1' } })).body.device.id;
     const path = `/api/apps/${APP}/devices/${deviceId}`;
     const refused = await h.request('DELETE', path, { headers: { 'idempotency-key': 'k1' } });
-    expect([refused.status, refused.body.detail]).toEqual([401, 'X-Service-Key header is required']);
+    expect([refused.status, refused.body.detail]).toEqual([401, 'X-Service-Key or X-End-User-Signature header is required']);
     expect((await h.request('DELETE', `/api/apps/nosuchapp/devices/${deviceId}`, { headers: { 'idempotency-key': 'k1', 'x-service-key': SECRET } })).status).toBe(401);
     const deleted = await h.request('DELETE', path, { headers: { 'idempotency-key': 'k1', 'x-service-key': SECRET } });
     expect([deleted.status, deleted.body, deleted.headers.get('idempotent-replayed')]).toEqual([200, { success: true }, null]);

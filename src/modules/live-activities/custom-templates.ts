@@ -38,6 +38,9 @@ export const ACTIVITY_ID_KEY = CUSTOM_ACTIVITY_ID_KEY;
 
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
 export const ATTRIBUTES_TYPE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
+/** What a slug and an attributesType that break their pattern answer (the API's 400 and the configuration's problem). */
+export const SLUG_RULE = 'slug must be 1-63 lowercase letters, digits or -, starting with a letter or digit';
+export const ATTRIBUTES_TYPE_RULE = 'attributesType must be a Swift type name: 1-128 letters, digits and _, not starting with a digit';
 export const FIELD_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
 /** Fields per part (attributes, contentState): a payload of more would rarely fit in 4 KB. */
 export const MAX_FIELDS = 32;
@@ -60,8 +63,8 @@ const PARTS: readonly Part[] = ['attributes', 'contentState'];
  * // 'slug must be 1-63 lowercase letters, digits or -, starting with a letter or digit'
  */
 export function definitionProblem(def: CustomTemplateDefinition): string | undefined {
-  if (!SLUG.test(def.slug)) return 'slug must be 1-63 lowercase letters, digits or -, starting with a letter or digit';
-  if (!ATTRIBUTES_TYPE.test(def.attributesType)) return 'attributesType must be a Swift type name: letters, digits and _, not starting with a digit';
+  if (!SLUG.test(def.slug)) return SLUG_RULE;
+  if (!ATTRIBUTES_TYPE.test(def.attributesType)) return ATTRIBUTES_TYPE_RULE;
   if (def.attributesType === BUILT_IN_ATTRIBUTES_TYPE) return `attributesType ${BUILT_IN_ATTRIBUTES_TYPE} belongs to the built-in templates`;
   for (const part of PARTS) {
     const names = Object.keys(def[part]);
@@ -116,6 +119,7 @@ export function replacementProblem(current: CustomTemplateDefinition, next: Cust
 /**
  * The first problem of an activity's data under an app-defined template: the shape, unknown
  * fields, missing required ones, then each value's type; `attributes` may be undefined (`{}`).
+ * Date values of valid data are rewritten in place to UTC ISO 8601 (`…+01:00` → `…Z`).
  * @example customDataError(ride, { driver: 'Ana' }, { etaMinutes: 'soon' }) // 'contentState.etaMinutes must be an integer'
  */
 export function customDataError(def: CustomTemplateDefinition, attributes: unknown, contentState: unknown): string | undefined {
@@ -139,6 +143,8 @@ function partError(def: CustomTemplateDefinition, part: Part, value: unknown): s
     if (field.list) {
       if (!Array.isArray(v) || !v.every((item) => isOfType(field.type, item))) return `${part}.${name} must be a list of ${TYPE_NAMES[field.type].plural}`;
     } else if (!isOfType(field.type, v)) return `${part}.${name} must be ${TYPE_NAMES[field.type].one}`;
+    // A valid date is kept as UTC ISO 8601, what Android gets (iOS gets its seconds since 2001 either way).
+    if (field.type === 'date') record[name] = field.list ? (v as string[]).map(utc) : utc(v as string);
   }
   return undefined;
 }
@@ -150,6 +156,8 @@ const TYPE_NAMES: Record<FieldType, { one: string; plural: string }> = {
   boolean: { one: 'a boolean', plural: 'booleans' },
   date: { one: 'a date (an ISO 8601 timestamp with an offset)', plural: 'dates (ISO 8601 timestamps with an offset)' },
 };
+
+const utc = (iso: string) => new Date(iso).toISOString();
 
 function isOfType(type: FieldType, v: unknown): boolean {
   switch (type) {

@@ -135,7 +135,7 @@ forEachDatabase('live-activity delivery', (database) => {
       const wrongUser = await reportToken(id, { 'x-end-user-signature': sign(signingSecret, 'u2') });
       expect(wrongUser.body).toEqual({ title: 'Unauthorized', status: 401, detail: 'invalid end user signature' });
       expect((await reportToken('la_nope', { 'x-end-user-signature': sign(signingSecret, 'u1') })).status).toBe(401);
-      expect((await reportToken(id, {})).body.detail).toBe('X-Service-Key header is required');
+      expect((await reportToken(id, {})).body.detail).toBe('X-Service-Key or X-End-User-Signature header is required');
       const unknown = await h.service('a1', 'PUT', `${PATH}/la_nope/push-token`, { token: apnsToken('x') });
       expect(unknown.body).toEqual({ title: 'Not Found', status: 404, detail: 'live activity not found' });
       expect((await h.service('a1', 'PUT', `${PATH}/${id}/push-token`, {})).body.detail).toBe('token is required');

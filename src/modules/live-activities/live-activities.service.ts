@@ -1,3 +1,4 @@
+import { shownId } from '../../lib/anonymous';
 import type { AppContext } from '../../context';
 import type { Sql } from '../../db/sql/sql';
 import type { Tx } from '../../db/store';
@@ -263,7 +264,7 @@ export function liveActivitiesService(ctx: AppContext) {
         const tokenId = await tokensRepository(tx).reportActivity(appId, id, device.id, input.token, device.environment, now);
         await instancesRepository(tx).insert([{ activityId: id, deviceId: device.id, platform: 'ios', startedAt: activity.startedAt }]);
         await outbox.releaseHeld(tx, { activityId: id, deviceId: device.id, tokenId }, now);
-        await webhookEventsRepository(tx).emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: activity.endUserId }, now);
+        await webhookEventsRepository(tx).emit(appId, 'live_activity.token_received', { activityId: id, deviceId: device.id, endUserId: shownId(activity.endUserId) }, now);
       });
     },
   };

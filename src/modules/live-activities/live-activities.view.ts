@@ -1,4 +1,5 @@
 import { t } from 'elysia';
+import { shownId } from '../../lib/anonymous';
 import { isoTime } from '../../lib/clock';
 import type { ActivityRow } from './live-activities.types';
 import { TEMPLATE_SLUGS } from './templates';
@@ -7,7 +8,7 @@ export const LiveActivityRecord = t.Object(
   {
     id: t.String({ description: 'Identifier of the activity (`la_…`). Needed for update and end.', examples: ['la_mk4x9c2a0f3h8k1m2n4p6q8r'] }),
     appId: t.String({ description: 'The app that owns the activity.' }),
-    endUserId: t.String({ description: 'The end user the activity was started for.' }),
+    endUserId: t.Union([t.String(), t.Null()], { description: 'The end user the activity was started for; null once they were erased.' }),
     templateSlug: t.String({ description: `One of the eight template slugs: ${TEMPLATE_SLUGS.join(', ')}.`, examples: ['progress-bar'] }),
     state: t.Union([t.Literal('Active'), t.Literal('Ended')], { description: '`Active` or `Ended`.' }),
     platform: t.Union([t.Literal('ios'), t.Literal('android')], { description: "Platform of the end user's most recently registered device." }),
@@ -24,7 +25,7 @@ export function activityView(row: ViewFields) {
   const view = {
     id: row.id,
     appId: row.appId,
-    endUserId: row.endUserId,
+    endUserId: shownId(row.endUserId),
     templateSlug: row.templateSlug,
     state: row.state,
     platform: row.platform,

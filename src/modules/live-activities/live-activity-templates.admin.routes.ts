@@ -1,9 +1,10 @@
 import { t } from 'elysia';
-import { AppParams, errors, Success } from '../../http/schemas';
+import { AppParams, errors, Success, withDetail } from '../../http/schemas';
+import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { DEMO_RIDE_TEMPLATE } from '../apps/demo.service';
-import { ACTIVITY_ID_KEY, ATTRIBUTES_TYPE_PATTERN, MAX_FIELDS, MAX_TEMPLATES, SLUG_PATTERN } from './custom-templates';
+import { ACTIVITY_ID_KEY, ATTRIBUTES_TYPE_PATTERN, ATTRIBUTES_TYPE_RULE, MAX_FIELDS, MAX_TEMPLATES, SLUG_PATTERN, SLUG_RULE } from './custom-templates';
 import { TEMPLATE_SLUGS } from './templates';
 
 const Field = t.Object(
@@ -24,10 +25,13 @@ const Fields = (part: string) =>
   });
 
 const Definition = {
-  attributesType: t.String({
-    pattern: ATTRIBUTES_TYPE_PATTERN,
-    description: 'The name of the app’s Swift `ActivityAttributes` struct: the APNs `attributes-type` of a start, and the type whose push-to-start token a start uses.',
-  }),
+  attributesType: withDetail(
+    t.String({
+      pattern: ATTRIBUTES_TYPE_PATTERN,
+      description: 'The name of the app’s Swift `ActivityAttributes` struct: the APNs `attributes-type` of a start, and the type whose push-to-start token a start uses.',
+    }),
+    ATTRIBUTES_TYPE_RULE,
+  ),
   attributes: t.Optional(Fields('static (attributes)')),
   contentState: Fields('dynamic (contentState)'),
 };
@@ -48,11 +52,18 @@ const MATCH = {
 };
 
 const CreateBody = t.Object(
-  { slug: t.String({ pattern: SLUG_PATTERN, description: `Lowercase letters, digits and -; not one of the built-ins (${TEMPLATE_SLUGS.join(', ')}).` }), ...Definition },
+  { slug: withDetail(t.String({ pattern: SLUG_PATTERN, description: `Lowercase letters, digits and -; not one of the built-ins (${TEMPLATE_SLUGS.join(', ')}).` }), SLUG_RULE), ...Definition },
   { additionalProperties: false, examples: [MATCH] },
 );
 const { slug: _slug, ...rideBody } = DEMO_RIDE_TEMPLATE;
-const ReplaceBody = t.Object(Definition, {
+/** What GET answers beyond the definition: a replace accepts them back when they match (slug: the path's). */
+const READ_ONLY = {
+  slug: t.Optional(t.String({ description: 'Read-only: accepted when it is the path’s.' })),
+  source: t.Optional(t.String({ description: 'Read-only: accepted when it matches.' })),
+  createdAt: t.Optional(t.String({ description: 'Read-only: accepted when it matches.' })),
+  updatedAt: t.Optional(t.String({ description: 'Read-only: accepted when it matches.' })),
+};
+const ReplaceBody = t.Object({ ...READ_ONLY, ...Definition }, {
   additionalProperties: false,
   examples: [{ ...rideBody, contentState: { ...DEMO_RIDE_TEMPLATE.contentState, speedKmh: { type: 'number' } } }],
 });
@@ -105,7 +116,17 @@ export function liveActivityTemplatesAdminRoutes(services: Services) {
     })
     .put(
       '/apps/:appId/live-activity-templates/:slug',
-      async ({ params, body }) => (await apps.get(params.appId), templates.replace(params.appId, params.slug, { attributes: {}, ...body })),
+      async ({ params, body }) => {
+        await apps.get(params.appId);
+        const { slug, source, createdAt, updatedAt, ...definition } = body;
+        if (slug !== undefined && slug !== params.slug) throw new HttpError(400, `slug must be the path's (${params.slug}): a template cannot be renamed`);
+        if (source !== undefined || createdAt !== undefined || updatedAt !== undefined) {
+          const current: Record<string, unknown> = await templates.get(params.appId, params.slug);
+          for (const [field, value] of Object.entries({ source, createdAt, updatedAt }))
+            if (value !== undefined && value !== current[field]) throw new HttpError(400, `${field} is read-only: leave it out, or send what GET answered (${String(current[field])})`);
+        }
+        return templates.replace(params.appId, params.slug, { attributes: {}, ...definition });
+      },
       {
         params: SlugParams,
         body: ReplaceBody,

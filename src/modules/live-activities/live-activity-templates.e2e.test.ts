@@ -37,7 +37,9 @@ const RIDE_STRUCT: SwiftAttributes = {
   },
 };
 
-const PICKUP = '2026-11-28T09:30:00.5Z';
+// Sent with an offset; Android gets it in UTC.
+const PICKUP = '2026-11-28T10:30:00.5+01:00';
+const PICKUP_UTC = '2026-11-28T09:30:00.500Z';
 /** Seconds since 2001-01-01T00:00:00Z: Swift's default `Date` encoding (timeIntervalSinceReferenceDate). */
 const PICKUP_SWIFT = (Date.parse(PICKUP) - Date.UTC(2001, 0, 1)) / 1000;
 
@@ -198,11 +200,11 @@ forEachDatabase('live-activity-templates-e2e', () => {
       });
       expect(sent.raw).toContain(`"pickupAt":${PICKUP_SWIFT}`);
 
-      // Android: a data message with the slug, the type, and the typed values as JSON text (dates as given).
+      // Android: a data message with the slug, the type, and the typed values as JSON text (dates in UTC ISO 8601).
       const androidStart = await eventually(() => fcmFor(androidId, 'start') ?? Promise.reject(new Error('no FCM start yet')));
       expect(androidStart.body.message.data).toMatchObject({ templateSlug: 'ride', attributesType: 'RideAttributes' });
       expect(JSON.parse(androidStart.body.message.data.attributes)).toEqual({ driver: 'Ana', seats: 3 });
-      expect(JSON.parse(androidStart.body.message.data.contentState)).toEqual(contentState);
+      expect(JSON.parse(androidStart.body.message.data.contentState)).toEqual({ ...contentState, pickupAt: PICKUP_UTC });
 
       // The iPhone whose app reported only the IsletActivityAttributes token cannot be started: the admin record says why.
       const skipped = await admin('GET', `/api/admin/apps/${APP}/live-activities/${oldId}`);
@@ -236,7 +238,7 @@ forEachDatabase('live-activity-templates-e2e', () => {
       const update = apns.requests.find((r) => r.token === token && r.body.aps.event === 'update')!;
       expect(update.body.aps['content-state']).toEqual({ ...next, pickupAt: PICKUP_SWIFT });
       const androidUpdate = await eventually(() => fcmFor(androidId, 'update') ?? Promise.reject(new Error('no FCM update yet')));
-      expect(JSON.parse(androidUpdate.body.message.data.contentState)).toEqual(next);
+      expect(JSON.parse(androidUpdate.body.message.data.contentState)).toEqual({ ...next, pickupAt: PICKUP_UTC });
 
       // End with a final typed state: the phone shows it ended; Android gets the end.
       const final = { etaMinutes: 0, arrived: true, pickupAt: PICKUP };
@@ -245,7 +247,7 @@ forEachDatabase('live-activity-templates-e2e', () => {
       await eventually(() => expect(iphone.activities.get(iosId)).toMatchObject({ ended: true, contentState: { etaMinutes: 0, arrived: true, pickupAt: Date.parse(PICKUP) } }));
       expect(apns.requests.find((r) => r.token === token && r.body.aps.event === 'end')!.body.aps['content-state']).toEqual({ ...final, pickupAt: PICKUP_SWIFT });
       const androidEnd = await eventually(() => fcmFor(androidId, 'end') ?? Promise.reject(new Error('no FCM end yet')));
-      expect(JSON.parse(androidEnd.body.message.data.contentState)).toEqual(next);
+      expect(JSON.parse(androidEnd.body.message.data.contentState)).toEqual({ ...next, pickupAt: PICKUP_UTC });
       expect(iphone.refusedStarts).toEqual([]);
 
       // No Active activity uses it any more: it can be deleted.

@@ -1,5 +1,6 @@
 import type { ActivityRow } from '../live-activities/live-activities.types';
 import type { Erased } from './end-users.types';
+import type { Dialect } from '../../db/sql/dialect';
 import type { Sql } from '../../db/sql/sql';
 import { oneOff, statement, valuesList } from '../../db/sql/statement';
 import { ACTIVITY_COLUMNS, ACTIVITY_SHAPE } from '../live-activities/activity-columns';
@@ -39,6 +40,31 @@ const forgetNotifications = statement(
           reason = CASE WHEN status IN ('pending', 'held') THEN 'end user erased' ELSE reason END, hold_kind = NULL
     WHERE activity_id IS NULL AND status <> 'sending' AND token_id IN (SELECT id FROM tokens WHERE device_id IN (${USER_DEVICES}))`,
 );
+// What those notifications said, where every delivery of the message was to these devices (or to
+// someone erased before): a message shared with others keeps its text, which is theirs too.
+// The content keeps what the message's status and list read (template, release, public id).
+const withoutTexts = (d: Dialect, keys = ['type', 'templateSlug', 'releaseVersion', 'messageId']) =>
+  d.name === 'postgres'
+    ? `json_build_object(${keys.map((k) => `'${k}', content::json->'${k}'`).join(', ')}, 'title', '', 'body', '')::text`
+    : `json_object(${keys.map((k) => `'${k}', json_extract(content, '$.${k}')`).join(', ')}, 'title', '', 'body', '')`;
+const forgetNotificationTexts = statement(
+  (d) => `UPDATE messages SET content = ${withoutTexts(d)}, sent_body = NULL
+    WHERE id IN (SELECT message_id FROM deliveries WHERE activity_id IS NULL AND token_id IN (SELECT id FROM tokens WHERE device_id IN (${USER_DEVICES})))
+      AND NOT EXISTS (SELECT 1 FROM deliveries o WHERE o.message_id = messages.id AND o.device_id <> '' AND o.device_id NOT IN (${USER_DEVICES}))`,
+);
+// Activities kept for their end push: the requests already sent (attribute values, the
+// push-to-start token in a start's URL) and the texts of their messages that no longer wait.
+const forgetActivityRequests = statement(`UPDATE deliveries SET sent_payload = NULL, token_id = NULL WHERE activity_id IN (${USER_ACTIVITIES}) AND NOT ${WAITING}`);
+const forgetActivityTexts = statement(
+  `UPDATE messages SET content = '{}', sent_body = NULL
+    WHERE id IN (SELECT message_id FROM deliveries WHERE activity_id IN (${USER_ACTIVITIES}))
+      AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.message_id = messages.id AND w.${WAITING})`,
+);
+// Tokens of kept devices that no waiting push goes to (push-to-start, the device's own).
+const forgetTokens = statement(
+  `DELETE FROM tokens WHERE device_id IN (${USER_DEVICES})
+      AND id NOT IN (SELECT token_id FROM deliveries WHERE activity_id IN (${USER_ACTIVITIES}) AND token_id IS NOT NULL AND ${WAITING})`,
+);
 // Activities none of whose deliveries waits: their messages (deliveries cascade), then the rows
 // (instances and activity tokens cascade).
 const DONE_ACTIVITIES = `${USER_ACTIVITIES} AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.activity_id = activities.id AND w.${WAITING})`;
@@ -51,11 +77,19 @@ const anonymiseActivities = statement(`UPDATE activities SET end_user_id = '', a
 const END_WAITS = `EXISTS (SELECT 1 FROM activity_instances i JOIN deliveries w ON w.activity_id = i.activity_id AND w.device_id = i.device_id
                     WHERE i.device_id = devices.id AND w.${WAITING})`;
 const deleteDevices = statement(`DELETE FROM devices WHERE app_id = $1 AND end_user_id = $2 AND NOT ${END_WAITS}`);
-const anonymiseDevices = statement(`UPDATE devices SET end_user_id = '' WHERE app_id = $1 AND end_user_id = $2`);
+const anonymiseDevices = statement(`UPDATE devices SET end_user_id = '', os_version = NULL, locale = NULL, time_zone = NULL WHERE app_id = $1 AND end_user_id = $2`);
 const deleteEndUser = statement('DELETE FROM end_users WHERE app_id = $1 AND id = $2');
 
 // Leftovers of erasures whose end pushes went (or finally failed).
 const PRUNABLE_ACTIVITIES = `SELECT id FROM activities WHERE app_id IN (SELECT id FROM apps) AND end_user_id = '' AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.activity_id = activities.id AND w.${WAITING})`;
+// Pushes of kept activities that went since (one device's end push while another's waits): the
+// request sent and the message's recorded body say what the erasure removed.
+const ERASED_ACTIVITIES = `SELECT id FROM activities WHERE app_id IN (SELECT id FROM apps) AND end_user_id = ''`;
+const forgetSentRequests = statement(
+  `UPDATE deliveries SET sent_payload = NULL, token_id = NULL
+    WHERE activity_id IN (${ERASED_ACTIVITIES}) AND NOT ${WAITING} AND (sent_payload IS NOT NULL OR token_id IS NOT NULL)`,
+);
+const forgetSentBodies = statement(`UPDATE messages SET sent_body = NULL WHERE sent_body IS NOT NULL AND id IN (SELECT message_id FROM deliveries WHERE activity_id IN (${ERASED_ACTIVITIES}))`);
 const pruneActivityMessages = statement(`DELETE FROM messages WHERE id IN (SELECT message_id FROM deliveries WHERE activity_id IN (${PRUNABLE_ACTIVITIES}))`);
 const pruneActivities = statement(`DELETE FROM activities WHERE id IN (${PRUNABLE_ACTIVITIES})`);
 // By app, so that the (app, end user) indexes find the leftovers without a scan of every row.
@@ -99,8 +133,11 @@ export const endUsersRepository = repository((sql: Sql) => {
      * Removes everything Islet keeps about the end user, in the caller's transaction, after their
      * activities were ended: tags, the end_users row (tester flag), devices with their tokens and
      * activity instances, activities with their messages. A device or activity whose end push still
-     * waits is kept anonymous (end user id '', data '{}', never a target) until `pruneErased` finds
-     * it delivered. Notification deliveries to the devices lose their device and token.
+     * waits is kept anonymous (end user id ANONYMOUS, src/lib/anonymous.ts; no locale, zone, OS
+     * version, data '{}', only the token the end push goes to, never a target) until `pruneErased`
+     * finds it delivered; the requests already sent to it and its other messages' texts go now.
+     * Notification deliveries to the devices lose their device, token and request; a message that
+     * went only to them loses its texts.
      */
     erase: (appId: string, endUserId: string): Promise<Erased> =>
       sql.atomic(async (tx) => {
@@ -112,9 +149,13 @@ export const endUsersRepository = repository((sql: Sql) => {
           liveActivities: (await tx.one(countActivities, params))!.n,
           tester: (await tx.one(tester, params))?.tester ?? false,
         };
+        await tx.run(forgetNotificationTexts, params);
         await tx.run(forgetNotifications, params);
         await tx.run(deleteActivityMessages, params);
         await tx.run(deleteActivities, params);
+        await tx.run(forgetActivityRequests, params);
+        await tx.run(forgetActivityTexts, params);
+        await tx.run(forgetTokens, params);
         await tx.run(anonymiseActivities, params);
         await tx.run(deleteDevices, params);
         await tx.run(anonymiseDevices, params);
@@ -123,9 +164,15 @@ export const endUsersRepository = repository((sql: Sql) => {
         return removed;
       }),
 
-    /** Removes the anonymous leftovers of erasures whose end pushes are no longer waiting; answers how many rows went. */
+    /**
+     * Removes the anonymous leftovers of erasures whose end pushes are no longer waiting (and the
+     * requests of those that went while another still waits); answers how many rows went. Run by the
+     * delivery worker once such an end push is recorded, and by the retention job.
+     */
     pruneErased: (): Promise<number> =>
       sql.atomic(async (tx) => {
+        await tx.run(forgetSentRequests);
+        await tx.run(forgetSentBodies);
         await tx.run(pruneActivityMessages);
         return (await tx.run(pruneActivities)) + (await tx.run(pruneDevices));
       }),

@@ -3,13 +3,13 @@ import { Int, errors } from '../../http/schemas';
 import type { Services } from '../../services';
 import { AudienceBody, audienceFilter } from '../devices/audience';
 import { DeviceRecord } from '../devices/devices.view';
-import { MAX_TAG_VALUE, MAX_TAGS } from '../devices/tags';
+import { MAX_TAG_VALUE, MAX_TAGS, refuseProtoKey } from '../devices/tags';
 
 const Params = t.Object({
   appId: t.String({ description: 'The app identifier.' }),
   endUserId: t.String({ description: 'The end user, as devices register them (`endUserId`, at most 256 characters).' }),
 });
-const TAG_RULES = `Keys: 1 to 64 letters, digits, \`_\`, \`-\`, \`.\` or \`:\`; values: at most ${MAX_TAG_VALUE} characters; at most ${MAX_TAGS} tags per end user.`;
+const TAG_RULES = `Keys: 1 to 64 letters, digits, \`_\`, \`-\`, \`.\` or \`:\`, not \`__proto__\`; values: at most ${MAX_TAG_VALUE} characters; at most ${MAX_TAGS} tags per end user.`;
 const Tags = t.Record(t.String(), t.String(), { description: `The end user's tags. ${TAG_RULES}` });
 const EndUser = t.Object({
   endUserId: t.String(),
@@ -42,10 +42,17 @@ export function usersRoutes(services: Services) {
       response: { 200: EndUser, ...errors(401, 404, 429) },
       detail: { summary: 'Get an end user', description: 'Their tags and devices. 404 `end user not found` for an end user the app does not know.', security },
     })
-    .put('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.replace(appId(request), params.endUserId, body.tags), {
-      transform: auth.requireKey,
+    .put('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.replace(appId(request), params.endUserId, body.tags, body), {
+      transform: async (c) => (await auth.requireKey(c), refuseProtoKey(c.body)),
       params: Params,
-      body: t.Object({ tags: Tags }, { additionalProperties: false }),
+      body: t.Object(
+        {
+          endUserId: t.Optional(t.String({ description: 'Read-only: accepted when it is the path’s (the body GET answered can be sent back).' })),
+          tags: Tags,
+          devices: t.Optional(t.Array(t.Unknown(), { description: 'Read-only: accepted when it lists the end user’s devices (by `id`) as GET does.' })),
+        },
+        { additionalProperties: false },
+      ),
       response: { 200: EndUser, ...errors(400, 401, 413, 429) },
       detail: {
         summary: "Replace an end user's tags",
@@ -54,7 +61,7 @@ export function usersRoutes(services: Services) {
       },
     })
     .patch('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.merge(appId(request), params.endUserId, body.tags), {
-      transform: auth.requireKey,
+      transform: async (c) => (await auth.requireKey(c), refuseProtoKey(c.body)),
       params: Params,
       body: t.Object({ tags: t.Record(t.String(), t.Union([t.String(), t.Null()]), { description: 'Keys to set; a value `null` removes the key.' }) }, { additionalProperties: false }),
       response: { 200: EndUser, ...errors(400, 401, 413, 429) },

@@ -31,9 +31,19 @@ export function usersService(ctx: AppContext) {
   return {
     get: view,
 
-    /** Replaces the end user's tags (creating the end user when absent). */
-    async replace(appId: string, endUserId: string, tags: Record<string, string>) {
+    /**
+     * Replaces the end user's tags (creating the end user when absent). `readOnly`: what else the
+     * body holds of what GET answered, accepted when it matches (endUserId, the devices' ids).
+     */
+    async replace(appId: string, endUserId: string, tags: Record<string, string>, readOnly: { endUserId?: string; devices?: unknown[] } = {}) {
       requireEndUserId(endUserId);
+      if (readOnly.endUserId !== undefined && readOnly.endUserId !== endUserId) throw new HttpError(400, `endUserId must be the path's (${endUserId}): it is read-only`);
+      if (readOnly.devices !== undefined) {
+        const given = readOnly.devices.map((d) => (d as { id?: unknown } | null)?.id);
+        const { rows } = await devicesRepository(store.sql).list(appId, { endUserId }, 100, 0);
+        if (JSON.stringify([...given].sort()) !== JSON.stringify(rows.map((r) => r.id).sort()))
+          throw new HttpError(400, 'devices is read-only: leave it out, or send the devices GET answered');
+      }
       for (const [key, value] of Object.entries(tags)) {
         requireTagKey(key);
         requireTagValue(key, value);

@@ -1,3 +1,4 @@
+import { shownId } from '../../lib/anonymous';
 import type { WebhookEventType } from './webhooks.events';
 
 /**
@@ -30,7 +31,7 @@ export function deliveryFailed(d: FailedDeliveryFacts): WebhookEventInput {
   return {
     appId: d.appId,
     type: 'delivery.failed',
-    data: { deliveryId: d.id, kind: d.kind, activityId: d.activityId, deviceId: d.deviceId, endUserId: d.endUserId, platform: d.platform, reason: d.reason, attempts: d.attempts },
+    data: { deliveryId: d.id, kind: d.kind, activityId: d.activityId, deviceId: shownId(d.deviceId), endUserId: shownId(d.endUserId), platform: d.platform, reason: d.reason, attempts: d.attempts },
   };
 }
 
@@ -49,6 +50,6 @@ export function tokenInvalidated(t: InvalidatedTokenFacts): WebhookEventInput {
   return {
     appId: t.appId,
     type: 'device.token_invalidated',
-    data: { deviceId: t.deviceId, endUserId: t.endUserId, tokenKind: t.tokenKind, activityId: t.activityId, reason: t.reason },
+    data: { deviceId: t.deviceId, endUserId: shownId(t.endUserId), tokenKind: t.tokenKind, activityId: t.activityId, reason: t.reason },
   };
 }

@@ -1,5 +1,6 @@
 import { t } from 'elysia';
 import { errors, Int, IntegerParam, PageQuery } from '../../../http/schemas';
+import { shownId } from '../../../lib/anonymous';
 import { isoTime } from '../../../lib/clock';
 import { HttpError } from '../../../lib/errors';
 import type { Services } from '../../../services';
@@ -27,8 +28,8 @@ export const DeliveryRecord = t.Object({
   id: Int(),
   kind: Kind,
   activityId: Nullable(t.String()),
-  deviceId: t.String(),
-  endUserId: Nullable(t.String({ description: "The device's end user; null once the device was deleted." })),
+  deviceId: Nullable(t.String({ description: 'The device; null once its end user was erased.' })),
+  endUserId: Nullable(t.String({ description: "The device's end user; null once the device was deleted or its end user erased." })),
   templateSlug: Nullable(t.String({ description: 'The template of the notification or Live Activity.' })),
   tokenId: Nullable(Int({ description: 'The token ledger entry the delivery goes to; null while unknown (held for an activity token).' })),
   platform: Nullable(t.Union([t.Literal('ios'), t.Literal('android')])),
@@ -86,9 +87,11 @@ const ListQuery = t.Object({
 });
 
 function deliveryView(row: DeliveryRow) {
-  const { sentPayload, messageBody, createdAt, updatedAt, nextAttemptAt, ...rest } = row;
+  const { sentPayload, messageBody, createdAt, updatedAt, nextAttemptAt, deviceId, endUserId, ...rest } = row;
   return {
     ...rest,
+    deviceId: shownId(deviceId),
+    endUserId: shownId(endUserId),
     ...(sentPayload ? { sentPayload: withSentBody(sentPayload, messageBody) } : {}),
     createdAt: isoTime(createdAt),
     updatedAt: isoTime(updatedAt),

@@ -1,3 +1,4 @@
+import { ANONYMOUS } from '../../../lib/anonymous';
 import type { AppContext } from '../../../context';
 import type { DeliveryOutcomeLabel, IsletMetrics } from '../../metrics/metrics';
 import type { OutboxStore } from '../outbox/outbox-store';
@@ -25,6 +26,8 @@ export class OutcomeWriter {
   /** Writes that failed in a row. */
   private failures = 0;
   private retryAt = 0;
+  /** Deliveries of erased end users (their end pushes) decided for good: their leftovers go once written. */
+  private readonly erasedDone = new Set<number>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -43,7 +46,13 @@ export class OutcomeWriter {
   /** Takes a decision for a claimed row: its effects go with the next write. */
   add(row: ClaimedDelivery, decision: Decision): void {
     this.count(row, decision.provider, decision.label);
-    this.results.push(withEffects(decision.result, row));
+    const result = withEffects(decision.result, row);
+    if (row.endUserId === ANONYMOUS) {
+      // An erased end user's push (their end push): what was sent to them is not kept, and once
+      // it is written nothing of theirs may wait any more.
+      this.results.push({ ...result, sentPayload: null, messageBody: undefined });
+      if (result.status !== 'pending' && result.status !== 'held') this.erasedDone.add(row.id);
+    } else this.results.push(result);
   }
 
   /** Big batches for throughput, but a trickle is written within a moment too (the console shows it). */
@@ -96,7 +105,18 @@ export class OutcomeWriter {
     this.ctx.db.storage.succeeded();
     for (const r of batch) this.claimed.delete(r.id);
     await this.written(recorded);
+    if (this.erasedDone.size > 0 && batch.filter((r) => this.erasedDone.delete(r.id)).length > 0) await this.pruneErased();
     return batch.length;
+  }
+
+  /** Removes what erasures kept for their end pushes, at once rather than at the next retention run. */
+  private async pruneErased(): Promise<void> {
+    try {
+      await this.ctx.pruneErased();
+    } catch (e) {
+      // The retention job prunes them too; a busy or failing database only delays it.
+      this.ctx.logger.warn('removing erased end users\' leftovers failed; the retention job will', { error: e instanceof Error ? e.message : String(e) });
+    }
   }
 
   /** Counts an outcome; added to islet_deliveries_total with the next write (at most 200 ms later). */

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { AppParams, errors, PageQuery } from '../../../http/schemas';
+import { HttpError } from '../../../lib/errors';
 import type { Services } from '../../../services';
+import { END_USER_SIGNATURE_HEADER, SERVICE_KEY_HEADER } from '../../apps/service-auth';
 import { Counts } from '../notifications.routes';
 
 const OpenBody = t.Object(
@@ -31,6 +33,9 @@ export function opensRoutes(services: Services) {
       // Authentication runs before validation, as at device registration: an unauthenticated caller learns nothing.
       transform: async ({ params, body, request }) => {
         const endUserId = (body as { endUserId?: unknown } | undefined)?.endUserId;
+        // A signature signs endUserId: without it there is nothing to check the signature against.
+        if (typeof endUserId !== 'string' && request.headers.has(END_USER_SIGNATURE_HEADER) && !request.headers.has(SERVICE_KEY_HEADER))
+          throw new HttpError(400, 'endUserId is required');
         await auth.appOrEndUser(request, params.appId ?? '', typeof endUserId === 'string' ? endUserId : undefined);
       },
       params: t.Object({ appId: t.String({ description: 'The app identifier.' }), messageId: t.String({ description: 'The `isletMessageId` of the payload the device received.' }) }),

@@ -139,7 +139,7 @@ forEachDatabase('releases', (database) => {
         [[welcome, { ...welcome, slug: 'b', body: 'unclosed {{name' }], 'templates.1.body has an invalid placeholder: {{name'],
         [[{ ...welcome, body: 'stray }} here' }], 'templates.0.body has an invalid placeholder: }}'],
         [[{ ...welcome, title: 'Hi {{ }}' }], 'templates.0.title has an invalid placeholder: {{ }}'],
-        [[{ ...welcome, slug: 'has space' }], 'templates.0.slug has an invalid format'],
+        [[{ ...welcome, slug: 'has space' }], 'templates.0.slug must be 1-128 letters, digits, ., _ or -, starting with a letter or digit'],
         [[{ ...welcome, title: '' }], 'templates.0.title must not be empty'],
         [[{ slug: 'x', title: 't' }], 'templates.0.body is required'],
         [[{ ...welcome, extra: 1 }], 'templates.0.extra is not a known field'],
@@ -202,7 +202,7 @@ forEachDatabase('releases', (database) => {
       const bad = await h.admin('PUT', `${base}/1/templates/promo`, { title: 'Hi {{name', body: '' });
       expect(bad.body).toEqual({ title: 'Bad Request', status: 400, detail: 'title has an invalid placeholder: {{name' });
       const slug = await h.admin('PUT', `${base}/1/templates/bad%20slug`, { title: 't', body: 'b' });
-      expect({ status: slug.status, detail: slug.body.detail }).toEqual({ status: 400, detail: 'slug has an invalid format' });
+      expect({ status: slug.status, detail: slug.body.detail }).toEqual({ status: 400, detail: 'slug must be 1-128 letters, digits, ., _ or -, starting with a letter or digit' });
       expect((await h.admin('GET', `${base}/1`)).body.templates).toEqual([]);
     });
 

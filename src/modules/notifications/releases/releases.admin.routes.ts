@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
-import { AppParams, errors, IntegerParam, Success } from '../../../http/schemas';
+import { AppParams, errors, IntegerParam, Success, FIELD, withDetail } from '../../../http/schemas';
 import type { Services } from '../../../services';
 import { adminGroup } from '../../admin/admin.guard';
 import { TemplateOptionFields } from './template-options';
@@ -8,10 +8,15 @@ import { LocalizationsField } from '../send/localizations';
 
 const MAX_VERSION = 2_147_483_647;
 const SLUG_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
-const Slug = t.String({ pattern: SLUG_PATTERN, description: 'Identifies the template within its release: letters, digits, `.`, `_`, `-`.' });
-// Not empty unless the template is silent (checked by the service, with the schema's own words).
-const Title = t.String({ maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders. Must not be empty unless `silent`.' });
-const BodyText = t.String({ maxLength: 4096, description: 'Notification body; may hold `{{name}}` placeholders.' });
+const Slug = withDetail(
+  t.String({ pattern: SLUG_PATTERN, description: 'Identifies the template within its release: letters, digits, `.`, `_`, `-`.' }),
+  `${FIELD} must be 1-128 letters, digits, ., _ or -, starting with a letter or digit`,
+);
+// Required and not empty unless the template is silent, which refuses them (checked by the service, with the schema's own words).
+const Title = t.Optional(
+  t.String({ maxLength: 4096, description: 'Notification title; may hold `{{name}}` placeholders. Required and not empty unless `silent`; a silent template takes none.' }),
+);
+const BodyText = t.Optional(t.String({ maxLength: 4096, description: 'Notification body; may hold `{{name}}` placeholders. Required unless `silent`; a silent template takes none.' }));
 const Status = t.Union([t.Literal('Draft'), t.Literal('Testing'), t.Literal('Live'), t.Literal('Archived')]);
 
 const TemplateRecord = t.Object({

@@ -27,7 +27,7 @@ const FROZEN: readonly ReleaseStatus[] = ['Live', 'Archived'];
 export type TemplateView = { slug: string; title: string; body: string; placeholders: string[]; localizations?: Localizations } & TemplateOptions;
 
 /** What the admin API takes for a template: texts and the optional features. */
-export type TemplateBody = { title: string; body: string; localizations?: Localizations } & TemplateOptions;
+export type TemplateBody = { title?: string; body?: string; localizations?: Localizations } & TemplateOptions;
 
 export interface ReleaseView {
   version: number;
@@ -139,7 +139,9 @@ export function releasesService(ctx: AppContext, apps: AppsService) {
  * refuse (template-options.ts), localizations (localizations.ts), and texts that could never be
  * sent because they exceed the payload limit with every placeholder empty, in any language.
  */
-function checkedTemplate(t: { slug: string } & TemplateBody, path: string): TemplateInput {
+function checkedTemplate(given: { slug: string } & TemplateBody, path: string): TemplateInput {
+  for (const field of ['title', 'body'] as const) if (!given.silent && given[field] === undefined) throw new HttpError(400, `${path}${field} is required`);
+  const t = { ...given, title: given.title ?? '', body: given.body ?? '' };
   const names = new Set<string>();
   for (const field of ['title', 'body'] as const) {
     try {
@@ -150,6 +152,9 @@ function checkedTemplate(t: { slug: string } & TemplateBody, path: string): Temp
     }
   }
   const { options, placeholders } = checkedOptions(t, path);
+  // A background push shows no text: a silent template takes none rather than dropping it.
+  for (const field of ['title', 'body'] as const)
+    if (options?.silent && t[field] !== '') throw new HttpError(400, `${path}${field} cannot be used with silent: a background push shows no text`);
   if (t.title === '' && !options?.silent) throw new HttpError(400, `${path}title must not be empty`);
   for (const name of placeholders) names.add(name);
   const localized = checkedLocalizations(t.localizations, path, Boolean(options?.silent));

@@ -72,6 +72,7 @@ forEachDatabase('template options', (database) => {
       ['silent', { silent: 'yes' }, 'silent must be true or false'],
       ['silent with a badge', { silent: true, badge: 1 }, 'badge cannot be used with silent: a background push shows nothing'],
       ['silent with a sound', { silent: true, sound: 'default' }, 'sound cannot be used with silent: a background push shows nothing'],
+      ['silent with a title (and body)', { silent: true }, 'title cannot be used with silent: a background push shows no text'],
       ['unknown field', { colour: 'red' }, 'colour is not a known field'],
     ];
     for (const [name, fields, detail] of cases) {

@@ -104,7 +104,7 @@ forEachDatabase('rich-notifications-e2e', () => {
         priority: 'high',
         collapse_key: 'order-7',
         ttl: '3600s',
-        notification: { sound: 'chime.caf', notification_count: 3, image: 'https://img.example.com/7.png', click_action: 'ORDER', channel_id: 'orders' },
+        notification: { sound: 'chime.caf', notification_count: 3, image: 'https://img.example.com/7.png', click_action: 'ORDER', channel_id: 'orders', tag: 'order-7' },
       },
       data: { url: 'shop://orders/7', kind: 'refund', screen: 'orders/7', isletMessageId: messageId, isletSubtitle: 'From Acme' },
     });
