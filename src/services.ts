@@ -22,6 +22,7 @@ export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx, credentialsReset(ctx));
   const devices = ctx.db.repos.devices;
   const releases = releasesService(ctx, apps);
+  const notifications = notificationsService(ctx, releases);
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
   const liveActivities = liveActivitiesService(ctx);
   const { coordination } = ctx;
@@ -39,8 +40,8 @@ export function buildServices(ctx: AppContext) {
     devices,
     idempotency: idempotency(ctx),
     releases,
-    notifications: notificationsService(ctx, releases),
-    opens: opensService(ctx),
+    notifications,
+    opens: opensService(ctx, notifications.scheduleOf),
     liveActivities,
     liveActivityTemplates: liveActivityTemplatesService(ctx),
     streams: activityStreamsService(ctx, liveActivities),

@@ -18,6 +18,11 @@ const waiting = statement<ScheduledSendRow>(
   `SELECT ${COLUMNS} FROM scheduled_sends WHERE status = 'waiting' AND app_id = $1 ORDER BY due_at LIMIT $2`,
   SHAPE,
 );
+const messages = statement<{ publicId: string; createdAt: number; went: boolean }>(
+  `SELECT s.public_id AS "publicId", min(s.created_at) AS "createdAt", EXISTS (SELECT 1 FROM notification_messages n WHERE n.public_id = s.public_id) AS "went"
+   FROM scheduled_sends s WHERE s.app_id = $1 GROUP BY s.public_id`,
+  { numbers: ['createdAt'], booleans: ['went'] },
+);
 const deviceZones = statement<{ zone: string }>('SELECT DISTINCT time_zone AS zone FROM devices WHERE app_id = $1 AND time_zone IS NOT NULL');
 
 /** The parts of scheduled sends. */
@@ -36,5 +41,6 @@ export function scheduledSendsRepository(sql: Sql): ScheduledSendsRepository {
     ofMessage: (appId, publicId) => sql.all(ofMessage, [publicId, appId]),
     deviceZones: async (appId) => (await sql.all(deviceZones, [appId])).map((r) => r.zone),
     waiting: (appId, limit) => sql.all(waiting, [appId, limit]),
+    messages: (appId) => sql.all(messages, [appId]),
   };
 }

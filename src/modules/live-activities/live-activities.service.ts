@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context';
+import { DELIVERY_STATE_NAMES, type OutboxStatus } from '../delivery/delivery-states';
 import type { Repositories, Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
@@ -292,7 +293,7 @@ function instanceView(i: InstanceDetail) {
     ...(i.endedAt === null ? {} : { endedAt: isoTime(i.endedAt) }),
     tokenState: i.tokenState ?? ('waiting' as const),
     ...(i.tokenInvalidReason && i.tokenState === 'invalid' ? { tokenInvalidReason: i.tokenInvalidReason } : {}),
-    lastDelivery: i.lastDeliveryStatus ? { status: i.lastDeliveryStatus, reason: i.lastDeliveryReason, at: isoTime(i.lastDeliveryAt!) } : null,
+    lastDelivery: i.lastDeliveryStatus ? { status: DELIVERY_STATE_NAMES[i.lastDeliveryStatus as OutboxStatus] ?? i.lastDeliveryStatus, reason: i.lastDeliveryReason, at: isoTime(i.lastDeliveryAt!) } : null,
   };
 }
 

@@ -39,10 +39,10 @@ export interface NotificationOpensRepository {
   count(messageId: number): Promise<number>;
   /** Opens of each of the messages (absent: none). */
   counts(messageIds: number[]): Promise<OpenCount[]>;
-  /** The app's messages, newest first. */
+  /** The app's messages sent at once (a scheduled send's are listed from its parts), newest first. */
   page(appId: string, limit: number, offset: number): Promise<ListedMessageRow[]>;
   /** How many messages the app has (retention removes old ones). */
   total(appId: string): Promise<number>;
-  /** Deliveries of each of the messages by state (through deliveries_message: only those messages' rows are read). */
+  /** Deliveries of each of the messages by state (through deliveries_message: only those messages' rows are read); a drop by a cancel is `cancelled`. */
   deliveryCounts(messageIds: number[]): Promise<MessageStateCount[]>;
 }

@@ -37,4 +37,6 @@ export interface ScheduledSendsRepository {
   prune(before: number): Promise<number>;
   /** The app's waiting parts, by due time (the console's list). */
   waiting(appId: string, limit: number): Promise<ScheduledSendRow[]>;
+  /** The app's scheduled sends, one per message: when it was made, and whether a part has a message row (a part went). */
+  messages(appId: string): Promise<{ publicId: string; createdAt: number; went: boolean }[]>;
 }
