@@ -3,6 +3,7 @@ import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
 import { usePlanAllowsActivities } from '../components/start-action';
+import { LocaleZone, PushToStart } from '../components/device-facts';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { randomHex, randomId, relativeTime } from '../lib/format';
@@ -120,14 +121,15 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
     ${devices.data && list.length === 0 ? html`<p class="muted">No devices.</p>` : ''}
     ${list.length > 0
       ? html`<div class="table-wrap"><table class="table stacked">
-          <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Registered</th><th scope="col">Device id</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Locale · zone</th><th scope="col">Registered</th><th scope="col">Device id</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${list.map(
               (d) => html`<tr>
                 <td data-label="End user" class="mono break">${d.endUserId}</td>
                 <td data-label="Platform"><span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
                 <td data-label="Token">${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
-                  ${d.platform === 'ios' && !d.hasPushToStartToken ? html` <${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>` : ''}</td>
+                  ${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}</td>
+                <td data-label="Locale · zone" class="small"><${LocaleZone} device=${d} /></td>
                 <td data-label="Registered" class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
                 <td data-label="Device id" class="mono small break">${d.id}</td>
                 <td data-label=""><${Button} small variant="ghost" busy=${remove.busy} label=${`Remove device ${d.id}`} onClick=${() => remove.run(d)}>Remove<//></td>

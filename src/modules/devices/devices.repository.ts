@@ -80,7 +80,8 @@ export interface SendTarget {
 export interface DeviceWithTokens extends DeviceRow {
   tokenState: 'active' | 'invalid' | null;
   invalidReason: string | null;
-  hasPushToStartToken: boolean;
+  /** The attributes types of the device's active push-to-start tokens, comma-joined (IsletActivityAttributes for the built-in one); null: none. */
+  pushToStartTypes: string | null;
 }
 
 /** The devices repository: what every database implements (one implementation for both databases: src/db/repositories/devices.ts). */
