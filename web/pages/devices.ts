@@ -86,7 +86,7 @@ function EndUsersCard(props: { appId: string; version: number; onPick: (id: stri
             ${list.map(
               (u) => html`<tr>
                 <td data-label="End user"><button type="button" class="linklike mono break" onClick=${() => props.onPick(u.id)} title="Show this user's devices">${u.id}</button>
-                  <${Link} href=${`/apps/${encodeURIComponent(props.appId)}/users/${encodeURIComponent(u.id)}`} title="Tags, devices and erasure">Details<//></td>
+                  ${/* A space of its own: htm drops the line break before a tag, which ran the id into the link ("u3Details"). */ ' '}<span class="muted" aria-hidden="true">·</span>${' '}<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/users/${encodeURIComponent(u.id)}`} title="Tags, devices and erasure">Details<//></td>
                 <td data-label="Devices">${u.devices}</td>
                 <td data-label="Tester"><label class="switch"><input type="checkbox" checked=${u.tester} onChange=${(e: TargetedEvent<HTMLInputElement>) => setTester.run(u, e.currentTarget.checked)} /><span class="sr-only">${u.id} is a tester</span><span class="switch-ui" aria-hidden="true"></span></label></td>
                 <td data-label="Last seen" title=${u.lastSeenAt}>${relativeTime(u.lastSeenAt)}</td>

@@ -49,6 +49,13 @@ function checkWindow(field: string, at: number, now: number): void {
   if (at > now + MAX_AHEAD_MS) throw new HttpError(400, `${field} is more than 30 days ahead (${isoTime(at)}); schedule at most 30 days ahead`);
 }
 
+/** A `sendAtLocal` part's wall time (`2026-12-24T09:00`): where its zones' clocks stand at its instant; null for a `sendAt`. */
+function wallTimeOf(part: ScheduledSendRow): string | null {
+  if (part.zones === null) return null;
+  const zone = (JSON.parse(part.zones) as string[])[0]!;
+  return isoTime(part.dueAt + offsetAt(zone, part.dueAt)).slice(0, 16);
+}
+
 /** One part of a send to write: its due time and zones (null: every device). */
 interface PlannedPart {
   dueAt: number;
@@ -220,7 +227,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
      * The app's sends still waiting, one entry per message: when its waiting parts the status shows
      * go (all its waiting parts when it shows none), and its template.
      */
-    async waiting(appId: string): Promise<{ messageId: string; templateSlug: string; nextDueAt: string; lastDueAt: string; local: boolean }[]> {
+    async waiting(appId: string): Promise<{ messageId: string; templateSlug: string; nextDueAt: string; lastDueAt: string; local: boolean; localTime: string | null }[]> {
       const reachable = await reachableZones(appId);
       const byMessage = new Map<string, ScheduledSendRow[]>();
       for (const part of await repos.scheduledSends.waiting(appId, 1000)) byMessage.set(part.publicId, [...(byMessage.get(part.publicId) ?? []), part]);
@@ -234,6 +241,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
             nextDueAt: dues[0]!,
             lastDueAt: dues.at(-1)!,
             local: all[0]!.zones !== null,
+            localTime: wallTimeOf(all[0]!),
           };
         }),
       );
