@@ -18,6 +18,10 @@ interface WaitingSend {
 /** How a send time reads in the console: the browser's local time, and UTC in the tooltip. */
 export const dueText = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
+/** When a waiting send's parts go, in the browser's time: its next, and its last when later. */
+const dueRange = (s: WaitingSend) =>
+  html`<time datetime=${s.nextDueAt} title=${s.nextDueAt}>${dueText(s.nextDueAt)}</time>${s.lastDueAt !== s.nextDueAt ? html` … <time datetime=${s.lastDueAt} title=${s.lastDueAt}>${dueText(s.lastDueAt)}</time>` : ''}`;
+
 /**
  * How a `sendAtLocal` wall time reads: the clock time each device gets it at, where it is.
  * @example localText('2026-12-24T09:00') // "09:00 in each device's zone, Dec 24, 2026" (in an English browser)
@@ -60,7 +64,9 @@ export function ScheduledSendsCard(props: { appId: string; version: number }) {
           <span>
             <span class="mono">${s.templateSlug}</span>
             <${Badge} tone="blue">${s.local ? 'local time' : 'scheduled'}<//>
-            ${s.localTime ? html`<span>${localText(s.localTime)}</span> <span class="muted small">(here: ` : ''}<time datetime=${s.nextDueAt} title=${s.nextDueAt}>${dueText(s.nextDueAt)}</time>${s.lastDueAt !== s.nextDueAt ? html` … <time datetime=${s.lastDueAt} title=${s.lastDueAt}>${dueText(s.lastDueAt)}</time>` : ''}${s.localTime ? html`)</span>` : ''}
+            ${s.localTime
+              ? html`<span>${localText(s.localTime)}</span> <span class="muted small">(here: ${dueRange(s)})</span>`
+              : dueRange(s)}
             <span class="muted small mono"> ${s.messageId}</span>
           </span>
           <${Button} small variant="danger" label=${`Cancel ${s.messageId}`} onClick=${() => (cancel.setError(undefined), setAsking(s))}>Cancel<//>

@@ -153,9 +153,9 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             ${sent !== undefined
               ? html`<${Alert} tone="success">
                   ${sent.scheduledFor
-                    ? html`<strong>Scheduled for ${sent.local ? localText(sent.local) : dueText(sent.scheduledFor)}</strong> (${sent.count} ${sent.count === 1 ? 'device' : 'devices'} now${sent.local ? `; the first zone's at ${dueText(sent.scheduledFor)} here` : ''}).`
+                    ? html`<strong>Scheduled for ${sent.local ? localText(sent.local) : dueText(sent.scheduledFor)}</strong> (${sent.count} ${sent.count === 1 ? 'device' : 'devices'} now).${sent.local ? ` The first zone's goes at ${dueText(sent.scheduledFor)} here.` : ''}`
                     : html`<strong>${sent.count} notification${sent.count === 1 ? '' : 's'} queued.</strong> ${sent.count === 0 ? 'No targeted end user has a device.' : ''}`}
-                  ${sent.messageId ? html`<${Link} href=${`/apps/${id}/deliveries?messageId=${encodeURIComponent(sent.messageId)}`}>See deliveries →<//>` : ''}
+                  ${/* Its own space: htm drops the line break before a tag. */ ' '}${sent.messageId ? html`<${Link} href=${`/apps/${id}/deliveries?messageId=${encodeURIComponent(sent.messageId)}`}>See deliveries →<//>` : ''}
                   ${sent.messageId ? html`<${MessageStatusPanel} key=${sent.messageId} appId=${props.appId} messageId=${sent.messageId} />` : ''}
                 <//>`
               : ''}
