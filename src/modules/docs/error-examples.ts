@@ -117,7 +117,7 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'POST /api/apps/{appId}/devices': { '400': [example('A token that is not hex', 400, 'token must be an APNs token: an even number (64 to 200) of hex digits')] },
   'POST /api/apps/{appId}/notifications/send': {
     '400': [
-      example('A message over the limit', 400, 'payload exceeds 4096 bytes'),
+      example('A message over the limit', 400, 'payload exceeds 4096 bytes: 4410 bytes once rendered'),
       BOTH_TARGETS,
       example('A sendAt in the past', 400, 'sendAt is more than a minute in the past (2026-01-01T09:00:00.000Z)'),
     ],
@@ -241,6 +241,8 @@ const PUBLIC_401 = [
     hint: 'X-Service-Key is the App Secret of app shop, not of shp: check the app id in the path',
   }),
 ];
+/** What an operation that also takes `X-End-User-Signature` (a device's own call) answers to a wrong one. */
+const SIGNATURE_401 = example('A wrong X-End-User-Signature (or one for another end user)', 401, 'invalid end user signature');
 const ADMIN_401 = [
   example('No token', 401, 'Authorization header with a Bearer admin token is required'),
   example('A wrong token', 401, 'invalid admin token'),
@@ -276,6 +278,7 @@ export function errorExamples(path: string, method: string, status: string, oper
     }
     case '401':
       if (path.startsWith('/api/')) list.push(...(isPublic ? PUBLIC_401 : ADMIN_401));
+      if ((operation.security ?? []).some((s: Json) => 'endUserSignature' in s)) list.push(SIGNATURE_401);
       break;
     case '404': {
       if (path.startsWith('/api/admin/apps/{appId}')) list.push(example('An unknown app', 404, 'app not found'));
