@@ -206,6 +206,11 @@ describe('console', () => {
     await heading(page, 'Deliveries').waitFor();
     const row = page.locator('tr[data-kind="notification"][data-status="sent"]');
     await row.waitFor();
+    // That message's deliveries only (issue 50): the activity's are in the whole list.
+    expect(page.url()).toContain('messageId=msg_');
+    expect(await page.locator('tr[data-kind^="la_"]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.locator('tr[data-kind^="la_"][data-status="sent"]').nth(2).waitFor();
     expect(await page.locator('tr[data-kind^="la_"][data-status="sent"]').count()).toBe(3);
     await row.getByRole('cell', { name: 'ada' }).waitFor();
     await screenshot(page, 'desktop-11-deliveries');
