@@ -66,7 +66,7 @@ describe('compiled binary', () => {
       expect(((await started.json()) as { activityCount: number }).activityCount).toBe(1);
       await eventually(async () => {
         const list = (await (await fetch(`${url}/api/admin/apps/binapp/deliveries`, { headers: admin })).json()) as { deliveries: { status?: string; provider?: string }[] };
-        expect(list.deliveries[0]).toMatchObject({ status: 'delivered', provider: 'simulator' });
+        expect(list.deliveries[0]).toMatchObject({ status: 'sent', provider: 'simulator' });
       }, { intervalMs: 100 });
       // That delivery started the outbox thread, a second entry point inside the binary.
       await until('the binary logs that the outbox thread started', () => output().includes('outbox thread started'), { timeoutMs: 5_000, intervalMs: 50 });

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { spawnServer, type SpawnedServer } from './test-support/spawn-server';
 
 const MAIN = join(import.meta.dir, 'main.ts');
@@ -51,7 +51,7 @@ describe('the first start and its admin token', () => {
     blocker = undefined;
     const first = await serveOnce(config);
     expect(first.token).toMatch(/^adm_/);
-    expect(first.stderr).toContain('Lost it? `islet admin-token reset` prints a new one.');
+    expect(first.stderr).toContain(`Lost it? \`npx bun ${relative(dir, MAIN)} admin-token reset --config ${join(dir, 'islet.toml')}\` prints a new one.`);
     server = await spawnServer(dir, config);
     expect(await adminStatus(server, first.token!)).toBe(200);
   }, 60_000);

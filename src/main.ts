@@ -24,12 +24,13 @@ import { checkPortFree, startServer, type RunningServer } from './server';
 import { COMMIT, VERSION } from './version';
 import { parseArgs, USAGE } from './cli-args';
 import { metaRepository } from './modules/auth/meta.repository';
+import { commandLine } from './invocation';
 
 function readConfig(configFlag: string | undefined): Config {
   return loadConfig(resolveConfigPath(configFlag, process.env), process.env);
 }
 
-async function serve(config: Config): Promise<void> {
+async function serve(config: Config, configFlag?: string): Promise<void> {
   // Refusals that need nothing created come first: a start that cannot serve leaves no database,
   // key file or admin token behind (the first start in an empty folder with the port taken).
   checkConfigForServe(config);
@@ -83,7 +84,7 @@ async function serve(config: Config): Promise<void> {
       `\n  Islet is running: console at ${publicUrl}/console, API docs at ${publicUrl}/swagger\n` +
         (replacesUnshownAdminToken ? `  An earlier start generated an admin token but stopped before showing it; this one replaces it.\n` : '') +
         `  Admin token (shown only now; sign in to the console with it): ${generatedAdminToken}\n` +
-        `  Lost it? \`islet admin-token reset\` prints a new one.\n` +
+        `  Lost it? \`${commandLine(import.meta.path, 'admin-token reset', configFlag)}\` prints a new one.\n` +
         `  To choose your own, set [admin] token in the config file or ISLET_ADMIN_TOKEN.\n\n`,
     );
     await markAdminTokenShown(metaRepository(ctx.db.sql), generatedAdminToken);
@@ -168,7 +169,7 @@ async function main(argv: string[]): Promise<number> {
   const { command, args, configFlag, to } = parseArgs(argv);
   switch (command) {
     case 'serve':
-      await serve(readConfig(configFlag));
+      await serve(readConfig(configFlag), configFlag);
       return -1;
     case 'migrate': {
       const config = readConfig(configFlag);
@@ -236,9 +237,7 @@ async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => {
-    if (code >= 0) process.exit(code);
-  },
+  (code) => code >= 0 && process.exit(code),
   (e) => {
     if (e instanceof ConfigError) console.error(`islet: configuration error\n  ${e.problems.join('\n  ')}`);
     else console.error(`islet: ${e instanceof Error ? e.message : String(e)}`);

@@ -23,6 +23,7 @@ export function buildServices(ctx: AppContext) {
   const apps = appsService(ctx, credentialsReset(ctx));
   const devices = devicesRepository(ctx.db.sql);
   const releases = releasesService(ctx, apps);
+  const notifications = notificationsService(ctx, releases);
   const clients = clientAddresses(ctx.config.server.trusted_proxies);
   const liveActivities = liveActivitiesService(ctx);
   const { coordination } = ctx;
@@ -40,8 +41,8 @@ export function buildServices(ctx: AppContext) {
     devices,
     idempotency: idempotency(ctx),
     releases,
-    notifications: notificationsService(ctx, releases),
-    opens: opensService(ctx),
+    notifications,
+    opens: opensService(ctx, notifications.scheduleOf),
     liveActivities,
     liveActivityTemplates: liveActivityTemplatesService(ctx),
     streams: activityStreamsService(ctx, liveActivities),

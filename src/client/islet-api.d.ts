@@ -243,7 +243,7 @@ export interface paths {
   "/api/admin/apps/{appId}/deliveries": {
     /**
      * Search an app's deliveries
-     * @description Newest first. Every filter narrows (end user, device, activity, template, kind, status, reason text, time range); `total` counts every match.
+     * @description Newest first. Every filter narrows (end user, device, activity, message, template, kind, status, reason text, time range); `total` counts every match. A message id of another app, or one retention removed, matches nothing.
      */
     get: operations["getApiAdminAppsByAppIdDeliveries"];
   };
@@ -304,8 +304,8 @@ export interface paths {
   };
   "/api/apps/{appId}/notifications": {
     /**
-     * List sent notifications
-     * @description The app's messages newest first (`limit` default 50), each with its deliveries by state (as the message status counts them) and its opens.
+     * List notifications
+     * @description The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) and its opens.
      */
     get: operations["getApiAppsByAppIdNotifications"];
   };
@@ -614,8 +614,10 @@ export interface operations {
               locale?: string;
               /** @description The IANA time zone the device reported, if it did. */
               timeZone?: string;
-              /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+              /** @description iOS: whether an active push-to-start token is known, of any attributes type (needed to start activities). */
               hasPushToStartToken: boolean;
+              /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
+              pushToStartTypes: string[];
               /** @description false once a provider refused the device token; register it again to revive it. */
               valid: boolean;
               /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -931,8 +933,10 @@ export interface operations {
                 locale?: string;
                 /** @description The IANA time zone the device reported, if it did. */
                 timeZone?: string;
-                /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+                /** @description iOS: whether an active push-to-start token is known, of any attributes type (needed to start activities). */
                 hasPushToStartToken: boolean;
+                /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
+                pushToStartTypes: string[];
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -1049,8 +1053,10 @@ export interface operations {
                 locale?: string;
                 /** @description The IANA time zone the device reported, if it did. */
                 timeZone?: string;
-                /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+                /** @description iOS: whether an active push-to-start token is known, of any attributes type (needed to start activities). */
                 hasPushToStartToken: boolean;
+                /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
+                pushToStartTypes: string[];
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -1391,8 +1397,10 @@ export interface operations {
                 locale?: string;
                 /** @description The IANA time zone the device reported, if it did. */
                 timeZone?: string;
-                /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+                /** @description iOS: whether an active push-to-start token is known, of any attributes type (needed to start activities). */
                 hasPushToStartToken: boolean;
+                /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
+                pushToStartTypes: string[];
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -5775,8 +5783,10 @@ export interface operations {
                 locale?: string;
                 /** @description The IANA time zone the device reported, if it did. */
                 timeZone?: string;
-                /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+                /** @description iOS: whether an active push-to-start token is known, of any attributes type (needed to start activities). */
                 hasPushToStartToken: boolean;
+                /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
+                pushToStartTypes: string[];
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -5897,8 +5907,10 @@ export interface operations {
               locale?: string;
               /** @description The IANA time zone the device reported, if it did. */
               timeZone?: string;
-              /** @description iOS: whether an active push-to-start token is known (needed to start activities). */
+              /** @description iOS: whether an active push-to-start token is known, of any attributes type (needed to start activities). */
               hasPushToStartToken: boolean;
+              /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
+              pushToStartTypes: string[];
               /** @description false once a provider refused the device token; register it again to revive it. */
               valid: boolean;
               /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -6109,12 +6121,13 @@ export interface operations {
   };
   /**
    * Search an app's deliveries
-   * @description Newest first. Every filter narrows (end user, device, activity, template, kind, status, reason text, time range); `total` counts every match.
+   * @description Newest first. Every filter narrows (end user, device, activity, message, template, kind, status, reason text, time range); `total` counts every match. A message id of another app, or one retention removed, matches nothing.
    */
   getApiAdminAppsByAppIdDeliveries: {
     parameters: {
       query?: {
-        status?: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
+        status?: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded" | "pending" | "delivered";
+        messageId?: string;
         kind?: "notification" | "la_start" | "la_update" | "la_end";
         endUserId?: string;
         deviceId?: string;
@@ -6154,7 +6167,7 @@ export interface operations {
                 /** @description apns, fcm or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
-                status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
+                status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
                 attempts: number;
                 /** @description apns-id, FCM message name, or the simulator id. */
                 providerId: string | null;
@@ -6262,7 +6275,7 @@ export interface operations {
             /** @description apns, fcm or simulator, once an attempt was made. */
             provider: string | null;
             /** @enum {string} */
-            status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
+            status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
             attempts: number;
             /** @description apns-id, FCM message name, or the simulator id. */
             providerId: string | null;
@@ -6401,7 +6414,7 @@ export interface operations {
                 /** @description apns, fcm or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
-                status: "pending" | "held" | "sending" | "delivered" | "failed" | "dropped" | "superseded";
+                status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
                 attempts: number;
                 /** @description apns-id, FCM message name, or the simulator id. */
                 providerId: string | null;
@@ -7324,8 +7337,8 @@ export interface operations {
     };
   };
   /**
-   * List sent notifications
-   * @description The app's messages newest first (`limit` default 50), each with its deliveries by state (as the message status counts them) and its opens.
+   * List notifications
+   * @description The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) and its opens.
    */
   getApiAppsByAppIdNotifications: {
     parameters: {
@@ -7344,12 +7357,22 @@ export interface operations {
         content: {
           "application/json": {
             /** @description Newest first. */
-            messages: {
+            messages: ({
                 messageId: string;
                 templateSlug: string;
                 releaseVersion: number;
-                /** Format: date-time */
+                /** @enum {string} */
+                state: "scheduled" | "sending" | "sent" | "cancelled";
+                /**
+                 * Format: date-time
+                 * @description When the send was made (for a scheduled send: when it was scheduled, not when it goes).
+                 */
                 createdAt: string;
+                /**
+                 * Format: date-time
+                 * @description When a scheduled send goes: its first part that reaches a device, as the message status says (`schedule.scheduledFor`). Null for a send made to go at once.
+                 */
+                scheduledFor: string | null;
                 /** @description Deliveries (one per device) by state. */
                 deliveries: {
                   total: number;
@@ -7370,8 +7393,8 @@ export interface operations {
                 };
                 /** @description Devices that reported opening it (once each). */
                 opened: number;
-              }[];
-            /** @description All of the app's messages (retention removes old ones). */
+              })[];
+            /** @description All of the app's messages, scheduled ones too (retention removes old ones). */
             total: number;
           };
         };
@@ -8526,7 +8549,7 @@ export interface operations {
       200: {
         content: {
           "application/json": {
-            scheduledSends: {
+            scheduledSends: ({
                 /** @description Cancel it with `DELETE /api/apps/{appId}/notifications/{messageId}`. */
                 messageId: string;
                 templateSlug: string;
@@ -8542,7 +8565,9 @@ export interface operations {
                 lastDueAt: string;
                 /** @description true: `sendAtLocal` (each device at a wall time in its zone); false: `sendAt`. */
                 local: boolean;
-              }[];
+                /** @description A `sendAtLocal`: the wall time each device gets it at in its zone (minutes); null for `sendAt`. */
+                localTime: string | null;
+              })[];
           };
         };
       };

@@ -18,8 +18,8 @@ export function PayloadDetails(props: { delivery: Delivery; open?: boolean }) {
 }
 
 const STATUS_TEXT: Record<string, string> = {
-  delivered: 'Delivered',
-  pending: 'Queued',
+  sent: 'Sent',
+  queued: 'Queued',
   sending: 'Sending',
   held: 'Held',
   failed: 'Failed',
@@ -28,7 +28,7 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 export function DeliveryStatus(props: { status: string }) {
-  const tone = { delivered: 'green', pending: 'blue', sending: 'blue', held: 'amber', failed: 'red', dropped: 'grey', superseded: 'grey' }[props.status];
+  const tone = { sent: 'green', queued: 'blue', sending: 'blue', held: 'amber', failed: 'red', dropped: 'grey', superseded: 'grey' }[props.status];
   return html`<${Badge} tone=${tone}>${STATUS_TEXT[props.status] ?? props.status}<//>`;
 }
 
@@ -46,7 +46,7 @@ export function DeliveryTimeline(props: { deliveries: Delivery[] }) {
             <time class="muted small" datetime=${d.createdAt} title=${formatDateTime(d.createdAt)}>${formatTime(d.createdAt)}</time>
           </div>
           ${d.reason ? html`<p class="small reason">${d.reason}</p>` : ''}
-          ${d.attempts > 1 || d.status === 'pending' ? html`<p class="muted small">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.nextAttemptAt && d.status === 'pending' ? ` · next ${formatTime(d.nextAttemptAt)}` : ''}</p>` : ''}
+          ${d.attempts > 1 || d.status === 'queued' ? html`<p class="muted small">${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.nextAttemptAt && d.status === 'queued' ? ` · next ${formatTime(d.nextAttemptAt)}` : ''}</p>` : ''}
           ${d.providerId ? html`<p class="muted small">Provider id <span class="mono">${d.providerId}</span></p>` : ''}
           <${PayloadDetails} delivery=${d} />
         </div>

@@ -1,4 +1,5 @@
 import { html } from 'htm/preact';
+import { useEffect, useState } from 'preact/hooks';
 import { formatNumber } from '../lib/format';
 import type { MessageDay } from '../lib/message-days';
 import { niceMax } from '../lib/usage-period';
@@ -15,8 +16,10 @@ const SERIES = [
  */
 export function MessagesChart(props: { days: MessageDay[]; messages: number }) {
   const days = props.days;
-  const W = 720;
-  const H = 220;
+  // Drawn about as wide as it is shown: a 720-unit drawing squeezed onto a phone shrank its axis text to 5 px.
+  const narrow = useNarrow();
+  const W = narrow ? 360 : 720;
+  const H = narrow ? 200 : 220;
   const pad = { l: 48, r: 12, t: 16, b: 28 };
   const innerW = W - pad.l - pad.r;
   const innerH = H - pad.t - pad.b;
@@ -26,7 +29,7 @@ export function MessagesChart(props: { days: MessageDay[]; messages: number }) {
   const x = (i: number, s: number) => pad.l + slot * (i + 0.5) + (s - 1.5) * barW;
   const y = (v: number) => pad.t + innerH - (innerH * v) / max;
   const ticks = [0, 0.5, 1].map((f) => f * max);
-  const labelEvery = Math.ceil(days.length / 8);
+  const labelEvery = Math.ceil(days.length / (narrow ? 4 : 8));
   const totals = SERIES.map(([key]) => days.reduce((n, d) => n + d[key], 0));
   return html`<figure class="chart messages-chart">
     <svg viewBox=${`0 0 ${W} ${H}`} role="img"
@@ -52,4 +55,17 @@ export function MessagesChart(props: { days: MessageDay[]; messages: number }) {
       </table>
     </details>
   </figure>`;
+}
+
+/** Whether the screen is a phone's (the console's 700 px breakpoint), following rotations. */
+function useNarrow(): boolean {
+  const query = '(max-width: 700px)';
+  const [narrow, setNarrow] = useState(() => matchMedia(query).matches);
+  useEffect(() => {
+    const list = matchMedia(query);
+    const changed = () => setNarrow(list.matches);
+    list.addEventListener('change', changed);
+    return () => list.removeEventListener('change', changed);
+  }, []);
+  return narrow;
 }

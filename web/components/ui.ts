@@ -160,6 +160,7 @@ const TONES: Record<string, string> = {
   delivered: 'green',
   Testing: 'amber',
   pending: 'blue',
+  queued: 'blue',
   held: 'amber',
   retrying: 'amber',
   paused: 'red',

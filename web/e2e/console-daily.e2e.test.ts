@@ -73,9 +73,9 @@ describe('the console for daily use', () => {
     await page.getByLabel('End user').fill('demo-user');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.getByText('6 deliveries match').waitFor();
-    await page.getByLabel('Status').selectOption('delivered');
+    await page.getByLabel('Status').selectOption('sent');
     await page.getByText('6 deliveries match').waitFor();
-    expect(new Set(await rows.evaluateAll((r) => r.map((e) => e.getAttribute('data-status'))))).toEqual(new Set(['delivered']));
+    expect(new Set(await rows.evaluateAll((r) => r.map((e) => e.getAttribute('data-status'))))).toEqual(new Set(['sent']));
     await page.getByLabel('Status').selectOption('failed');
     await page.getByText('No delivery matches these filters').waitFor();
     await page.getByLabel('Kind').selectOption('la_start');
@@ -93,17 +93,17 @@ describe('the console for daily use', () => {
     const before = recorder.requests.filter((u) => u.includes('/deliveries?')).length;
     await asBackend('POST', '/notifications/send', { templateSlug: 'order-shipped', variables: { order: '#7', eta: 'soon' } });
     await page.getByText('3 deliveries match').waitFor();
-    await page.locator('tbody tr[data-status="delivered"]').nth(2).waitFor();
+    await page.locator('tbody tr[data-status="sent"]').nth(2).waitFor();
     expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
     // A handful of list loads for one send of three deliveries: events are coalesced, not one per delivery.
     expect(recorder.requests.filter((u) => u.includes('/deliveries?')).length - before).toBeLessThanOrEqual(6);
 
     await go('/apps/demo/activities/la_demo');
     const timeline = page.getByRole('list', { name: 'Delivery timeline' });
-    await timeline.locator('[data-status="delivered"]').filter({ hasText: 'Start' }).first().waitFor();
+    await timeline.locator('[data-status="sent"]').filter({ hasText: 'Start' }).first().waitFor();
     await page.locator('.live-indicator.live-live').waitFor();
     await asBackend('PATCH', '/live-activities/la_demo', { contentState: { progress: '90', detail: 'Next stop' } });
-    await timeline.locator('[data-status="delivered"]').filter({ hasText: 'Update' }).nth(1).waitFor();
+    await timeline.locator('[data-status="sent"]').filter({ hasText: 'Update' }).nth(1).waitFor();
     await screenshot(page, 'daily-03-activity-live');
   }, SLOW);
 
@@ -189,7 +189,7 @@ describe('the console for daily use', () => {
     for (const [name, path] of [
       ['overview', '/apps/demo'],
       ['deliveries', '/apps/demo/deliveries'],
-      ['deliveries-filtered', '/apps/demo/deliveries?endUserId=demo-user&status=delivered'],
+      ['deliveries-filtered', '/apps/demo/deliveries?endUserId=demo-user&status=sent'],
     ] as const) {
       await p.goto(`${islet.url}/console${path}`);
       await p.locator('h1').first().waitFor();

@@ -122,14 +122,14 @@ describe('console', () => {
     flow.activityPath = new URL(page.url()).pathname;
     expect(flow.activityPath).toMatch(/^\/console\/apps\/demo-shop\/activities\/la_/);
     const timeline = page.getByRole('list', { name: 'Delivery timeline' });
-    await timeline.locator('[data-status="delivered"]').filter({ hasText: 'Start' }).waitFor();
+    await timeline.locator('[data-status="sent"]').filter({ hasText: 'Start' }).waitFor();
     await timeline.getByText('Payload (recorded by the simulator)').click();
     await timeline.getByText('"event": "start"').waitFor();
     // The activity's instance on the simulated iPhone: live, no update token reported yet, its start delivered.
     const instance = page.getByRole('region', { name: 'Devices' }).getByRole('row').filter({ hasText: 'iOS' });
     await instance.getByText('live', { exact: true }).waitFor();
     await instance.getByText('waiting', { exact: true }).waitFor();
-    await instance.getByText('delivered', { exact: true }).waitFor();
+    await instance.getByText('sent', { exact: true }).waitFor();
     await screenshot(page, 'desktop-06-activity-detail');
   }, SLOW);
 
@@ -153,12 +153,12 @@ describe('console', () => {
     await page.getByRole('group', { name: 'Preview of Progress bar' }).getByText('80%').first().waitFor();
     await page.getByRole('button', { name: 'Send update' }).click();
     const timeline = page.getByRole('list', { name: 'Delivery timeline' });
-    await timeline.locator('[data-status="delivered"]').filter({ hasText: 'Update' }).waitFor();
+    await timeline.locator('[data-status="sent"]').filter({ hasText: 'Update' }).waitFor();
 
     await page.getByRole('button', { name: 'End activity' }).click();
     await page.getByRole('dialog', { name: 'End this Live Activity?' }).getByRole('button', { name: 'End activity' }).click();
     await heading(page, /Ended/).waitFor();
-    await timeline.locator('[data-status="delivered"]').filter({ hasText: 'End' }).waitFor();
+    await timeline.locator('[data-status="sent"]').filter({ hasText: 'End' }).waitFor();
     expect(await page.getByRole('button', { name: 'Send update' }).count()).toBe(0);
     await screenshot(page, 'desktop-08-activity-ended');
   }, SLOW);
@@ -204,9 +204,14 @@ describe('console', () => {
 
     await page.getByRole('link', { name: 'See deliveries →' }).click();
     await heading(page, 'Deliveries').waitFor();
-    const row = page.locator('tr[data-kind="notification"][data-status="delivered"]');
+    const row = page.locator('tr[data-kind="notification"][data-status="sent"]');
     await row.waitFor();
-    expect(await page.locator('tr[data-kind^="la_"][data-status="delivered"]').count()).toBe(3);
+    // That message's deliveries only (issue 50): the activity's are in the whole list.
+    expect(page.url()).toContain('messageId=msg_');
+    expect(await page.locator('tr[data-kind^="la_"]').count()).toBe(0);
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await page.locator('tr[data-kind^="la_"][data-status="sent"]').nth(2).waitFor();
+    expect(await page.locator('tr[data-kind^="la_"][data-status="sent"]').count()).toBe(3);
     await row.getByRole('cell', { name: 'ada' }).waitFor();
     await screenshot(page, 'desktop-11-deliveries');
     // A delivery's own page: the request sent, its attempt, and the token it went to.

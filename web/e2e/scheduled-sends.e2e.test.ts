@@ -51,7 +51,9 @@ describe('console: scheduled sends', () => {
     expect(await item.locator('time').first().getAttribute('datetime')).toMatch(/^\d{4}-\d\d-\d\dT/);
     await screenshot(page, 'desktop-send-scheduled');
 
-    await item.getByRole('button', { name: 'Cancel' }).click();
+    await item.getByRole('button', { name: /^Cancel / }).click();
+    // Cancelling asks first (issue 50).
+    await page.getByRole('dialog', { name: 'Cancel this scheduled send?' }).getByRole('button', { name: 'Cancel the send' }).click();
     await page.getByText('Cancelled: 2 deliveries will not go').waitFor();
     await list.waitFor({ state: 'detached' });
 

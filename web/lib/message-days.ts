@@ -3,7 +3,9 @@ export interface ListedMessage {
   messageId: string;
   templateSlug: string;
   releaseVersion: number;
+  state?: 'scheduled' | 'sending' | 'sent' | 'cancelled';
   createdAt: string;
+  scheduledFor?: string | null;
   deliveries: Record<'total' | 'queued' | 'held' | 'sending' | 'sent' | 'failed' | 'dropped' | 'superseded', number>;
   opened: number;
 }

@@ -60,6 +60,11 @@ export interface Device {
   /** Absent: the app's default. */
   environment?: 'production' | 'sandbox';
   hasPushToStartToken: boolean;
+  /** The ActivityAttributes types it holds an active push-to-start token for. */
+  pushToStartTypes: string[];
+  locale?: string;
+  timeZone?: string;
+  osVersion?: string;
   valid: boolean;
   invalidReason?: string;
   createdAt: string;

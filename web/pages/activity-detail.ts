@@ -1,13 +1,16 @@
 import { html } from 'htm/preact';
-import type { TargetedEvent } from 'preact';
+import type { ComponentChildren, TargetedEvent } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { contentStateProblems } from '../../src/modules/live-activities/template-validation';
-import { findTemplate, type TemplateDefinition } from '../../src/modules/live-activities/templates';
+import { findTemplate } from '../../src/modules/live-activities/templates';
 import { ActivityInstances, type ActivityInstance } from '../components/activity-instances';
 import { DeliveryTimeline } from '../components/deliveries';
 import { Dialog, toast } from '../components/feedback';
 import { LiveIndicator } from '../components/live-indicator';
 import { compact, TemplateFields } from '../components/template-form';
+import { CustomTemplateFields } from '../components/custom-template-form';
+import { customContentStateError } from '../../src/modules/live-activities/custom-templates';
+import { textsOf, typedValues, type AppTemplate } from '../lib/custom-values';
 import { Alert, Badge, Button, Card, Details, Empty, PageHeader, Spinner } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { duration, formatDateTime } from '../lib/format';
@@ -26,13 +29,25 @@ type Platform = (typeof PLATFORMS)[number];
 const PLATFORM_NAMES = { ios: 'iOS', android: 'Android' };
 const WHERE_SHOWN = { ios: 'Lock Screen and Dynamic Island', android: 'notification shade' };
 
-function UpdateForm(props: { appId: string; activity: Activity; platforms: Platform[]; def: TemplateDefinition; attributes: Strings; state: Strings; onState: (s: Strings) => void; onDone: () => void }) {
+/**
+ * The update and end of an Active activity: `contentState` is what an update sends, `problems`
+ * what is wrong with it, `fields` the inputs (given the problems to show once a send was tried).
+ */
+function UpdateForm(props: {
+  appId: string;
+  activity: Activity;
+  platforms: Platform[];
+  contentState: unknown;
+  problems: string[];
+  fields: (shown: string[]) => ComponentChildren;
+  onDone: () => void;
+}) {
   const [tried, setTried] = useState(false);
   const [ending, setEnding] = useState(false);
   const path = `/live-activities/${encodeURIComponent(props.activity.id)}`;
-  const problems = contentStateProblems(props.def, compact(props.state), props.attributes);
+  const problems = props.problems;
   const update = useAction(async () => {
-    await publicApi(props.appId, 'PATCH', path, { contentState: compact(props.state) });
+    await publicApi(props.appId, 'PATCH', path, { contentState: props.contentState });
     toast('Update queued for delivery');
     setTried(false);
     props.onDone();
@@ -50,7 +65,7 @@ function UpdateForm(props: { appId: string; activity: Activity; platforms: Platf
   };
   return html`<${Card} title="Update" description="Sends the whole content state; the attributes stay as they were at start.">
     <form class="stack" onSubmit=${submit} novalidate>
-      <${TemplateFields} def=${props.def} attributes=${props.attributes} state=${props.state} onState=${props.onState} problems=${tried ? problems : []} />
+      ${props.fields(tried ? problems : [])}
       ${update.error ? html`<${Alert}>${update.error}<//>` : ''}
       <div class="form-actions">
         <${Button} variant="danger" onClick=${() => setEnding(true)}>End activity<//>
@@ -104,10 +119,17 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
   const app = useLoad(() => admin<AppView>('GET', `/apps/${id}`), [props.appId]);
   const a = activity.data;
   const def = a ? findTemplate(a.templateSlug) : undefined;
-  // The form starts from the current state; reloads do not overwrite what is being typed.
+  // An app-defined template's typed fields, for its update form.
+  const slug = a && !def ? a.templateSlug : undefined;
+  const custom = useLoad(
+    () => (slug ? admin<AppTemplate>('GET', `/apps/${id}/live-activity-templates/${encodeURIComponent(slug)}`) : Promise.resolve(undefined)),
+    [props.appId, slug],
+  );
+  const customDef = custom.data;
+  // The form starts from the current state (an app-defined template's typed values as text); reloads do not overwrite what is being typed.
   const [state, setState] = useState<Strings | undefined>();
   useEffect(() => {
-    if (a && state === undefined) setState({ ...a.contentState });
+    if (a && state === undefined) setState(textsOf(a.contentState));
   }, [a]);
 
   if (activity.error && !a) return html`<div class="page"><${Alert}>${activity.error}<//></div>`;
@@ -148,8 +170,28 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
         <//>
         ${waitingForToken ? html`<${HeldNotice} />` : ''}
         ${a.state === 'Active' && state && def
-          ? html`<${UpdateForm} appId=${props.appId} activity=${a} platforms=${platforms} def=${def} attributes=${a.attributes} state=${state} onState=${setState} onDone=${reload} />`
+          ? html`<${UpdateForm}
+              appId=${props.appId}
+              activity=${a}
+              platforms=${platforms}
+              contentState=${compact(state)}
+              problems=${contentStateProblems(def, compact(state), a.attributes)}
+              fields=${(shown: string[]) => html`<${TemplateFields} def=${def} attributes=${a.attributes} state=${state} onState=${setState} problems=${shown} />`}
+              onDone=${reload}
+            />`
           : ''}
+        ${a.state === 'Active' && state && customDef
+          ? html`<${UpdateForm}
+              appId=${props.appId}
+              activity=${a}
+              platforms=${platforms}
+              contentState=${typedValues(customDef.contentState, state)}
+              problems=${[customContentStateError(customDef, typedValues(customDef.contentState, state))].filter((p): p is string => p !== undefined)}
+              fields=${(shown: string[]) => html`<${CustomTemplateFields} def=${customDef} attributes=${{}} state=${state} onState=${setState} problems=${shown} />`}
+              onDone=${reload}
+            />`
+          : ''}
+        ${a.state === 'Active' && !def && custom.error ? html`<${Alert}>${custom.error}<//>` : ''}
         <${Card} title="Delivery timeline" description="Every push for this activity, as queued and as answered by the provider or the simulator.">
           ${deliveries.error ? html`<${Alert}>${deliveries.error}<//>` : ''}
           ${!deliveries.data && deliveries.loading ? html`<${Spinner} />` : ''}

@@ -6,6 +6,7 @@ import { Alert, Badge, Button, Card, Empty, Field, PageHeader, Spinner } from '.
 import { admin } from '../lib/api';
 import { formatDateTime } from '../lib/format';
 import { useAction, useDialogState, useLoad } from '../lib/hooks';
+import { Link } from '../lib/router';
 
 interface TemplateField {
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
@@ -67,9 +68,12 @@ export function ActivityTemplatesPage(props: { appId: string }) {
               key=${t.slug}
               title=${html`<span class="mono">${t.slug}</span>`}
               description=${html`<span class="mono">${t.attributesType}</span> · updated ${formatDateTime(t.updatedAt)}`}
-              actions=${t.source === 'config'
-                ? html`<${Badge} tone="blue" title="Declared in the TOML configuration: change it there">from config<//>`
-                : html`<${Button} small variant="danger" label=${`Delete ${t.slug}`} onClick=${() => (remove.setError(undefined), setDeleting(t))}>Delete<//>`}
+              actions=${html`<div class="row-actions">
+                <${Link} class="btn btn-secondary btn-sm" href=${`/apps/${encodeURIComponent(props.appId)}/activities/new?template=${encodeURIComponent(t.slug)}`}>Start<//>
+                ${t.source === 'config'
+                  ? html` <${Badge} tone="blue" title="Declared in the TOML configuration: change it there">from config<//>`
+                  : html` <${Button} small variant="danger" label=${`Delete ${t.slug}`} onClick=${() => (remove.setError(undefined), setDeleting(t))}>Delete<//>`}
+              </div>`}
             >
               <${Fields} part="attributes" fields=${t.attributes} />
               <${Fields} part="contentState" fields=${t.contentState} />
@@ -97,7 +101,7 @@ function Fields(props: { part: string; fields: Record<string, TemplateField> }) 
   return html`<h3 class="small muted template-part">${props.part}</h3>
     ${entries.length === 0
       ? html`<p class="muted small">No fields.</p>`
-      : html`<div class="table-wrap"><table class="table template-fields">
+      : html`<div class="table-wrap"><table class="table template-field-table">
           <caption class="sr-only">${props.part} fields</caption>
           <thead><tr><th scope="col">Field</th><th scope="col">Type</th><th scope="col">Required</th></tr></thead>
           <tbody>

@@ -13,10 +13,10 @@ import { Link, navigate } from '../lib/router';
 import type { Delivery } from '../lib/types';
 
 const PAGE = 50;
-const STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'];
+const STATUSES = ['queued', 'held', 'sending', 'sent', 'failed', 'dropped', 'superseded'];
 const KINDS = ['notification', 'la_start', 'la_update', 'la_end'];
 /** The filters, as named in the URL and in the API's query. */
-const KEYS = ['endUserId', 'deviceId', 'templateSlug', 'activityId', 'kind', 'status', 'reason', 'since', 'until'] as const;
+const KEYS = ['endUserId', 'deviceId', 'templateSlug', 'activityId', 'messageId', 'kind', 'status', 'reason', 'since', 'until'] as const;
 type Filters = Partial<Record<(typeof KEYS)[number], string>>;
 
 /** `datetime-local` is local time without a zone; the API wants an instant. */
@@ -66,6 +66,7 @@ export function DeliveriesPage(props: { appId: string; params: URLSearchParams }
       ${text('deviceId', 'Device', 'dev_…')}
       ${text('templateSlug', 'Template', 'order-shipped')}
       ${text('activityId', 'Activity', 'la_…')}
+      ${text('messageId', 'Message', 'msg_…')}
       <label>Kind
         <select name="kind" value=${draft.kind ?? ''} onChange=${(e: TargetedEvent<HTMLSelectElement>) => setNow('kind', e.currentTarget.value)}>
           <option value="">All</option>

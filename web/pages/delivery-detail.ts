@@ -50,7 +50,7 @@ export function DeliveryDetailPage(props: { appId: string; deliveryId: string })
               ['Provider id', d.providerId ? html`<span class="mono break">${d.providerId}</span>` : '—'],
               ['Queued', formatDateTime(d.createdAt)],
               ['Last change', formatDateTime(d.updatedAt)],
-              ...(d.status === 'pending' ? [['Next attempt', formatDateTime(d.nextAttemptAt)] as [string, string]] : []),
+              ...(d.status === 'queued' ? [['Next attempt', formatDateTime(d.nextAttemptAt)] as [string, string]] : []),
             ]}
           />
         <//>

@@ -3,6 +3,7 @@ import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
 import { usePlanAllowsActivities } from '../components/start-action';
+import { LocaleZone, PushToStart } from '../components/device-facts';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { randomHex, randomId, relativeTime } from '../lib/format';
@@ -85,7 +86,7 @@ function EndUsersCard(props: { appId: string; version: number; onPick: (id: stri
             ${list.map(
               (u) => html`<tr>
                 <td data-label="End user"><button type="button" class="linklike mono break" onClick=${() => props.onPick(u.id)} title="Show this user's devices">${u.id}</button>
-                  <${Link} href=${`/apps/${encodeURIComponent(props.appId)}/users/${encodeURIComponent(u.id)}`} title="Tags, devices and erasure">Details<//></td>
+                  ${/* A space of its own: htm drops the line break before a tag, which ran the id into the link ("u3Details"). */ ' '}<span class="muted" aria-hidden="true">·</span>${' '}<${Link} href=${`/apps/${encodeURIComponent(props.appId)}/users/${encodeURIComponent(u.id)}`} title="Tags, devices and erasure">Details<//></td>
                 <td data-label="Devices">${u.devices}</td>
                 <td data-label="Tester"><label class="switch"><input type="checkbox" checked=${u.tester} onChange=${(e: TargetedEvent<HTMLInputElement>) => setTester.run(u, e.currentTarget.checked)} /><span class="sr-only">${u.id} is a tester</span><span class="switch-ui" aria-hidden="true"></span></label></td>
                 <td data-label="Last seen" title=${u.lastSeenAt}>${relativeTime(u.lastSeenAt)}</td>
@@ -120,14 +121,15 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
     ${devices.data && list.length === 0 ? html`<p class="muted">No devices.</p>` : ''}
     ${list.length > 0
       ? html`<div class="table-wrap"><table class="table stacked">
-          <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Registered</th><th scope="col">Device id</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+          <thead><tr><th scope="col">End user</th><th scope="col">Platform</th><th scope="col">Token</th><th scope="col">Locale · zone</th><th scope="col">Registered</th><th scope="col">Device id</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
           <tbody>
             ${list.map(
               (d) => html`<tr>
                 <td data-label="End user" class="mono break">${d.endUserId ?? 'erased'}</td>
                 <td data-label="Platform"><span class="platform-tag">${d.platform === 'ios' ? 'iOS' : 'Android'}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
                 <td data-label="Token">${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
-                  ${d.platform === 'ios' && !d.hasPushToStartToken ? html` <${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>` : ''}</td>
+                  ${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}</td>
+                <td data-label="Locale · zone" class="small"><${LocaleZone} device=${d} /></td>
                 <td data-label="Registered" class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
                 <td data-label="Device id" class="mono small break">${d.id}</td>
                 <td data-label=""><${Button} small variant="ghost" busy=${remove.busy} label=${`Remove device ${d.id}`} onClick=${() => remove.run(d)}>Remove<//></td>

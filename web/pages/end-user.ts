@@ -7,11 +7,12 @@ import { plural } from '../lib/audience';
 import { relativeTime } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
 import { Link, navigate } from '../lib/router';
+import { LocaleZone, PushToStart } from '../components/device-facts';
 
 interface EndUserView {
   endUserId: string;
   tags: Record<string, string>;
-  devices: { id: string; platform: 'ios' | 'android'; valid: boolean; locale?: string; osVersion?: string; createdAt: string }[];
+  devices: { id: string; platform: 'ios' | 'android'; valid: boolean; locale?: string; timeZone?: string; osVersion?: string; pushToStartTypes: string[]; createdAt: string }[];
 }
 
 interface Erased {
@@ -52,14 +53,14 @@ export function EndUserPage(props: { appId: string; endUserId: string }) {
       ${user.data.devices.length === 0
         ? html`<p class="muted">No devices.</p>`
         : html`<div class="table-wrap"><table class="table stacked" aria-label="Devices">
-            <thead><tr><th scope="col">Device</th><th scope="col">Platform</th><th scope="col">Locale</th><th scope="col">Token</th><th scope="col">Registered</th></tr></thead>
+            <thead><tr><th scope="col">Device</th><th scope="col">Platform</th><th scope="col">Locale · zone</th><th scope="col">Token</th><th scope="col">Registered</th></tr></thead>
             <tbody>
               ${user.data.devices.map(
                 (d) => html`<tr>
                   <td data-label="Device" class="mono break">${d.id}</td>
                   <td data-label="Platform">${d.platform === 'ios' ? 'iOS' : 'Android'}${d.osVersion ? ` ${d.osVersion}` : ''}</td>
-                  <td data-label="Locale">${d.locale ?? '—'}</td>
-                  <td data-label="Token"><${Badge}>${d.valid ? 'valid' : 'invalid'}<//></td>
+                  <td data-label="Locale · zone" class="small"><${LocaleZone} device=${d} /></td>
+                  <td data-label="Token"><${Badge}>${d.valid ? 'valid' : 'invalid'}<//>${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}</td>
                   <td data-label="Registered" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
                 </tr>`,
               )}

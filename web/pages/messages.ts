@@ -1,7 +1,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { MessagesChart } from '../components/messages-chart';
-import { Alert, Card, Empty, PageHeader, Pager, Spinner } from '../components/ui';
+import { Alert, Badge, Card, Empty, PageHeader, Pager, Spinner } from '../components/ui';
 import { publicApi, query } from '../lib/api';
 import { formatDateTime, formatNumber, relativeTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
@@ -9,6 +9,7 @@ import { messageDays, type ListedMessage } from '../lib/message-days';
 import { Link } from '../lib/router';
 
 const PAGE = 25;
+const STATE_TONES = { scheduled: 'blue', sending: 'blue', sent: 'green', cancelled: 'grey' } as const;
 /** The chart's messages: the newest page the API gives (100). */
 const CHART_MESSAGES = 100;
 
@@ -26,7 +27,7 @@ export function MessagesPage(props: { appId: string }) {
   const rows = list.data?.messages ?? [];
   const days = messageDays(recent.data?.messages ?? []);
   return html`<div class="page">
-    <${PageHeader} title="Messages" subtitle="Notifications sent, newest first: what became of their deliveries, and how many devices reported opening them." />
+    <${PageHeader} title="Messages" subtitle="Notifications sent and scheduled, newest first: what became of their deliveries, and how many devices reported opening them." />
     ${list.error ? html`<${Alert}>${list.error}<//>` : ''}
     ${!list.data && list.loading ? html`<${Spinner} />` : ''}
     ${days.length > 0 ? html`<${Card} title="Per day"><${MessagesChart} days=${days} messages=${recent.data!.messages.length} /><//>` : ''}
@@ -36,17 +37,21 @@ export function MessagesPage(props: { appId: string }) {
     ${rows.length > 0
       ? html`<div class="card card-flush"><div class="table-wrap"><table class="table messages-table stacked">
           <caption class="sr-only">Messages, newest first</caption>
-          <thead><tr><th scope="col">Message</th><th scope="col">When</th><th scope="col">Deliveries</th><th scope="col">Sent</th><th scope="col">Failed</th><th scope="col">Waiting</th><th scope="col">Opened</th></tr></thead>
+          <thead><tr><th scope="col">Message</th><th scope="col">When</th><th scope="col">Deliveries</th><th scope="col">Sent</th><th scope="col">Failed</th><th scope="col">Waiting</th><th scope="col">Opened</th><th scope="col"><span class="sr-only">Deliveries</span></th></tr></thead>
           <tbody>
             ${rows.map(
               (m) => html`<tr data-id=${m.messageId}>
                 <td data-label="Message"><div class="mono small break">${m.messageId}</div><div class="muted small">${m.templateSlug} · release ${m.releaseVersion}</div></td>
-                <td data-label="When" class="nowrap small" title=${formatDateTime(m.createdAt)}>${relativeTime(m.createdAt)}</td>
+                <td data-label="When" class="small" title=${`Sent ${formatDateTime(m.createdAt)}`}>
+                  ${m.state ? html`<${Badge} tone=${STATE_TONES[m.state]}>${m.state}<//> ` : ''}<span class="nowrap">${relativeTime(m.createdAt)}</span>
+                  ${m.scheduledFor && m.state !== 'sent' ? html`<div class="muted">for ${formatDateTime(m.scheduledFor)}</div>` : ''}
+                </td>
                 <td data-label="Deliveries" class="num">${formatNumber(m.deliveries.total)}</td>
                 <td data-label="Sent" class="num">${formatNumber(m.deliveries.sent)}</td>
                 <td data-label="Failed" class="num">${formatNumber(m.deliveries.failed)}</td>
                 <td data-label="Waiting" class="num">${formatNumber(m.deliveries.queued + m.deliveries.held + m.deliveries.sending)}</td>
                 <td data-label="Opened" class="num">${formatNumber(m.opened)}</td>
+                <td data-label="" class="row-actions"><${Link} href=${`/apps/${encodeURIComponent(props.appId)}/deliveries?messageId=${encodeURIComponent(m.messageId)}`} title="Every delivery of this message">Deliveries<//></td>
               </tr>`,
             )}
           </tbody>

@@ -4,7 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ConfirmDialog, toast } from '../components/feedback';
 import { AudienceBuilder, audienceBody, emptyAudience, type AudienceDraft } from '../components/audience-builder';
 import { MessageStatusPanel } from '../components/message-status';
-import { dueText, ScheduledSendsCard, sendTimeFields } from '../components/scheduled-sends';
+import { dueText, localText, ScheduledSendsCard, sendTimeFields } from '../components/scheduled-sends';
 import { Alert, Button, Card, Empty, PageHeader, SelectField, Spinner, TextField } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { useAction, useLoad } from '../lib/hooks';
@@ -12,6 +12,8 @@ import { audienceOf, plural } from '../lib/audience';
 import { Link } from '../lib/router';
 import type { AppView, Release } from '../lib/types';
 import { NotificationPreview } from '../previews/notification-preview';
+import { localizationsDraftOf, localizedTexts, PreviewLanguage } from '../components/localizations-editor';
+import type { RichTemplate } from '../components/notification-options';
 
 /** Sends a notification as the app's backend would: from the Live release, or a Testing one to testers. */
 export function SendPage(props: { appId: string; release?: string; template?: string }) {
@@ -26,7 +28,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
   // Who: end users by id (none: everyone), or an audience of tags, platform and locales.
   const [mode, setMode] = useState<'users' | 'audience'>('users');
   const [audience, setAudience] = useState<AudienceDraft>(emptyAudience);
-  const [sent, setSent] = useState<{ count: number; messageId: string | null; scheduledFor?: string } | undefined>();
+  const [sent, setSent] = useState<{ count: number; messageId: string | null; scheduledFor?: string; local?: string } | undefined>();
   const [when, setWhen] = useState<'now' | 'at' | 'local'>('now');
   const [sendTime, setSendTime] = useState('');
   const [sends, setSends] = useState(0);
@@ -40,7 +42,11 @@ export function SendPage(props: { appId: string; release?: string; template?: st
   }, [releases.data, version]);
 
   const release = usable.find((r) => String(r.version) === version);
-  const template = release?.templates.find((t) => t.slug === slug);
+  // The admin API answers each template whole: its options and languages too.
+  const template = release?.templates.find((t) => t.slug === slug) as RichTemplate | undefined;
+  const [previewTag, setPreviewTag] = useState('');
+  const languageRows = localizationsDraftOf(template?.localizations);
+  const shown = template ? localizedTexts({ title: template.title, body: template.body, subtitle: template.subtitle }, languageRows, previewTag) : undefined;
   const testing = release?.status === 'Testing';
   const targetUsers = targets
     .split(',')
@@ -54,10 +60,13 @@ export function SendPage(props: { appId: string; release?: string; template?: st
       ...(testing ? { testReleaseVersion: release!.version } : {}),
       ...sendTimeFields(when, sendTime),
     });
-    setSent({ count: res.messageCount, messageId: res.messageId, scheduledFor: res.scheduledFor });
+    const local = when === 'local' ? sendTime : undefined;
+    setSent({ count: res.messageCount, messageId: res.messageId, scheduledFor: res.scheduledFor, local });
     setSends((n) => n + 1);
-    toast(res.scheduledFor ? `Scheduled for ${dueText(res.scheduledFor)}` : `${res.messageCount} notification${res.messageCount === 1 ? '' : 's'} queued`);
+    toast(res.scheduledFor ? `Scheduled for ${local ? localText(local) : dueText(res.scheduledFor)}` : `${res.messageCount} notification${res.messageCount === 1 ? '' : 's'} queued`);
   });
+  const scheduling = when !== 'now' && sendTime !== '';
+  const whenText = when === 'local' ? localText(sendTime) : sendTime ? dueText(new Date(sendTime).toISOString()) : '';
   // A send to everyone (or every tester) is confirmed with the number of devices it reaches.
   const [confirming, setConfirming] = useState(false);
   const reach = useLoad(() => (confirming ? audienceOf(props.appId, testing) : Promise.resolve(undefined)), [confirming, testing]);
@@ -144,9 +153,9 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             ${sent !== undefined
               ? html`<${Alert} tone="success">
                   ${sent.scheduledFor
-                    ? html`<strong>Scheduled for ${dueText(sent.scheduledFor)}</strong> (${sent.count} ${sent.count === 1 ? 'device' : 'devices'} now).`
+                    ? html`<strong>Scheduled for ${sent.local ? localText(sent.local) : dueText(sent.scheduledFor)}</strong> (${sent.count} ${sent.count === 1 ? 'device' : 'devices'} now).${sent.local ? ` The first zone's goes at ${dueText(sent.scheduledFor)} here.` : ''}`
                     : html`<strong>${sent.count} notification${sent.count === 1 ? '' : 's'} queued.</strong> ${sent.count === 0 ? 'No targeted end user has a device.' : ''}`}
-                  <${Link} href=${`/apps/${id}/deliveries`}>See deliveries →<//>
+                  ${/* Its own space: htm drops the line break before a tag. */ ' '}${sent.messageId ? html`<${Link} href=${`/apps/${id}/deliveries?messageId=${encodeURIComponent(sent.messageId)}`}>See deliveries →<//>` : ''}
                   ${sent.messageId ? html`<${MessageStatusPanel} key=${sent.messageId} appId=${props.appId} messageId=${sent.messageId} />` : ''}
                 <//>`
               : ''}
@@ -155,20 +164,26 @@ export function SendPage(props: { appId: string; release?: string; template?: st
           </form>
           <${ConfirmDialog}
             open=${confirming}
-            title=${testing ? 'Send to every tester?' : 'Send to every end user?'}
-            confirmLabel=${reach.data ? `Send to ${plural(reach.data.devices, 'device')}` : 'Send'}
+            title=${`${scheduling ? 'Schedule' : 'Send'} to every ${testing ? 'tester' : 'end user'}?`}
+            confirmLabel=${reach.data ? `${scheduling ? 'Schedule for' : 'Send to'} ${plural(reach.data.devices, 'device')}` : scheduling ? 'Schedule' : 'Send'}
             busy=${send.busy || !reach.data}
             error=${send.error ?? reach.error}
             onClose=${() => setConfirming(false)}
             onConfirm=${confirmSend}
           >
             ${reach.data
-              ? html`<p><span class="mono">${slug}</span> goes to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android), from release ${release?.version}.</p>
-                  <p class="muted small">A notification cannot be called back once sent. To reach a few people, name them under “Who gets it”.</p>`
+              ? html`<p><span class="mono">${slug}</span> ${scheduling ? html`is scheduled for <strong>${whenText}</strong>: it goes` : 'goes'} to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android), from release ${release?.version}${scheduling ? ' as they are now; who gets it is decided when it goes' : ''}.</p>
+                  <p class="muted small">${scheduling ? 'It can be cancelled under “Scheduled” until it goes.' : 'A notification cannot be called back once sent.'} To reach a few people, name them under “Who gets it”.</p>`
               : html`<${Spinner} label="Counting devices…" />`}
           <//>
           <aside class="editor-preview" aria-label="Preview">
-            ${template ? html`<${NotificationPreview} title=${template.title} body=${template.body} variables=${variables} appName=${app.data?.name} />` : ''}
+            ${template && shown
+              ? html`<div class="stack">
+                  <${PreviewLanguage} rows=${languageRows} value=${previewTag} onChange=${setPreviewTag} />
+                  ${languageRows.length > 0 ? html`<p class="muted small">Each device gets the language of its locale: ${languageRows.map((r) => html`<span class="mono">${r.tag}</span> `)}or the default.</p>` : ''}
+                  <${NotificationPreview} title=${shown.title} body=${shown.body} variables=${variables} appName=${app.data?.name} options=${{ ...template, subtitle: shown.subtitle }} />
+                </div>`
+              : ''}
           </aside>
         </div>`}
   </div>`;

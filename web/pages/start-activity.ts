@@ -6,6 +6,10 @@ import { findTemplate, LIVE_ACTIVITY_TEMPLATES, type TemplateDefinition } from '
 import { ConfirmDialog, toast } from '../components/feedback';
 import { noActivitiesReason, usePlanAllowsActivities } from '../components/start-action';
 import { compact, fieldOfProblem, TemplateFields } from '../components/template-form';
+import { CustomTemplateFields } from '../components/custom-template-form';
+import { customDataError } from '../../src/modules/live-activities/custom-templates';
+import { sampleTexts, typedValues, type AppTemplate } from '../lib/custom-values';
+import { CustomPreview } from '../previews/custom-preview';
 import { Alert, Button, Card, PageHeader, Spinner, TextField, withCode } from '../components/ui';
 import { admin, publicApi } from '../lib/api';
 import { useAction, useLoad } from '../lib/hooks';
@@ -16,9 +20,16 @@ import { freshSample } from '../previews/preview-model';
 import { Glyph } from '../previews/template-bodies';
 import { Previews } from '../previews/surfaces';
 
-function TemplatePicker(props: { value: string; onChange: (slug: string) => void }) {
+function TemplatePicker(props: { value: string; custom: AppTemplate[]; onChange: (slug: string) => void }) {
   return html`<fieldset class="template-picker">
     <legend>Template</legend>
+    ${props.custom.map(
+      (t) => html`<label class=${`template-option${t.slug === props.value ? ' selected' : ''}`}>
+        <input type="radio" name="template" value=${t.slug} checked=${t.slug === props.value} onChange=${() => props.onChange(t.slug)} />
+        <${Glyph} slug="custom" />
+        <span><strong class="mono">${t.slug}</strong><span class="muted small">Your template · ${t.attributesType}</span></span>
+      </label>`,
+    )}
     ${LIVE_ACTIVITY_TEMPLATES.map(
       (t) => html`<label class=${`template-option${t.slug === props.value ? ' selected' : ''}`}>
         <input type="radio" name="template" value=${t.slug} checked=${t.slug === props.value} onChange=${() => props.onChange(t.slug)} />
@@ -37,11 +48,30 @@ function RequestPreview(props: { appId: string; body: unknown }) {
   </details>`;
 }
 
+/** The start form: `?template=` names a built-in or one of the app's own templates (loaded first, then its form). */
 export function StartActivityPage(props: { appId: string; template?: string }) {
-  const first = findTemplate(props.template ?? '') ?? LIVE_ACTIVITY_TEMPLATES[0]!;
-  const [def, setDef] = useState<TemplateDefinition>(first);
-  const [attributes, setAttributes] = useState<Record<string, string>>(() => freshSample(first, Date.now()).attributes);
-  const [state, setState] = useState<Record<string, string>>(() => freshSample(first, Date.now()).contentState);
+  const custom = useLoad(() => admin<{ templates: AppTemplate[] }>('GET', `/apps/${encodeURIComponent(props.appId)}/live-activity-templates`), [props.appId]);
+  if (!custom.data) return custom.error ? html`<div class="page"><${Alert}>${custom.error}<//></div>` : html`<${Spinner} />`;
+  const asked = props.template;
+  const known = asked === undefined || findTemplate(asked) !== undefined || custom.data.templates.some((t) => t.slug === asked);
+  return html`<${StartForm} appId=${props.appId} template=${known ? asked : undefined} custom=${custom.data.templates} unknown=${known ? undefined : asked} />`;
+}
+
+/** What a template's form starts from: a built-in's fresh sample, or a sample of each required typed field. */
+function sampleOf(slug: string, custom: AppTemplate[]) {
+  const builtIn = findTemplate(slug);
+  if (builtIn) return freshSample(builtIn, Date.now());
+  const def = custom.find((t) => t.slug === slug)!;
+  return { attributes: sampleTexts(def.attributes, Date.now()), contentState: sampleTexts(def.contentState, Date.now()) };
+}
+
+function StartForm(props: { appId: string; template?: string; custom: AppTemplate[]; unknown?: string }) {
+  const [slug, setSlug] = useState(props.template ?? LIVE_ACTIVITY_TEMPLATES[0]!.slug);
+  const builtIn = findTemplate(slug);
+  const def: TemplateDefinition | undefined = builtIn;
+  const customDef = builtIn ? undefined : props.custom.find((t) => t.slug === slug)!;
+  const [attributes, setAttributes] = useState<Record<string, string>>(() => sampleOf(slug, props.custom).attributes);
+  const [state, setState] = useState<Record<string, string>>(() => sampleOf(slug, props.custom).contentState);
   const [targets, setTargets] = useState('');
   const [tried, setTried] = useState(false);
   const app = useLoad(() => admin<AppView>('GET', `/apps/${encodeURIComponent(props.appId)}`), [props.appId]);
@@ -49,16 +79,15 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
   const plan = usePlanAllowsActivities(props.appId);
   const blocked = plan.allowed === false;
 
-  const pick = (slug: string) => {
-    const next = findTemplate(slug)!;
-    const sample = freshSample(next, Date.now());
-    setDef(next);
+  const pick = (next: string) => {
+    const sample = sampleOf(next, props.custom);
+    setSlug(next);
     setAttributes(sample.attributes);
     setState(sample.contentState);
     setTried(false);
   };
   const resetSample = () => {
-    const sample = freshSample(def, Date.now());
+    const sample = sampleOf(slug, props.custom);
     setAttributes(sample.attributes);
     setState(sample.contentState);
   };
@@ -69,16 +98,21 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
     .filter(Boolean);
   const body = useMemo(
     () => ({
-      templateSlug: def.slug,
-      ...(def.attributes.length > 0 ? { attributes: compact(attributes) } : {}),
-      contentState: compact(state),
+      templateSlug: slug,
+      ...(customDef
+        ? {
+            ...(Object.keys(customDef.attributes).length > 0 ? { attributes: typedValues(customDef.attributes, attributes) } : {}),
+            contentState: typedValues(customDef.contentState, state),
+          }
+        : { ...(def!.attributes.length > 0 ? { attributes: compact(attributes) } : {}), contentState: compact(state) }),
       ...(targetUsers.length > 0 ? { targetUsers } : {}),
     }),
-    [def, attributes, state, targets],
+    [slug, attributes, state, targets],
   );
-  // Every problem at its field before sending (the API answers one at a time); a problem the
-  // server still finds is shown at its field too.
-  const problems = activityDataProblems(def, body.attributes, body.contentState);
+  // Every problem at its field before sending (the API answers one at a time; an app-defined
+  // template's check, the server's own, names the first); a problem the server still finds is shown at its field too.
+  const customProblem = customDef ? customDataError(customDef, body.attributes, body.contentState) : undefined;
+  const problems = customDef ? (customProblem ? [customProblem] : []) : activityDataProblems(def!, body.attributes as Record<string, string> | undefined, body.contentState as Record<string, string>);
   const [confirming, setConfirming] = useState(false);
   const reach = useLoad(() => (confirming ? audienceOf(props.appId) : Promise.resolve(undefined)), [confirming]);
 
@@ -108,9 +142,16 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
     />
     <div class="editor">
       <form class="stack-lg editor-form" onSubmit=${submit} novalidate>
-        <${Card}><${TemplatePicker} value=${def.slug} onChange=${pick} /><//>
-        <${Card} title=${def.title} description=${withCode(def.description)} actions=${html`<${Button} small variant="ghost" onClick=${resetSample}>Reset to sample<//>`}>
-          <${TemplateFields} def=${def} attributes=${attributes} state=${state} onAttributes=${setAttributes} onState=${setState} problems=${shown} />
+        ${props.unknown ? html`<${Alert} tone="warn">This app has no Live Activity template <span class="mono">${props.unknown}</span>: pick one below.<//>` : ''}
+        <${Card}><${TemplatePicker} value=${slug} custom=${props.custom} onChange=${pick} /><//>
+        <${Card}
+          title=${customDef ? html`<span class="mono">${customDef.slug}</span>` : def!.title}
+          description=${customDef ? html`Your template: the app's <span class="mono">${customDef.attributesType}</span> struct, started at the push-to-start token of that type.` : withCode(def!.description)}
+          actions=${html`<${Button} small variant="ghost" onClick=${resetSample}>Reset to sample<//>`}
+        >
+          ${customDef
+            ? html`<${CustomTemplateFields} def=${customDef} attributes=${attributes} state=${state} onAttributes=${setAttributes} onState=${setState} problems=${shown} />`
+            : html`<${TemplateFields} def=${def!} attributes=${attributes} state=${state} onAttributes=${setAttributes} onState=${setState} problems=${shown} />`}
         <//>
         <${Card} title="Who gets it">
           <${TextField}
@@ -143,13 +184,15 @@ export function StartActivityPage(props: { appId: string; template?: string }) {
       >
         ${reach.data
           ? // One line: htm drops a line break (and its indentation) before a tag, which ran "on" into the count ("on1 device").
-            html`<p>A <strong>${def.title}</strong> activity starts for ${reach.data.endUsers === 1 ? 'the one end user' : `each of ${plural(reach.data.endUsers, 'end user')}`}, on <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
+            html`<p>A <strong>${def?.title ?? slug}</strong> activity starts for ${reach.data.endUsers === 1 ? 'the one end user' : `each of ${plural(reach.data.endUsers, 'end user')}`}, on <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
               ${reach.data.ios > reach.data.iosStartable ? html`<p class="muted small">${plural(reach.data.ios - reach.data.iosStartable, 'iPhone')} without a push-to-start token cannot be reached.</p>` : ''}
               <p class="muted small">Each activity counts minutes until it ends. To reach a few people, name them under “Who gets it”.</p>`
           : html`<${Spinner} label="Counting devices…" />`}
       <//>
       <aside class="editor-preview" aria-label="Live preview">
-        <${Previews} def=${def} attributes=${attributes} state=${state} appName=${app.data?.name} />
+        ${customDef
+          ? html`<${CustomPreview} templateSlug=${slug} attributes=${body.attributes ?? {}} state=${body.contentState} />`
+          : html`<${Previews} def=${def!} attributes=${attributes} state=${state} appName=${app.data?.name} />`}
       </aside>
     </div>
   </div>`;

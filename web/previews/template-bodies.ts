@@ -12,6 +12,8 @@ const GLYPHS: Record<string, string> = {
   'key-value-list': 'M8 6h12M8 12h12M8 18h12M4 6h.01M4 12h.01M4 18h.01',
   'image-banner': 'M4 5h16v14H4zM4 15l5-5 4 4 3-3 4 4',
   'mini-table': 'M4 5h16v14H4zM4 10h16M4 15h16M10 5v14',
+  /** An app-defined template (braces: a struct of the app's own). */
+  custom: 'M8 4H7a2 2 0 0 0-2 2v4l-2 2 2 2v4a2 2 0 0 0 2 2h1M16 4h1a2 2 0 0 1 2 2v4l2 2-2 2v4a2 2 0 0 1-2 2h-1',
 };
 
 export function Glyph(props: { slug: string; class?: string }) {

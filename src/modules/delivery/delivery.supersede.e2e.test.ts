@@ -53,11 +53,11 @@ forEachDatabase('supersede-e2e', (database) => {
 
       const deliveries = async () => (await admin('GET', `/api/admin/apps/sup/live-activities/${id}/deliveries`)).body.deliveries as { kind: string; status: string; reason: string | null }[];
       // Settled: the first update is superseded (or, without latest wins, sent again after the second).
-      await waitUntil('every delivery is settled and 30 went', async () => (await deliveries()).every((d) => d.status === 'delivered' || d.status === 'superseded') && progressSent().includes('30'));
+      await waitUntil('every delivery is settled and 30 went', async () => (await deliveries()).every((d) => d.status === 'sent' || d.status === 'superseded') && progressSent().includes('30'));
       expect((await deliveries()).map((d) => [d.kind, d.status])).toEqual([
-        ['la_update', 'delivered'],
+        ['la_update', 'sent'],
         ['la_update', 'superseded'],
-        ['la_start', 'delivered'],
+        ['la_start', 'sent'],
       ]);
       expect(progressSent()).toEqual(['10', '20', '30']);
       const metrics = unlabelled((await call('GET', '/metrics')).body);

@@ -7,6 +7,7 @@ import { oneOff, statement } from '../../db/sql/statement';
 import { audienceCondition } from './audience-filter';
 import { DEVICE_KINDS_SQL, tokensRepository } from '../tokens/tokens.repository';
 import { repository } from '../../db/sql/repository';
+import { BUILT_IN_ATTRIBUTES_TYPE } from './typed-push-to-start';
 
 // A device is valid while its registration token is active in the ledger, and while it has an end
 // user: an erased end user's device waiting for its activity's end push has none (end-users.ts).
@@ -16,11 +17,15 @@ const PUSH_TO_START = `SELECT p.id FROM tokens p WHERE p.device_id = d.id AND p.
 const TARGET_COLUMNS = `SELECT d.id, d.end_user_id AS "endUserId", d.platform, d.os_version AS "osVersion", d.created_at AS "createdAt", t.id AS "tokenId",
      (${PUSH_TO_START}) AS "pushToStartTokenId" ${VALID}`;
 const TARGET = { numbers: ['createdAt', 'tokenId', 'pushToStartTokenId'] };
-const WITH_TOKENS = `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
+// Every attributes type the device holds an active push-to-start token for, comma-joined (Swift type names have no comma); null: none.
+const pushToStartTypes = (d: Dialect) =>
+  `(SELECT ${d.name === 'postgres' ? 'string_agg' : 'group_concat'}(COALESCE(p.attributes_type, '${BUILT_IN_ATTRIBUTES_TYPE}'), ',') FROM tokens p
+     WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active')`;
+const WITH_TOKENS = (d: Dialect) => `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
      d.locale, d.time_zone AS "timeZone", d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
-     EXISTS (${PUSH_TO_START}) AS "hasPushToStartToken"
+     ${pushToStartTypes(d)} AS "pushToStartTypes"
      FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
-const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'], booleans: ['hasPushToStartToken'] };
+const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'] };
 const COUNT = { numbers: ['n'] };
 
 const audience = statement<Audience>(
@@ -100,9 +105,9 @@ const insertDevice = statement(
   `INSERT INTO devices (id, app_id, end_user_id, platform, token, environment, os_version, locale, time_zone, created_at, updated_at)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 );
-const oneWithTokens = statement<DeviceWithTokens>(`${WITH_TOKENS} WHERE d.app_id = $1 AND d.id = $2`, WITH_TOKENS_SHAPE);
+const oneWithTokens = statement<DeviceWithTokens>((d) => `${WITH_TOKENS(d)} WHERE d.app_id = $1 AND d.id = $2`, WITH_TOKENS_SHAPE);
 const listWithTokens = statement<DeviceWithTokens>(
-  (d) => `${WITH_TOKENS} WHERE d.app_id = $1 AND (${d.typed('$2', 'text')} IS NULL OR d.end_user_id = $2) ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+  (d) => `${WITH_TOKENS(d)} WHERE d.app_id = $1 AND (${d.typed('$2', 'text')} IS NULL OR d.end_user_id = $2) ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
   WITH_TOKENS_SHAPE,
 );
 const countDevices = statement<{ n: number }>((d) => `SELECT count(*) AS n FROM devices WHERE app_id = $1 AND (${d.typed('$2', 'text')} IS NULL OR end_user_id = $2)`, COUNT);

@@ -78,5 +78,6 @@ export interface SendTarget {
 export interface DeviceWithTokens extends DeviceRow {
   tokenState: 'active' | 'invalid' | null;
   invalidReason: string | null;
-  hasPushToStartToken: boolean;
+  /** The attributes types of the device's active push-to-start tokens, comma-joined (IsletActivityAttributes for the built-in one); null: none. */
+  pushToStartTypes: string | null;
 }

@@ -13,7 +13,12 @@ export const DeviceRecord = t.Object({
   osVersion: t.Optional(t.String({ description: 'The OS version the device registered, if it did.' })),
   locale: t.Optional(t.String({ description: 'The BCP 47 language tag the device reported (canonical case), if it did.', examples: ['de-AT'] })),
   timeZone: t.Optional(t.String({ description: 'The IANA time zone the device reported, if it did.', examples: ['Europe/Vienna'] })),
-  hasPushToStartToken: t.Boolean({ description: 'iOS: whether an active push-to-start token is known (needed to start activities).' }),
+  hasPushToStartToken: t.Boolean({ description: 'iOS: whether an active push-to-start token is known, of any attributes type (needed to start activities).' }),
+  pushToStartTypes: t.Array(t.String(), {
+    description:
+      'iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app\'s own types (`RideAttributes`) for its templates. Empty: none.',
+    examples: [['IsletActivityAttributes', 'RideAttributes']],
+  }),
   valid: t.Boolean({ description: 'false once a provider refused the device token; register it again to revive it.' }),
   invalidReason: t.Optional(t.String({ description: 'Why the provider refused the device token (e.g. a sandbox/production mix-up).' })),
   createdAt: t.String({ format: 'date-time' }),
@@ -22,6 +27,7 @@ export const DeviceRecord = t.Object({
 
 /** A device as the API shows it: tokens are never echoed back. */
 export function deviceView(row: DeviceWithTokens) {
+  const types = row.pushToStartTypes ? [...new Set(row.pushToStartTypes.split(','))].sort() : [];
   return {
     id: row.id,
     endUserId: shownId(row.endUserId),
@@ -30,7 +36,8 @@ export function deviceView(row: DeviceWithTokens) {
     ...(row.osVersion ? { osVersion: row.osVersion } : {}),
     ...(row.locale ? { locale: row.locale } : {}),
     ...(row.timeZone ? { timeZone: row.timeZone } : {}),
-    hasPushToStartToken: row.hasPushToStartToken,
+    hasPushToStartToken: types.length > 0,
+    pushToStartTypes: types,
     valid: row.tokenState === 'active',
     ...(row.tokenState === 'invalid' && row.invalidReason ? { invalidReason: row.invalidReason } : {}),
     createdAt: isoTime(row.createdAt),

@@ -1,7 +1,7 @@
 import type { DeviceInput } from './devices.types';
 
 /** The ActivityAttributes type of the eight built-in templates: its token is `pushToStartToken`. */
-const BUILT_IN_ATTRIBUTES_TYPE = 'IsletActivityAttributes';
+export const BUILT_IN_ATTRIBUTES_TYPE = 'IsletActivityAttributes';
 /** A Swift type name (the attributes type an app-defined template declares). */
 export const SWIFT_TYPE_NAME = '^[A-Za-z_][A-Za-z0-9_]{0,127}$';
 /** Attributes types one registration may carry tokens for. */

@@ -102,6 +102,8 @@ forEachDatabase('api-contract-e2e', (database) => {
       list.push({ what: 'no credentials', url: urlOf(o), headers: withBody({ 'x-forwarded-for': ip() }), body: exampleBody });
       list.push({ what: 'wrong credentials', url: urlOf(o), headers: withBody({ ...wrongCredentials(o), 'x-forwarded-for': ip() }), body: exampleBody });
     }
+    if ((o.op.security ?? []).some((s: Record<string, unknown>) => 'endUserSignature' in s))
+      list.push({ what: 'a wrong end user signature', url: urlOf(o), headers: withBody({ 'x-end-user-signature': '00'.repeat(32), 'x-forwarded-for': ip() }), body: exampleBody });
     if (o.path.includes('{appId}')) list.push({ what: 'an unknown app', url: urlOf(o, { appId: 'no-such-app' }), headers: withBody(ok), body: exampleBody });
     for (const p of o.op.parameters ?? []) {
       if (p.in === 'path' && p.name !== 'appId') {

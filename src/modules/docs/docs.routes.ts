@@ -14,17 +14,21 @@ import { swaggerPage } from './swagger-page';
 
 const ASSET_PREFIX = '/swagger/assets';
 
-/** Tags in the order Swagger UI shows them, with the text under each. */
+/** Tags in the order Swagger UI shows them (the public API as a backend meets it, then the admin API), with the text under each; every tag an operation names is here (docs.tags.e2e.test.ts). */
 const TAGS = [
-  { name: 'Live Activities', description: 'Start, update, end and list Live Activities built from the eight templates.' },
+  { name: 'Live Activities', description: 'Start, update, end and list Live Activities, from the eight built-in templates or the app’s own (typed) ones.' },
   { name: 'Live Activity streams', description: 'Put the state of a key; Islet starts, updates, does nothing or starts over before the 8-hour limit.' },
-  { name: 'Notifications', description: 'Send push notifications from a template of the live (or a Testing) release.' },
+  { name: 'Broadcasts', description: 'One Live Activity for a whole audience: an APNs broadcast channel (iOS 18+) and an FCM topic, updated once for every subscriber.' },
+  { name: 'Notifications', description: 'Send push notifications from a template of the live (or a Testing) release, now or scheduled; follow, list and cancel them.' },
   { name: 'Devices', description: 'Register the devices of end users; a registered device makes its end user "connected".' },
+  { name: 'End users', description: 'Tags an audience matches, and erasure of an end user with their devices and activities.' },
   { name: 'Admin: apps', description: 'Apps, plans, secrets and push credentials (admin token).' },
   { name: 'Admin: end users and devices', description: 'End users, testers and devices of an app (admin token).' },
   { name: 'Admin: live activities', description: 'An activity with its data and why it ended (admin token).' },
-  { name: 'Admin: releases', description: 'Releases and their notification templates (admin token).' },
-  { name: 'Admin: deliveries', description: 'What was queued and what the providers answered (admin token).' },
+  { name: 'Admin: live activity templates', description: 'The app’s own Live Activity templates: its Swift ActivityAttributes type and typed fields (admin token).' },
+  { name: 'Admin: broadcasts', description: 'Broadcasts and the APNs channels behind them, orphan channels included (admin token).' },
+  { name: 'Admin: releases', description: 'Releases and their notification templates, and scheduled sends (admin token).' },
+  { name: 'Admin: deliveries', description: 'What was queued and what the providers answered, by message, activity, device or state (admin token).' },
   { name: 'Admin: usage', description: 'Live activity minutes used in the billing period (admin token).' },
   { name: 'Admin: audit log', description: 'Who changed what, when and from where (admin token).' },
   { name: 'Admin: instances', description: 'The Islet processes serving this database, and which one runs the scheduler (admin token).' },

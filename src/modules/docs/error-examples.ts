@@ -75,6 +75,8 @@ const PUBLIC_401 = [
     hint: 'X-Service-Key is the App Secret of app shop, not of shp: check the app id in the path',
   }),
 ];
+/** What an operation that also takes `X-End-User-Signature` (a device's own call) answers to a wrong one. */
+const SIGNATURE_401 = example('A wrong X-End-User-Signature (or one for another end user)', 401, 'invalid end user signature');
 const ADMIN_401 = [
   example('No token', 401, 'Authorization header with a Bearer admin token is required'),
   example('A wrong token', 401, 'invalid admin token'),
@@ -109,9 +111,10 @@ export function errorExamples(path: string, method: string, status: string, oper
     }
     case '401':
       if (!path.startsWith('/api/')) break;
-      // An operation a device may call with its end user's signature names both ways when neither is given.
+      // An operation a device may call with its end user's signature names both ways when neither
+      // is given, and answers a wrong signature as such.
       if (isPublic && (operation.security as Json[] | undefined)?.some((s) => 'endUserSignature' in s))
-        list.push(example('Neither credential', 401, 'X-Service-Key or X-End-User-Signature header is required'), ...PUBLIC_401.slice(1));
+        list.push(example('Neither credential', 401, 'X-Service-Key or X-End-User-Signature header is required'), ...PUBLIC_401.slice(1), SIGNATURE_401);
       else list.push(...(isPublic ? PUBLIC_401 : ADMIN_401));
       break;
     case '404': {

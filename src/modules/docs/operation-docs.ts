@@ -29,6 +29,16 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/notifications/send': [
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
     { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } },
+    // To an audience (tags, platform, locales), with this send's own data, badge, collapse id and time to live over the template's.
+    {
+      templateSlug: DEMO.notificationSlug,
+      variables: { order: '#1043', eta: 'on Friday' },
+      audience: { tags: { plan: ['gold', 'platinum'] }, platform: 'ios', locales: ['en', 'de'] },
+      data: { orderUrl: 'shop://orders/1043' },
+      badge: 1,
+      collapseId: 'order-1043',
+      ttlSeconds: 3600,
+    },
   ],
   // The demo's message went to demo-user's iPhone too.
   'POST /api/apps/{appId}/notifications/{messageId}/opened': [{ endUserId: DEMO.endUserId, deviceId: DEMO.iphoneId }],

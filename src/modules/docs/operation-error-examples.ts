@@ -58,7 +58,7 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'POST /api/apps/{appId}/devices': { '400': [example('A token that is not hex', 400, 'token must be an APNs token: an even number (64 to 200) of hex digits')] },
   'POST /api/apps/{appId}/notifications/send': {
     '400': [
-      example('A message over the limit', 400, 'payload exceeds 4096 bytes'),
+      example('A message over the limit', 400, 'payload exceeds 4096 bytes: 4410 bytes once rendered'),
       BOTH_TARGETS,
       example('A sendAt in the past', 400, 'sendAt is more than a minute in the past (2026-01-01T09:00:00.000Z)'),
     ],

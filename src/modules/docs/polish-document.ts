@@ -1,5 +1,6 @@
 import { documentAnswers, documentOpenOperation, idempotencyAnswers } from './document-answers';
 import type { ErrorFacts } from './problem-example';
+import SUCCESS_EXAMPLES from './success-examples.json';
 import { BODY_EXAMPLES, NOT_TRYABLE_ON_THE_DEMO, PARAM_EXAMPLES, PARAM_OVERRIDES, SUCCESS_RESPONSES } from './operation-docs';
 
 type Json = Record<string, any>;
@@ -26,7 +27,8 @@ export interface DocumentedRoute {
  * - a string map (TypeBox's `patternProperties` of `^(.*)$`) is `additionalProperties`, which
  *   client generators understand (openapi-typescript turns the other into a map of `never`);
  * - what the routes do not say (operation-docs.ts): body examples, path parameter examples (the
- *   demo app's ids, so "Try it out" works as shipped on a demo instance) and admin success answers;
+ *   demo app's ids, so "Try it out" works as shipped on a demo instance), admin success answers, and
+ *   a real answer under each success (success-examples.json, scripts/docs/record-success-examples.ts);
  * - errors in the media type they are sent with, with real examples (error-examples.ts; `facts`
  *   are what those need from other modules), the answers every operation of its kind can get,
  *   and `security: []` where none is asked (document-answers.ts);
@@ -99,14 +101,21 @@ function documentParameters(operation: Json, key: string, instance: Record<strin
   }
 }
 
-/** The success answer operation-docs.ts knows, where the route declares none. */
+/** The success answer operation-docs.ts knows, where the route declares none, and a recorded real answer as its example. */
 function documentSuccess(operation: Json, key: string): void {
   const known = SUCCESS_RESPONSES[key];
   const responses = (operation.responses ??= {});
   const declared = Object.keys(responses).some((status) => Number(status) < 400 && responses[status]?.content);
-  if (!known || declared) return;
-  const media = known.text ? { [known.text]: { schema: { type: 'string' } } } : { 'application/json': { schema: JSON.parse(JSON.stringify(known.schema)) } };
-  responses[String(known.status)] = { description: known.description, content: media };
+  if (known && !declared) {
+    const media = known.text ? { [known.text]: { schema: { type: 'string' } } } : { 'application/json': { schema: JSON.parse(JSON.stringify(known.schema)) } };
+    responses[String(known.status)] = { description: known.description, content: media };
+  }
+  // A real answer (success-examples.json, recorded on a demo instance) under the success, where the route gives none.
+  const recorded = (SUCCESS_EXAMPLES as Record<string, unknown>)[key];
+  for (const [status, response] of Object.entries<Json>(responses)) {
+    const json = Number(status) < 300 ? response?.content?.['application/json'] : undefined;
+    if (recorded !== undefined && json && json.example === undefined && json.examples === undefined) json.example = structuredClone(recorded);
+  }
 }
 
 function numberEnums(schema: unknown): void {

@@ -5,6 +5,7 @@ import type { InstanceDetail } from './instances.types';
 import { instancesRepository } from './instances.repository';
 import type { ActivityRow } from './live-activities.types';
 import { activityView } from './live-activities.view';
+import { DELIVERY_STATE_NAMES, type OutboxStatus } from '../delivery/delivery-states';
 
 /**
  * The admin view of an activity: the record plus its data, why it ended, and its instances (one
@@ -42,6 +43,6 @@ function instanceView(i: InstanceDetail) {
     ...(i.endedAt === null ? {} : { endedAt: isoTime(i.endedAt) }),
     tokenState: i.tokenState ?? ('waiting' as const),
     ...(i.tokenInvalidReason && i.tokenState === 'invalid' ? { tokenInvalidReason: i.tokenInvalidReason } : {}),
-    lastDelivery: i.lastDeliveryStatus ? { status: i.lastDeliveryStatus, reason: i.lastDeliveryReason, at: isoTime(i.lastDeliveryAt!) } : null,
+    lastDelivery: i.lastDeliveryStatus ? { status: DELIVERY_STATE_NAMES[i.lastDeliveryStatus as OutboxStatus] ?? i.lastDeliveryStatus, reason: i.lastDeliveryReason, at: isoTime(i.lastDeliveryAt!) } : null,
   };
 }

@@ -178,7 +178,7 @@ forEachDatabase('phones-e2e', (database) => {
       await eventually(async () => {
         const detail = await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`);
         expect(detail.body.instances.map((i: any) => [i.deviceId, i.platform, i.state, i.tokenState, i.lastDelivery.status]).sort()).toEqual(
-          [[firstId, 'ios', 'live', 'active', 'delivered'], [secondId, 'ios', 'live', 'active', 'delivered']].sort(),
+          [[firstId, 'ios', 'live', 'active', 'sent'], [secondId, 'ios', 'live', 'active', 'sent']].sort(),
         );
       });
       // The public record is unchanged: no instances there.
@@ -228,7 +228,7 @@ forEachDatabase('phones-e2e', (database) => {
       await eventually(async () => {
         const d = (await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}/deliveries`)).body;
         const byDevice = Object.fromEntries(d.deliveries.map((x: any) => [x.deviceId, [x.status, x.reason]]));
-        expect(byDevice).toEqual({ [newRow]: ['delivered', null], [oldRow]: ['failed', 'device has no push-to-start token'] });
+        expect(byDevice).toEqual({ [newRow]: ['sent', null], [oldRow]: ['failed', 'device has no push-to-start token'] });
       });
       expect(production.requests.filter((r) => r.token === phone.pushToStartToken && r.body.aps.attributes?.activityId === id)).toHaveLength(1);
     }, 30_000);

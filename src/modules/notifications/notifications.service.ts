@@ -15,6 +15,9 @@ export function notificationsService(ctx: AppContext, releases: ReleasesService)
     /** What became of a sent notification (see messageStatus). */
     status: (appId: string, messageId: string) => messageStatus(ctx, appId, messageId, scheduled.status),
 
+    /** A scheduled send's template, parts and their states (undefined: not one); the message list's lookup. */
+    scheduleOf: scheduled.status,
+
     /** Cancels what of a scheduled send has not gone yet (see scheduledSends). */
     cancel: (appId: string, messageId: string) => scheduled.cancel(appId, messageId),
 

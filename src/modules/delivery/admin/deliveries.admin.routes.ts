@@ -9,17 +9,24 @@ import { parseDate } from '../../../http/dates';
 import type { AttemptRow, DeliveryFilter, DeliveryRow, LedgerRow } from './delivery-history.types';
 import { withSentBody } from '../worker/delivery.routing';
 import { deliveryHistoryRepository } from './delivery-history.repository';
+import { DELIVERY_STATE_NAMES, outboxStatusOf } from '../delivery-states';
 
 // Written out: a mapped union loses its literal types, and t.UnionEnum in a query gets its first value as a default.
-const Status = t.Union([
-  t.Literal('pending'),
+const STATES = [
+  t.Literal('queued'),
   t.Literal('held'),
   t.Literal('sending'),
-  t.Literal('delivered'),
+  t.Literal('sent'),
   t.Literal('failed'),
   t.Literal('dropped'),
   t.Literal('superseded'),
-]);
+] as const;
+const Status = t.Union([...STATES], {
+  description: 'queued (waiting to go), held, sending, sent (the provider accepted it), failed, dropped or superseded: the names of the message status.',
+});
+const StatusFilter = t.Union([...STATES, t.Literal('pending'), t.Literal('delivered')], {
+  description: 'Only deliveries in this state (the names of the delivery record and the message status); `pending` and `delivered`, the names taken before, are still accepted for `queued` and `sent`.',
+});
 const Kind = t.Union([t.Literal('notification'), t.Literal('la_start'), t.Literal('la_update'), t.Literal('la_end')]);
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 const Time = t.String({ format: 'date-time' });
@@ -74,7 +81,8 @@ const DeliveryDetail = t.Composite([
 ]);
 
 const ListQuery = t.Object({
-  status: t.Optional(Status),
+  status: t.Optional(StatusFilter),
+  messageId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries of this notification (the `messageId` a send answered), every language of it.' })),
   kind: t.Optional(Kind),
   endUserId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries to the devices of this end user.', examples: ['demo-user'] })),
   deviceId: t.Optional(t.String({ maxLength: 256, description: 'Only deliveries to this device.' })),
@@ -92,6 +100,7 @@ function deliveryView(row: DeliveryRow) {
     ...rest,
     deviceId: shownId(deviceId),
     endUserId: shownId(endUserId),
+    status: DELIVERY_STATE_NAMES[rest.status],
     ...(sentPayload ? { sentPayload: withSentBody(sentPayload, messageBody) } : {}),
     createdAt: isoTime(createdAt),
     updatedAt: isoTime(updatedAt),
@@ -113,7 +122,9 @@ const queryDate = (value: string, name: string) => parseDate(/^[0-9]{1,12}$/.tes
 /** The query's filters, dates as ms (400 naming the parameter when not a date). */
 function filterOf(query: typeof ListQuery.static): DeliveryFilter {
   const { limit: _limit, offset: _offset, since, until, ...rest } = query;
-  const filter: DeliveryFilter = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined && v !== ''));
+  const { status, ...others } = rest;
+  const filter: DeliveryFilter = Object.fromEntries(Object.entries(others).filter(([, v]) => v !== undefined && v !== ''));
+  if (status !== undefined) filter.status = outboxStatusOf(status);
   if (since !== undefined && since !== '') filter.since = queryDate(since, 'since');
   if (until !== undefined && until !== '') filter.until = queryDate(until, 'until');
   return filter;
@@ -137,7 +148,7 @@ export function deliveriesAdminRoutes(services: Services) {
         response: { 200: DeliveryList, ...errors(400, 401, 404) },
         detail: {
           summary: "Search an app's deliveries",
-          description: 'Newest first. Every filter narrows (end user, device, activity, template, kind, status, reason text, time range); `total` counts every match.',
+          description: 'Newest first. Every filter narrows (end user, device, activity, message, template, kind, status, reason text, time range); `total` counts every match. A message id of another app, or one retention removed, matches nothing.',
         },
       },
     )

@@ -68,6 +68,11 @@ function where(appId: string, f: DeliveryFilter): { text: (d: Dialect) => string
     add((d) => toDevices(d, device));
   }
   if (f.activityId) add(`d.activity_id = ${p(f.activityId)}`);
+  if (f.messageId) {
+    const main = `SELECT message_id FROM notification_messages WHERE app_id = $1 AND public_id = ${p(f.messageId)}`;
+    // The message and its language variants, through deliveries_message.
+    add(`d.id IN (SELECT id FROM deliveries WHERE message_id IN (${main} UNION ALL SELECT message_id FROM notification_message_variants WHERE main_message_id IN (${main})))`);
+  }
   // Written as a lookup of ids, so SQLite's planner walks deliveries_message instead of every delivery of the app.
   if (f.templateSlug) add(`d.id IN (SELECT id FROM deliveries WHERE message_id IN (SELECT id FROM messages WHERE app_id = $1 AND template_slug = ${p(f.templateSlug)}))`);
   if (f.reason) {

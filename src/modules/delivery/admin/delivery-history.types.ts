@@ -9,6 +9,8 @@ export interface DeliveryFilter {
   endUserId?: string;
   deviceId?: string;
   activityId?: string;
+  /** A notification's public id (`msg_…`): its deliveries in every language. */
+  messageId?: string;
   templateSlug?: string;
   /** Part of the reason, case-insensitive. */
   reason?: string;

@@ -4,6 +4,7 @@ import { HttpError } from '../../../lib/errors';
 import type { NotificationContent } from '../../delivery/message-content';
 import { notificationOpensRepository } from '../opens/notification-opens.repository';
 import { notificationMessagesRepository } from './notification-messages.repository';
+import { DELIVERY_STATE_NAMES } from '../../delivery/delivery-states';
 
 /** How many deliveries of a message are in each state. `queued`: waiting to go; `sent`: the provider accepted it. */
 export interface DeliveryCounts {
@@ -40,18 +41,10 @@ export interface ScheduleStatus {
 }
 
 /** A scheduled send's template and parts, when `publicId` is one (scheduled-sends.ts). */
-export type ScheduleLookup = (appId: string, publicId: string) => Promise<{ templateSlug: string; releaseVersion: number; createdAt: number; schedule: ScheduleStatus } | undefined>;
+export type ScheduleLookup = (appId: string, publicId: string) => Promise<{ templateSlug: string; releaseVersion: number; createdAt: number; schedule: ScheduleStatus; partStates: string[] } | undefined>;
 
-/** The delivery states as the status endpoint names them (the outbox's `pending` and `delivered` are what a caller calls queued and sent). */
-export const STATE_NAMES: Record<string, Exclude<keyof DeliveryCounts, 'total'>> = {
-  pending: 'queued',
-  held: 'held',
-  sending: 'sending',
-  delivered: 'sent',
-  failed: 'failed',
-  dropped: 'dropped',
-  superseded: 'superseded',
-};
+/** The delivery states as the API names them (delivery-states.ts: the outbox's `pending` and `delivered` are queued and sent). */
+export const STATE_NAMES: Record<string, Exclude<keyof DeliveryCounts, 'total'>> = DELIVERY_STATE_NAMES;
 
 export const noCounts = (): DeliveryCounts => ({ total: 0, queued: 0, held: 0, sending: 0, sent: 0, failed: 0, dropped: 0, superseded: 0 });
 

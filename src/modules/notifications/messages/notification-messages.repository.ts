@@ -26,6 +26,7 @@ const cancelWaiting = statement(
    WHERE message_id IN (SELECT ${d.typed('$1', 'bigint')} UNION ALL SELECT message_id FROM notification_message_variants WHERE main_message_id = $1)
      AND status IN ('pending', 'held')`,
 );
+const markCancelled = statement('UPDATE notification_messages SET cancelled_at = $2 WHERE message_id = $1 AND cancelled_at IS NULL');
 
 /** The public ids of sent notifications (`notification_messages`), and what their deliveries became. */
 /** The public ids of sent notifications and the counts of their deliveries. */
@@ -44,7 +45,12 @@ export const notificationMessagesRepository = repository((sql: Sql) => {
     /** The deliveries of the message and of its variants counted by platform and status. */
     counts: (messageId: number): Promise<DeliveryStateCount[]> => sql.all(counts, [messageId]),
     /** Drops the deliveries of the message and its variants that wait (queued or held): what a cancel stops. Answers how many. */
-    cancelWaiting: (messageId: number): Promise<number> => sql.run(cancelWaiting, [messageId]),
+    cancelWaiting: (messageId: number, now: number): Promise<number> =>
+      sql.atomic(async (tx) => {
+        const dropped = await tx.run(cancelWaiting, [messageId]);
+        if (dropped > 0) await tx.run(markCancelled, [messageId, now]);
+        return dropped;
+      }),
   };
 });
 

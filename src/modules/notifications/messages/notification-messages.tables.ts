@@ -12,6 +12,8 @@ export const { sqlite: notificationMessages, pg: notificationMessagesPg } = defi
     publicId: text().primaryKey(),
     appId: text().notNull(),
     messageId: bigint().notNull().references(() => messages.id, { onDelete: 'cascade' }),
+    /** When a cancel stopped deliveries of the message (null: never): the message list's `cancelled`, kept apart from reason texts. */
+    cancelledAt: time(),
   },
   (t) => [
     // Deleting a message checks the cascade through this index instead of a scan.

@@ -26,15 +26,20 @@ const counts = statement<OpenCount>(
 );
 const page = statement<ListedMessageRow>(
   `SELECT n.public_id AS "publicId", m.id AS "messageId", m.content, m.created_at AS "createdAt"
-   FROM notification_messages n JOIN messages m ON m.id = n.message_id WHERE n.app_id = $1 ORDER BY n.message_id DESC LIMIT $2 OFFSET $3`,
+   FROM notification_messages n JOIN messages m ON m.id = n.message_id
+   WHERE n.app_id = $1 AND NOT EXISTS (SELECT 1 FROM scheduled_sends s WHERE s.public_id = n.public_id)
+   ORDER BY n.message_id DESC LIMIT $2 OFFSET $3`,
   { numbers: ['messageId', 'createdAt'] },
 );
 const total = statement<{ count: number }>('SELECT count(*) AS count FROM notification_messages WHERE app_id = $1', { numbers: ['count'] });
+// A message a cancel stopped (notification_messages.cancelled_at) adds a row `cancelled` of count 0:
+// the list says it was cancelled; its dropped deliveries count as dropped.
 const deliveryCounts = statement<MessageStateCount>(
   (d) => `SELECT m.main AS "messageId", d.status, count(*) AS count
      FROM (SELECT id AS main, id FROM messages WHERE ${d.inList('id', '$1', 'bigint')}
            UNION ALL SELECT main_message_id, message_id FROM notification_message_variants WHERE ${d.inList('main_message_id', '$1', 'bigint')}) m
-     JOIN deliveries d ON d.message_id = m.id GROUP BY m.main, d.status`,
+     JOIN deliveries d ON d.message_id = m.id GROUP BY m.main, d.status
+   UNION ALL SELECT message_id, 'cancelled', 0 FROM notification_messages WHERE ${d.inList('message_id', '$1', 'bigint')} AND cancelled_at IS NOT NULL`,
   { numbers: ['messageId', 'count'] },
 );
 

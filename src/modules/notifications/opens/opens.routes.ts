@@ -18,7 +18,15 @@ const ListedMessage = t.Object({
   messageId: t.String(),
   templateSlug: t.String(),
   releaseVersion: Type.Integer(),
-  createdAt: t.String({ format: 'date-time' }),
+  state: t.Union([t.Literal('scheduled'), t.Literal('sending'), t.Literal('sent'), t.Literal('cancelled')], {
+    description:
+      '`scheduled`: waiting for its time, nothing gone yet; `sending`: some parts of a `sendAtLocal` gone and others waiting, or deliveries still queued, held or sending; ' +
+      '`cancelled`: a cancel stopped what had not gone and nothing waits; `sent`: nothing left to go (`deliveries` tells what became of each).',
+  }),
+  createdAt: t.String({ format: 'date-time', description: 'When the send was made (for a scheduled send: when it was scheduled, not when it goes).' }),
+  scheduledFor: t.Union([t.String({ format: 'date-time' }), t.Null()], {
+    description: 'When a scheduled send goes: its first part that reaches a device, as the message status says (`schedule.scheduledFor`). Null for a send made to go at once.',
+  }),
   deliveries: Counts,
   opened: Type.Integer({ description: 'Devices that reported opening it (once each).' }),
 });
@@ -63,13 +71,14 @@ export function opensRoutes(services: Services) {
       response: {
         200: t.Object({
           messages: t.Array(ListedMessage, { description: 'Newest first.' }),
-          total: Type.Integer({ description: "All of the app's messages (retention removes old ones)." }),
+          total: Type.Integer({ description: "All of the app's messages, scheduled ones too (retention removes old ones)." }),
         }),
         ...errors(400, 401, 429),
       },
       detail: {
-        summary: 'List sent notifications',
-        description: "The app's messages newest first (`limit` default 50), each with its deliveries by state (as the message status counts them) and its opens.",
+        summary: 'List notifications',
+        description:
+          "The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) and its opens.",
         security: [{ serviceKey: [] }],
       },
     });

@@ -5,6 +5,7 @@ import { messageList, type MessageList } from '../messages/message-list';
 import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
 import { notificationOpensRepository } from './notification-opens.repository';
 import { notificationMessagesRepository } from '../messages/notification-messages.repository';
+import type { ScheduleLookup } from '../messages/message-status';
 
 export interface OpenReport {
   endUserId: string;
@@ -27,7 +28,7 @@ export const NOT_SENT = 'message was not sent to this device';
  * report: nothing left says whose it was, and an open must not bring an end user back. Its opens
  * reported before stay counted, as its deliveries do.
  */
-export function opensService(ctx: AppContext) {
+export function opensService(ctx: AppContext, scheduleOf: ScheduleLookup) {
   return {
     /** Counts the open once per device and emits `notification.opened` with that first count. */
     async report(appId: string, publicId: string, report: OpenReport): Promise<OpenResult> {
@@ -47,7 +48,7 @@ export function opensService(ctx: AppContext) {
     },
 
     /** The app's messages newest first, with their counts (see messageList). */
-    list: (appId: string, limit: number, offset: number): Promise<MessageList> => messageList(ctx, appId, limit, offset),
+    list: (appId: string, limit: number, offset: number): Promise<MessageList> => messageList(ctx, appId, limit, offset, scheduleOf),
   };
 }
 

@@ -9,6 +9,7 @@ const WaitingSend = t.Object({
   nextDueAt: t.String({ format: 'date-time', description: 'When its next part goes.' }),
   lastDueAt: t.String({ format: 'date-time', description: 'When its last waiting part goes (a `sendAtLocal` goes zone by zone).' }),
   local: t.Boolean({ description: 'true: `sendAtLocal` (each device at a wall time in its zone); false: `sendAt`.' }),
+  localTime: t.Union([t.String({ examples: ['2026-12-24T09:00'] }), t.Null()], { description: 'A `sendAtLocal`: the wall time each device gets it at in its zone (minutes); null for `sendAt`.' }),
 });
 
 /** The console's list of scheduled sends still waiting. */

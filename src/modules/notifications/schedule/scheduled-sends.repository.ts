@@ -19,6 +19,11 @@ const waiting = statement<ScheduledSendRow>(
   `SELECT ${COLUMNS} FROM scheduled_sends WHERE status = 'waiting' AND app_id = $1 ORDER BY due_at LIMIT $2`,
   SHAPE,
 );
+const messages = statement<{ publicId: string; createdAt: number; went: boolean }>(
+  `SELECT s.public_id AS "publicId", min(s.created_at) AS "createdAt", EXISTS (SELECT 1 FROM notification_messages n WHERE n.public_id = s.public_id) AS "went"
+   FROM scheduled_sends s WHERE s.app_id = $1 GROUP BY s.public_id`,
+  { numbers: ['createdAt'], booleans: ['went'] },
+);
 const deviceZones = statement<{ zone: string }>('SELECT DISTINCT time_zone AS zone FROM devices WHERE app_id = $1 AND time_zone IS NOT NULL');
 
 /** The parts of scheduled sends (`scheduled_sends`). */
@@ -50,6 +55,8 @@ export const scheduledSendsRepository = repository((sql: Sql) => {
     deviceZones: async (appId: string): Promise<string[]> => (await sql.all(deviceZones, [appId])).map((r) => r.zone),
     /** The app's waiting parts, by due time (the console's list). */
     waiting: (appId: string, limit: number): Promise<ScheduledSendRow[]> => sql.all(waiting, [appId, limit]),
+    /** The app's scheduled sends, one per message: when it was made, and whether a part has a message row (a part went). */
+    messages: (appId: string): Promise<{ publicId: string; createdAt: number; went: boolean }[]> => sql.all(messages, [appId]),
   };
 });
 

@@ -139,7 +139,7 @@ forEachDatabase('scheduled sends', (database) => {
       // Its earliest part that reaches a device: Kiritimati's (UTC+14), not that of a zone nobody is in.
       expect(res.body).toEqual({ messageCount: 3, messageId: expect.stringMatching(/^msg_/), scheduledFor: '2026-01-15T19:00:00.000Z' });
       expect((await h.admin('GET', '/api/admin/apps/a1/scheduled-sends')).body).toEqual({
-        scheduledSends: [{ messageId: res.body.messageId, templateSlug: 'welcome', nextDueAt: '2026-01-15T19:00:00.000Z', lastDueAt: '2026-01-16T17:00:00.000Z', local: true }],
+        scheduledSends: [{ messageId: res.body.messageId, templateSlug: 'welcome', nextDueAt: '2026-01-15T19:00:00.000Z', lastDueAt: '2026-01-16T17:00:00.000Z', local: true, localTime: '2026-01-16T09:00' }],
       });
       const schedule = (await status(res.body.messageId)).body.schedule;
       expect(schedule.scheduled).toBe(3);

@@ -52,6 +52,13 @@ function checkWindow(field: string, at: number, now: number): void {
   if (at > now + MAX_AHEAD_MS) throw new HttpError(400, `${field} is more than 30 days ahead (${isoTime(at)}); schedule at most 30 days ahead`);
 }
 
+/** A `sendAtLocal` part's wall time (`2026-12-24T09:00`): where its zones' clocks stand at its instant; null for a `sendAt`. */
+function wallTimeOf(part: ScheduledSendRow): string | null {
+  if (part.zones === null) return null;
+  const zone = (JSON.parse(part.zones) as string[])[0]!;
+  return isoTime(part.dueAt + offsetAt(zone, part.dueAt)).slice(0, 16);
+}
+
 /** One part of a send to write: its due time and zones (null: every device). */
 interface PlannedPart {
   dueAt: number;
@@ -108,6 +115,22 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
   };
 
   const preparedOf = (part: ScheduledSendRow): PreparedSend => ({ appId: part.appId, ...(JSON.parse(part.send) as StoredSend) });
+
+  /**
+   * The parts of a send that reach a device, by due time, as the message status shows them and the
+   * scheduled list dates them: a waiting part counts the devices it reaches now (its zones with
+   * those the runtime lists under another name), a part done the devices it had.
+   */
+  const shownParts = async (parts: ScheduledSendRow[], reachable: Set<string>) => {
+    const shown: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired' | 'failed'; deliveries: number; zones: string[] | null }[] = [];
+    for (const part of parts) {
+      const zones = await zonesOf(part, reachable);
+      // A waiting part none of whose zones any device reported (nor the app's default) reaches nobody: not counted device by device.
+      const devices = part.status !== 'waiting' ? (part.devices ?? 0) : mayReach(zones?.zones ?? null, reachable) ? await sending.reach(preparedOf(part), zones) : 0;
+      if (devices > 0) shown.push({ dueAt: isoTime(part.dueAt), status: part.status === 'waiting' ? 'scheduled' : part.status, deliveries: devices, zones: zones?.zones ?? null });
+    }
+    return shown;
+  };
 
   /** Queues a due part's deliveries in `tx` (the claim's transaction), or lets it expire when the server comes back past its ttl. */
   const goOut = async (tx: Tx, part: ScheduledSendRow, now: number): Promise<void> => {
@@ -181,7 +204,7 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
      * deliveries queued (or held) that no worker has taken yet, of a scheduled send or one sent at
      * once. 404 for an unknown id or another app's; 409 when nothing was left to cancel. Answers the
      * deliveries cancelled: the devices the waiting parts would have reached now, plus the queued
-     * deliveries dropped (their status: `dropped`, reason `cancelled`).
+     * deliveries dropped (their status: `dropped`, reason `cancelled`; the message marked cancelled).
      */
     async cancel(appId: string, publicId: string): Promise<{ messageId: string; cancelled: number }> {
       const parts = await scheduledSendsRepository(repos).ofMessage(appId, publicId);
@@ -198,55 +221,52 @@ export function scheduledSends(ctx: AppContext, sending: NotificationSending) {
       }
       // Looked up after the parts: one that went meanwhile has its deliveries queued by now.
       const message = await notificationMessagesRepository(repos).find(appId, publicId);
-      const dropped = message ? await notificationMessagesRepository(repos).cancelWaiting(message.messageId) : 0;
+      const dropped = message ? await notificationMessagesRepository(repos).cancelWaiting(message.messageId, ctx.clock.now()) : 0;
       if (!stopped && dropped === 0) throw new HttpError(409, 'nothing left to cancel: every delivery of the message has gone or was cancelled');
       return { messageId: publicId, cancelled: cancelled + dropped };
     },
 
-    /** The app's sends still waiting, one entry per message: when its parts that may reach a device go (all its parts when none may), and its template. */
-    async waiting(appId: string): Promise<{ messageId: string; templateSlug: string; nextDueAt: string; lastDueAt: string; local: boolean }[]> {
+    /**
+     * The app's sends still waiting, one entry per message: when its waiting parts the status shows
+     * go (all its waiting parts when it shows none), and its template.
+     */
+    async waiting(appId: string): Promise<{ messageId: string; templateSlug: string; nextDueAt: string; lastDueAt: string; local: boolean; localTime: string | null }[]> {
       const reachable = await reachableZones(appId);
       const byMessage = new Map<string, ScheduledSendRow[]>();
       for (const part of await scheduledSendsRepository(repos).waiting(appId, 1000)) byMessage.set(part.publicId, [...(byMessage.get(part.publicId) ?? []), part]);
-      const entries = [...byMessage.values()].map((all) => {
-        const reaching = all.filter((p) => mayReach(p.zones === null ? null : (JSON.parse(p.zones) as string[]), reachable));
-        const parts = reaching.length > 0 ? reaching : all;
-        return {
-          messageId: all[0]!.publicId,
-          templateSlug: (JSON.parse(all[0]!.send) as StoredSend).template.slug,
-          nextDueAt: isoTime(parts[0]!.dueAt),
-          lastDueAt: isoTime(parts.at(-1)!.dueAt),
-          local: all[0]!.zones !== null,
-        };
-      });
+      const entries = await Promise.all(
+        [...byMessage.values()].map(async (all) => {
+          const shown = (await shownParts(all, reachable)).map((p) => p.dueAt);
+          const dues = shown.length > 0 ? shown : all.map((p) => isoTime(p.dueAt));
+          return {
+            messageId: all[0]!.publicId,
+            templateSlug: (JSON.parse(all[0]!.send) as StoredSend).template.slug,
+            nextDueAt: dues[0]!,
+            lastDueAt: dues.at(-1)!,
+            local: all[0]!.zones !== null,
+            localTime: wallTimeOf(all[0]!),
+          };
+        }),
+      );
       return entries.sort((a, b) => a.nextDueAt.localeCompare(b.nextDueAt));
     },
 
-    /** What the message status shows of a scheduled send (undefined: not one): its parts with devices, by due time. */
+    /**
+     * What the message status shows of a scheduled send (undefined: not one): its parts with
+     * devices, by due time; `partStates`: every part's state, shown or not (the list's `state`).
+     */
     async status(appId: string, publicId: string) {
       const parts = await scheduledSendsRepository(repos).ofMessage(appId, publicId);
       if (parts.length === 0) return undefined;
       const first = preparedOf(parts[0]!);
-      const reachable = await reachableZones(appId);
-      const shown: { dueAt: string; status: 'scheduled' | 'sent' | 'cancelled' | 'expired' | 'failed'; deliveries: number; zones: string[] | null }[] = [];
-      let scheduled = 0;
-      let cancelled = 0;
-      for (const part of parts) {
-        const zones = await zonesOf(part, reachable);
-        let devices = part.devices ?? 0;
-        if (part.status === 'waiting') {
-          // A part none of whose zones any device reported (nor the app's default) reaches nobody: not counted device by device.
-          devices = mayReach(zones?.zones ?? null, reachable) ? await sending.reach(preparedOf(part), zones) : 0;
-          scheduled += devices;
-        }
-        if (part.status === 'cancelled') cancelled += devices;
-        if (devices > 0) shown.push({ dueAt: isoTime(part.dueAt), status: part.status === 'waiting' ? 'scheduled' : part.status, deliveries: devices, zones: zones?.zones ?? null });
-      }
+      const shown = await shownParts(parts, await reachableZones(appId));
+      const sum = (status: string) => shown.filter((p) => p.status === status).reduce((n, p) => n + p.deliveries, 0);
       return {
         templateSlug: first.template.slug,
         releaseVersion: first.template.version,
         createdAt: parts[0]!.createdAt,
-        schedule: { scheduledFor: shown[0]?.dueAt ?? isoTime(parts[0]!.dueAt), scheduled, cancelled, parts: shown },
+        schedule: { scheduledFor: shown[0]?.dueAt ?? isoTime(parts[0]!.dueAt), scheduled: sum('scheduled'), cancelled: sum('cancelled'), parts: shown },
+        partStates: parts.map((p) => p.status),
       };
     },
   };

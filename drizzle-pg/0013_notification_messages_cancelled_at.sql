@@ -1,0 +1,1 @@
+ALTER TABLE "notification_messages" ADD COLUMN "cancelled_at" bigint;

@@ -1,0 +1,1 @@
+ALTER TABLE `notification_messages` ADD `cancelled_at` integer;

@@ -1,0 +1,15 @@
+import { html } from 'htm/preact';
+import { Badge } from './ui';
+
+/** Which Live Activities can be started on an iOS device: the attributes types it holds a push-to-start token for. */
+export function PushToStart(props: { types: string[] }) {
+  if (props.types.length === 0) return html`<${Badge} tone="amber" title="Live Activities cannot be started on it">no push-to-start<//>`;
+  return html`<span class="push-to-start" title="Attributes types it holds a push-to-start token for">push-to-start: <span class="mono">${props.types.join(', ')}</span></span>`;
+}
+
+/** A device's language and time zone, as it reported them. */
+export function LocaleZone(props: { device: { locale?: string; timeZone?: string } }) {
+  const { locale, timeZone } = props.device;
+  if (!locale && !timeZone) return html`<span class="muted">—</span>`;
+  return html`<span class="mono">${locale ?? '—'}</span> · <span class="mono break">${timeZone ?? 'app default zone'}</span>`;
+}
