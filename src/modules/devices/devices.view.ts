@@ -5,7 +5,8 @@ import type { DeviceWithTokens } from './devices.types';
 export const DeviceRecord = t.Object({
   id: t.String({ description: 'Device identifier (`dev_…`), used to remove it.' }),
   endUserId: t.String(),
-  platform: t.Union([t.Literal('ios'), t.Literal('android')]),
+  platform: t.Union([t.Literal('ios'), t.Literal('android'), t.Literal('web')]),
+  endpointOrigin: t.Optional(t.String({ description: "web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys.", examples: ['https://web.push.apple.com'] })),
   environment: t.Optional(
     t.Union([t.Literal('production'), t.Literal('sandbox')], { description: "The APNs environment the device declared; absent: the app's default." }),
   ),
@@ -25,6 +26,7 @@ export function deviceView(row: DeviceWithTokens) {
     id: row.id,
     endUserId: row.endUserId,
     platform: row.platform,
+    ...(row.platform === 'web' ? { endpointOrigin: URL.canParse(row.token) ? new URL(row.token).origin : '' } : {}),
     ...(row.environment ? { environment: row.environment } : {}),
     ...(row.osVersion ? { osVersion: row.osVersion } : {}),
     ...(row.locale ? { locale: row.locale } : {}),

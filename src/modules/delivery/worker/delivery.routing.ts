@@ -20,12 +20,12 @@ export interface ClaimedDelivery {
   /** The body the message's first delivery recorded (`messages.sent_body`), if any yet. */
   sentBody: string | null;
   /** Null when the device was removed. */
-  platform: 'ios' | 'android' | null;
+  platform: 'ios' | 'android' | 'web' | null;
   /** The device's end user (for webhook events). */
   endUserId: string | null;
   /** The ledger token the delivery goes to (null: not known yet, or removed with its device). */
   tokenId: number | null;
-  tokenKind: 'apns_device' | 'apns_push_to_start' | 'apns_activity' | 'fcm_registration' | null;
+  tokenKind: 'apns_device' | 'apns_push_to_start' | 'apns_activity' | 'fcm_registration' | 'webpush_subscription' | null;
   tokenValue: string | null;
   tokenDeviceId: string | null;
   /** The token's activity (an activity's own update token), for device.token_invalidated. */
@@ -58,6 +58,9 @@ export type Route =
   | { action: 'fail'; reason: string };
 
 
+/** Why a delivery to a web device fails until the Web Push transport is routed (issue 46 point 3). */
+export const WEB_NOT_SENT = 'Web Push sending is not available yet: the web device was not sent to';
+
 /** Stands in for values the simulator cannot know without credentials or a device. */
 const PLACEHOLDER = { bundleId: '{bundleId}', activityToken: '{activity-push-token}' };
 
@@ -79,6 +82,8 @@ export class DeliveryRouter {
     // Only the token the delivery names decides: a refused activity token leaves the device's others alone.
     if (row.tokenState === 'invalid') return { action: 'drop', reason: `token invalid: ${row.invalidReason ?? 'refused by the provider'}` };
     if (row.tokenId !== null && row.tokenDeviceId !== row.deviceId) return { action: 'drop', reason: 'token moved to another device' };
+    // Web devices register (issue 46 point 2) before their transport exists (point 3): never to FCM as if Android.
+    if (row.platform === 'web') return { action: 'fail', reason: WEB_NOT_SENT };
     const built = this.build(row);
     return row.platform === 'ios' ? this.routeApns(row, built, channels) : this.routeFcm(row, built, channels);
   }
