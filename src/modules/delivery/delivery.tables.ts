@@ -59,7 +59,7 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
      * fcm_down: an endpoint that stopped answering (`reason` names the endpoint). The reason stays
      * a text for people; code tells holds apart by this.
      */
-    holdKind: text(['token', 'apns_paused', 'fcm_paused', 'apns_down', 'fcm_down']),
+    holdKind: text(['token', 'apns_paused', 'fcm_paused', 'webpush_paused', 'apns_down', 'fcm_down', 'webpush_down']),
     /** The exact request body sent (simulator and last attempt), for the console. */
     sentPayload: text(),
     createdAt: time().notNull(),

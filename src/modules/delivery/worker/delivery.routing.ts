@@ -4,6 +4,7 @@ import { fcmRequest } from '../providers/fcm/fcm.sender';
 import type { MessageContent } from '../message-content';
 import { apnsRequest, fcmMessage, MAX_PAYLOAD_BYTES } from '../payloads';
 import type { PushRequest, TransportName } from '../providers/transport';
+import { routeWebPush, type WebPushChannel } from './webpush.routing';
 
 /** A claimed delivery with everything its routing needs (the deliveries repository joins it). */
 export interface ClaimedDelivery {
@@ -27,6 +28,8 @@ export interface ClaimedDelivery {
   tokenId: number | null;
   tokenKind: 'apns_device' | 'apns_push_to_start' | 'apns_activity' | 'fcm_registration' | 'webpush_subscription' | null;
   tokenValue: string | null;
+  /** A web subscription's sealed keys (tokens.secret_sealed). */
+  tokenSecret: string | null;
   tokenDeviceId: string | null;
   /** The token's activity (an activity's own update token), for device.token_invalidated. */
   tokenActivityId: string | null;
@@ -45,6 +48,8 @@ export interface AppChannels {
   fcmSealed: string | null;
   apnsPausedReason: string | null;
   fcmPausedReason: string | null;
+  /** Absent: the app has no Web Push. */
+  webPush?: WebPushChannel;
 }
 
 export type Route =
@@ -57,9 +62,6 @@ export type Route =
   | { action: 'drop'; reason: string }
   | { action: 'fail'; reason: string };
 
-
-/** Why a delivery to a web device fails until the Web Push transport is routed (issue 46 point 3). */
-export const WEB_NOT_SENT = 'Web Push sending is not available yet: the web device was not sent to';
 
 /** Stands in for values the simulator cannot know without credentials or a device. */
 const PLACEHOLDER = { bundleId: '{bundleId}', activityToken: '{activity-push-token}' };
@@ -76,15 +78,15 @@ interface Built {
  */
 export class DeliveryRouter {
   private readonly built = new Map<number, Built>();
+  private readonly webPayloads = new Map<string, string>();
 
   route(row: ClaimedDelivery, channels: AppChannels): Route {
     if (row.platform === null) return { action: 'drop', reason: 'device removed' };
     // Only the token the delivery names decides: a refused activity token leaves the device's others alone.
     if (row.tokenState === 'invalid') return { action: 'drop', reason: `token invalid: ${row.invalidReason ?? 'refused by the provider'}` };
     if (row.tokenId !== null && row.tokenDeviceId !== row.deviceId) return { action: 'drop', reason: 'token moved to another device' };
-    // Web devices register (issue 46 point 2) before their transport exists (point 3): never to FCM as if Android.
-    if (row.platform === 'web') return { action: 'fail', reason: WEB_NOT_SENT };
     const built = this.build(row);
+    if (row.platform === 'web') return routeWebPush(row, built.content, channels.webPush, this.webPayloads);
     return row.platform === 'ios' ? this.routeApns(row, built, channels) : this.routeFcm(row, built, channels);
   }
 
