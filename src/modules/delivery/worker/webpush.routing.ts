@@ -19,7 +19,7 @@ export const NO_LIVE_ACTIVITY_ON_WEB = 'Live Activities do not reach web devices
 
 /**
  * A delivery to a web device: the Declarative Web Push JSON of the notification (navigate: the
- * app's defaultUrl), encrypted and signed by the `webpush` transport. The recorded URL is the
+ * template's `url`, else the app's defaultUrl), encrypted and signed by the `webpush` transport. The recorded URL is the
  * endpoint's origin only: the endpoint itself is a capability.
  */
 export function routeWebPush(row: ClaimedDelivery, content: MessageContent, web: WebPushChannel | undefined, payloads: Map<string, string>): Route {
@@ -42,7 +42,7 @@ export function routeWebPush(row: ClaimedDelivery, content: MessageContent, web:
     const message = declarativePushMessage({
       title: content.title,
       body: content.body,
-      navigate: web.defaultUrl,
+      navigate: content.url ?? web.defaultUrl,
       badge: content.badge,
       messageId: content.messageId,
       data: content.data,
