@@ -3,6 +3,7 @@ import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { serverClient } from '../../test-support/server-client';
 import { forEachDatabase } from '../../test-support/databases';
 import { until } from '../../test-support/eventually';
+import { startWebhookReceiver, type WebhookReceiver } from '../../test-support/webhook-receiver';
 import { startWebPushStandin, type PushSubscriptionJSON, type WebPushStandin } from '../../test-support/webpush-standin';
 
 forEachDatabase('web-push-send-e2e', () => {
@@ -15,6 +16,7 @@ forEachDatabase('web-push-send-e2e', () => {
   const APP = 'webshop';
   const SECRET = 'sk_webshop_e2e';
   let push: WebPushStandin;
+  let receiver: WebhookReceiver;
   let served: ServedApp;
   let browser: PushSubscriptionJSON;
   let gone: PushSubscriptionJSON;
@@ -22,11 +24,15 @@ forEachDatabase('web-push-send-e2e', () => {
 
   beforeAll(async () => {
     push = await startWebPushStandin();
+    receiver = await startWebhookReceiver();
     served = await serveApp({
       app: APP,
       secret: SECRET,
       more: '[apps.web_push]\nsubject = "mailto:ops@example.com"\ndefault_url = "https://shop.example.com/inbox"\n',
     });
+    const hook = await admin('POST', `/api/admin/apps/${APP}/webhooks`, { url: receiver.url, events: ['device.token_invalidated'] });
+    expect(hook.status).toBe(201);
+    receiver.secret = hook.body.secret;
     const { publicKey } = (await call('GET', `/api/apps/${APP}/web-push/public-key`)).body;
     browser = push.subscribe({ applicationServerKey: publicKey });
     gone = push.subscribe({ applicationServerKey: publicKey });
@@ -42,6 +48,7 @@ forEachDatabase('web-push-send-e2e', () => {
   afterAll(async () => {
     await served?.close();
     await push?.close();
+    await receiver?.close();
   }, 30_000);
 
   const status = async (messageId: string) => (await call('GET', `/api/apps/${APP}/notifications/${messageId}`)).body;
@@ -71,7 +78,7 @@ forEachDatabase('web-push-send-e2e', () => {
     expect(push.requests.length).toBe(before);
   });
 
-  test('429 is retried; 410 retires the subscription (the device shows invalid)', async () => {
+  test('429 is retried; 410 retires the subscription: the device shows invalid and device.token_invalidated fires', async () => {
     push.tooMany(browser.endpoint, 0, 1);
     push.gone(gone.endpoint);
     const { messageId } = (await call('POST', `/api/apps/${APP}/notifications/send`, { templateSlug: 'shipped', variables: { order: '8', eta: 'soon' } })).body;
@@ -81,6 +88,10 @@ forEachDatabase('web-push-send-e2e', () => {
       const devices = (await admin('GET', `/api/admin/apps/${APP}/devices?endUserId=bob`)).body.devices;
       return devices[0]?.valid === false;
     });
+    await until('device.token_invalidated arrived', () => receiver.events.some((e) => e.type === 'device.token_invalidated'));
+    const event = receiver.events.find((e) => e.type === 'device.token_invalidated')!;
+    expect(event.data).toMatchObject({ tokenKind: 'webpush_subscription', endUserId: 'bob' });
+    expect(JSON.stringify(event)).not.toContain(gone.endpoint);
     // The retried push recorded sent; the gone one dropped (its token refused).
     await until('the status says one sent, one dropped', async () => {
       const web = (await status(messageId)).platforms.web;
