@@ -17,6 +17,7 @@ import { deliveriesAdminRoutes } from './modules/delivery/admin/deliveries.admin
 import { deliveryHistoryRepository } from './modules/delivery/admin/delivery-history.repository';
 import { devicesAdminRoutes } from './modules/devices/devices.admin.routes';
 import { devicesRoutes } from './modules/devices/devices.routes';
+import { webPushAdminRoutes, webPushPublicRoutes } from './modules/web-push/web-push.routes';
 import { usersRoutes } from './modules/users/users.routes';
 import { docsRoutes } from './modules/docs/docs.routes';
 import { TEMPLATE_SLUGS } from './modules/live-activities/templates';
@@ -113,6 +114,8 @@ export function createApp(ctx: AppContext) {
     .use(activityStreamsRoutes(services))
     .use(broadcastsRoutes(services))
     .use(appsAdminRoutes(services))
+    .use(webPushAdminRoutes(services))
+    .use(webPushPublicRoutes(services))
     .use(demoAdminRoutes(services))
     .use(consoleRoutes(services))
     .use(devicesAdminRoutes(services))

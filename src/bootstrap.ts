@@ -12,6 +12,8 @@ import { systemClock, type Clock } from './lib/clock';
 import { createLogger, type Logger, type LogLevel } from './lib/logger';
 import { SecretBox } from './lib/secrets';
 import { readConfiguredCredentials, seedAppsFromConfig } from './modules/apps/apps.seed';
+import { generateVapidKeys, importVapidKey } from './modules/delivery/providers/webpush/webpush.vapid';
+import { readConfiguredWebPush, seedWebPushFromConfig } from './modules/web-push/web-push.seed';
 import { liveActivityTemplatesService } from './modules/live-activities/live-activity-templates.service';
 import { resolveAdminToken } from './modules/auth/admin-auth';
 import { type MetaRepository, metaRepository } from './modules/auth/meta.repository';
@@ -91,6 +93,7 @@ export async function bootstrap(
     // on PostgreSQL seeding runs under one transaction-scoped advisory lock, so later ones find it made.
     if (config.apps.length > 0)
       await coordination.keyedLocks('seed').run('apps', () => seedAppsFromConfig(ctx, credentialsReset(ctx), (appId, defs) => templates.seed(appId, defs)));
+    await seedWebPushFromConfig(ctx, VAPID_KEYS);
     return { ctx, generatedAdminToken: admin.generated, replacesUnshownAdminToken: admin.replacesUnshown };
   } catch (e) {
     await db.close();
@@ -119,7 +122,11 @@ export function checkConfigForServe(config: Config): void {
     }
   }
   readConfiguredCredentials(config);
+  readConfiguredWebPush(config, VAPID_KEYS);
 }
+
+/** How Web Push key pairs are made (web-push.service.ts KeyMaker). */
+const VAPID_KEYS = { generate: generateVapidKeys, importPem: importVapidKey };
 
 /** Refuses to start with a master key other than the one the database's secrets were sealed with. */
 async function checkMasterKey(meta: MetaRepository, box: SecretBox): Promise<void> {

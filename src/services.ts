@@ -17,6 +17,8 @@ import { releasesService } from './modules/notifications/releases/releases.servi
 import { usersService } from './modules/users/users.service';
 import { webhooksService } from './modules/webhooks/webhooks.service';
 import { devicesRepository } from './modules/devices/devices.repository';
+import { generateVapidKeys, importVapidKey } from './modules/delivery/providers/webpush/webpush.vapid';
+import { webPushService } from './modules/web-push/web-push.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
@@ -48,6 +50,7 @@ export function buildServices(ctx: AppContext) {
     streams: activityStreamsService(ctx, liveActivities),
     users: usersService(ctx),
     webhooks: webhooksService(ctx, apps),
+    webPush: webPushService(ctx, { generate: generateVapidKeys, importPem: importVapidKey }),
   };
 }
 

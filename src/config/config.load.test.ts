@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, parseConfig, resolveConfigPath } from './config.load';
 import { redactConfig } from './config.redact';
-import { APNS_FIELDS, APP_FIELDS, FCM_FIELDS, LIVE_ACTIVITY_TEMPLATE_FIELDS, PLAN_FIELDS, SECTIONS } from './config.schema';
+import { APNS_FIELDS, APP_FIELDS, FCM_FIELDS, LIVE_ACTIVITY_TEMPLATE_FIELDS, PLAN_FIELDS, SECTIONS, WEB_PUSH_FIELDS } from './config.schema';
 
 const problemsOf = (text: string, env: Record<string, string> = {}): string[] => {
   try {
@@ -139,6 +139,7 @@ describe('configuration', () => {
       ...Object.keys(APP_FIELDS).map((k) => ['apps', k]),
       ...Object.keys(APNS_FIELDS).map((k) => ['apps.apns', k]),
       ...Object.keys(FCM_FIELDS).map((k) => ['apps.fcm', k]),
+      ...Object.keys(WEB_PUSH_FIELDS).map((k) => ['apps.web_push', k]),
       ...Object.keys(LIVE_ACTIVITY_TEMPLATE_FIELDS).map((k) => ['apps.live_activity_templates', k]),
     ];
     // A key whose mere presence changes what Islet does (database.url) or that names a file of the user's is shown commented out.

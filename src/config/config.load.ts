@@ -8,6 +8,7 @@ import {
   APP_FIELDS,
   DEFAULT_PLANS,
   FCM_FIELDS,
+  WEB_PUSH_FIELDS,
   LIVE_ACTIVITY_TEMPLATE_FIELDS,
   PLAN_FIELDS,
   SECTIONS,
@@ -163,7 +164,7 @@ export function parseConfig(text: string, source: string, env: Record<string, st
     if (!Array.isArray(raw.apps)) report(['apps'], 'must be an array of tables ([[apps]])');
     else
       raw.apps.forEach((entry, i) => {
-        const app = readSection(entry, APP_FIELDS, ['apps', i], ['apns', 'fcm', 'live_activity_templates']) as AppConfig;
+        const app = readSection(entry, APP_FIELDS, ['apps', i], ['apns', 'fcm', 'web_push', 'live_activity_templates']) as AppConfig;
         if (app.id === undefined) report(['apps', i], 'needs an id');
         else if (!APP_ID.test(app.id)) report(['apps', i, 'id'], 'must be 1-64 letters, digits, - or _');
         else if (apps.some((a) => a.id === app.id)) report(['apps', i, 'id'], `repeats the app id "${app.id}"`);
@@ -176,6 +177,10 @@ export function parseConfig(text: string, source: string, env: Record<string, st
         if (isTable(entry) && entry.fcm !== undefined) {
           app.fcm = readSection(entry.fcm, FCM_FIELDS, ['apps', i, 'fcm']) as AppConfig['fcm'];
           if (app.fcm?.service_account_file === undefined) report(['apps', i, 'fcm'], 'needs service_account_file');
+        }
+        if (isTable(entry) && entry.web_push !== undefined) {
+          app.web_push = readSection(entry.web_push, WEB_PUSH_FIELDS, ['apps', i, 'web_push']) as AppConfig['web_push'];
+          for (const k of ['subject', 'default_url'] as const) if (app.web_push?.[k] === undefined) report(['apps', i, 'web_push'], `needs ${k}`);
         }
         if (isTable(entry) && entry.live_activity_templates !== undefined) app.liveActivityTemplates = readTemplates(entry.live_activity_templates, ['apps', i, 'live_activity_templates']);
         apps.push(app);

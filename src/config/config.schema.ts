@@ -181,6 +181,14 @@ export const FCM_FIELDS = {
   endpoint: { kind: 'string', doc: "Override of Google's FCM host, e.g. http://127.0.0.1:9444." },
 } as const satisfies SectionSpec;
 
+/** `[apps.web_push]`: the app's Web Push (issue 46), as `PUT /api/admin/apps/{appId}/web-push` sets it. */
+export const WEB_PUSH_FIELDS = {
+  subject: { kind: 'string', doc: 'The contact push services see: a mailto: address or an https: URL (not localhost).' },
+  default_url: { kind: 'string', doc: 'https URL a notification opens when its template has no url.' },
+  private_key_file: { kind: 'string', doc: 'PEM P-256 private key to sign with (VAPID); absent: generated once and kept.' },
+  expiry_days: { kind: 'integer', min: 1, default: 60, doc: 'Days a subscription not registered again stays a target.' },
+} as const satisfies SectionSpec;
+
 /**
  * `[[apps.live_activity_templates]]`: app-defined Live Activity templates (issue 39), created or
  * made to match at every start; with `[apps.live_activity_templates.attributes]` and
@@ -221,7 +229,8 @@ type Resolved<S extends SectionSpec> = {
 export type PlanConfig = Resolved<typeof PLAN_FIELDS>;
 export type ApnsConfig = Resolved<typeof APNS_FIELDS>;
 export type FcmConfig = Resolved<typeof FCM_FIELDS>;
-export type AppConfig = Resolved<typeof APP_FIELDS> & { id: string; apns?: ApnsConfig; fcm?: FcmConfig; liveActivityTemplates?: LiveActivityTemplateConfig[] };
+export type WebPushConfig = Resolved<typeof WEB_PUSH_FIELDS>;
+export type AppConfig = Resolved<typeof APP_FIELDS> & { id: string; apns?: ApnsConfig; fcm?: FcmConfig; web_push?: WebPushConfig; liveActivityTemplates?: LiveActivityTemplateConfig[] };
 
 export type Config = { [S in keyof typeof SECTIONS]: Resolved<(typeof SECTIONS)[S]> } & {
   plans: Record<string, PlanConfig>;

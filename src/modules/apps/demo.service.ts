@@ -73,6 +73,8 @@ export async function createDemo(services: Services): Promise<DemoSummary> {
   await devices.upsert(DEMO.appId, { endUserId: DEMO.endUserId, platform: 'android', token: 'demo-android-pixel' }, now, DEMO.pixelId);
   await devices.upsert(DEMO.appId, { endUserId: DEMO.friendId, platform: 'android', token: 'demo-android-friend' }, now, DEMO.friendDeviceId);
   await devices.setTester(DEMO.appId, DEMO.endUserId, true);
+  // Web Push on, so that the documented web-push operations answer on the demo.
+  await services.webPush.configure(DEMO.appId, { subject: 'mailto:demo@example.com', defaultUrl: 'https://example.com/', source: 'api' });
   await releases.create(DEMO.appId, {
     version: DEMO.releaseVersion,
     templates: [

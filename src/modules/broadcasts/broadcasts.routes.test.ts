@@ -26,7 +26,7 @@ async function setup(toml = '') {
 const create = (body: unknown = score) => h.service('a1', 'POST', PATH, body);
 
 /** The broadcast worker with only the simulator (the app has no credentials). */
-const worker = () => new BroadcastWorker(h.ctx, { apns: new SimulatorTransport(), fcm: new SimulatorTransport(), simulator: new SimulatorTransport() });
+const worker = () => new BroadcastWorker(h.ctx, { apns: new SimulatorTransport(), fcm: new SimulatorTransport(), webpush: new SimulatorTransport(), simulator: new SimulatorTransport() });
 
 forEachDatabase('the broadcasts resource (app.handle, simulator transport)', (db) => {
   beforeAll(() => (database = db));

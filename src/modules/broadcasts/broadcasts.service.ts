@@ -201,7 +201,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         const devices = await devicesRepository(tx).targets(appId, { endUserIds: targetUsers && [...new Set(targetUsers)], audience });
         const skipped: { deviceId: string; reason: string }[] = [];
         const reachable = devices.filter((d) => {
-          const reason = d.platform === 'ios' ? iosStartProblem(d.osVersion) : undefined;
+          const reason = d.platform === 'ios' ? iosStartProblem(d.osVersion) : d.platform === 'web' ? 'broadcast channels do not reach web devices' : undefined;
           if (reason) skipped.push({ deviceId: d.id, reason });
           return reason === undefined;
         });

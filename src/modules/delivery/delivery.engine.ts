@@ -5,6 +5,8 @@ import { inlineStore } from './outbox/outbox-store';
 import { OutboxThread } from './outbox/outbox-thread.client';
 import { FcmSender } from './providers/fcm/fcm.sender';
 import { SimulatorTransport } from './providers/simulator.transport';
+import { WebPushSender } from './providers/webpush/webpush.sender';
+import { WebPushTransport } from './providers/webpush/webpush.transport';
 import type { Transports } from './providers/transport';
 import { deliveriesRepository } from './worker/delivery.repository';
 
@@ -34,7 +36,7 @@ export interface DeliveryEngine {
 }
 
 /**
- * The delivery side of Islet: worker and transports (APNs, FCM, simulator). The server starts it
+ * The delivery side of Islet: worker and transports (APNs, FCM, Web Push, simulator). The server starts it
  * after migrations and stops it before the database closes; createApp never does, so tests of other
  * modules get no background work.
  * @example const engine = createDeliveryEngine(ctx); engine.start(); … await engine.stop();
@@ -48,6 +50,7 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
   const transports: Transports = {
     apns: overrides?.apns ?? new ApnsClient({ clock: ctx.clock, logger: ctx.logger, outbound }),
     fcm: overrides?.fcm ?? new FcmSender({ clock: ctx.clock, outbound }),
+    webpush: overrides?.webpush ?? new WebPushTransport(new WebPushSender({ clock: ctx.clock, outbound })),
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
   const worker = new DeliveryWorker(ctx, transports, ctx.metrics, workerOptions);

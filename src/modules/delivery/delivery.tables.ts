@@ -59,7 +59,7 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
      * fcm_down: an endpoint that stopped answering (`hold_endpoint` names it). The reason stays
      * a text for people; code tells holds apart by this.
      */
-    holdKind: text(['token', 'apns_paused', 'fcm_paused', 'apns_down', 'fcm_down']),
+    holdKind: text(['token', 'apns_paused', 'fcm_paused', 'webpush_paused', 'apns_down', 'fcm_down', 'webpush_down']),
     /**
      * The endpoint a delivery held apns_down / fcm_down waits for (the origin of its provider URL,
      * `https://api.push.apple.com`); null otherwise. Releases and counts per endpoint read this, never the reason.

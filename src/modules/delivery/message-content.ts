@@ -26,6 +26,8 @@ export interface NotificationContent {
   badge?: number;
   /** An https URL. */
   image?: string;
+  /** Web Push: what a click opens (the template's `url`, rendered); absent: the app's defaultUrl. */
+  url?: string;
   threadId?: string;
   category?: string;
   interruptionLevel?: 'passive' | 'active' | 'time-sensitive' | 'critical';

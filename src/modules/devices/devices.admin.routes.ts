@@ -6,7 +6,7 @@ import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { DeviceBody } from './devices.routes';
 import { DeviceRecord, deviceView } from './devices.view';
-import { checkDeviceTokens } from './token-format';
+import { registrationInput } from './device-registration';
 import { withTypedPushToStart } from './typed-push-to-start';
 
 /** Admin API of an app's end users and devices (the console's "add a simulated device" uses POST). */
@@ -79,8 +79,8 @@ export function devicesAdminRoutes(services: Services) {
       '/apps/:appId/devices',
       async ({ params, body }) => {
         await apps.get(params.appId);
-        checkDeviceTokens(body);
-        return { device: deviceView((await devices.upsert(params.appId, withTypedPushToStart(body), clock.now())).device) };
+        const input = await registrationInput(services.ctx, params.appId, body);
+        return { device: deviceView((await devices.upsert(params.appId, withTypedPushToStart(input), clock.now())).device) };
       },
       {
         params: AppParams,

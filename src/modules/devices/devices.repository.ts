@@ -206,7 +206,8 @@ export const devicesRepository = repository((sql: Sql) => {
             device.id, appId, device.endUserId, device.platform, device.token, device.environment, device.osVersion, device.locale, device.timeZone, now, now,
           ]);
         }
-        await tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);
+        const tokenId = await tokens.report(appId, deviceTokenKind(input.platform), input.token, device.id, device.environment, now);
+        if (input.secretSealed !== undefined) await tokens.setSecret(tokenId, input.secretSealed);
         if (input.pushToStartToken && input.platform === 'ios') await tokens.report(appId, 'apns_push_to_start', input.pushToStartToken, device.id, device.environment, now);
         if (input.platform === 'ios')
           for (const [type, value] of Object.entries(input.pushToStartTokens ?? {})) await tokens.report(appId, 'apns_push_to_start', value, device.id, device.environment, now, type);

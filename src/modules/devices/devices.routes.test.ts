@@ -125,7 +125,7 @@ forEachDatabase('devices', (database) => {
       const app = await h.createApp({ id: 'a1' });
       const cases: [unknown, string][] = [
         [{ platform: 'ios', token: 't' }, 'endUserId is required'],
-        [{ ...device, platform: 'windows' }, 'platform must be one of ios, android'],
+        [{ ...device, platform: 'windows' }, 'platform must be one of ios, android, web'],
         [{ ...device, token: 5 }, 'token must be a string'],
         [{ ...device, tester: 'yes' }, 'tester must be true or false'],
         [{ ...device, extra: 1 }, 'extra is not a known field'],

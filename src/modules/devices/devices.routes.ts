@@ -3,7 +3,7 @@ import { AppParams, errors, Success, withDetail } from '../../http/schemas';
 import { HttpError } from '../../lib/errors';
 import type { Services } from '../../services';
 import { DeviceRecord, deviceView } from './devices.view';
-import { checkDeviceTokens } from './token-format';
+import { registrationInput } from './device-registration';
 import { withCanonicalPlace } from './device-place';
 import { MAX_PUSH_TO_START_TYPES, SWIFT_TYPE_NAME, withTypedPushToStart } from './typed-push-to-start';
 
@@ -12,12 +12,20 @@ const signedBy = 'Authenticated by `X-Service-Key` (the app backend) or `X-End-U
 export const DeviceBody = t.Object(
   {
     endUserId: t.String({ minLength: 1, maxLength: 256, description: 'The end user this device belongs to.' }),
-    platform: t.Union([t.Literal('ios'), t.Literal('android')]),
-    token: t.String({
-      minLength: 1,
-      maxLength: 4096,
-      description: 'APNs device token (iOS: 64 to 200 hex digits) or FCM registration token (Android: letters, digits, -, _ and :).',
-    }),
+    platform: t.Union([t.Literal('ios'), t.Literal('android'), t.Literal('web')]),
+    token: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 4096,
+        description: 'iOS and Android (required): APNs device token (64 to 200 hex digits) or FCM registration token (letters, digits, -, _ and :).',
+      }),
+    ),
+    subscription: t.Optional(
+      t.Unknown({
+        description:
+          'web (required): what `PushSubscription.toJSON()` gives, `{endpoint, expirationTime, keys: {p256dh, auth}}`. The endpoint must be an https URL at a public address; the same endpoint registered again updates the device. The keys are stored encrypted and never shown.',
+      }),
+    ),
     pushToStartToken: t.Optional(
       t.String({
         minLength: 1,
@@ -73,13 +81,13 @@ export const DeviceBody = t.Object(
 
 /** Public device registration: what makes an end user "connected". */
 export function devicesRoutes(services: Services) {
-  const { auth, devices, clock } = services;
+  const { auth, devices, clock, ctx } = services;
   return new Elysia({ detail: { tags: ['Devices'] } })
     .post(
       '/api/apps/:appId/devices',
       async ({ params, body }) => {
-        checkDeviceTokens(body);
-        const { device } = await devices.upsert(params.appId, withTypedPushToStart(withCanonicalPlace(body)), clock.now());
+        const input = await registrationInput(ctx, params.appId, body);
+        const { device } = await devices.upsert(params.appId, withTypedPushToStart(withCanonicalPlace(input)), clock.now());
         return { device: deviceView(device) };
       },
       {
@@ -93,7 +101,7 @@ export function devicesRoutes(services: Services) {
         response: { 200: t.Object({ device: DeviceRecord }), ...errors(400, 401, 413, 429) },
         detail: {
           summary: 'Register or refresh a device',
-          description: `Upsert by app, platform and token. ${signedBy}`,
+          description: `Upsert by app, platform and token (web: the subscription's endpoint). ${signedBy}`,
           security: [{ serviceKey: [] }, { endUserSignature: [] }],
         },
       },

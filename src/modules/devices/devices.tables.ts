@@ -7,10 +7,11 @@ export const { sqlite: devices, pg: devicesPg } = defineTable(
     id: text().primaryKey(),
     appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     endUserId: text().notNull(),
-    platform: text(['ios', 'android']).notNull(),
+    platform: text(['ios', 'android', 'web']).notNull(),
     /**
      * The token the device registered with: the row's identity (one device per app, platform and
-     * token). Whether it is still valid, and every other token of the device, is in `tokens`.
+     * token). A web device's is its subscription's endpoint URL (so the same endpoint registered
+     * again updates the row); its keys are in its `webpush_subscription` token, sealed. Whether it is still valid, and every other token of the device, is in `tokens`.
      */
     token: text().notNull(),
     /** The APNs environment the device declared; null: the app's default (its APNs `environment`). */

@@ -4,8 +4,10 @@ export type DeviceRow = typeof devices.$inferSelect;
 
 export interface DeviceInput {
   endUserId: string;
-  platform: 'ios' | 'android';
+  platform: 'ios' | 'android' | 'web';
   token: string;
+  /** web: the subscription's keys, sealed (web-push/web-subscription.ts); stored on its token. */
+  secretSealed?: string;
   pushToStartToken?: string;
   /** Push-to-start tokens of app-defined ActivityAttributes types (issue 39), by type; the IsletActivityAttributes one is `pushToStartToken`. */
   pushToStartTokens?: Record<string, string>;
@@ -23,7 +25,7 @@ export interface DeviceInput {
 export interface TargetDevice {
   id: string;
   endUserId: string;
-  platform: 'ios' | 'android';
+  platform: 'ios' | 'android' | 'web';
   /** The ledger id of its registration (alert) token. */
   tokenId: number;
   /** The ledger id of its active push-to-start token (iOS), if any. */

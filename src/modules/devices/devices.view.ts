@@ -6,7 +6,8 @@ import type { DeviceWithTokens } from './devices.types';
 export const DeviceRecord = t.Object({
   id: t.String({ description: 'Device identifier (`dev_…`), used to remove it.' }),
   endUserId: t.Union([t.String(), t.Null()], { description: 'The end user; null once they were erased (the device waits for an end push, then goes).' }),
-  platform: t.Union([t.Literal('ios'), t.Literal('android')]),
+  platform: t.Union([t.Literal('ios'), t.Literal('android'), t.Literal('web')]),
+  endpointOrigin: t.Optional(t.String({ description: "web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys.", examples: ['https://web.push.apple.com'] })),
   environment: t.Optional(
     t.Union([t.Literal('production'), t.Literal('sandbox')], { description: "The APNs environment the device declared; absent: the app's default." }),
   ),
@@ -32,6 +33,7 @@ export function deviceView(row: DeviceWithTokens) {
     id: row.id,
     endUserId: shownId(row.endUserId),
     platform: row.platform,
+    ...(row.platform === 'web' ? { endpointOrigin: URL.canParse(row.token) ? new URL(row.token).origin : '' } : {}),
     ...(row.environment ? { environment: row.environment } : {}),
     ...(row.osVersion ? { osVersion: row.osVersion } : {}),
     ...(row.locale ? { locale: row.locale } : {}),

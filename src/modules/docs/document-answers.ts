@@ -50,7 +50,9 @@ const DESCRIPTIONS: Record<string, string> = {
 export function documentAnswers(path: string, method: string, operation: Json, facts: ErrorFacts): void {
   const responses: Json = (operation.responses ??= {});
   const add = (status: string) => (responses[status] ??= problem(DESCRIPTIONS[status]!));
-  if (path.startsWith('/api/')) {
+  // An operation that asks no credentials (the VAPID public key a page subscribes with) has no failed authentication to answer.
+  const open = Array.isArray(operation.security) && operation.security.length === 0;
+  if (path.startsWith('/api/') && !open) {
     add('401');
     add('429');
   }

@@ -60,6 +60,7 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
       },
     },
   ],
+  'PUT /api/admin/apps/{appId}/web-push': [{ subject: 'mailto:ops@example.com', defaultUrl: 'https://example.com/inbox' }],
   'PATCH /api/admin/apps/{appId}/end-users/{endUserId}': [{ tester: true }, { tester: false }],
   'POST /api/admin/apps/{appId}/devices': [
     { endUserId: 'demo-friend', platform: 'ios', token: HEX_TOKEN, pushToStartToken: HEX_TOKEN.split('').reverse().join('') },

@@ -82,6 +82,15 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'POST /api/admin/apps/{appId}/secrets/{kind}': { '400': [example('An unknown kind', 400, 'kind must be one of app-secret, signing-secret')] },
   'PUT /api/admin/apps/{appId}/apns': { '400': [example('A malformed team id', 400, 'teamId must be 10 characters of A-Z and 0-9')] },
   'PUT /api/admin/apps/{appId}/fcm': { '400': [example('An incomplete service account', 400, 'serviceAccount.private_key is required')] },
+  'PUT /api/admin/apps/{appId}/web-push': {
+    '400': [
+      example('A subject Apple refuses', 400, 'subject must be a mailto: address or an https: URL, without spaces or angle brackets, not at localhost'),
+      example('A defaultUrl that is not https', 400, 'defaultUrl must be an https URL'),
+    ],
+  },
+  'GET /api/admin/apps/{appId}/web-push': { '404': [example('Web Push not enabled', 404, 'the app has no Web Push')] },
+  'DELETE /api/admin/apps/{appId}/web-push': { '404': [example('Web Push not enabled', 404, 'the app has no Web Push')] },
+  'GET /api/apps/{appId}/web-push/public-key': { '404': [example('An unknown app, or one without Web Push', 404, 'the app has no Web Push')] },
   'POST /api/admin/apps/{appId}/live-activity-templates': {
     '400': [example('A reserved field name', 400, "contentState.isletActivityId is reserved for Islet's activity id")],
     '409': [

@@ -27,7 +27,7 @@ forEachDatabase('activity instances', (database) => {
       for (let i = 0; i < 230; i++) {
         const platform = i % 2 === 0 ? 'ios' : 'android';
         const { device } = await devicesRepository(sql).upsert('a1', { endUserId: 'u1', platform, token: platform === 'ios' ? apnsToken(`d${i}`) : `fcm-${i}` }, 1_000 + i);
-        devices.push(device);
+        devices.push({ id: device.id, platform });
       }
       await liveActivitiesRepository(sql).insert([
         { id: 'la1', appId: 'a1', endUserId: 'u1', templateSlug: 'progress-bar', platform: 'ios', attributes: '{}', contentState: '{}', startedAt: 5_000 },

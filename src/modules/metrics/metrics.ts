@@ -8,7 +8,7 @@ export type DeliveryOutcomeLabel = 'delivered' | 'retry' | 'dropped' | 'paused' 
 /** One app channel's state for `islet_channel_state`; issue 23's channel health can feed more states. */
 export interface ChannelState {
   app: string;
-  provider: 'apns' | 'fcm';
+  provider: 'apns' | 'fcm' | 'webpush';
   state: string;
 }
 

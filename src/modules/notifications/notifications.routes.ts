@@ -79,7 +79,7 @@ const MessageStatus = t.Object({
   releaseVersion: Type.Integer(),
   createdAt: t.String({ format: 'date-time' }),
   deliveries: Counts,
-  platforms: t.Object({ ios: Counts, android: Counts }, { description: 'The same counts per platform (deliveries of devices deleted since are only in `deliveries`).' }),
+  platforms: t.Object({ ios: Counts, android: Counts, web: Counts }, { description: 'The same counts per platform (deliveries of devices deleted since are only in `deliveries`).' }),
   opened: Type.Integer({ description: 'Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each).' }),
   schedule: t.Optional(
     t.Object(

@@ -4,9 +4,9 @@ import { statement } from '../../db/sql/statement';
 import { repository } from '../../db/sql/repository';
 
 /** SQL list of the kinds that are a device's registration (alert) token. */
-export const DEVICE_KINDS_SQL = `('apns_device', 'fcm_registration')`;
+export const DEVICE_KINDS_SQL = `('apns_device', 'fcm_registration', 'webpush_subscription')`;
 
-const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", attributes_type AS "attributesType", environment, state,
+const COLUMNS = `id, app_id AS "appId", kind, value, device_id AS "deviceId", activity_id AS "activityId", attributes_type AS "attributesType", secret_sealed AS "secretSealed", environment, state,
   invalid_reason AS "invalidReason", invalidated_at AS "invalidatedAt", reported_at AS "reportedAt", created_at AS "createdAt"`;
 const SHAPE = { numbers: ['id', 'invalidatedAt', 'reportedAt', 'createdAt'] };
 const ID = { numbers: ['id'] };
@@ -47,6 +47,7 @@ const invalidate = statement(
   (d) => `UPDATE tokens SET state = 'invalid', invalid_reason = $2, invalidated_at = $3
            WHERE id = $1 AND state = 'active' AND (${d.typed('$4', 'bigint')} IS NULL OR ${d.typed('$4', 'bigint')} >= reported_at)`,
 );
+const setSecret = statement('UPDATE tokens SET secret_sealed = $1 WHERE id = $2');
 const setEnvironment = statement('UPDATE tokens SET environment = $1 WHERE device_id = $2');
 const activityToken = statement<TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE activity_id = $1 AND device_id = $2 AND kind = 'apns_activity'`, SHAPE);
 const ofDevice = statement<TokenRow>(`SELECT ${COLUMNS} FROM tokens WHERE device_id = $1 ORDER BY id`, SHAPE);
@@ -71,6 +72,8 @@ export const tokensRepository = repository((sql: Sql) => {
       if (kind === 'apns_push_to_start') await sql.run(retireOtherPushToStart, [deviceId, value, 'replaced by a newer push-to-start token', now, type]);
       return id;
     },
+    /** Stores a token's sealed secret part (a web subscription's keys). */
+    setSecret: async (id: number, sealed: string): Promise<void> => void (await sql.run(setSecret, [sealed, id])),
     /** The active push-to-start tokens of an app-defined attributes type among these devices. */
     pushToStartFor: (deviceIds: readonly string[], attributesType: string): Promise<{ deviceId: string; id: number }[]> => sql.all(pushToStartFor, [deviceIds, attributesType]),
     /** Records the update token of an activity on one device; returns its id. */

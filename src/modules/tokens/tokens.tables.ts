@@ -6,7 +6,7 @@ import { activities } from '../live-activities/live-activities.tables';
 
 /**
  * The token ledger: every token Islet knows, with the device that owns it and whether a provider
- * still takes it. Kinds: `apns_device` and `fcm_registration` (the device's alert token, one per
+ * still takes it. Kinds: `apns_device`, `fcm_registration` and `webpush_subscription` (the device's alert token, one per
  * device row: its registration token), `apns_push_to_start` (one active per device; a value belongs
  * to one device), `apns_activity` (an activity's update token on one device). Deliveries name the
  * token they use (`deliveries.token_id`), so a provider's refusal invalidates exactly that token.
@@ -16,7 +16,7 @@ export const { sqlite: tokens, pg: tokensPg } = defineTable(
   {
     id: id(),
     appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
-    kind: text(['apns_device', 'apns_push_to_start', 'apns_activity', 'fcm_registration']).notNull(),
+    kind: text(['apns_device', 'apns_push_to_start', 'apns_activity', 'fcm_registration', 'webpush_subscription']).notNull(),
     value: text().notNull(),
     deviceId: text().notNull().references(() => devices.id, { onDelete: 'cascade' }),
     /** apns_activity only. */
@@ -25,6 +25,12 @@ export const { sqlite: tokens, pg: tokensPg } = defineTable(
     attributesType: text(),
     /** APNs host the token belongs to; null: the app's default. Always null for FCM. */
     environment: text(['production', 'sandbox']),
+    /**
+     * webpush_subscription only: the subscription's keys (`{"p256dh","auth"}`, base64url), sealed
+     * with the SecretBox (purpose `tokens.webpush:<appId>:<endpoint>`), never shown. The endpoint
+     * itself is `value` (and the device's `token`), so a 410 retires exactly that subscription.
+     */
+    secretSealed: text(),
     state: text(['active', 'invalid']).notNull(),
     invalidReason: text(),
     invalidatedAt: time(),

@@ -33,7 +33,7 @@ export async function activitiesEnded(
 
 interface Channel {
   appId: string;
-  provider: 'apns' | 'fcm';
+  provider: 'apns' | 'fcm' | 'webpush';
   endpoint: string;
 }
 

@@ -65,7 +65,7 @@ const DeliveryDetail = t.Composite([
       t.Object(
         {
           id: Int(),
-          kind: t.String({ description: 'apns_device, apns_push_to_start, apns_activity or fcm_registration.' }),
+          kind: t.String({ description: 'apns_device, apns_push_to_start, apns_activity, fcm_registration or webpush_subscription.' }),
           state: t.Union([t.Literal('active'), t.Literal('invalid')]),
           environment: Nullable(t.String()),
           invalidReason: Nullable(t.String()),

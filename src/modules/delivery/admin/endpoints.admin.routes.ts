@@ -8,7 +8,7 @@ import { endpointHoldsRepository, heldKey } from '../endpoint-health/endpoint-ho
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 
 export const EndpointHealthRecord = t.Object({
-  provider: t.Union([t.Literal('apns'), t.Literal('fcm')]),
+  provider: t.Union([t.Literal('apns'), t.Literal('fcm'), t.Literal('webpush')]),
   endpoint: t.String({ description: 'The provider host the app sends to (APNs production and sandbox are two endpoints).' }),
   state: t.Union([t.Literal('healthy'), t.Literal('degraded'), t.Literal('down')]),
   reason: Nullable(t.String({ description: 'The last connection failure or throttling answer, while not healthy.' })),

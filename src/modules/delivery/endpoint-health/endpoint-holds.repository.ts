@@ -21,11 +21,11 @@ const releaseProvider = statement(
 );
 const recover = statement(
   `UPDATE deliveries SET status = 'pending', reason = NULL, hold_kind = NULL, hold_endpoint = NULL, next_attempt_at = $1, updated_at = $1
-    WHERE status = 'held' AND hold_kind IN ('apns_down', 'fcm_down')`,
+    WHERE status = 'held' AND hold_kind IN ('apns_down', 'fcm_down', 'webpush_down')`,
 );
-const heldByEndpoint = statement<{ provider: 'apns' | 'fcm'; endpoint: string; n: number }>(
-  `SELECT CASE hold_kind WHEN 'apns_down' THEN 'apns' ELSE 'fcm' END AS provider, hold_endpoint AS endpoint, count(*) AS n
-     FROM deliveries WHERE status = 'held' AND app_id = $1 AND hold_kind IN ('apns_down', 'fcm_down') GROUP BY hold_kind, hold_endpoint`,
+const heldByEndpoint = statement<{ provider: HeldProvider; endpoint: string; n: number }>(
+  `SELECT CASE hold_kind WHEN 'apns_down' THEN 'apns' WHEN 'fcm_down' THEN 'fcm' ELSE 'webpush' END AS provider, hold_endpoint AS endpoint, count(*) AS n
+     FROM deliveries WHERE status = 'held' AND app_id = $1 AND hold_kind IN ('apns_down', 'fcm_down', 'webpush_down') GROUP BY hold_kind, hold_endpoint`,
   { numbers: ['n'] },
 );
 
@@ -46,6 +46,8 @@ export const endpointHoldsRepository = repository((sql: Sql) => {
 });
 
 /** The key of heldByEndpoint's counts. */
-export const heldKey = (provider: 'apns' | 'fcm', endpoint: string) => `${provider} ${endpoint}`;
+export const heldKey = (provider: HeldProvider, endpoint: string) => `${provider} ${endpoint}`;
+
+type HeldProvider = 'apns' | 'fcm' | 'webpush';
 
 export type EndpointHoldsRepository = ReturnType<typeof endpointHoldsRepository>;

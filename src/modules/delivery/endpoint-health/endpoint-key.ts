@@ -13,7 +13,7 @@ export const endpointDownReason = (key: EndpointKey) => `${key.provider} channel
 export const endpointHold = (key: EndpointKey): EndpointHold => ({ kind: downHold(key.provider), endpoint: key.endpoint });
 
 /** The endpoint a provider request goes to: its app, provider and the origin of its URL. */
-export function endpointOf(appId: string, provider: 'apns' | 'fcm', url: string): EndpointKey {
+export function endpointOf(appId: string, provider: 'apns' | 'fcm' | 'webpush', url: string): EndpointKey {
   const slash = url.indexOf('/', url.indexOf('//') + 2);
   return { appId, provider, endpoint: slash < 0 ? url : url.slice(0, slash) };
 }

@@ -13,7 +13,7 @@ export type HealthState = 'healthy' | 'degraded' | 'down';
 /** One app's way to one provider endpoint (APNs production and sandbox are two endpoints); not an APNs broadcast channel. */
 export interface EndpointKey {
   appId: string;
-  provider: 'apns' | 'fcm';
+  provider: 'apns' | 'fcm' | 'webpush';
   endpoint: string;
 }
 

@@ -5,9 +5,9 @@
  * - apns_paused / fcm_paused: the app's channel, paused until its credentials change;
  * - apns_down / fcm_down: an endpoint that stopped answering (the reason names the endpoint).
  */
-export type HoldKind = 'token' | 'apns_paused' | 'fcm_paused' | 'apns_down' | 'fcm_down';
+export type HoldKind = 'token' | 'apns_paused' | 'fcm_paused' | 'webpush_paused' | 'apns_down' | 'fcm_down' | 'webpush_down';
 
-export type Provider = 'apns' | 'fcm';
+export type Provider = 'apns' | 'fcm' | 'webpush';
 
 /** The hold of a delivery parked on its app's paused channel. */
 export const pausedHold = (provider: Provider): HoldKind => `${provider}_paused`;
@@ -16,7 +16,7 @@ export const pausedHold = (provider: Provider): HoldKind => `${provider}_paused`
 export const downHold = (provider: Provider): HoldKind => `${provider}_down`;
 
 /** Every hold for a down endpoint (recovery at start releases them all). */
-export const DOWN_HOLDS: readonly HoldKind[] = ['apns_down', 'fcm_down'];
+export const DOWN_HOLDS: readonly HoldKind[] = ['apns_down', 'fcm_down', 'webpush_down'];
 
 /** The reason shown for a delivery held for its activity's token. */
 export const WAITING_FOR_TOKEN = 'waiting for the activity push token';

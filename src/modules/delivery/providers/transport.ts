@@ -1,7 +1,8 @@
 import type { ApnsCredentials, FcmCredentials } from '../../apps/credentials';
+import type { WebPushRequest } from './webpush/webpush.request';
 
 /** Where a delivery goes: a real provider, or the built-in simulator when the app has no credentials. */
-export type TransportName = 'apns' | 'fcm' | 'simulator';
+export type TransportName = 'apns' | 'fcm' | 'webpush' | 'simulator';
 
 /**
  * One HTTP request to a push provider, fully built: the simulator records it as is, the real
@@ -10,7 +11,8 @@ export type TransportName = 'apns' | 'fcm' | 'simulator';
 export interface PushRequest {
   appId: string;
   /** The provider the request is addressed to (for the simulator: the one it stands in for). */
-  provider: 'apns' | 'fcm';
+  provider: 'apns' | 'fcm' | 'webpush';
+  /** Web Push: the endpoint's origin only (the endpoint is a capability, kept out of records); the push is `webpush`. */
   url: string;
   headers: Record<string, string>;
   /** The exact JSON body. */
@@ -19,6 +21,8 @@ export interface PushRequest {
   apns?: ApnsCredentials;
   /** Present when the request goes to FCM for real. */
   fcm?: FcmCredentials;
+  /** The push itself, when the request goes to a Web Push service. */
+  webpush?: WebPushRequest;
 }
 
 /**

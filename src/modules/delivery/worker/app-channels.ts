@@ -3,6 +3,11 @@ import { appsService } from '../../apps/apps.service';
 import { credentialsReset } from '../endpoint-health/endpoint-reset';
 import type { AppChannels } from './delivery.routing';
 import { appsRepository } from '../../apps/apps.repository';
+import { webPushRepository } from '../../web-push/web-push.repository';
+import { webPushService } from '../../web-push/web-push.service';
+import { openSubscriptionKeys } from '../../web-push/web-subscription';
+import { generateVapidKeys, importVapidKey } from '../providers/webpush/webpush.vapid';
+import type { WebPushChannel } from './webpush.routing';
 
 /**
  * An app's delivery channels as a sender needs them: its credentials opened (decrypted and parsed)
@@ -17,7 +22,12 @@ export class AppChannelsCache {
   /** Opened credentials by their sealed value. */
   private readonly opened = new Map<string, unknown>();
 
-  constructor(ctx: AppContext) {
+  private readonly webPush;
+  private readonly webRepo;
+
+  constructor(private readonly ctx: AppContext) {
+    this.webPush = webPushService(ctx, { generate: generateVapidKeys, importPem: importVapidKey });
+    this.webRepo = webPushRepository(ctx.db.sql);
     this.repo = appsRepository(ctx.db.sql);
     this.service = appsService(ctx, credentialsReset(ctx));
   }
@@ -31,7 +41,18 @@ export class AppChannelsCache {
       if (!this.opened.has(sealed)) this.opened.set(sealed, read());
       return this.opened.get(sealed) as T;
     };
+    const web = await this.webRepo.find(appId);
+    const box = this.ctx.box;
+    const webPush = web
+      ? {
+          ...open<Pick<WebPushChannel, 'keys'>>(web.privateKeySealed, () => ({ keys: this.webPush.keys(web) }))!,
+          subject: web.subject,
+          defaultUrl: web.defaultUrl,
+          openSubscription: (endpoint: string, sealed: string) => openSubscriptionKeys(box, appId, endpoint, sealed),
+        }
+      : undefined;
     return {
+      webPush,
       apns: open(row.apnsSealed, () => this.service.apns(row)),
       fcm: open(row.fcmSealed, () => this.service.fcm(row)),
       apnsSealed: row.apnsSealed,

@@ -11,7 +11,7 @@ import { repository } from '../../../db/sql/repository';
 
 const CLAIMED_COLUMNS = `d.id, d.app_id AS "appId", d.message_id AS "messageId", d.device_id AS "deviceId", d.activity_id AS "activityId",
   d.attempts, d.next_attempt_at AS "nextAttemptAt", m.kind, m.content, m.sent_body AS "sentBody", dev.platform, dev.end_user_id AS "endUserId",
-  t.id AS "tokenId", t.kind AS "tokenKind", t.value AS "tokenValue", t.device_id AS "tokenDeviceId", t.activity_id AS "tokenActivityId",
+  t.id AS "tokenId", t.kind AS "tokenKind", t.value AS "tokenValue", t.secret_sealed AS "tokenSecret", t.device_id AS "tokenDeviceId", t.activity_id AS "tokenActivityId",
   t.environment, t.state AS "tokenState", t.invalid_reason AS "invalidReason"`;
 const CLAIMED_JOINS = `JOIN messages m ON m.id = d.message_id LEFT JOIN devices dev ON dev.id = d.device_id LEFT JOIN tokens t ON t.id = d.token_id`;
 const CLAIMED = { numbers: ['id', 'messageId', 'nextAttemptAt', 'tokenId'] };
@@ -159,7 +159,7 @@ export const deliveriesRepository = repository((sql: Sql) => {
           const t = r.invalidateToken;
           if (t && (await tokens.invalidate(t.tokenId, t.reason, now, t.since)) && t.event) invalidated.push(t.event);
           const p = r.pauseChannel;
-          if (p && (await tx.run(pause[p.provider], [p.reason, now, p.appId, p.sealed])) > 0) paused.push(p);
+          if (p && p.provider !== 'webpush' && (await tx.run(pause[p.provider], [p.reason, now, p.appId, p.sealed])) > 0) paused.push(p);
           if (r.events) failed.push(...r.events);
         }
         // Webhooks (delivery.failed, device.token_invalidated), committed with the outcomes.

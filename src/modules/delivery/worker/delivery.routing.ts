@@ -1,62 +1,12 @@
-import type { ApnsCredentials, FcmCredentials } from '../../apps/credentials';
 import { apnsOrigin } from '../providers/apns/apns.client';
 import { fcmRequest } from '../providers/fcm/fcm.sender';
 import type { MessageContent } from '../message-content';
 import { apnsRequest, fcmMessage, liveActivityHeaders, MAX_PAYLOAD_BYTES } from '../payloads';
-import type { PushRequest, TransportName } from '../providers/transport';
+import type { PushRequest } from '../providers/transport';
+import { routeWebPush } from './webpush.routing';
+import type { AppChannels, ClaimedDelivery, Route } from './routing.types';
 
-/** A claimed delivery with everything its routing needs (the deliveries repository joins it). */
-export interface ClaimedDelivery {
-  id: number;
-  appId: string;
-  messageId: number;
-  deviceId: string;
-  activityId: string | null;
-  attempts: number;
-  nextAttemptAt: number;
-  /** The message kind (notification, la_start, la_update, la_end), for metrics. */
-  kind: string;
-  content: string;
-  /** The body the message's first delivery recorded (`messages.sent_body`), if any yet. */
-  sentBody: string | null;
-  /** Null when the device was removed. */
-  platform: 'ios' | 'android' | null;
-  /** The device's end user (for webhook events). */
-  endUserId: string | null;
-  /** The ledger token the delivery goes to (null: not known yet, or removed with its device). */
-  tokenId: number | null;
-  tokenKind: 'apns_device' | 'apns_push_to_start' | 'apns_activity' | 'fcm_registration' | null;
-  tokenValue: string | null;
-  tokenDeviceId: string | null;
-  /** The token's activity (an activity's own update token), for device.token_invalidated. */
-  tokenActivityId: string | null;
-  /** The token's APNs environment; null: the app's default. */
-  environment: 'production' | 'sandbox' | null;
-  tokenState: 'active' | 'invalid' | null;
-  invalidReason: string | null;
-}
-
-/** An app's delivery channels as the worker sees them for one batch. */
-export interface AppChannels {
-  apns?: ApnsCredentials;
-  fcm?: FcmCredentials;
-  /** The sealed columns, so that a pause applies only to the credentials that failed. */
-  apnsSealed: string | null;
-  fcmSealed: string | null;
-  apnsPausedReason: string | null;
-  fcmPausedReason: string | null;
-}
-
-export type Route =
-  /** `environment`: the APNs host the token was sent to (for a BadDeviceToken's explanation). */
-  | { action: 'send'; transport: TransportName; request: PushRequest; environment?: 'production' | 'sandbox' }
-  /** An iOS update or end before the activity's own push token is known: held until it is. */
-  | { action: 'hold' }
-  /** The provider channel of the app is paused: parked until its credentials change. */
-  | { action: 'park'; provider: 'apns' | 'fcm' }
-  | { action: 'drop'; reason: string }
-  | { action: 'fail'; reason: string };
-
+export type { AppChannels, ClaimedDelivery, Route } from './routing.types';
 
 /** Stands in for values the simulator cannot know without credentials or a device. */
 const PLACEHOLDER = { bundleId: '{bundleId}', activityToken: '{activity-push-token}' };
@@ -73,6 +23,7 @@ interface Built {
  */
 export class DeliveryRouter {
   private readonly built = new Map<number, Built>();
+  private readonly webPayloads = new Map<string, string>();
 
   route(row: ClaimedDelivery, channels: AppChannels): Route {
     if (row.platform === null) return { action: 'drop', reason: 'device removed' };
@@ -80,6 +31,7 @@ export class DeliveryRouter {
     if (row.tokenState === 'invalid') return { action: 'drop', reason: `token invalid: ${row.invalidReason ?? 'refused by the provider'}` };
     if (row.tokenId !== null && row.tokenDeviceId !== row.deviceId) return { action: 'drop', reason: 'token moved to another device' };
     const built = this.build(row);
+    if (row.platform === 'web') return routeWebPush(row, built.content, channels.webPush, this.webPayloads);
     return row.platform === 'ios' ? this.routeApns(row, built, channels) : this.routeFcm(row, built, channels);
   }
 

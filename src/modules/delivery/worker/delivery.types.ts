@@ -54,7 +54,7 @@ export interface RecordedOutcomes {
 /** A channel whose credentials the provider refused: paused until they change. */
 export interface PausedChannel {
   appId: string;
-  provider: 'apns' | 'fcm';
+  provider: 'apns' | 'fcm' | 'webpush';
   reason: string;
   /** Only these stored credentials are paused (not ones changed meanwhile). */
   sealed: string | null;

@@ -21,6 +21,7 @@ const row: ClaimedDelivery = {
   tokenId: 11,
   tokenKind: 'apns_activity',
   tokenValue: 'abc',
+  tokenSecret: null,
   tokenDeviceId: 'dev_1',
   tokenActivityId: 'la_1',
   environment: 'production',

@@ -25,7 +25,7 @@ export interface MessageStatus {
   createdAt: string;
   /** Every delivery, of devices deleted since too. */
   deliveries: DeliveryCounts;
-  platforms: { ios: DeliveryCounts; android: DeliveryCounts };
+  platforms: { ios: DeliveryCounts; android: DeliveryCounts; web: DeliveryCounts };
   /** Devices that reported opening it (once each: opens.service.ts). */
   opened: number;
   /** A scheduled send's parts (ScheduledSends.status); absent for a send that went at once. */
@@ -65,7 +65,7 @@ export async function messageStatus(ctx: AppContext, appId: string, publicId: st
     releaseVersion: content?.releaseVersion ?? scheduled!.releaseVersion,
     createdAt: isoTime(scheduled?.createdAt ?? message!.createdAt),
     deliveries: noCounts(),
-    platforms: { ios: noCounts(), android: noCounts() },
+    platforms: { ios: noCounts(), android: noCounts(), web: noCounts() },
     opened: message ? await notificationOpensRepository(ctx.db.sql).count(message.messageId) : 0,
   };
   if (scheduled) status.schedule = scheduled.schedule;
@@ -73,7 +73,7 @@ export async function messageStatus(ctx: AppContext, appId: string, publicId: st
   for (const row of await repo.counts(message.messageId)) {
     const state = STATE_NAMES[row.status];
     if (!state) continue;
-    const platform = row.platform === 'ios' || row.platform === 'android' ? status.platforms[row.platform] : undefined;
+    const platform = row.platform === 'ios' || row.platform === 'android' || row.platform === 'web' ? status.platforms[row.platform] : undefined;
     for (const counts of platform ? [status.deliveries, platform] : [status.deliveries]) {
       counts[state] += row.count;
       counts.total += row.count;

@@ -15,6 +15,8 @@ export interface TemplateOptions {
   sound?: string;
   badge?: number;
   image?: string;
+  /** Web Push: what a click opens (https, placeholders); absent: the app's Web Push defaultUrl. */
+  url?: string;
   threadId?: string;
   category?: string;
   interruptionLevel?: InterruptionLevel;
@@ -56,6 +58,13 @@ export const TemplateOptionFields = {
       description: 'An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app\'s notification service extension; FCM `android.notification.image`.',
     }),
   ),
+  url: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: "Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones.",
+    }),
+  ),
   threadId: t.Optional(Text('APNs `aps.thread-id`: groups notifications.')),
   category: t.Optional(Text('APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`.')),
   interruptionLevel: t.Optional(
@@ -92,10 +101,10 @@ export const TemplateOptionFields = {
 export const OPTION_KEYS = Object.keys(TemplateOptionFields) as (keyof TemplateOptions)[];
 
 /** What a silent (background) push cannot carry: it shows nothing. */
-const DISPLAY_ONLY: (keyof TemplateOptions)[] = ['subtitle', 'sound', 'badge', 'image', 'threadId', 'category', 'interruptionLevel', 'relevanceScore', 'androidChannelId'];
+const DISPLAY_ONLY: (keyof TemplateOptions)[] = ['subtitle', 'sound', 'badge', 'image', 'url', 'threadId', 'category', 'interruptionLevel', 'relevanceScore', 'androidChannelId'];
 
 /** The fields that take placeholders. */
-const TEMPLATED: ('subtitle' | 'image' | 'collapseId')[] = ['subtitle', 'image', 'collapseId'];
+const TEMPLATED: ('subtitle' | 'image' | 'url' | 'collapseId')[] = ['subtitle', 'image', 'url', 'collapseId'];
 
 /**
  * Why a data key cannot be used, or undefined when it can: APNs reserves `aps`; FCM `from`,
@@ -139,6 +148,7 @@ export function checkedOptions(input: TemplateOptions, path: string): { options:
   }
   if (options.image !== undefined && !options.image.startsWith('{{') && !options.image.toLowerCase().startsWith('https://'))
     throw new HttpError(400, `${path}image must be an https URL`);
+  if (options.url !== undefined && !options.url.startsWith('{{') && !options.url.toLowerCase().startsWith('https://')) throw new HttpError(400, `${path}url must be an https URL`);
   if (options.collapseId !== undefined) {
     const bytes = Buffer.byteLength(options.collapseId.replace(/\{\{[^}]*\}\}/g, ''));
     if (bytes > MAX_COLLAPSE_ID_BYTES) throw new HttpError(400, `${path}collapseId is ${bytes} bytes even with every placeholder empty; APNs allows at most ${MAX_COLLAPSE_ID_BYTES}`);

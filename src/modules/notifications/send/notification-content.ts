@@ -48,6 +48,11 @@ export function notificationContent(
   const badge = send.badge ?? options.badge;
   if (badge !== undefined) content.badge = badge;
   if (options.image !== undefined) content.image = httpsUrl(render(options.image));
+  if (options.url !== undefined) {
+    const url = render(options.url);
+    if (!url.startsWith('https://') || !URL.canParse(url)) throw new HttpError(400, 'url must be an https URL once rendered');
+    content.url = url;
+  }
   for (const key of ['threadId', 'category', 'interruptionLevel', 'relevanceScore', 'androidChannelId', 'priority', 'silent'] as const) {
     if (options[key] !== undefined) (content as unknown as Record<string, unknown>)[key] = options[key];
   }

@@ -155,7 +155,7 @@ forEachDatabase('rich-notifications-e2e', () => {
       releaseVersion: 1,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       deliveries: counts(2, 1),
-      platforms: { ios: counts(1, 0), android: counts(1, 1) },
+      platforms: { ios: counts(1, 0), android: counts(1, 1), web: counts(0, 0) },
       opened: 0,
     });
     const other = { 'x-service-key': OTHER_SECRET };

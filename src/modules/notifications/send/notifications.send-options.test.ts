@@ -119,7 +119,7 @@ forEachDatabase('notification sends with options', (database) => {
         releaseVersion: 1,
         createdAt: new Date(h.clock.now()).toISOString(),
         deliveries: counts(3),
-        platforms: { ios: counts(1), android: counts(2) },
+        platforms: { ios: counts(1), android: counts(2), web: counts(0) },
         opened: 0,
       });
     });

@@ -6,28 +6,10 @@ import { retryAfterMs, type Outcome } from '../transport';
 import { encryptPayload, PayloadTooLargeError } from './webpush.encryption';
 import { pushHeaders, type Urgency } from './webpush.headers';
 import { webPushOutcome } from './webpush.outcome';
-import { VapidSigner, type VapidKeys } from './webpush.vapid';
+import { VapidSigner } from './webpush.vapid';
+import type { WebPushRequest } from './webpush.request';
 
-/** A browser's (or a UnifiedPush distributor's) subscription, its keys decoded. */
-export interface WebPushSubscription {
-  endpoint: string;
-  /** 65-byte uncompressed P-256 point. */
-  p256dh: Uint8Array;
-  /** 16-byte authentication secret. */
-  auth: Uint8Array;
-}
-
-/** One push to one subscription, fully decided: the sender only encrypts, signs and sends it. */
-export interface WebPushRequest {
-  appId: string;
-  subscription: WebPushSubscription;
-  vapid: { keys: VapidKeys; subject: string };
-  /** The Declarative Web Push JSON (web-push.payload.ts), before encryption. */
-  payload: string;
-  ttlSeconds?: number;
-  urgency?: Urgency;
-  topic?: string;
-}
+export type { WebPushRequest, WebPushSubscription } from './webpush.request';
 
 /** Bytes of a push service's answer read at most: enough for its reason, never a page. */
 export const MAX_RESPONSE_BYTES = 4096;
