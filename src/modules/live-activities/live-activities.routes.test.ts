@@ -265,7 +265,8 @@ forEachDatabase('live-activities', (database) => {
           method,
           path,
           status: 401,
-          body: { title: 'Unauthorized', status: 401, detail: 'X-Service-Key header is required' },
+          // The push token may also come from the device itself, signed for its end user.
+          body: { title: 'Unauthorized', status: 401, detail: path.endsWith('/push-token') ? 'X-Service-Key or X-End-User-Signature header is required' : 'X-Service-Key header is required' },
         });
       }
     });
