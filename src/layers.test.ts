@@ -91,4 +91,10 @@ describe('layers of src', () => {
     const found = production.map((file) => ({ file, matches: reasonMatches(text(file)) })).filter(({ matches }) => matches.length > 0);
     expect(found).toEqual([]);
   });
+
+  test("the compiled binary is told by Bun.main (lib/compiled-binary.ts), never by import.meta.path: --bytecode keeps the build machine's path there", () => {
+    const byMeta = production.filter((file) => /import\.meta\.(?:path|dir|url)[^\n]*\$bunfs|\$bunfs[^\n]*import\.meta\.(?:path|dir|url)/.test(text(file)));
+    expect(byMeta).toEqual([]);
+    expect(production.filter((file) => text(file).includes('inCompiledBinary()')).length).toBeGreaterThanOrEqual(3);
+  });
 });

@@ -84,7 +84,7 @@ async function serve(config: Config, configFlag?: string): Promise<void> {
       `\n  Islet is running: console at ${publicUrl}/console, API docs at ${publicUrl}/swagger\n` +
         (replacesUnshownAdminToken ? `  An earlier start generated an admin token but stopped before showing it; this one replaces it.\n` : '') +
         `  Admin token (shown only now; sign in to the console with it): ${generatedAdminToken}\n` +
-        `  Lost it? \`${commandLine(import.meta.path, 'admin-token reset', configFlag)}\` prints a new one.\n` +
+        `  Lost it? \`${commandLine(Bun.main, 'admin-token reset', configFlag)}\` prints a new one.\n` +
         `  To choose your own, set [admin] token in the config file or ISLET_ADMIN_TOKEN.\n\n`,
     );
     await markAdminTokenShown(metaRepository(ctx.db.sql), generatedAdminToken);

@@ -2,6 +2,7 @@ import { SQL } from 'bun';
 import { join } from 'node:path';
 import { drizzle } from 'drizzle-orm/bun-sql';
 import { migrate } from 'drizzle-orm/bun-sql/migrator';
+import { inCompiledBinary } from '../../lib/compiled-binary';
 import { clientOptions, type PostgresSettings } from './connection';
 
 /**
@@ -13,7 +14,7 @@ export const MIGRATION_LOCK_KEY = 0x69736c65745f6dn;
 
 /** Where drizzle-pg's migrations are: embedded in the binary (scripts/build.ts) or the repository's folder. */
 export function defaultPgMigrationsFolder(): string {
-  if (import.meta.path.startsWith('/$bunfs/')) return '/$bunfs/root/drizzle-pg';
+  if (inCompiledBinary()) return '/$bunfs/root/drizzle-pg';
   return join(import.meta.dir, '..', '..', '..', 'drizzle-pg');
 }
 

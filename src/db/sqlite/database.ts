@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
 import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
+import { inCompiledBinary } from '../../lib/compiled-binary';
 
 /** Drizzle's handle on the file: migrations and the query builder (statements name their tables themselves; no relational queries). */
 export type Db = BunSQLiteDatabase & { $client: Database };
@@ -12,7 +13,7 @@ export type Db = BunSQLiteDatabase & { $client: Database };
  * `/$bunfs/root/drizzle` (scripts/build.ts), otherwise they are the repository's `drizzle/` folder.
  */
 export function defaultMigrationsFolder(): string {
-  if (import.meta.path.startsWith('/$bunfs/')) return '/$bunfs/root/drizzle';
+  if (inCompiledBinary()) return '/$bunfs/root/drizzle';
   return join(import.meta.dir, '..', '..', '..', 'drizzle');
 }
 

@@ -1,3 +1,4 @@
+import { inCompiledBinary } from '../../../lib/compiled-binary';
 import type { Logger } from '../../../lib/logger';
 import type { ClaimedDelivery } from '../worker/delivery.routing';
 import type { DeliveryResult, RecordedOutcomes } from '../worker/delivery.types';
@@ -17,7 +18,7 @@ export type ThreadReply = { id: number } & ({ value: unknown } | { error: { mess
  * build's --root (scripts/build.ts; the binary's own module is /$bunfs/root/islet, so a path
  * relative to it would miss it); from source, the file beside this one.
  */
-const THREAD_ENTRY = import.meta.path.startsWith('/$bunfs/')
+const THREAD_ENTRY = inCompiledBinary()
   ? '/$bunfs/root/src/modules/delivery/outbox/outbox-thread.entry.js'
   : new URL('./outbox-thread.entry.ts', import.meta.url).href;
 
