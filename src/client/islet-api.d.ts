@@ -10272,7 +10272,7 @@ export interface operations {
                 actor: string;
                 /** @description The client's address; `local` for the command line. */
                 address: string;
-                /** @description One of app.create, demo.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, tester.set, device.register, device.remove, broadcast-channel.remove, release.create, release.status, template.put, template.delete, live-activity-template.create, live-activity-template.replace, live-activity-template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
+                /** @description One of app.create, demo.create, app.update, app.delete, secret.rotate, apns.set, apns.remove, fcm.set, fcm.remove, web-push.set, web-push.remove, tester.set, device.register, device.remove, broadcast-channel.remove, release.create, release.status, template.put, template.delete, live-activity-template.create, live-activity-template.replace, live-activity-template.delete, webhook.create, webhook.update, webhook.delete, webhook.secret-rotate, webhook.test, console.sign-in, admin-token.reset. */
                 action: string;
                 appId: string | null;
                 /** @description What was changed, e.g. `apps/demo/releases/3`. */

@@ -11,6 +11,8 @@ export const EVERY_CHANGE = [
   'apns.remove',
   'fcm.set',
   'fcm.remove',
+  'web-push.set',
+  'web-push.remove',
   'device.register',
   'tester.set',
   'device.remove',
@@ -42,6 +44,8 @@ export async function makeEveryKindOfChange(call: Call): Promise<{ secrets: stri
     serviceAccount: { project_id: 'audited-project', client_email: 'push@audited.iam.example', private_key: fcmKey },
   });
   await ok('DELETE', '/api/admin/apps/audited/fcm');
+  await ok('PUT', '/api/admin/apps/audited/web-push', { subject: 'mailto:ops@audited.example', defaultUrl: 'https://audited.example/' });
+  await ok('DELETE', '/api/admin/apps/audited/web-push');
   const { device } = await ok('POST', '/api/admin/apps/audited/devices', { endUserId: 'u1', platform: 'android', token: 'tok-audit' });
   await ok('PATCH', '/api/admin/apps/audited/end-users/u1', { tester: true });
   await ok('DELETE', `/api/admin/apps/audited/devices/${device.id}`);

@@ -57,6 +57,9 @@ export const AUDITED_ROUTES: Record<string, AuditAction> = {
     },
   },
   'DELETE /api/admin/apps/:appId/fcm': { action: 'fcm.remove' },
+  // The VAPID private key is never in an entry: it is generated or read from a file, not sent.
+  'PUT /api/admin/apps/:appId/web-push': { action: 'web-push.set', summarize: pick('subject', 'defaultUrl', 'expiryDays') },
+  'DELETE /api/admin/apps/:appId/web-push': { action: 'web-push.remove' },
   'PATCH /api/admin/apps/:appId/end-users/:endUserId': { action: 'tester.set', summarize: pick('tester') },
   'POST /api/admin/apps/:appId/devices': { action: 'device.register', summarize: pick('endUserId', 'platform', 'environment', 'tester') },
   'DELETE /api/admin/apps/:appId/devices/:deviceId': { action: 'device.remove' },

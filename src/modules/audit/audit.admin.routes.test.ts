@@ -33,6 +33,7 @@ forEachDatabase('audit-log', (database) => {
       expect(by('secret.rotate').target).toBe('apps/audited/secrets/app-secret');
       expect(by('apns.set').summary).toEqual({ bundleId: 'com.example.audited', teamId: 'TEAM123456', keyId: 'KEY1234567' });
       expect(by('fcm.set').summary).toEqual({ projectId: 'audited-project', clientEmail: 'push@audited.iam.example' });
+      expect(by('web-push.set').summary).toEqual({ subject: 'mailto:ops@audited.example', defaultUrl: 'https://audited.example/' });
       expect(by('tester.set')).toMatchObject({ target: 'apps/audited/end-users/u1', summary: { tester: true } });
       expect(by('device.remove').target).toStartWith('apps/audited/devices/dev_');
       expect(by('release.create').summary).toEqual({ version: 1, templates: ['hello'] });
