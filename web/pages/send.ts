@@ -12,6 +12,7 @@ import { audienceOf, plural } from '../lib/audience';
 import { Link } from '../lib/router';
 import type { AppView, Release } from '../lib/types';
 import { NotificationPreview } from '../previews/notification-preview';
+import { useWebPushSettings } from '../components/web-push-card';
 import { localizationsDraftOf, localizedTexts, PreviewLanguage } from '../components/localizations-editor';
 import type { RichTemplate } from '../components/notification-options';
 
@@ -20,6 +21,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
   const id = encodeURIComponent(props.appId);
   const releases = useLoad(() => admin<{ releases: Release[] }>('GET', `/apps/${id}/releases`).then((r) => r.releases), [props.appId]);
   const app = useLoad(() => admin<AppView>('GET', `/apps/${id}`), [props.appId]);
+  const webPush = useWebPushSettings(props.appId);
   const usable = (releases.data ?? []).filter((r) => r.status === 'Live' || r.status === 'Testing');
   const [version, setVersion] = useState(props.release ?? '');
   const [slug, setSlug] = useState(props.template ?? '');
@@ -181,7 +183,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
               ? html`<div class="stack">
                   <${PreviewLanguage} rows=${languageRows} value=${previewTag} onChange=${setPreviewTag} />
                   ${languageRows.length > 0 ? html`<p class="muted small">Each device gets the language of its locale: ${languageRows.map((r) => html`<span class="mono">${r.tag}</span> `)}or the default.</p>` : ''}
-                  <${NotificationPreview} title=${shown.title} body=${shown.body} variables=${variables} appName=${app.data?.name} options=${{ ...template, subtitle: shown.subtitle }} />
+                  <${NotificationPreview} title=${shown.title} body=${shown.body} variables=${variables} appName=${app.data?.name} options=${{ ...template, subtitle: shown.subtitle }} webDefaultUrl=${webPush.data === null ? null : webPush.data?.defaultUrl} />
                 </div>`
               : ''}
           </aside>
