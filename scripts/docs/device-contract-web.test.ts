@@ -10,7 +10,8 @@ import { DEVICE_CONTRACT_PATH } from './device-contract-fields';
  * §10 of docs/device-contract.md shows a template, a send and what a browser receives. These tests
  * build the message from that template through Islet's own code (the send's content, then the web
  * routing that makes the Declarative Web Push JSON and the RFC 8030 headers) and compare it with
- * the page, so the page cannot drift from what browsers get.
+ * the page, so the page cannot drift from what browsers get; and they run the page's JavaScript
+ * (the page module, the service worker) against stand-ins of the browser APIs it calls.
  */
 const page = () => readFileSync(DEVICE_CONTRACT_PATH, 'utf8');
 
@@ -54,7 +55,7 @@ function headers(text: string): Record<string, string> {
   }));
 }
 
-describe('§10 of docs/device-contract.md: what a browser receives', () => {
+describe('§10 of docs/device-contract.md, Web Push', () => {
   test("the page's Declarative Web Push JSON is what Islet builds from the page's template and send", () => {
     const text = page();
     expect(JSON.parse(block(text, 'received', 'json'))).toEqual(JSON.parse(built(text).payload));
@@ -86,6 +87,85 @@ describe('§10 of docs/device-contract.md: what a browser receives', () => {
     const message = JSON.parse(built(withoutUrl).payload);
     expect(message.notification.navigate).toBe(DEFAULT_URL);
     expect(message.notification.data.isletMessageId).toBe('msg_…');
+  });
+
+  test("the page's JavaScript (the page module and the service worker) parses", () => {
+    const section = page().slice(page().indexOf('## 10. Web Push'));
+    const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBe(2);
+    const parser = new Bun.Transpiler({ loader: 'js' });
+    for (const code of blocks) expect(() => parser.transformSync(code)).not.toThrow();
+    expect(() => parser.transformSync(`${blocks[1]!}\n})`)).toThrow();
+  });
+
+  test("the page's service worker shows the page's message, opens navigate and reports the open on a click, and registers a changed subscription", async () => {
+    const text = page();
+    const section = text.slice(text.indexOf('## 10. Web Push'));
+    const worker = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!)[1]!;
+    const handlers = new Map<string, (event: unknown) => void>();
+    const shown: unknown[][] = [];
+    const opened: string[] = [];
+    const posted: { url: string; body: unknown; signature: string }[] = [];
+    const badges: number[] = [];
+    const stored = new Map<string, unknown>([['/islet-session', { appId: 'shop', endUserId: 'user-42', signature: 'sig', deviceId: 'dev_1' }]]);
+    const self = {
+      addEventListener: (type: string, fn: (event: unknown) => void) => handlers.set(type, fn),
+      registration: { showNotification: async (...args: unknown[]) => void shown.push(args), pushManager: { subscribe: async () => ({ toJSON: () => ({ endpoint: 'https://push.example.com/new' }) }) } },
+    };
+    const caches = { open: async () => ({ match: async (key: string) => (stored.has(key) ? Response.json(stored.get(key)) : undefined), put: async (key: string, res: Response) => void stored.set(key, await res.json()) }) };
+    const fetch = async (url: string, init: { body: string; headers: Record<string, string> }) => {
+      posted.push({ url, body: JSON.parse(init.body), signature: init.headers['x-end-user-signature']! });
+      return Response.json({ device: { id: 'dev_2' } });
+    };
+    const navigator = { setAppBadge: async (n: number) => void badges.push(n), clearAppBadge: async () => void badges.push(0) };
+    new Function('self', 'clients', 'caches', 'fetch', 'navigator', worker)(self, { openWindow: async (url: string) => void opened.push(url) }, caches, fetch, navigator);
+    const run = async (type: string, event: Record<string, unknown>) => {
+      let done: Promise<unknown> = Promise.resolve();
+      handlers.get(type)!({ ...event, waitUntil: (p: Promise<unknown>) => void (done = p) });
+      await done;
+    };
+
+    const message = JSON.parse(block(text, 'received', 'json'));
+    await run('push', { data: { json: () => message } });
+    expect(shown).toEqual([['Order 7', { body: 'Your order is shipped', lang: undefined, tag: undefined, silent: undefined, data: { navigate: 'https://shop.example.com/orders/7', kind: 'order', isletMessageId: 'msg_…' } }]]);
+    expect(badges).toEqual([3]);
+
+    await run('notificationclick', { notification: { close: () => undefined, data: (shown[0]![1] as { data: unknown }).data } });
+    expect(opened).toEqual(['https://shop.example.com/orders/7']);
+    expect(posted).toEqual([{ url: `/islet/api/apps/shop/notifications/${encodeURIComponent('msg_…')}/opened`, body: { endUserId: 'user-42', deviceId: 'dev_1' }, signature: 'sig' }]);
+
+    await run('pushsubscriptionchange', { newSubscription: { toJSON: () => ({ endpoint: 'https://push.example.com/renewed' }) } });
+    expect(posted[1]).toEqual({ url: '/islet/api/apps/shop/devices', body: { endUserId: 'user-42', platform: 'web', subscription: { endpoint: 'https://push.example.com/renewed' } }, signature: 'sig' });
+    expect(stored.get('/islet-session')).toMatchObject({ deviceId: 'dev_2' });
+  });
+
+  test("the page's module subscribes with the public key's bytes, registers the subscription signed, and keeps the device id for the service worker", async () => {
+    const section = page().slice(page().indexOf('## 10. Web Push'));
+    const module = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]!)[0]!.replaceAll('export async function', 'async function');
+    const key = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 0xfb)]);
+    const calls: { url: string; init?: { headers: Record<string, string>; body: string } }[] = [];
+    const fetch = async (url: string, init?: { headers: Record<string, string>; body: string }) => {
+      calls.push({ url, init });
+      return url.endsWith('/public-key') ? Response.json({ publicKey: key.toString('base64url') }) : Response.json({ device: { id: 'dev_9' } });
+    };
+    let subscribedWith: { userVisibleOnly: boolean; applicationServerKey: Uint8Array } | undefined;
+    const subscription = { toJSON: () => ({ endpoint: 'https://push.example.com/1', expirationTime: null, keys: { p256dh: 'p', auth: 'a' } }) };
+    const registration = { pushManager: { getSubscription: async () => null, subscribe: async (options: typeof subscribedWith) => ((subscribedWith = options), subscription) } };
+    const navigator = { serviceWorker: { register: async () => registration }, language: 'de-AT' };
+    const stored = new Map<string, unknown>();
+    const caches = { open: async () => ({ put: async (k: string, res: Response) => void stored.set(k, await res.json()) }) };
+    const enable = new Function('window', 'navigator', 'Notification', 'caches', 'fetch', `${module}\nreturn enableNotifications;`)(
+      { PushManager: class {} }, navigator, { requestPermission: async () => 'granted' }, caches, fetch,
+    ) as (session: unknown) => Promise<string | null>;
+
+    expect(await enable({ appId: 'shop', endUserId: 'user-42', signature: 'sig' })).toBe('dev_9');
+    expect(subscribedWith!.userVisibleOnly).toBe(true);
+    expect(Buffer.from(subscribedWith!.applicationServerKey)).toEqual(key);
+    expect(calls[0]!.url).toBe('/islet/api/apps/shop/web-push/public-key');
+    expect(calls[1]!.url).toBe('/islet/api/apps/shop/devices');
+    expect(calls[1]!.init!.headers['x-end-user-signature']).toBe('sig');
+    expect(JSON.parse(calls[1]!.init!.body)).toMatchObject({ endUserId: 'user-42', platform: 'web', subscription: subscription.toJSON(), locale: 'de-AT' });
+    expect(stored.get('/islet-session')).toEqual({ appId: 'shop', endUserId: 'user-42', signature: 'sig', deviceId: 'dev_9' });
   });
 
   test("the page's code subscribes with the public key, registers platform web and handles the three service worker events", () => {
