@@ -112,8 +112,11 @@ describe('console: Web Push', () => {
       app_badge: 4,
     });
     await screenshot(page, 'desktop-web-push-preview');
-    await page.getByLabel('Target end users').fill('reader-1');
+    // To everyone: the confirmation counts the web device apart from phones.
     await page.getByRole('button', { name: 'Send notification' }).click();
+    const asking = page.getByRole('dialog', { name: 'Send to every end user?' });
+    await asking.getByText('(0 iOS, 0 Android, 1 web)').waitFor();
+    await asking.getByRole('button', { name: 'Send to 1 device' }).click();
     await page.getByText('1 notification queued.').waitFor();
     const messageId = (await page.getByRole('region', { name: 'Message status' }).locator('code').textContent())!;
     for (let i = 0; i < 100 && push.inbox(subscription.endpoint).length === 0; i++) await Bun.sleep(100);
