@@ -140,4 +140,27 @@ describe('console: Web Push', () => {
     expect(recorder.errors).toEqual([]);
     expect(foreignRequests(recorder, islet.host)).toEqual([]);
   }, SLOW);
+
+  test('at phone width the Web Push card, the web devices and the web preview do not overflow sideways', async () => {
+    expect((await adminCall('PUT', '/apps/news/web-push', { subject: 'mailto:ops@news.example.com', defaultUrl: 'https://news.example.com/a/very/long/default/path/that/must/wrap/somewhere/on/a/phone' })).status).toBe(200);
+    const phoneRecorder: Recorder = { requests: [], errors: [] };
+    const phone = await (await newRecordedContext(browser, 'phone', phoneRecorder)).newPage();
+    await phone.goto(`${islet.url}/console`);
+    await phone.getByLabel('Admin token').fill(islet.adminToken);
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.getByRole('heading', { level: 1, name: 'Apps' }).waitFor();
+    const overflow = () => phone.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    await phone.goto(`${islet.url}/console/apps/news`);
+    await phone.getByRole('region', { name: 'Web Push', exact: true }).getByTestId('web-push-public-key').waitFor();
+    expect(await overflow()).toBe(0);
+    await screenshot(phone, 'phone-web-push-settings');
+    await phone.goto(`${islet.url}/console/apps/news/devices`);
+    await phone.getByText(`push service ${new URL(push.url).origin}`).waitFor();
+    expect(await overflow()).toBe(0);
+    await phone.goto(`${islet.url}/console/apps/news/send?release=1&template=digest`);
+    await phone.getByRole('figure', { name: 'Web push preview' }).getByText('/that/must/wrap/').waitFor();
+    expect(await overflow()).toBe(0);
+    await screenshot(phone, 'phone-web-push-preview');
+    expect(phoneRecorder.errors).toEqual([]);
+  }, SLOW);
 });
