@@ -7,6 +7,12 @@ export function PushToStart(props: { types: string[] }) {
   return html`<span class="push-to-start" title="Attributes types it holds a push-to-start token for">push-to-start: <span class="mono">${props.types.join(', ')}</span></span>`;
 }
 
+/** A web device's push service: its subscription endpoint's origin (the endpoint itself is a capability, never shown). */
+export function PushService(props: { device: { platform: string; endpointOrigin?: string } }) {
+  if (props.device.platform !== 'web') return null;
+  return html`<div class="small" title="The origin of the subscription's endpoint">push service <span class="mono break">${props.device.endpointOrigin ?? '—'}</span></div>`;
+}
+
 /** A device's language and time zone, as it reported them. */
 export function LocaleZone(props: { device: { locale?: string; timeZone?: string } }) {
   const { locale, timeZone } = props.device;

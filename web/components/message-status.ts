@@ -12,7 +12,7 @@ interface MessageStatus {
   templateSlug: string;
   releaseVersion: number;
   deliveries: Counts;
-  platforms: { ios: Counts; android: Counts };
+  platforms: { ios: Counts; android: Counts; web: Counts };
   /** A scheduled send: the deliveries waiting for their time, and those cancelled. */
   schedule?: { scheduledFor: string; scheduled: number; cancelled: number };
 }
@@ -46,7 +46,7 @@ export function MessageStatusPanel(props: { appId: string; messageId: string }) 
             <li><strong>${d.total}</strong> ${d.total === 1 ? 'delivery' : 'deliveries'}</li>
             ${STATES.filter((s) => d[s] > 0).map((s) => html`<li><${Badge} tone=${TONE[s]}>${s}<//> ${d[s]}</li>`)}
           </ul>
-          <p class="muted small">iOS ${status.data!.platforms.ios.total} · Android ${status.data!.platforms.android.total}</p>
+          <p class="muted small">iOS ${status.data!.platforms.ios.total} · Android ${status.data!.platforms.android.total} · Web ${status.data!.platforms.web.total}</p>
           ${status.data!.schedule ? html`<p class="muted small">Scheduled ${status.data!.schedule.scheduled} · cancelled ${status.data!.schedule.cancelled}</p>` : ''}`
       : status.error
         ? ''

@@ -56,7 +56,9 @@ export interface Device {
   id: string;
   /** null once the end user was erased. */
   endUserId: string | null;
-  platform: 'ios' | 'android';
+  platform: 'ios' | 'android' | 'web';
+  /** web: the origin of its subscription's endpoint (which push service); never the endpoint. */
+  endpointOrigin?: string;
   /** Absent: the app's default. */
   environment?: 'production' | 'sandbox';
   hasPushToStartToken: boolean;
@@ -89,7 +91,7 @@ export interface Delivery {
   /** null once its end user was erased. */
   deviceId: string | null;
   /** null once the device was deleted. */
-  platform: 'ios' | 'android' | null;
+  platform: 'ios' | 'android' | 'web' | null;
   provider: string | null;
   status: string;
   attempts: number;
@@ -171,4 +173,12 @@ export interface InstanceView {
   startedAt: string;
   lastSeen: string;
   leader: boolean;
+}
+
+/** An app's Web Push settings (GET/PUT /apps/{id}/web-push); 404 while it has none. */
+export interface WebPushSettings {
+  publicKey: string;
+  subject: string;
+  defaultUrl: string;
+  expiryDays: number;
 }

@@ -14,6 +14,7 @@ import { LiveIndicator } from '../components/live-indicator';
 import { Link, navigate } from '../lib/router';
 import type { AppView, Usage } from '../lib/types';
 import { ChannelsCard } from './app-channels';
+import { WebPushCard } from '../components/web-push-card';
 import { CredentialsCard } from './app-credentials';
 import { planLabel, usePlans } from './apps';
 
@@ -150,6 +151,7 @@ export function AppOverviewPage(props: { appId: string }) {
       </div>
       <div class="stack-lg">
         <${ChannelsCard} app=${current} onChange=${setCurrent} />
+        <${WebPushCard} appId=${current.id} />
         <${DangerCard} app=${current} />
       </div>
     </div>

@@ -4,10 +4,10 @@ import { ConfirmDialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Card, PageHeader, Spinner } from '../components/ui';
 import { publicApi } from '../lib/api';
 import { plural } from '../lib/audience';
-import { relativeTime } from '../lib/format';
+import { platformLabel, relativeTime } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
 import { Link, navigate } from '../lib/router';
-import { LocaleZone, PushToStart } from '../components/device-facts';
+import { LocaleZone, PushService, PushToStart } from '../components/device-facts';
 
 interface EndUserView {
   endUserId: string;
@@ -58,9 +58,9 @@ export function EndUserPage(props: { appId: string; endUserId: string }) {
               ${user.data.devices.map(
                 (d) => html`<tr>
                   <td data-label="Device" class="mono break">${d.id}</td>
-                  <td data-label="Platform">${d.platform === 'ios' ? 'iOS' : 'Android'}${d.osVersion ? ` ${d.osVersion}` : ''}</td>
+                  <td data-label="Platform">${platformLabel(d.platform)}${d.osVersion ? ` ${d.osVersion}` : ''}</td>
                   <td data-label="Locale · zone" class="small"><${LocaleZone} device=${d} /></td>
-                  <td data-label="Token"><${Badge}>${d.valid ? 'valid' : 'invalid'}<//>${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}</td>
+                  <td data-label="Token"><${Badge}>${d.valid ? 'valid' : 'invalid'}<//>${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}<${PushService} device=${d} /></td>
                   <td data-label="Registered" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
                 </tr>`,
               )}

@@ -11,6 +11,7 @@ import { Link } from '../lib/router';
 import type { Release, ReleaseStatus } from '../lib/types';
 import { draftOf, NotificationOptionsFields, optionCount, optionsOf, type RichTemplate } from '../components/notification-options';
 import { NotificationPreview, TemplateText } from '../previews/notification-preview';
+import { useWebPushSettings } from '../components/web-push-card';
 import { LocalizationsFields, localizationsDraftOf, localizationsOf, localizedTexts, PreviewLanguage } from '../components/localizations-editor';
 
 /** The moves the server allows from each status, worded as actions. */
@@ -45,6 +46,7 @@ function placeholdersOf(title: string, body: string): { names: string[]; error?:
 }
 
 function TemplateEditor(props: { appId: string; version: number; template?: RichTemplate; onDone: () => void; onCancel?: () => void }) {
+  const webPush = useWebPushSettings(props.appId);
   const [slug, setSlug] = useState(props.template?.slug ?? '');
   const [title, setTitle] = useState(props.template?.title ?? '');
   const [body, setBody] = useState(props.template?.body ?? '');
@@ -90,7 +92,7 @@ function TemplateEditor(props: { appId: string; version: number; template?: Rich
     </div>
     <div class="stack">
       <${PreviewLanguage} rows=${languages} value=${previewTag} onChange=${setPreviewTag} />
-      <${NotificationPreview} title=${shown.title || 'Title'} body=${shown.body} options=${{ ...options, subtitle: shown.subtitle }} />
+      <${NotificationPreview} title=${shown.title || 'Title'} body=${shown.body} options=${{ ...options, subtitle: shown.subtitle }} webDefaultUrl=${webPush.data === null ? null : webPush.data?.defaultUrl} />
     </div>
   </form>`;
 }

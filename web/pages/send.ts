@@ -12,14 +12,19 @@ import { audienceOf, plural } from '../lib/audience';
 import { Link } from '../lib/router';
 import type { AppView, Release } from '../lib/types';
 import { NotificationPreview } from '../previews/notification-preview';
+import { useWebPushSettings } from '../components/web-push-card';
 import { localizationsDraftOf, localizedTexts, PreviewLanguage } from '../components/localizations-editor';
 import type { RichTemplate } from '../components/notification-options';
+
+/** Web devices among those counted: the audience names iOS and Android, the rest are web. */
+const webCount = (a: { devices: number; ios: number; android: number }) => a.devices - a.ios - a.android;
 
 /** Sends a notification as the app's backend would: from the Live release, or a Testing one to testers. */
 export function SendPage(props: { appId: string; release?: string; template?: string }) {
   const id = encodeURIComponent(props.appId);
   const releases = useLoad(() => admin<{ releases: Release[] }>('GET', `/apps/${id}/releases`).then((r) => r.releases), [props.appId]);
   const app = useLoad(() => admin<AppView>('GET', `/apps/${id}`), [props.appId]);
+  const webPush = useWebPushSettings(props.appId);
   const usable = (releases.data ?? []).filter((r) => r.status === 'Live' || r.status === 'Testing');
   const [version, setVersion] = useState(props.release ?? '');
   const [slug, setSlug] = useState(props.template ?? '');
@@ -172,7 +177,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             onConfirm=${confirmSend}
           >
             ${reach.data
-              ? html`<p><span class="mono">${slug}</span> ${scheduling ? html`is scheduled for <strong>${whenText}</strong>: it goes` : 'goes'} to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android), from release ${release?.version}${scheduling ? ' as they are now; who gets it is decided when it goes' : ''}.</p>
+              ? html`<p><span class="mono">${slug}</span> ${scheduling ? html`is scheduled for <strong>${whenText}</strong>: it goes` : 'goes'} to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android${webCount(reach.data) > 0 ? `, ${webCount(reach.data).toLocaleString()} web` : ''}), from release ${release?.version}${scheduling ? ' as they are now; who gets it is decided when it goes' : ''}.</p>
                   <p class="muted small">${scheduling ? 'It can be cancelled under “Scheduled” until it goes.' : 'A notification cannot be called back once sent.'} To reach a few people, name them under “Who gets it”.</p>`
               : html`<${Spinner} label="Counting devices…" />`}
           <//>
@@ -181,7 +186,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
               ? html`<div class="stack">
                   <${PreviewLanguage} rows=${languageRows} value=${previewTag} onChange=${setPreviewTag} />
                   ${languageRows.length > 0 ? html`<p class="muted small">Each device gets the language of its locale: ${languageRows.map((r) => html`<span class="mono">${r.tag}</span> `)}or the default.</p>` : ''}
-                  <${NotificationPreview} title=${shown.title} body=${shown.body} variables=${variables} appName=${app.data?.name} options=${{ ...template, subtitle: shown.subtitle }} />
+                  <${NotificationPreview} title=${shown.title} body=${shown.body} variables=${variables} appName=${app.data?.name} options=${{ ...template, subtitle: shown.subtitle }} webDefaultUrl=${webPush.data === null ? null : webPush.data?.defaultUrl} />
                 </div>`
               : ''}
           </aside>

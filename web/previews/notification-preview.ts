@@ -1,6 +1,7 @@
 import { html } from 'htm/preact';
 import { parseTemplate, PlaceholderSyntaxError } from '../../src/modules/notifications/send/placeholders';
 import type { TemplateOptions } from '../../src/modules/notifications/releases/template-options';
+import { WebPushPreview } from './web-push-preview';
 
 /**
  * A template's text with its placeholders: filled from `variables` when given (as the server
@@ -23,13 +24,18 @@ export function TemplateText(props: { text: string; variables?: Record<string, s
   )}</span>`;
 }
 
-/** How the notification looks in an iOS banner and an Android heads-up, side by side (a silent one: that nothing is shown). */
-export function NotificationPreview(props: { title: string; body: string; variables?: Record<string, string>; appName?: string; options?: TemplateOptions }) {
+/**
+ * How the notification looks in an iOS banner, an Android heads-up and a browser (with the
+ * Declarative Web Push JSON a web device receives), side by side; a silent one: that nothing is shown.
+ * `webDefaultUrl`: the app's Web Push default URL, null when it has no Web Push.
+ */
+export function NotificationPreview(props: { title: string; body: string; variables?: Record<string, string>; appName?: string; options?: TemplateOptions; webDefaultUrl?: string | null }) {
   const app = props.appName ?? 'Your app';
   const o = props.options ?? {};
   if (o.silent)
     return html`<div class="notif-previews" role="group" aria-label="Notification preview">
       <p class="muted small">Silent: nothing is shown. The app wakes in the background with its data${o.data ? html` (<span class="mono">${Object.keys(o.data).join(', ')}</span>)` : ''}.</p>
+      <p class="muted small">Web devices: not sent (every web push must show a notification).</p>
     </div>`;
   // The image is named, not fetched: the console loads nothing from elsewhere.
   const extras = html`${o.image ? html`<div class="muted small" title=${o.image}>🖼 image</div>` : ''}${o.badge !== undefined ? html`<div class="muted small">badge ${o.badge}</div>` : ''}`;
@@ -60,5 +66,6 @@ export function NotificationPreview(props: { title: string; body: string; variab
         </div>
       </div>
     </figure>
+    <${WebPushPreview} title=${props.title} body=${props.body} variables=${props.variables} options=${o} defaultUrl=${props.webDefaultUrl} />
   </div>`;
 }

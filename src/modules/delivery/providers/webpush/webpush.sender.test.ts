@@ -129,6 +129,21 @@ describe('WebPushSender against the Web Push stand-in', () => {
     expect(pulled).toBeLessThanOrEqual(6);
   });
 
+  test('an answer whose Content-Length fits is read whole; one that claims more than 4 KB is still cut at 4 KB', async () => {
+    expect(await readAtMost(new Response('', { status: 201, headers: { 'content-length': '0' } }), 4096)).toBe('');
+    expect(await readAtMost(new Response('{"reason":"BadJwtToken"}', { headers: { 'content-length': '24' } }), 4096)).toBe('{"reason":"BadJwtToken"}');
+    expect(await readAtMost(new Response('abcdef', { headers: { 'content-length': '6' } }), 4)).toBe('abcd');
+    let pulled = 0;
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        controller.enqueue(new Uint8Array(1024).fill(121));
+      },
+    });
+    expect(await readAtMost(new Response(endless, { headers: { 'content-length': '999999' } }), 4096)).toBe('y'.repeat(4096));
+    expect(pulled).toBeLessThanOrEqual(6);
+  });
+
   test('no answer (connection refused) is unreachable: sent again later', async () => {
     sender = new WebPushSender({ clock: systemClock, outbound: open });
     standin = await startWebPushStandin();
