@@ -26,7 +26,7 @@ export interface paths {
   "/api/apps/{appId}/devices": {
     /**
      * Register or refresh a device
-     * @description Upsert by app, platform and token. Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Upsert by app, platform and token (web: the subscription's endpoint). Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdDevices"];
   };
@@ -204,6 +204,24 @@ export interface paths {
     put: operations["putApiAdminAppsByAppIdFcm"];
     /** Remove FCM credentials (Android falls back to the simulator) */
     delete: operations["deleteApiAdminAppsByAppIdFcm"];
+  };
+  "/api/admin/apps/{appId}/web-push": {
+    /** Show the app's Web Push settings and public key */
+    get: operations["getApiAdminAppsByAppIdWeb-push"];
+    /**
+     * Enable Web Push or change its settings
+     * @description The first call generates a P-256 VAPID key pair (the private key stored encrypted); later calls keep it.
+     */
+    put: operations["putApiAdminAppsByAppIdWeb-push"];
+    /** Disable Web Push (the key pair is forgotten: browsers must subscribe again after a new PUT) */
+    delete: operations["deleteApiAdminAppsByAppIdWeb-push"];
+  };
+  "/api/apps/{appId}/web-push/public-key": {
+    /**
+     * The app's VAPID public key
+     * @description No credentials: a page needs it for `pushManager.subscribe`.
+     */
+    get: operations["getApiAppsByAppIdWeb-pushPublic-key"];
   };
   "/api/admin/demo": {
     /**
@@ -556,7 +574,7 @@ export interface operations {
   };
   /**
    * Register or refresh a device
-   * @description Upsert by app, platform and token. Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Upsert by app, platform and token (web: the subscription's endpoint). Authenticated by `X-Service-Key` (the app backend) or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)) (the device). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   postApiAppsByAppIdDevices: {
     parameters: {
@@ -574,9 +592,11 @@ export interface operations {
         "application/json": {
           /** @description The end user this device belongs to. */
           endUserId: string;
-          platform: "ios" | "android";
-          /** @description APNs device token (iOS: 64 to 200 hex digits) or FCM registration token (Android: letters, digits, -, _ and :). */
-          token: string;
+          platform: "ios" | "android" | "web";
+          /** @description iOS and Android (required): APNs device token (64 to 200 hex digits) or FCM registration token (letters, digits, -, _ and :). */
+          token?: string;
+          /** @description web (required): what `PushSubscription.toJSON()` gives, `{endpoint, expirationTime, keys: {p256dh, auth}}`. The endpoint must be an https URL at a public address; the same endpoint registered again updates the device. The keys are stored encrypted and never shown. */
+          subscription?: unknown;
           /** @description iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`, 64 to 200 hex digits). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there. */
           pushToStartToken?: string;
           /** @description iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`. */
@@ -605,7 +625,9 @@ export interface operations {
               /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
               endUserId: string | null;
               /** @enum {string} */
-              platform: "ios" | "android";
+              platform: "ios" | "android" | "web";
+              /** @description web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys. */
+              endpointOrigin?: string;
               /** @enum {string} */
               environment?: "production" | "sandbox";
               /** @description The OS version the device registered, if it did. */
@@ -924,7 +946,9 @@ export interface operations {
                 /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
                 endUserId: string | null;
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
+                /** @description web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys. */
+                endpointOrigin?: string;
                 /** @enum {string} */
                 environment?: "production" | "sandbox";
                 /** @description The OS version the device registered, if it did. */
@@ -1044,7 +1068,9 @@ export interface operations {
                 /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
                 endUserId: string | null;
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
+                /** @description web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys. */
+                endpointOrigin?: string;
                 /** @enum {string} */
                 environment?: "production" | "sandbox";
                 /** @description The OS version the device registered, if it did. */
@@ -1388,7 +1414,9 @@ export interface operations {
                 /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
                 endUserId: string | null;
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
+                /** @description web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys. */
+                endpointOrigin?: string;
                 /** @enum {string} */
                 environment?: "production" | "sandbox";
                 /** @description The OS version the device registered, if it did. */
@@ -1717,7 +1745,7 @@ export interface operations {
                 /** @enum {string} */
                 state: "Active" | "Ended";
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the start.
@@ -1863,7 +1891,7 @@ export interface operations {
                 /** @enum {string} */
                 state: "Active" | "Ended";
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the start.
@@ -2036,7 +2064,7 @@ export interface operations {
             /** @enum {string} */
             state: "Active" | "Ended";
             /** @enum {string} */
-            platform: "ios" | "android";
+            platform: "ios" | "android" | "web";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp of the start.
@@ -2654,7 +2682,7 @@ export interface operations {
                 /** @enum {string} */
                 state: "Active" | "Ended";
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the start.
@@ -5340,6 +5368,337 @@ export interface operations {
       };
     };
   };
+  /** Show the app's Web Push settings and public key */
+  "getApiAdminAppsByAppIdWeb-push": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description base64url of the 65-byte uncompressed P-256 point: the `applicationServerKey` of `pushManager.subscribe`. */
+            publicKey: string;
+            /** @description The contact the push services see (`mailto:` or `https:`). */
+            subject: string;
+            /** @description What a notification opens when its template has no `url`. */
+            defaultUrl: string;
+            /** @description Days a subscription not registered again stays a target. */
+            expiryDays: number;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Enable Web Push or change its settings
+   * @description The first call generates a P-256 VAPID key pair (the private key stored encrypted); later calls keep it.
+   */
+  "putApiAdminAppsByAppIdWeb-push": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description A `mailto:` address or an `https:` URL (Apple refuses others), no spaces or angle brackets, not localhost. */
+          subject: string;
+          /** @description An https URL: what a notification opens when its template has no `url`. */
+          defaultUrl: string;
+          /** @description Days a subscription not registered again stays a target; default 60. */
+          expiryDays?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description base64url of the 65-byte uncompressed P-256 point: the `applicationServerKey` of `pushManager.subscribe`. */
+            publicKey: string;
+            /** @description The contact the push services see (`mailto:` or `https:`). */
+            subject: string;
+            /** @description What a notification opens when its template has no `url`. */
+            defaultUrl: string;
+            /** @description Days a subscription not registered again stays a target. */
+            expiryDays: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /** Disable Web Push (the key pair is forgotten: browsers must subscribe again after a new PUT) */
+  "deleteApiAdminAppsByAppIdWeb-push": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * The app's VAPID public key
+   * @description No credentials: a page needs it for `pushManager.subscribe`.
+   */
+  "getApiAppsByAppIdWeb-pushPublic-key": {
+    parameters: {
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @description The `applicationServerKey` (base64url). */
+            publicKey: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
   /**
    * Create the demo app
    * @description App `demo` with end users `demo-user` (a tester, with a simulated iPhone and Android phone) and `demo-friend`, a Live release 1 (templates `welcome` and `order-shipped`), a running Live Activity and a welcome notification, all delivered to the simulator. The examples of this document use these ids. 409 when an app `demo` exists.
@@ -5774,7 +6133,9 @@ export interface operations {
                 /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
                 endUserId: string | null;
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
+                /** @description web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys. */
+                endpointOrigin?: string;
                 /** @enum {string} */
                 environment?: "production" | "sandbox";
                 /** @description The OS version the device registered, if it did. */
@@ -5867,9 +6228,11 @@ export interface operations {
         "application/json": {
           /** @description The end user this device belongs to. */
           endUserId: string;
-          platform: "ios" | "android";
-          /** @description APNs device token (iOS: 64 to 200 hex digits) or FCM registration token (Android: letters, digits, -, _ and :). */
-          token: string;
+          platform: "ios" | "android" | "web";
+          /** @description iOS and Android (required): APNs device token (64 to 200 hex digits) or FCM registration token (letters, digits, -, _ and :). */
+          token?: string;
+          /** @description web (required): what `PushSubscription.toJSON()` gives, `{endpoint, expirationTime, keys: {p256dh, auth}}`. The endpoint must be an https URL at a public address; the same endpoint registered again updates the device. The keys are stored encrypted and never shown. */
+          subscription?: unknown;
           /** @description iOS 17.2+: the Live Activity push-to-start token (`pushToStartTokenUpdates`, 64 to 200 hex digits). It belongs to one device: reported from a new device row (after a device-token rotation), it moves there. */
           pushToStartToken?: string;
           /** @description iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`. */
@@ -5898,7 +6261,9 @@ export interface operations {
               /** @description The end user; null once they were erased (the device waits for an end push, then goes). */
               endUserId: string | null;
               /** @enum {string} */
-              platform: "ios" | "android";
+              platform: "ios" | "android" | "web";
+              /** @description web: the origin of the subscription's endpoint (which push service), never the endpoint or its keys. */
+              endpointOrigin?: string;
               /** @enum {string} */
               environment?: "production" | "sandbox";
               /** @description The OS version the device registered, if it did. */
@@ -6163,8 +6528,8 @@ export interface operations {
                 /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
                 tokenId: number | null;
                 /** @enum {string|null} */
-                platform: "ios" | "android";
-                /** @description apns, fcm or simulator, once an attempt was made. */
+                platform: "ios" | "android" | "web";
+                /** @description apns, fcm, webpush or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
                 status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
@@ -6271,8 +6636,8 @@ export interface operations {
             /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
             tokenId: number | null;
             /** @enum {string|null} */
-            platform: "ios" | "android";
-            /** @description apns, fcm or simulator, once an attempt was made. */
+            platform: "ios" | "android" | "web";
+            /** @description apns, fcm, webpush or simulator, once an attempt was made. */
             provider: string | null;
             /** @enum {string} */
             status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
@@ -6303,7 +6668,7 @@ export interface operations {
             /** @description The token ledger entry the delivery went to (its value is never shown). */
             token: ({
               id: number;
-              /** @description apns_device, apns_push_to_start, apns_activity or fcm_registration. */
+              /** @description apns_device, apns_push_to_start, apns_activity, fcm_registration or webpush_subscription. */
               kind: string;
               /** @enum {string} */
               state: "active" | "invalid";
@@ -6410,8 +6775,8 @@ export interface operations {
                 /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
                 tokenId: number | null;
                 /** @enum {string|null} */
-                platform: "ios" | "android";
-                /** @description apns, fcm or simulator, once an attempt was made. */
+                platform: "ios" | "android" | "web";
+                /** @description apns, fcm, webpush or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
                 status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
@@ -6505,7 +6870,7 @@ export interface operations {
           "application/json": {
             endpoints: ({
                 /** @enum {string} */
-                provider: "apns" | "fcm";
+                provider: "apns" | "fcm" | "webpush";
                 /** @description The provider host the app sends to (APNs production and sandbox are two endpoints). */
                 endpoint: string;
                 /** @enum {string} */
@@ -6593,7 +6958,7 @@ export interface operations {
           "application/json": {
             channels: ({
                 /** @enum {string} */
-                provider: "apns" | "fcm";
+                provider: "apns" | "fcm" | "webpush";
                 /** @description The provider host the app sends to (APNs production and sandbox are two endpoints). */
                 endpoint: string;
                 /** @enum {string} */
@@ -6725,6 +7090,24 @@ export interface operations {
               };
               /** @description Deliveries (one per device) by state. */
               android: {
+                total: number;
+                /** @description Waiting to be sent (also while retrying). */
+                queued: number;
+                /** @description Waiting for the provider's channel (paused credentials, an endpoint down). */
+                held: number;
+                /** @description Being sent now. */
+                sending: number;
+                /** @description Accepted by APNs or FCM (or the simulator). */
+                sent: number;
+                /** @description Refused by the provider, or out of attempts. */
+                failed: number;
+                /** @description Not delivered because the device's token is no longer valid (the provider said so, or it was invalidated before the send). */
+                dropped: number;
+                /** @description Replaced by a newer message before it went. */
+                superseded: number;
+              };
+              /** @description Deliveries (one per device) by state. */
+              web: {
                 total: number;
                 /** @description Waiting to be sent (also while retrying). */
                 queued: number;
@@ -7488,6 +7871,8 @@ export interface operations {
                     badge?: number;
                     /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
                     image?: string;
+                    /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+                    url?: string;
                     /** @description APNs `aps.thread-id`: groups notifications. */
                     threadId?: string;
                     /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -7601,6 +7986,8 @@ export interface operations {
               badge?: number;
               /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
               image?: string;
+              /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+              url?: string;
               /** @description APNs `aps.thread-id`: groups notifications. */
               threadId?: string;
               /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -7664,6 +8051,8 @@ export interface operations {
                 badge?: number;
                 /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
                 image?: string;
+                /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+                url?: string;
                 /** @description APNs `aps.thread-id`: groups notifications. */
                 threadId?: string;
                 /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -7843,6 +8232,8 @@ export interface operations {
                 badge?: number;
                 /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
                 image?: string;
+                /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+                url?: string;
                 /** @description APNs `aps.thread-id`: groups notifications. */
                 threadId?: string;
                 /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -7980,6 +8371,8 @@ export interface operations {
                 badge?: number;
                 /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
                 image?: string;
+                /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+                url?: string;
                 /** @description APNs `aps.thread-id`: groups notifications. */
                 threadId?: string;
                 /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -8153,6 +8546,8 @@ export interface operations {
           badge?: number;
           /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
           image?: string;
+          /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+          url?: string;
           /** @description APNs `aps.thread-id`: groups notifications. */
           threadId?: string;
           /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -8207,6 +8602,8 @@ export interface operations {
             badge?: number;
             /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
             image?: string;
+            /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+            url?: string;
             /** @description APNs `aps.thread-id`: groups notifications. */
             threadId?: string;
             /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -8260,6 +8657,8 @@ export interface operations {
             badge?: number;
             /** @description An https URL (placeholders allowed). APNs: `mutable-content: 1` and the URL under the key `isletImage` for the app's notification service extension; FCM `android.notification.image`. */
             image?: string;
+            /** @description Web devices: what a click opens (`notification.navigate` of the Declarative Web Push message), an https URL, placeholders allowed; absent: the app's Web Push `defaultUrl`. Not sent to phones. */
+            url?: string;
             /** @description APNs `aps.thread-id`: groups notifications. */
             threadId?: string;
             /** @description APNs `aps.category` (the actions the app registered), FCM `android.notification.click_action`. */
@@ -8638,7 +9037,7 @@ export interface operations {
             /** @enum {string} */
             state: "Active" | "Ended";
             /** @enum {string} */
-            platform: "ios" | "android";
+            platform: "ios" | "android" | "web";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp of the start.
@@ -8664,7 +9063,7 @@ export interface operations {
                 /** @description The device (`dev_…`) the activity was started on. */
                 deviceId: string;
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /** @enum {string} */
                 state: "live" | "ended";
                 /** Format: date-time */
