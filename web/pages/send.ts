@@ -172,7 +172,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             onConfirm=${confirmSend}
           >
             ${reach.data
-              ? html`<p><span class="mono">${slug}</span> ${scheduling ? html`is scheduled for <strong>${whenText}</strong>: it goes` : 'goes'} to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android), from release ${release?.version}${scheduling ? ' as they are now; who gets it is decided when it goes' : ''}.</p>
+              ? html`<p><span class="mono">${slug}</span> ${scheduling ? html`is scheduled for <strong>${whenText}</strong>: it goes` : 'goes'} to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android${reach.data.web ? `, ${reach.data.web.toLocaleString()} web` : ''}), from release ${release?.version}${scheduling ? ' as they are now; who gets it is decided when it goes' : ''}.</p>
                   <p class="muted small">${scheduling ? 'It can be cancelled under “Scheduled” until it goes.' : 'A notification cannot be called back once sent.'} To reach a few people, name them under “Who gets it”.</p>`
               : html`<${Spinner} label="Counting devices…" />`}
           <//>

@@ -1,0 +1,39 @@
+import type { AppContext } from '../../../context';
+import type { Job } from '../scheduler';
+import { subscriptionExpiries } from '../../web-push/subscription-expiry';
+import { webSubscriptionsRepository } from '../../web-push/web-subscriptions.repository';
+import { tokensRepository } from '../../tokens/tokens.repository';
+import { tokenInvalidated } from '../../webhooks/delivery-events';
+import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
+
+/** Subscriptions expired per app and run: a backlog goes over the next runs. */
+const BATCH = 500;
+
+/**
+ * Issue 46 point 6: a web subscription not registered again for its app's `expiry_days` stops
+ * being a target, as a 410 would make it (its token invalid, `device.token_invalidated`): Apple
+ * keeps answering 201 after a user revokes permission (WebKit bug 249766), so no answer ever
+ * retires it. A registration after the cutoff wins (the token's `reported_at`). Returns how many
+ * expired; retention removes their devices.
+ */
+export async function expireWebSubscriptions(ctx: AppContext, now: number): Promise<number> {
+  const expired = await ctx.db.write(async (tx) => {
+    let count = 0;
+    for (const expiry of await subscriptionExpiries(tx, now)) {
+      const events = [];
+      for (const s of await webSubscriptionsRepository(tx).stale(expiry.appId, expiry.cutoff, BATCH)) {
+        if (!(await tokensRepository(tx).invalidate(s.id, expiry.reason, now, expiry.cutoff))) continue;
+        count++;
+        events.push(tokenInvalidated({ appId: expiry.appId, tokenKind: 'webpush_subscription', deviceId: s.deviceId, activityId: null, endUserId: s.endUserId, reason: expiry.reason }));
+      }
+      await webhookEventsRepository(tx).emitAll(events, now);
+    }
+    return count;
+  });
+  if (expired > 0) ctx.logger.info('web subscriptions expired', { count: expired });
+  return expired;
+}
+
+export function webPushExpiryJob(ctx: AppContext): Job {
+  return { name: 'web-push-expiry', intervalMs: ctx.config.scheduler.tick_seconds * 1000, run: async (now) => void (await expireWebSubscriptions(ctx, now)) };
+}
