@@ -1577,8 +1577,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
@@ -1863,8 +1863,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
@@ -3895,8 +3895,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
@@ -6050,7 +6050,9 @@ export interface operations {
             devices: number;
             ios: number;
             android: number;
-            /** @description iPhones with a push-to-start token: a Live Activity start reaches these and every Android device. */
+            /** @description Browsers with a Web Push subscription. */
+            web: number;
+            /** @description iPhones with a push-to-start token: a Live Activity start reaches these and every Android and web device. */
             iosStartable: number;
           };
         };
@@ -7385,8 +7387,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
