@@ -17,19 +17,22 @@ const BATCH = 500;
  * expired; retention removes their devices.
  */
 export async function expireWebSubscriptions(ctx: AppContext, now: number): Promise<number> {
-  const expired = await ctx.db.write(async (tx) => {
-    let count = 0;
-    for (const expiry of await subscriptionExpiries(tx, now)) {
+  let expired = 0;
+  // Read first: most runs find nothing, and need no write transaction.
+  for (const expiry of await subscriptionExpiries(ctx.db.sql, now)) {
+    const stale = await webSubscriptionsRepository(ctx.db.sql).stale(expiry.appId, expiry.cutoff, BATCH);
+    if (stale.length === 0) continue;
+    expired += await ctx.db.write(async (tx) => {
       const events = [];
-      for (const s of await webSubscriptionsRepository(tx).stale(expiry.appId, expiry.cutoff, BATCH)) {
+      for (const s of stale) {
+        // Not if the page registered it again since it was read (reported_at after the cutoff).
         if (!(await tokensRepository(tx).invalidate(s.id, expiry.reason, now, expiry.cutoff))) continue;
-        count++;
         events.push(tokenInvalidated({ appId: expiry.appId, tokenKind: 'webpush_subscription', deviceId: s.deviceId, activityId: null, endUserId: s.endUserId, reason: expiry.reason }));
       }
       await webhookEventsRepository(tx).emitAll(events, now);
-    }
-    return count;
-  });
+      return events.length;
+    });
+  }
   if (expired > 0) ctx.logger.info('web subscriptions expired', { count: expired });
   return expired;
 }
