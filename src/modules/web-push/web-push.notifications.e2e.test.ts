@@ -68,6 +68,9 @@ forEachDatabase('web-push-notifications-e2e', () => {
     await until('the status says both sent', async () => (await status(sent.body.messageId)).platforms.web.sent === 2);
     expect((await status(sent.body.messageId)).platforms).toMatchObject({ android: { total: 0 }, ios: { total: 0 }, web: { total: 2 } });
     expect(last(bob.endpoint).title).toBe('Order 8 ready');
+    const deliveries = await admin('GET', `/api/admin/apps/${APP}/deliveries?messageId=${sent.body.messageId}`);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.deliveries.map((d: { platform: string; provider: string }) => [d.platform, d.provider])).toEqual([['web', 'webpush'], ['web', 'webpush']]);
   });
 
   test('a scheduled send reaches the browser at its time; a cancelled one never does', async () => {
