@@ -1577,8 +1577,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
@@ -1745,7 +1745,7 @@ export interface operations {
                 /** @enum {string} */
                 state: "Active" | "Ended";
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the start.
@@ -1863,8 +1863,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
@@ -1891,7 +1891,7 @@ export interface operations {
                 /** @enum {string} */
                 state: "Active" | "Ended";
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the start.
@@ -2064,7 +2064,7 @@ export interface operations {
             /** @enum {string} */
             state: "Active" | "Ended";
             /** @enum {string} */
-            platform: "ios" | "android";
+            platform: "ios" | "android" | "web";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp of the start.
@@ -2682,7 +2682,7 @@ export interface operations {
                 /** @enum {string} */
                 state: "Active" | "Ended";
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the start.
@@ -3895,8 +3895,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
@@ -6050,7 +6050,9 @@ export interface operations {
             devices: number;
             ios: number;
             android: number;
-            /** @description iPhones with a push-to-start token: a Live Activity start reaches these and every Android device. */
+            /** @description Browsers with a Web Push subscription. */
+            web: number;
+            /** @description iPhones with a push-to-start token: a Live Activity start reaches these and every Android and web device. */
             iosStartable: number;
           };
         };
@@ -6528,8 +6530,8 @@ export interface operations {
                 /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
                 tokenId: number | null;
                 /** @enum {string|null} */
-                platform: "ios" | "android";
-                /** @description apns, fcm or simulator, once an attempt was made. */
+                platform: "ios" | "android" | "web";
+                /** @description apns, fcm, webpush or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
                 status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
@@ -6636,8 +6638,8 @@ export interface operations {
             /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
             tokenId: number | null;
             /** @enum {string|null} */
-            platform: "ios" | "android";
-            /** @description apns, fcm or simulator, once an attempt was made. */
+            platform: "ios" | "android" | "web";
+            /** @description apns, fcm, webpush or simulator, once an attempt was made. */
             provider: string | null;
             /** @enum {string} */
             status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
@@ -6775,8 +6777,8 @@ export interface operations {
                 /** @description The token ledger entry the delivery goes to; null while unknown (held for an activity token). */
                 tokenId: number | null;
                 /** @enum {string|null} */
-                platform: "ios" | "android";
-                /** @description apns, fcm or simulator, once an attempt was made. */
+                platform: "ios" | "android" | "web";
+                /** @description apns, fcm, webpush or simulator, once an attempt was made. */
                 provider: string | null;
                 /** @enum {string} */
                 status: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded";
@@ -7385,8 +7387,8 @@ export interface operations {
             tags?: {
               [key: string]: string | string[];
             };
-            /** @description Only devices of this platform. */
-            platform?: "ios" | "android";
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
@@ -9037,7 +9039,7 @@ export interface operations {
             /** @enum {string} */
             state: "Active" | "Ended";
             /** @enum {string} */
-            platform: "ios" | "android";
+            platform: "ios" | "android" | "web";
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp of the start.
@@ -9063,7 +9065,7 @@ export interface operations {
                 /** @description The device (`dev_…`) the activity was started on. */
                 deviceId: string;
                 /** @enum {string} */
-                platform: "ios" | "android";
+                platform: "ios" | "android" | "web";
                 /** @enum {string} */
                 state: "live" | "ended";
                 /** Format: date-time */

@@ -1,11 +1,12 @@
 import { html } from 'htm/preact';
 import { formatDateTime } from '../lib/format';
 import { Badge } from './ui';
+import { platformName, type Platform } from '../lib/platforms';
 
 /** One device an activity runs on, as the admin activity detail returns it. */
 export interface ActivityInstance {
   deviceId: string;
-  platform: 'ios' | 'android';
+  platform: Platform;
   state: 'live' | 'ended';
   startedAt: string;
   endedAt?: string;
@@ -30,7 +31,7 @@ export function ActivityInstances(props: { instances: ActivityInstance[]; noInst
     <tbody>
       ${props.instances.map(
         (i) => html`<tr>
-          <td data-label="Device"><span class="platform-tag">${i.platform === 'ios' ? 'iOS' : 'Android'}</span> <span class="mono small break">${i.deviceId}</span></td>
+          <td data-label="Device"><span class="platform-tag">${platformName(i.platform)}</span> <span class="mono small break">${i.deviceId}</span></td>
           <td data-label="State"><${Badge} tone=${i.state === 'live' ? 'green' : 'grey'}>${i.state}<//>${i.endedAt ? html`<div class="muted small">${formatDateTime(i.endedAt)}</div>` : ''}</td>
           <td data-label="Update token">
             <${Badge} tone=${TOKEN_TONES[i.tokenState]}>${i.platform === 'ios' ? TOKEN_LABELS[i.tokenState] : i.tokenState === 'invalid' ? 'invalid' : 'valid'}<//>

@@ -7,7 +7,7 @@ import { Alert, SelectField, Spinner, TextField } from './ui';
 /** The audience as typed: tag conditions one per line (`plan=gold,platinum`), a platform, locales. */
 export interface AudienceDraft {
   tags: string;
-  platform: '' | 'ios' | 'android';
+  platform: '' | 'ios' | 'android' | 'web';
   locales: string;
 }
 
@@ -61,6 +61,7 @@ export function AudienceBuilder(props: { appId: string; value: AudienceDraft; on
           { value: '', label: 'Any platform' },
           { value: 'ios', label: 'iOS' },
           { value: 'android', label: 'Android' },
+          { value: 'web', label: 'Web' },
         ]}
       />
       <${TextField} label="Locales" mono value=${props.value.locales} onInput=${(locales: string) => set({ locales })} placeholder="de, pt-BR" hint="A language matches its regional locales." />

@@ -1,8 +1,9 @@
 import { html } from 'htm/preact';
-import { formatDateTime, formatTime, platformLabel } from '../lib/format';
+import { formatDateTime, formatTime } from '../lib/format';
 import { chronological, kindLabel, recordedRequest } from '../lib/payloads';
 import type { Delivery } from '../lib/types';
 import { Badge } from './ui';
+import { platformName } from '../lib/platforms';
 
 /** The exact request a delivery sent (the simulator records it), folded away until asked for. */
 export function PayloadDetails(props: { delivery: Delivery; open?: boolean }) {
@@ -42,7 +43,7 @@ export function DeliveryTimeline(props: { deliveries: Delivery[] }) {
           <div class="timeline-head">
             <strong>${kindLabel(d.kind)}</strong>
             <${DeliveryStatus} status=${d.status} />
-            <span class="muted small">to <span class="mono">${d.deviceId}</span> · ${d.platform ? platformLabel(d.platform) : 'deleted device'}${d.provider ? ` via ${d.provider}` : ''}</span>
+            <span class="muted small">to <span class="mono">${d.deviceId}</span> · ${d.platform ? platformName(d.platform) : 'deleted device'}${d.provider ? ` via ${d.provider}` : ''}</span>
             <time class="muted small" datetime=${d.createdAt} title=${formatDateTime(d.createdAt)}>${formatTime(d.createdAt)}</time>
           </div>
           ${d.reason ? html`<p class="small reason">${d.reason}</p>` : ''}

@@ -6,6 +6,8 @@ export interface Audience {
   devices: number;
   ios: number;
   android: number;
+  /** Browsers with a Web Push subscription. */
+  web: number;
   iosStartable: number;
 }
 

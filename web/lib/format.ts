@@ -27,11 +27,6 @@ export function duration(fromIso: string, toIso?: string): string {
   return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
 }
 
-const PLATFORMS: Record<string, string> = { ios: 'iOS', android: 'Android', web: 'Web' };
-
-/** A device platform's name as people write it (`web`: a browser or a UnifiedPush distributor). */
-export const platformLabel = (platform: string) => PLATFORMS[platform] ?? platform;
-
 /** `bytes` random bytes as hex: the shape of an APNs token. */
 export function randomHex(bytes: number): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');

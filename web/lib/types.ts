@@ -1,4 +1,5 @@
 /** The shapes the console reads from the API (see the OpenAPI document at /swagger). */
+import type { Platform } from './platforms';
 
 export interface Channel {
   transport: 'simulator' | 'apns' | 'fcm';
@@ -56,7 +57,7 @@ export interface Device {
   id: string;
   /** null once the end user was erased. */
   endUserId: string | null;
-  platform: 'ios' | 'android' | 'web';
+  platform: Platform;
   /** web: the origin of its subscription's endpoint (which push service); never the endpoint. */
   endpointOrigin?: string;
   /** Absent: the app's default. */
@@ -80,7 +81,7 @@ export interface Activity {
   endUserId: string | null;
   templateSlug: string;
   state: 'Active' | 'Ended';
-  platform: 'ios' | 'android';
+  platform: Platform;
   startedAt: string;
   endedAt?: string;
 }
@@ -91,7 +92,7 @@ export interface Delivery {
   /** null once its end user was erased. */
   deviceId: string | null;
   /** null once the device was deleted. */
-  platform: 'ios' | 'android' | 'web' | null;
+  platform: Platform | null;
   provider: string | null;
   status: string;
   attempts: number;

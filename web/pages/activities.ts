@@ -10,6 +10,7 @@ import { useLoad } from '../lib/hooks';
 import { currentPath, Link, navigate, searchParams } from '../lib/router';
 import type { Activity } from '../lib/types';
 import { Glyph } from '../previews/template-bodies';
+import { platformName } from '../lib/platforms';
 
 const PAGE = 20;
 
@@ -97,7 +98,7 @@ export function ActivitiesPage(props: { appId: string }) {
                 </td>
                 <td data-label="State"><${Badge}>${a.state}<//></td>
                 <td data-label="End user" class="mono break">${a.endUserId ?? 'erased'}</td>
-                <td data-label="Platform"><span class="platform-tag">${a.platform === 'ios' ? 'iOS' : 'Android'}</span></td>
+                <td data-label="Platform"><span class="platform-tag">${platformName(a.platform)}</span></td>
                 <td data-label="Started" class="nowrap" title=${a.startedAt}>${relativeTime(a.startedAt)}</td>
                 <td data-label="Duration" class="nowrap">${duration(a.startedAt, a.endedAt)}</td>
               </tr>`;

@@ -21,13 +21,14 @@ import type { Activity, AppView, Delivery } from '../lib/types';
 import { CustomPreview } from '../previews/custom-preview';
 import { headline } from '../previews/preview-model';
 import { Previews } from '../previews/surfaces';
+import { platformName, type Platform } from '../lib/platforms';
 
 type Strings = Record<string, string>;
 
-const PLATFORMS = ['ios', 'android'] as const;
-type Platform = (typeof PLATFORMS)[number];
-const PLATFORM_NAMES = { ios: 'iOS', android: 'Android' };
+const PLATFORMS: readonly Platform[] = ['ios', 'android', 'web'];
 const WHERE_SHOWN = { ios: 'Lock Screen and Dynamic Island', android: 'notification shade' };
+/** The platforms whose previews the console draws (a browser's notification has none). */
+const previewed = (platforms: Platform[]) => platforms.filter((p): p is 'ios' | 'android' => p !== 'web');
 
 /**
  * The update and end of an Active activity: `contentState` is what an update sends, `problems`
@@ -73,7 +74,7 @@ function UpdateForm(props: {
       </div>
     </form>
     <${Dialog} open=${ending} title="End this Live Activity?" onClose=${() => setEnding(false)}>
-      <p>It is removed from the end user's ${props.platforms.map((p) => WHERE_SHOWN[p]).join(' and ')} and can no longer be updated.</p>
+      <p>${previewed(props.platforms).length > 0 ? `It is removed from the end user's ${previewed(props.platforms).map((p) => WHERE_SHOWN[p]).join(' and ')}` : 'It ends'}${props.platforms.includes('web') ? ' (a browser shows its final state as a last notification)' : ''} and can no longer be updated.</p>
       ${end.error ? html`<${Alert}>${end.error}<//>` : ''}
       <div class="form-actions">
         <${Button} onClick=${() => setEnding(false)}>Keep it<//>
@@ -156,7 +157,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
           <${Details}
             items=${[
               ['End user', html`<span class="mono">${a.endUserId ?? 'erased'}</span>`],
-              [platforms.length > 1 ? 'Platforms' : 'Platform', platforms.map((p) => PLATFORM_NAMES[p]).join(', ')],
+              [platforms.length > 1 ? 'Platforms' : 'Platform', platforms.map(platformName).join(', ')],
               ['Template', html`<span class="mono">${a.templateSlug}</span>`],
               ['Started', formatDateTime(a.startedAt)],
               ['Ended', a.endedAt ? formatDateTime(a.endedAt) : '—'],
@@ -201,7 +202,7 @@ export function ActivityDetailPage(props: { appId: string; activityId: string })
       </div>
       <aside class="editor-preview" aria-label="Preview">
         ${def
-          ? html`<${Previews} def=${def} attributes=${a.attributes} state=${shownState} appName=${app.data?.name} only=${platforms} />`
+          ? html`<${Previews} def=${def} attributes=${a.attributes} state=${shownState} appName=${app.data?.name} only=${previewed(platforms).length > 0 ? previewed(platforms) : undefined} />`
           : html`<${CustomPreview} templateSlug=${a.templateSlug} attributes=${a.attributes} state=${a.contentState} />`}
         ${a.state === 'Ended' ? html`<p class="muted small center">No longer on the device; shown as last sent.</p>` : ''}
       </aside>

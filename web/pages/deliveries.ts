@@ -5,12 +5,13 @@ import { DeliveryStatus } from '../components/deliveries';
 import { LiveIndicator } from '../components/live-indicator';
 import { Alert, Button, Empty, PageHeader, Pager, Spinner } from '../components/ui';
 import { admin, query } from '../lib/api';
-import { formatDateTime, platformLabel, relativeTime } from '../lib/format';
+import { formatDateTime, relativeTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { useLive } from '../lib/live';
 import { kindLabel } from '../lib/payloads';
 import { Link, navigate } from '../lib/router';
 import type { Delivery } from '../lib/types';
+import { platformName } from '../lib/platforms';
 
 const PAGE = 50;
 const STATUSES = ['queued', 'held', 'sending', 'sent', 'failed', 'dropped', 'superseded'];
@@ -106,7 +107,7 @@ export function DeliveriesPage(props: { appId: string; params: URLSearchParams }
                 <td data-label="Status"><${DeliveryStatus} status=${d.status} /></td>
                 <td data-label="Reason" class="reason-cell">${d.reason ?? html`<span class="muted">—</span>`}</td>
                 <td data-label="End user" class="mono small break">${d.endUserId ?? html`<span class="muted">deleted device</span>`}</td>
-                <td data-label="Device" class="small">${d.platform ? html`<span class="platform-tag">${platformLabel(d.platform)}</span> ` : ''}<span class="mono break">${d.deviceId ?? '—'}</span></td>
+                <td data-label="Device" class="small">${d.platform ? html`<span class="platform-tag">${platformName(d.platform)}</span> ` : ''}<span class="mono break">${d.deviceId ?? '—'}</span></td>
                 <td data-label="Via">${d.provider ?? '—'}${d.attempts > 1 ? html` <span class="muted small">×${d.attempts}</span>` : ''}</td>
               </tr>`,
             )}

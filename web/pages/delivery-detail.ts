@@ -3,12 +3,13 @@ import { DeliveryStatus, PayloadDetails } from '../components/deliveries';
 import { LiveIndicator } from '../components/live-indicator';
 import { Alert, Badge, Card, Details, PageHeader, Spinner } from '../components/ui';
 import { admin, query } from '../lib/api';
-import { formatDateTime, platformLabel } from '../lib/format';
+import { formatDateTime } from '../lib/format';
 import { useLoad } from '../lib/hooks';
 import { useLive } from '../lib/live';
 import { kindLabel } from '../lib/payloads';
 import { Link } from '../lib/router';
 import type { DeliveryDetail } from '../lib/types';
+import { platformName } from '../lib/platforms';
 
 const TOKEN_KINDS: Record<string, string> = {
   apns_device: 'APNs device token',
@@ -44,7 +45,7 @@ export function DeliveryDetailPage(props: { appId: string; deliveryId: string })
             items=${[
               ['Status', html`<${DeliveryStatus} status=${d.status} />${d.reason ? html`<div class="small reason">${d.reason}</div>` : ''}`],
               ['End user', d.endUserId ? html`<${Link} href=${filter({ endUserId: d.endUserId })} class="mono">${d.endUserId}<//>` : '—'],
-              ['Device', html`${d.platform ? html`<span class="platform-tag">${platformLabel(d.platform)}</span> ` : ''}${d.deviceId ? html`<${Link} href=${filter({ deviceId: d.deviceId })} class="mono break">${d.deviceId}<//>` : '—'}`],
+              ['Device', html`${d.platform ? html`<span class="platform-tag">${platformName(d.platform)}</span> ` : ''}${d.deviceId ? html`<${Link} href=${filter({ deviceId: d.deviceId })} class="mono break">${d.deviceId}<//>` : '—'}`],
               ['Activity', d.activityId ? html`<${Link} href=${`/apps/${id}/activities/${encodeURIComponent(d.activityId)}`} class="mono break">${d.activityId}<//>` : '—'],
               ['Via', d.provider ?? 'not sent yet'],
               ['Provider id', d.providerId ? html`<span class="mono break">${d.providerId}</span>` : '—'],

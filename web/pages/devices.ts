@@ -6,10 +6,11 @@ import { usePlanAllowsActivities } from '../components/start-action';
 import { LocaleZone, PushService, PushToStart } from '../components/device-facts';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
-import { platformLabel, randomHex, randomId, relativeTime } from '../lib/format';
+import { randomHex, randomId, relativeTime } from '../lib/format';
 import { useAction, useDialogState, useLoad } from '../lib/hooks';
 import { Link } from '../lib/router';
 import type { Device, EndUser } from '../lib/types';
+import { platformName } from '../lib/platforms';
 
 const PAGE = 20;
 
@@ -126,7 +127,7 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
             ${list.map(
               (d) => html`<tr>
                 <td data-label="End user" class="mono break">${d.endUserId ?? 'erased'}</td>
-                <td data-label="Platform"><span class="platform-tag">${platformLabel(d.platform)}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
+                <td data-label="Platform"><span class="platform-tag">${platformName(d.platform)}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
                 <td data-label="Token">${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
                   ${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}<${PushService} device=${d} /></td>
                 <td data-label="Locale · zone" class="small"><${LocaleZone} device=${d} /></td>

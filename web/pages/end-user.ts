@@ -4,15 +4,16 @@ import { ConfirmDialog, toast } from '../components/feedback';
 import { Alert, Badge, Button, Card, PageHeader, Spinner } from '../components/ui';
 import { publicApi } from '../lib/api';
 import { plural } from '../lib/audience';
-import { platformLabel, relativeTime } from '../lib/format';
+import { relativeTime } from '../lib/format';
 import { useAction, useLoad } from '../lib/hooks';
 import { Link, navigate } from '../lib/router';
 import { LocaleZone, PushService, PushToStart } from '../components/device-facts';
+import { platformName, type Platform } from '../lib/platforms';
 
 interface EndUserView {
   endUserId: string;
   tags: Record<string, string>;
-  devices: { id: string; platform: 'ios' | 'android'; valid: boolean; locale?: string; timeZone?: string; osVersion?: string; pushToStartTypes: string[]; createdAt: string }[];
+  devices: { id: string; platform: Platform; valid: boolean; locale?: string; timeZone?: string; osVersion?: string; pushToStartTypes: string[]; createdAt: string }[];
 }
 
 interface Erased {
@@ -58,7 +59,7 @@ export function EndUserPage(props: { appId: string; endUserId: string }) {
               ${user.data.devices.map(
                 (d) => html`<tr>
                   <td data-label="Device" class="mono break">${d.id}</td>
-                  <td data-label="Platform">${platformLabel(d.platform)}${d.osVersion ? ` ${d.osVersion}` : ''}</td>
+                  <td data-label="Platform">${platformName(d.platform)}${d.osVersion ? ` ${d.osVersion}` : ''}</td>
                   <td data-label="Locale · zone" class="small"><${LocaleZone} device=${d} /></td>
                   <td data-label="Token"><${Badge}>${d.valid ? 'valid' : 'invalid'}<//>${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}<${PushService} device=${d} /></td>
                   <td data-label="Registered" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>

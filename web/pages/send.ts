@@ -16,9 +16,6 @@ import { useWebPushSettings } from '../components/web-push-card';
 import { localizationsDraftOf, localizedTexts, PreviewLanguage } from '../components/localizations-editor';
 import type { RichTemplate } from '../components/notification-options';
 
-/** Web devices among those counted: the audience names iOS and Android, the rest are web. */
-const webCount = (a: { devices: number; ios: number; android: number }) => a.devices - a.ios - a.android;
-
 /** Sends a notification as the app's backend would: from the Live release, or a Testing one to testers. */
 export function SendPage(props: { appId: string; release?: string; template?: string }) {
   const id = encodeURIComponent(props.appId);
@@ -177,7 +174,7 @@ export function SendPage(props: { appId: string; release?: string; template?: st
             onConfirm=${confirmSend}
           >
             ${reach.data
-              ? html`<p><span class="mono">${slug}</span> ${scheduling ? html`is scheduled for <strong>${whenText}</strong>: it goes` : 'goes'} to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android${webCount(reach.data) > 0 ? `, ${webCount(reach.data).toLocaleString()} web` : ''}), from release ${release?.version}${scheduling ? ' as they are now; who gets it is decided when it goes' : ''}.</p>
+              ? html`<p><span class="mono">${slug}</span> ${scheduling ? html`is scheduled for <strong>${whenText}</strong>: it goes` : 'goes'} to <strong>${plural(reach.data.devices, 'device')}</strong> of ${plural(reach.data.endUsers, testing ? 'tester' : 'end user')} (${reach.data.ios.toLocaleString()} iOS, ${reach.data.android.toLocaleString()} Android${reach.data.web ? `, ${reach.data.web.toLocaleString()} web` : ''}), from release ${release?.version}${scheduling ? ' as they are now; who gets it is decided when it goes' : ''}.</p>
                   <p class="muted small">${scheduling ? 'It can be cancelled under “Scheduled” until it goes.' : 'A notification cannot be called back once sent.'} To reach a few people, name them under “Who gets it”.</p>`
               : html`<${Spinner} label="Counting devices…" />`}
           <//>

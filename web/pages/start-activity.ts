@@ -176,7 +176,7 @@ function StartForm(props: { appId: string; template?: string; custom: AppTemplat
       <${ConfirmDialog}
         open=${confirming}
         title="Start for every end user?"
-        confirmLabel=${reach.data ? `Start on ${plural(reach.data.iosStartable + reach.data.android, 'device')}` : 'Start'}
+        confirmLabel=${reach.data ? `Start on ${plural(reach.data.iosStartable + reach.data.android + reach.data.web, 'device')}` : 'Start'}
         busy=${start.busy || !reach.data}
         error=${start.error ?? reach.error}
         onClose=${() => setConfirming(false)}
@@ -184,7 +184,7 @@ function StartForm(props: { appId: string; template?: string; custom: AppTemplat
       >
         ${reach.data
           ? // One line: htm drops a line break (and its indentation) before a tag, which ran "on" into the count ("on1 device").
-            html`<p>A <strong>${def?.title ?? slug}</strong> activity starts for ${reach.data.endUsers === 1 ? 'the one end user' : `each of ${plural(reach.data.endUsers, 'end user')}`}, on <strong>${plural(reach.data.iosStartable + reach.data.android, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}).</p>
+            html`<p>A <strong>${def?.title ?? slug}</strong> activity starts for ${reach.data.endUsers === 1 ? 'the one end user' : `each of ${plural(reach.data.endUsers, 'end user')}`}, on <strong>${plural(reach.data.iosStartable + reach.data.android + reach.data.web, 'device')}</strong> (${plural(reach.data.iosStartable, 'iPhone')} with a push-to-start token, ${plural(reach.data.android, 'Android device')}${reach.data.web ? `, ${plural(reach.data.web, 'browser')}` : ''}).</p>
               ${reach.data.ios > reach.data.iosStartable ? html`<p class="muted small">${plural(reach.data.ios - reach.data.iosStartable, 'iPhone')} without a push-to-start token cannot be reached.</p>` : ''}
               <p class="muted small">Each activity counts minutes until it ends. To reach a few people, name them under “Who gets it”.</p>`
           : html`<${Spinner} label="Counting devices…" />`}

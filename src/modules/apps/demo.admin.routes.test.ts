@@ -14,7 +14,7 @@ forEachDatabase('demo', (database) => {
       expect(res.status).toBe(201);
       expect(res.body).toMatchObject({ app: { id: 'demo', name: 'Demo app' }, endUsers: ['demo-user', 'demo-friend'], devices: 3, releaseVersion: 1, notifications: 3 });
       expect(res.body.appSecret).toStartWith('sk_');
-      expect((await h.admin('GET', '/api/admin/apps/demo/audience')).body).toEqual({ endUsers: 2, devices: 3, ios: 1, android: 2, iosStartable: 1 });
+      expect((await h.admin('GET', '/api/admin/apps/demo/audience')).body).toEqual({ endUsers: 2, devices: 3, ios: 1, android: 2, web: 0, iosStartable: 1 });
       expect((await h.admin('GET', '/api/admin/apps/demo/releases')).body.releases).toMatchObject([{ version: 2, status: 'Draft' }, { version: 1, status: 'Live' }]);
       expect((await h.admin('GET', '/api/admin/apps/demo/devices')).body.devices.map((d: { id: string }) => d.id).sort()).toEqual(['dev_demo_friend', 'dev_demo_iphone', 'dev_demo_pixel']);
       expect(res.body.activityId).toBe('la_demo');

@@ -28,6 +28,8 @@ export interface NotificationContent {
   image?: string;
   /** Web Push: what a click opens (the template's `url`, rendered); absent: the app's defaultUrl. */
   url?: string;
+  /** The BCP 47 tag of the localization the text comes from (Web Push `lang`); absent: the template's own text. */
+  lang?: string;
   threadId?: string;
   category?: string;
   interruptionLevel?: 'passive' | 'active' | 'time-sensitive' | 'critical';
@@ -66,6 +68,12 @@ export interface CustomContent {
   dates?: { attributes?: string[]; contentState?: string[] };
 }
 
+/** What a web device shows for an activity event: a notification's title and body (issue 46 point 5). */
+export interface WebActivityText {
+  title: string;
+  body: string;
+}
+
 export interface LiveActivityContent {
   type: 'live_activity';
   event: LiveActivityEvent;
@@ -96,6 +104,11 @@ export interface LiveActivityContent {
   staleDate?: number;
   /** Start and update: orders several activities of the app. */
   relevanceScore?: number;
+  /**
+   * The notification a web device shows, rendered from the template when the event was queued
+   * (live-activities/web-activity-text.ts); absent in contents queued before web devices got them.
+   */
+  web?: WebActivityText;
   /** A broadcast's start (iOS 18+): the APNs channel the started activity follows (`input-push-channel`). */
   inputPushChannel?: string;
   /** A broadcast's start on Android: the FCM topic the app subscribes to for its updates. */

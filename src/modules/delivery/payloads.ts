@@ -82,9 +82,13 @@ export function fcmMessage(content: MessageContent): Record<string, unknown> {
     data.alertBody = content.alert.body;
     if (content.alert.sound !== undefined) data.alertSound = content.alert.sound;
   }
-  const ttl =
-    content.event !== 'update' ? START_END_TTL_S : content.staleDate !== undefined ? Math.max(0, Math.ceil((content.staleDate - content.timestamp) / 1000)) : UPDATE_TTL_S;
-  return { android: { priority: content.priority === 5 ? 'normal' : 'high', collapse_key: content.activityId, ttl: `${ttl}s` }, data };
+  return { android: { priority: content.priority === 5 ? 'normal' : 'high', collapse_key: content.activityId, ttl: `${activityTtlSeconds(content)}s` }, data };
+}
+
+/** How long a push service keeps a Live Activity event for an offline device (FCM `ttl`, Web Push `TTL`). */
+export function activityTtlSeconds(content: LiveActivityContent): number {
+  if (content.event !== 'update') return START_END_TTL_S;
+  return content.staleDate !== undefined ? Math.max(0, Math.ceil((content.staleDate - content.timestamp) / 1000)) : UPDATE_TTL_S;
 }
 
 

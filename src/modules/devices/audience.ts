@@ -27,7 +27,7 @@ export const AudienceBody = t.Object(
         },
       ),
     ),
-    platform: t.Optional(t.Union([t.Literal('ios'), t.Literal('android')], { description: 'Only devices of this platform.' })),
+    platform: t.Optional(t.Union([t.Literal('ios'), t.Literal('android'), t.Literal('web')], { description: 'Only devices of this platform (`web`: browsers with a Web Push subscription).' })),
     locales: t.Optional(
       t.Array(t.String({ minLength: 1, maxLength: 64 }), {
         minItems: 1,

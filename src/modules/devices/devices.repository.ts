@@ -30,11 +30,11 @@ const COUNT = { numbers: ['n'] };
 
 const audience = statement<Audience>(
   (d) => `SELECT count(DISTINCT d.end_user_id) AS "endUsers", count(*) AS devices, count(*) FILTER (WHERE d.platform = 'ios') AS ios,
-                 count(*) FILTER (WHERE d.platform = 'android') AS android,
+                 count(*) FILTER (WHERE d.platform = 'android') AS android, count(*) FILTER (WHERE d.platform = 'web') AS web,
                  count(*) FILTER (WHERE d.platform = 'ios' AND EXISTS (${PUSH_TO_START})) AS "iosStartable"
             ${VALID}
            WHERE d.app_id = $1 AND (NOT ${d.typed('$2', 'boolean')} OR d.end_user_id IN (SELECT id FROM end_users WHERE app_id = $1 AND tester))`,
-  { numbers: ['endUsers', 'devices', 'ios', 'android', 'iosStartable'] },
+  { numbers: ['endUsers', 'devices', 'ios', 'android', 'web', 'iosStartable'] },
 );
 const allTargets = statement<TargetDevice>(`${TARGET_COLUMNS} WHERE d.app_id = $1 ORDER BY d.end_user_id, d.created_at`, TARGET);
 // One end user (every activity update and end): a plain lookup, without a list parameter.

@@ -207,8 +207,8 @@ forEachDatabase('devices', (database) => {
       await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-1', platform: 'ios', token: apnsToken('second') });
       await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId: 'user-2', platform: 'android', token: 'fcm-2' });
       await h.admin('PATCH', '/api/admin/apps/a1/end-users/user-2', { tester: true });
-      expect((await h.admin('GET', '/api/admin/apps/a1/audience')).body).toEqual({ endUsers: 2, devices: 3, ios: 2, android: 1, iosStartable: 1 });
-      expect((await h.admin('GET', '/api/admin/apps/a1/audience?testersOnly=true')).body).toEqual({ endUsers: 1, devices: 1, ios: 0, android: 1, iosStartable: 0 });
+      expect((await h.admin('GET', '/api/admin/apps/a1/audience')).body).toEqual({ endUsers: 2, devices: 3, ios: 2, android: 1, web: 0, iosStartable: 1 });
+      expect((await h.admin('GET', '/api/admin/apps/a1/audience?testersOnly=true')).body).toEqual({ endUsers: 1, devices: 1, ios: 0, android: 1, web: 0, iosStartable: 0 });
       expect((await h.admin('GET', '/api/admin/apps/nope/audience')).status).toBe(404);
       expect((await h.request('GET', '/api/admin/apps/a1/audience')).status).toBe(401);
     });

@@ -41,6 +41,7 @@ export interface Audience {
   devices: number;
   ios: number;
   android: number;
+  web: number;
   /** iPhones with a push-to-start token: those a Live Activity start reaches. */
   iosStartable: number;
 }
@@ -51,7 +52,7 @@ export interface Audience {
  */
 export interface AudienceFilter {
   tags?: Record<string, string | string[]>;
-  platform?: 'ios' | 'android';
+  platform?: 'ios' | 'android' | 'web';
   /** Canonical BCP 47 tags: a language alone (`de`) matches every device locale of it (`de-AT`), a full tag only itself. */
   locales?: string[];
 }

@@ -43,7 +43,8 @@ const detail = statement<InstanceDetail>(
      FROM activity_instances i
      LEFT JOIN tokens t ON t.device_id = i.device_id AND (
           (i.platform = 'ios' AND t.kind = 'apns_activity' AND t.activity_id = i.activity_id) OR
-          (i.platform = 'android' AND t.kind = 'fcm_registration'))
+          (i.platform = 'android' AND t.kind = 'fcm_registration') OR
+          (i.platform = 'web' AND t.kind = 'webpush_subscription'))
      LEFT JOIN deliveries d ON d.id = (SELECT max(id) FROM deliveries WHERE activity_id = i.activity_id AND device_id = i.device_id)
     WHERE i.activity_id = $1 ORDER BY i.started_at, i.device_id`,
   { numbers: ['startedAt', 'endedAt', 'lastDeliveryAt'] },

@@ -1,4 +1,4 @@
-export type Platform = 'ios' | 'android';
+export type Platform = 'ios' | 'android' | 'web';
 
 export interface NewInstance {
   activityId: string;
@@ -11,7 +11,7 @@ export interface NewInstance {
 export interface InstanceTarget {
   deviceId: string;
   platform: Platform;
-  /** The device's active registration token (Android follow-ups go there); null once refused. */
+  /** The device's active registration token or subscription (Android and web follow-ups go there); null once refused. */
   deviceTokenId: number | null;
   /** iOS: the instance's update token, if the device reported it. */
   activityTokenId: number | null;
@@ -24,7 +24,7 @@ export interface InstanceDetail {
   platform: Platform;
   startedAt: number;
   endedAt: number | null;
-  /** iOS: the update token's state (null: not reported yet). Android: the registration token's. */
+  /** iOS: the update token's state (null: not reported yet). Android: the registration token's; web: the subscription's. */
   tokenState: 'active' | 'invalid' | null;
   tokenInvalidReason: string | null;
   lastDeliveryStatus: string | null;

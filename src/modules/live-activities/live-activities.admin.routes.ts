@@ -10,7 +10,7 @@ const Values = t.Record(t.String(), t.Unknown());
 const Instance = t.Object(
   {
     deviceId: t.String({ description: 'The device (`dev_…`) the activity was started on.' }),
-    platform: t.Union([t.Literal('ios'), t.Literal('android')]),
+    platform: t.Union([t.Literal('ios'), t.Literal('android'), t.Literal('web')]),
     state: t.Union([t.Literal('live'), t.Literal('ended')], { description: 'ended: the activity ended, or (iOS) this instance reached the 8-hour limit.' }),
     startedAt: t.String({ format: 'date-time' }),
     endedAt: t.Optional(t.String({ format: 'date-time' })),

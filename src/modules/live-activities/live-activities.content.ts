@@ -1,6 +1,7 @@
 import type { ActivityAlert, CustomContent, LiveActivityContent, LiveActivityEvent } from '../delivery/message-content';
 import { dateFields, type CustomTemplateDefinition } from './custom-templates';
 import type { TemplateDefinition } from './templates';
+import { webActivityText } from './web-activity-text';
 
 /** Alerts are a glance, not a copy of the activity: longer text is cut. */
 const ALERT_TITLE_MAX = 64;
@@ -27,7 +28,8 @@ export interface EventOptions {
 
 /**
  * The provider-neutral content of one event of an activity. A start always carries an alert (the
- * caller's, else the template's); an update only the caller's; an end none. `apnsTimestamp` is
+ * caller's, else the template's); an update only the caller's; an end none. Each carries what a web
+ * device shows (`web`: webActivityText). `apnsTimestamp` is
  * the activity's next strictly increasing APNs timestamp (live-activities.repository).
  * @example activityContent('end', activity, { now, apnsTimestamp, options: { dismissalAt: now } })
  */
@@ -45,6 +47,7 @@ export function activityContent(
     attributes: activity.attributes,
     contentState: activity.contentState,
     timestamp: context.now,
+    web: webActivityText(activity),
   };
   if (context.custom) content.custom = context.custom;
   if (context.apnsTimestamp !== undefined) content.apnsTimestamp = context.apnsTimestamp;

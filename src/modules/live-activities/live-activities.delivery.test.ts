@@ -69,6 +69,7 @@ forEachDatabase('live-activity delivery', (database) => {
         timestamp: h.clock.now(),
         apnsTimestamp: Math.floor(h.clock.now() / 1000),
         alert: { title: 'Uploading', body: '1 of 10' },
+        web: { title: 'Uploading', body: '10% · 1 of 10' },
       });
       expect(message!.deliveries).toEqual([
         { deviceId: android, status: 'pending', reason: null },

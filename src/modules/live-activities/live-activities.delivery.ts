@@ -22,14 +22,13 @@ export interface TypedTokens {
 
 /**
  * Where a start goes: every valid device of the end user, each at its own token (an iPhone at its
- * push-to-start token, an Android device at its registration token). An iPhone without a
+ * push-to-start token, an Android device at its registration token, a web device at its
+ * subscription, where it shows as a notification each event replaces). An iPhone without a
  * push-to-start token cannot be started; its delivery is recorded as failed so the console shows why.
  */
 export function startTargets(devices: readonly TargetDevice[], typed?: TypedTokens): DeliveryTarget[] {
   return devices.map((d) => {
-    if (d.platform === 'android') return { deviceId: d.id, tokenId: d.tokenId };
-    // Issue 46 point 5 (a replaced notification per update) is not built: a web device is not started.
-    if (d.platform === 'web') return { deviceId: d.id, status: 'failed', reason: 'Live Activities do not reach web devices yet' };
+    if (d.platform !== 'ios') return { deviceId: d.id, tokenId: d.tokenId };
     if (typed) {
       const tokenId = typed.byDevice.get(d.id);
       return tokenId === undefined ? { deviceId: d.id, status: 'failed', reason: `${NO_PUSH_TO_START_TOKEN} for ${typed.attributesType}` } : { deviceId: d.id, tokenId };
@@ -51,23 +50,23 @@ export async function typedPushToStart(tx: Tx, devices: readonly TargetDevice[],
 
 /** The instances a start creates: one per device its start was queued to (not the failed ones). */
 export function startInstances(activityId: string, devices: readonly TargetDevice[], targets: readonly DeliveryTarget[], startedAt: number): NewInstance[] {
-  return targets.flatMap((t, i) => (t.status === 'failed' ? [] : [{ activityId, deviceId: t.deviceId, platform: devices[i]!.platform as NewInstance['platform'], startedAt }]));
-  // (A web device's start always fails: startTargets.)
+  return targets.flatMap((t, i) => (t.status === 'failed' ? [] : [{ activityId, deviceId: t.deviceId, platform: devices[i]!.platform, startedAt }]));
 }
 
 /**
- * Where an update or end goes: every live instance, each at its own token. An iOS instance whose
+ * Where an update or end goes: every live instance, each at its own token (Android and web: the
+ * device's registration token or subscription). An iOS instance whose
  * update token has not arrived is held (latest wins) and released when the device reports it —
  * when the app has APNs credentials: without them the simulator records what would be sent, and
  * no device could ever report a token. An instance whose token a provider refused gets nothing
- * (iOS: the activity is gone from that phone; Android: the device is gone). `apnsConfigured` is
+ * (iOS: the activity is gone from that phone; Android and web: the device is gone). `apnsConfigured` is
  * asked only for an instance still waiting for its token: most updates need no look at the app.
  */
 export async function followUpTargets(instances: readonly InstanceTarget[], apnsConfigured: () => Promise<boolean>): Promise<DeliveryTarget[]> {
   const targets: DeliveryTarget[] = [];
   let configured: boolean | undefined;
   for (const i of instances) {
-    if (i.platform === 'android') {
+    if (i.platform !== 'ios') {
       if (i.deviceTokenId !== null) targets.push({ deviceId: i.deviceId, tokenId: i.deviceTokenId });
     } else if (i.activityTokenState === 'active') targets.push({ deviceId: i.deviceId, tokenId: i.activityTokenId! });
     else if (i.activityTokenState === null) targets.push((configured ??= await apnsConfigured()) ? { deviceId: i.deviceId, status: 'held' } : { deviceId: i.deviceId });

@@ -133,9 +133,7 @@ export function liveActivitiesService(ctx: AppContext) {
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
       for (const userDevices of byEndUser(await devicesRepository(tx).targets(app.id, { endUserIds, audience: input.audience }))) {
         // The platform of the end user's most recently registered device (they come oldest first).
-        // A web device is not started (live-activities.delivery.ts startTargets): a phone's platform when there is one.
-        const { endUserId } = userDevices.at(-1)!;
-        const platform = (userDevices.findLast((d) => d.platform !== 'web') ?? userDevices.at(-1)!).platform as NewActivity['platform'];
+        const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
         const targets = template.custom
           ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType))

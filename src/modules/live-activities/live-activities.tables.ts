@@ -10,7 +10,7 @@ export const { sqlite: activities, pg: activitiesPg } = defineTable(
     appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
     endUserId: text().notNull(),
     templateSlug: text().notNull(),
-    platform: text(['ios', 'android']).notNull(),
+    platform: text(['ios', 'android', 'web']).notNull(),
     state: text(['Active', 'Ended']).notNull(),
     attributes: text().notNull(),
     contentState: text().notNull(),
@@ -43,7 +43,7 @@ export const { sqlite: activityInstances, pg: activityInstancesPg } = defineTabl
   {
     activityId: text().notNull().references(() => activities.id, { onDelete: 'cascade' }),
     deviceId: text().notNull().references(() => devices.id, { onDelete: 'cascade' }),
-    platform: text(['ios', 'android']).notNull(),
+    platform: text(['ios', 'android', 'web']).notNull(),
     startedAt: time().notNull(),
     /** Null while the instance is live. */
     endedAt: time(),

@@ -11,7 +11,7 @@ export const LiveActivityRecord = t.Object(
     endUserId: t.Union([t.String(), t.Null()], { description: 'The end user the activity was started for; null once they were erased.' }),
     templateSlug: t.String({ description: `One of the eight template slugs: ${TEMPLATE_SLUGS.join(', ')}.`, examples: ['progress-bar'] }),
     state: t.Union([t.Literal('Active'), t.Literal('Ended')], { description: '`Active` or `Ended`.' }),
-    platform: t.Union([t.Literal('ios'), t.Literal('android')], { description: "Platform of the end user's most recently registered device." }),
+    platform: t.Union([t.Literal('ios'), t.Literal('android'), t.Literal('web')], { description: "Platform of the end user's most recently registered device." }),
     startedAt: t.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp of the start.' }),
     endedAt: t.Optional(t.String({ format: 'date-time', description: 'ISO 8601 UTC timestamp of the end; only when state is `Ended`.' })),
   },

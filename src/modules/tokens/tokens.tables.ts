@@ -42,5 +42,7 @@ export const { sqlite: tokens, pg: tokensPg } = defineTable(
     uniqueIndex('tokens_value').on(t.appId, t.kind, t.value).where(sql`kind <> 'apns_activity'`),
     uniqueIndex('tokens_activity_device').on(t.activityId, t.deviceId).where(sql`kind = 'apns_activity'`),
     index('tokens_device').on(t.deviceId, t.kind),
+    // Web subscriptions by age: the expiry of those not registered again (issue 46 point 6).
+    index('tokens_webpush_reported').on(t.appId, t.reportedAt).where(sql`kind = 'webpush_subscription'`),
   ],
 );

@@ -5,7 +5,7 @@ export const WEBHOOK_EVENTS = {
   'live_activity.token_received': 'an iPhone reported the update token of its instance of an activity',
   'delivery.failed': 'a push was given up on (the provider refused it, retries ran out, or it could not be sent at all: an iPhone without a push-to-start token at a start)',
   'notification.opened': 'a device reported opening a notification (once per device and message)',
-  'device.token_invalidated': 'APNs or FCM refused a token for good (unregistered, bad token)',
+  'device.token_invalidated': 'APNs, FCM or a Web Push service refused a token for good (unregistered, bad token, subscription gone), or a web subscription was not registered again for expiry_days',
   'channel.down': 'a provider endpoint (APNs production or sandbox, FCM) of the app stopped answering: its deliveries are held',
   'channel.recovered': 'that endpoint answers again: the deliveries held for it go out',
   'broadcast.held': 'APNs answered FeatureNotEnabled for a broadcast: enable Broadcast Capability for the app id in Apple’s developer portal (once per broadcast held)',

@@ -28,7 +28,7 @@ export interface DeliveryRow {
   endUserId: string | null;
   templateSlug: string | null;
   tokenId: number | null;
-  platform: 'ios' | 'android' | null;
+  platform: 'ios' | 'android' | 'web' | null;
   provider: string | null;
   status: (typeof DELIVERY_STATUSES)[number];
   attempts: number;

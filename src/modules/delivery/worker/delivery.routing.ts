@@ -4,6 +4,7 @@ import type { MessageContent } from '../message-content';
 import { apnsRequest, fcmMessage, liveActivityHeaders, MAX_PAYLOAD_BYTES } from '../payloads';
 import type { PushRequest } from '../providers/transport';
 import { routeWebPush } from './webpush.routing';
+import type { WebPushContent } from './webpush.content';
 import type { AppChannels, ClaimedDelivery, Route } from './routing.types';
 
 export type { AppChannels, ClaimedDelivery, Route } from './routing.types';
@@ -23,7 +24,7 @@ interface Built {
  */
 export class DeliveryRouter {
   private readonly built = new Map<number, Built>();
-  private readonly webPayloads = new Map<string, string>();
+  private readonly webPushes = new Map<string, WebPushContent>();
 
   route(row: ClaimedDelivery, channels: AppChannels): Route {
     if (row.platform === null) return { action: 'drop', reason: 'device removed' };
@@ -31,7 +32,7 @@ export class DeliveryRouter {
     if (row.tokenState === 'invalid') return { action: 'drop', reason: `token invalid: ${row.invalidReason ?? 'refused by the provider'}` };
     if (row.tokenId !== null && row.tokenDeviceId !== row.deviceId) return { action: 'drop', reason: 'token moved to another device' };
     const built = this.build(row);
-    if (row.platform === 'web') return routeWebPush(row, built.content, channels.webPush, this.webPayloads);
+    if (row.platform === 'web') return routeWebPush(row, built.content, channels.webPush, this.webPushes);
     return row.platform === 'ios' ? this.routeApns(row, built, channels) : this.routeFcm(row, built, channels);
   }
 

@@ -50,7 +50,8 @@ export function sendContents(template: TemplateRow, send: SendAdditions & { vari
       options: texts.subtitle === undefined ? template.options : JSON.stringify({ ...options, subtitle: texts.subtitle }),
     };
     try {
-      localized.set(tag, notificationContent(variant, send, meta));
+      // Web Push shows the language the text is in (`lang`); the template's own text names none.
+      localized.set(tag, { ...notificationContent(variant, send, meta), lang: tag });
     } catch (e) {
       if (e instanceof HttpError) throw new HttpError(e.status, `localizations.${tag}: ${e.detail}`, e.headers, e.extensions);
       throw e;

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../../context';
+import type { Tx } from '../../../db/store';
 import { IDEMPOTENCY_TTL_MS } from '../../idempotency/idempotency';
 import type { Job } from '../scheduler';
 import { billingPeriod } from '../../live-activities/billing-period';
@@ -9,6 +10,8 @@ import { idempotencyRepository } from '../../idempotency/idempotency.repository'
 import { broadcastsRepository } from '../../broadcasts/broadcasts.repository';
 import { liveActivitiesRepository } from '../../live-activities/live-activities.repository';
 import { outboxRepository } from '../../delivery/outbox/outbox.repository';
+import { subscriptionExpiries } from '../../web-push/subscription-expiry';
+import { webSubscriptionsRepository } from '../../web-push/web-subscriptions.repository';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -19,6 +22,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * pruning never lowers the minutes an app has used. Idempotency keys go after 24 hours; webhook
  * deliveries and attempts, and the finished parts of scheduled sends, after `retention.deliveries_days`.
  * What an erasure kept for an end push still waiting goes once that push is no longer waiting.
+ * Web devices whose subscription was not registered again for the app's `[apps.web_push]
+ * expiry_days` go (web-push-expiry.job.ts made them stop being targets at that age).
  */
 export function retentionJob(ctx: AppContext): Job {
   return {
@@ -40,8 +45,16 @@ export function retentionJob(ctx: AppContext): Job {
         webhooks: await webhooksRepository(tx).prune(deliveriesBefore, Math.min(deliveriesBefore, billingPeriod(now).start)),
         // Parts of scheduled sends that went, were cancelled or expired; waiting ones stay whatever their age.
         scheduledSends: await scheduledSendsRepository(tx).prune(deliveriesBefore),
+        webDevices: await removeExpiredWebDevices(tx, now),
       }));
       if (Object.values(removed).some((n) => n > 0)) ctx.logger.info('retention', removed);
     },
   };
+}
+
+/** Deletes the web devices not registered again within their app's expiry (issue 46 point 6); answers how many. */
+async function removeExpiredWebDevices(tx: Tx, now: number): Promise<number> {
+  let removed = 0;
+  for (const { appId, cutoff } of await subscriptionExpiries(tx, now)) removed += await webSubscriptionsRepository(tx).removeStale(appId, cutoff);
+  return removed;
 }

@@ -1,0 +1,1 @@
+CREATE INDEX "tokens_webpush_reported" ON "tokens" USING btree ("app_id","reported_at") WHERE kind = 'webpush_subscription';
