@@ -23,9 +23,9 @@ interface Variation {
 }
 
 /** A push built by hand (the JWT with jose), so each rule can be broken alone. */
-async function send(sub: PushSubscriptionJSON, v: Variation = {}) {
+async function send(sub: PushSubscriptionJSON, v: Variation = {}, service: WebPushStandin = push) {
   const now = Math.floor(Date.now() / 1000);
-  const claims = { aud: push.url, exp: now + 3600, sub: 'mailto:ops@example.com', ...v.claims };
+  const claims = { aud: service.url, exp: now + 3600, sub: 'mailto:ops@example.com', ...v.claims };
   const jwt = await new SignJWT(claims).setProtectedHeader({ typ: 'JWT', alg: 'ES256' }).sign(createPrivateKey(v.signWith ?? vapid.privateKeyPem));
   const body = v.body ?? encryptPayload(Buffer.from(v.text ?? '{"web_push":8030}'), { p256dh: Buffer.from(sub.keys.p256dh, 'base64url'), auth: Buffer.from(sub.keys.auth, 'base64url') });
   const headers: Record<string, string> = {};
@@ -100,5 +100,27 @@ describe('Web Push stand-in', () => {
     const bench = benchSubscription(push.url, 'seed', 12);
     expect((await send(bench)).status).toBe(201);
     expect((await send(bench, { signWith: other.privateKeyPem, k: other.publicKey })).status).toBe(403);
+  });
+});
+
+describe('Web Push stand-in for benchmarks (decryptEvery)', () => {
+  test('decrypts one accepted push in N; the others still pass every header and VAPID check', async () => {
+    const sampled = await startWebPushStandin({ decryptEvery: 2 });
+    try {
+      const sub = sampled.subscribe({ applicationServerKey: vapid.publicKey });
+      const statuses = [];
+      for (const text of ['{"n":1}', '{"n":2}', '{"n":3}', '{"n":4}']) statuses.push((await send(sub, { text }, sampled)).status);
+      expect(statuses).toEqual([201, 201, 201, 201]);
+      expect(sampled.accepted()).toBe(4);
+      expect(sampled.inbox(sub.endpoint)).toEqual(['{"n":2}', '{"n":4}']);
+      // Not decrypted is not unchecked: a wrong signature or a missing TTL is still refused.
+      expect((await send(sub, { signWith: other.privateKeyPem }, sampled)).reason).toBe('BadJwtToken');
+      expect((await send(sub, { headers: { ttl: undefined } }, sampled)).reason).toBe('BadTtl');
+      // A body no browser could decrypt fails when its turn to be decrypted comes.
+      const garbage = [(await send(sub, { body: randomBytes(200) }, sampled)).status, (await send(sub, { body: randomBytes(200) }, sampled)).status];
+      expect(garbage.sort()).toEqual([201, 400]);
+    } finally {
+      await sampled.close();
+    }
   });
 });

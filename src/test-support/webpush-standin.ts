@@ -75,6 +75,12 @@ export interface WebPushStandinOptions {
   benchSeed?: string;
   /** Their application server key. */
   benchApplicationServerKey?: string;
+  /**
+   * Decrypt one accepted push in this many (default 1: every one). Benchmarks set it so that the
+   * stand-in, which shares the machine's cores with the sender it measures, does not spend them
+   * playing every browser: the pushes not decrypted still pass every header and VAPID check.
+   */
+  decryptEvery?: number;
 }
 
 /**
@@ -90,6 +96,9 @@ export async function startWebPushStandin(options: WebPushStandinOptions = {}): 
   const now = options.now ?? Date.now;
   let responder: Parameters<WebPushStandin['respond']>[0];
   let accepted = 0;
+  /** Pushes that passed every check but decryption (for decryptEvery). */
+  let passed = 0;
+  const decryptEvery = Math.max(1, Math.floor(options.decryptEvery ?? 1));
 
   const server = Bun.serve({ hostname: '127.0.0.1', port: options.port ?? 0, fetch: route });
   const url = `http://127.0.0.1:${server.port}`;
@@ -130,6 +139,10 @@ export async function startWebPushStandin(options: WebPushStandinOptions = {}): 
     if (sub.tooMany.times > 0) {
       sub.tooMany.times--;
       return answer(received, 429, 'TooManyRequests', { 'retry-after': String(sub.tooMany.retryAfterS) });
+    }
+    if (++passed % decryptEvery !== 0) {
+      accepted++;
+      return answer(received, 201, undefined, { location: `${url}/message/${accepted}` });
     }
     try {
       received.plaintext = decryptPush(body, sub).plaintext.toString('utf8');
