@@ -32,8 +32,11 @@ export class AppChannelsCache {
     this.service = appsService(ctx, credentialsReset(ctx));
   }
 
-  /** The app's channels; null when the app is gone. */
-  async of(appId: string): Promise<AppChannels | null> {
+  /**
+   * The app's channels; null when the app is gone. `withWebPush: false` (a batch with no web
+   * device of the app) leaves out the Web Push read: one statement less per batch for phones.
+   */
+  async of(appId: string, withWebPush = true): Promise<AppChannels | null> {
     const row = await this.repo.find(appId);
     if (!row) return null;
     const open = <T>(sealed: string | null, read: () => T | undefined): T | undefined => {
@@ -41,7 +44,7 @@ export class AppChannelsCache {
       if (!this.opened.has(sealed)) this.opened.set(sealed, read());
       return this.opened.get(sealed) as T;
     };
-    const web = await this.webRepo.find(appId);
+    const web = withWebPush ? await this.webRepo.find(appId) : undefined;
     const box = this.ctx.box;
     const webPush = web
       ? {

@@ -251,7 +251,8 @@ export class DeliveryWorker {
   private async dispatch(rows: ClaimedDelivery[]): Promise<void> {
     const channels = new Map<string, AppChannels | null>();
     try {
-      for (const row of rows) if (!channels.has(row.appId)) channels.set(row.appId, await this.channels.of(row.appId));
+      const withWeb = new Set(rows.filter((row) => row.platform === 'web').map((row) => row.appId));
+      for (const row of rows) if (!channels.has(row.appId)) channels.set(row.appId, await this.channels.of(row.appId, withWeb.has(row.appId)));
     } catch (e) {
       // The database went away after the claim: these rows are not held, so the next claim gives them back.
       this.claimUncertain = true;
