@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { serveApp, type ServedApp } from '../../test-support/served-app';
 import { serverClient } from '../../test-support/server-client';
 import { forEachDatabase } from '../../test-support/databases';
-import { until } from '../../test-support/eventually';
+import { eventually, until } from '../../test-support/eventually';
 import { startWebPushStandin, type PushSubscriptionJSON, type WebPushStandin } from '../../test-support/webpush-standin';
 
 forEachDatabase('live-activities-web-e2e', () => {
@@ -83,8 +83,11 @@ forEachDatabase('live-activities-web-e2e', () => {
     await until('the browser has the end', () => push.inbox(browser.endpoint).length === 3);
     expect(shown(2).notification).toMatchObject({ title: 'Order #1042', body: 'Delivered · 4/4', tag: id, data: { isletActivityEvent: 'end' } });
 
-    const detail = (await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`)).body;
-    expect(detail.state).toBe('Ended');
-    expect(detail.instances).toMatchObject([{ deviceId, platform: 'web', tokenState: 'active', lastDelivery: { status: 'sent' } }]);
+    // The browser may have the end before the worker has recorded the push service's answer.
+    await eventually(async () => {
+      const detail = (await admin('GET', `/api/admin/apps/${APP}/live-activities/${id}`)).body;
+      expect(detail.state).toBe('Ended');
+      expect(detail.instances).toMatchObject([{ deviceId, platform: 'web', tokenState: 'active', lastDelivery: { status: 'sent' } }]);
+    });
   }, 60_000);
 });
