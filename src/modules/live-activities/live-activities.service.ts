@@ -5,7 +5,8 @@ import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.types';
-import type { LiveActivityContent } from '../delivery/message-content';
+import type { LiveActivityContent, MessageContent } from '../delivery/message-content';
+import type { DeliveryTarget } from '../delivery/outbox/outbox';
 import { MAX_PAYLOAD_BYTES, renderPayloads, type RenderedPayloads } from '../delivery/payloads';
 import type { AudienceFilter, TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
@@ -130,6 +131,7 @@ export function liveActivitiesService(ctx: AppContext) {
       if (template.custom && !(await liveActivityTemplatesRepository(tx).findShared(app.id, slug))) throw invalidTemplateSlug(slug);
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
+      const messages: { content: MessageContent; targets: DeliveryTarget[] }[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
       for (const userDevices of byEndUser(await devicesRepository(tx).targets(app.id, { endUserIds, audience: input.audience }))) {
         // The platform of the end user's most recently registered device (they come oldest first).
@@ -138,11 +140,13 @@ export function liveActivitiesService(ctx: AppContext) {
         const targets = template.custom
           ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType))
           : startTargets(userDevices);
-        await outbox.enqueue(tx, { appId: app.id, content: { ...base, activityId: row.id }, targets, now });
+        messages.push({ content: { ...base, activityId: row.id }, targets });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));
         await emitStarted({ activityId: row.id, endUserId, templateSlug: slug, platform, devices: userDevices.length, startedAt: isoTime(now) });
       }
+      // One statement a few hundred starts on PostgreSQL rather than two per end user.
+      await outbox.enqueueEach(tx, { appId: app.id, now, messages });
       await liveActivitiesRepository(tx).insert(rows);
       await instancesRepository(tx).insert(started);
       return { activityCount: rows.length, activities: rows.map((row) => activityView({ ...row, state: 'Active', endedAt: null })) };

@@ -1,6 +1,13 @@
-import type { FailedAtEnqueue, NewDelivery, Superseded } from './outbox.types';
+import type { FailedAtEnqueue, NewDelivery, NewMessage, Superseded } from './outbox.types';
+
+/** Deliveries of one message, for writeDeliveries. */
+interface DeliveryGroup {
+  messageId: number;
+  activityId: string | null;
+  rows: Iterable<NewDelivery>;
+}
 import type { Dialect } from '../../../db/sql/dialect';
-import type { Sql } from '../../../db/sql/sql';
+import type { Param, Sql } from '../../../db/sql/sql';
 import { oneOff, statement, valuesList } from '../../../db/sql/statement';
 import { repository } from '../../../db/sql/repository';
 
@@ -10,6 +17,8 @@ import { repository } from '../../../db/sql/repository';
  * 65,535 per statement).
  */
 const INSERT_BATCH = { sqlite: 100, postgres: 500 } as const;
+/** Messages per INSERT of several at once on PostgreSQL (a start's content is a few hundred bytes). */
+const MESSAGE_BATCH = 1000;
 
 const insertSql = (rows: number) =>
   `INSERT INTO deliveries (app_id, message_id, device_id, activity_id, token_id, status, hold_kind, attempts, next_attempt_at, reason, created_at, updated_at)
@@ -17,6 +26,16 @@ const insertSql = (rows: number) =>
 
 const insertMessage = statement<{ id: number }>(
   'INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at, sent_body) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
+  { numbers: ['id'] },
+);
+// PostgreSQL: a batch of messages (one per activity of a start to many end users) in one round
+// trip. Ids come from one sequence in insertion order, which follows t.n: sorted, they are in order.
+const insertMessagesPostgres = statement<{ id: number }>(
+  `INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at)
+   SELECT $1, t.kind, t.activity_id, t.content, t.template_slug, $2
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS t(kind, activity_id, content, template_slug, n)
+    ORDER BY t.n
+   RETURNING id`,
   { numbers: ['id'] },
 );
 const insertOne = statement(insertSql(1));
@@ -61,31 +80,60 @@ const releaseHeld = statement(
 export const outboxRepository = repository((sql: Sql) => {
   const dialect = sql.dialect.name;
   /**
-   * Writes one delivery of the message per row, due now. Rows may be streamed from a query (a large
-   * send): written as they come, INSERT_BATCH at a time. Returns how many were written.
+   * Writes one delivery per row of each group, due now, of the group's message. Rows may be streamed
+   * from a query (a large send): written as they come, INSERT_BATCH at a time. Returns how many were written.
    */
-  const insertDeliveries = async (message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number> => {
-    const values = (d: NewDelivery) => [message.appId, message.id, d.deviceId, message.activityId, d.tokenId, d.status, d.holdKind, now, d.reason, now, now];
+  const writeDeliveries = async (appId: string, groups: Iterable<DeliveryGroup>, now: number): Promise<number> => {
     const size = INSERT_BATCH[dialect];
-    let batch: NewDelivery[] = [];
+    let params: Param[] = [];
+    let count = 0;
     let written = 0;
-    for (const row of rows) {
-      if (batch.push(row) < size) continue;
-      await sql.run(insertMany[dialect], batch.flatMap(values));
-      written += batch.length;
-      batch = [];
+    for (const group of groups) {
+      for (const d of group.rows) {
+        params.push(appId, group.messageId, d.deviceId, group.activityId, d.tokenId, d.status, d.holdKind, now, d.reason, now, now);
+        if (++count < size) continue;
+        await sql.run(insertMany[dialect], params);
+        written += count;
+        params = [];
+        count = 0;
+      }
     }
-    if (batch.length === 0) return written;
+    if (count === 0) return written;
     // The rest: SQLite one prepared row at a time (no statement to prepare per size), PostgreSQL in one round trip.
-    if (dialect === 'sqlite') for (const row of batch) await sql.run(insertOne, values(row));
-    else await sql.run(oneOff(insertSql(batch.length)), batch.flatMap(values));
-    return written + batch.length;
+    if (dialect === 'sqlite') for (let i = 0; i < params.length; i += 11) await sql.run(insertOne, params.slice(i, i + 11));
+    else await sql.run(oneOff(insertSql(count)), params);
+    return written + count;
   };
+  /** Writes one delivery of the message per row, due now (see writeDeliveries). */
+  const insertDeliveries = (message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number> =>
+    writeDeliveries(message.appId, [{ messageId: message.id, activityId: message.activityId, rows }], now);
   return {
     /** Writes a message; returns its id. */
     insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now, null]))!.id,
 
     insertDeliveries,
+
+    /**
+     * Writes several messages of one app, each with its deliveries, due now: a start to many end
+     * users. SQLite: a prepared row at a time (in process, as cheap); PostgreSQL: the messages in
+     * one statement a batch of MESSAGE_BATCH, their deliveries INSERT_BATCH rows a statement.
+     * Returns the messages' ids in order.
+     */
+    async insertMessagesWithDeliveries(appId: string, list: readonly NewMessage[], now: number): Promise<number[]> {
+      const ids: number[] = [];
+      if (dialect === 'sqlite') {
+        for (const m of list) ids.push((await sql.one(insertMessage, [appId, m.kind, m.activityId, m.content, m.templateSlug, now, null]))!.id);
+      } else {
+        for (let i = 0; i < list.length; i += MESSAGE_BATCH) {
+          const part = list.slice(i, i + MESSAGE_BATCH);
+          const column = <K extends keyof NewMessage>(key: K) => part.map((m) => m[key]);
+          const rows = await sql.all(insertMessagesPostgres, [appId, now, column('kind'), column('activityId'), column('content'), column('templateSlug')]);
+          ids.push(...rows.map((r) => r.id).sort((a, b) => a - b));
+        }
+      }
+      await writeDeliveries(appId, list.map((m, i) => ({ messageId: ids[i]!, activityId: m.activityId, rows: m.deliveries })), now);
+      return ids;
+    },
 
     /**
      * An activity's update or end: supersedes its updates not sent yet to the rows' devices (one row

@@ -11,6 +11,15 @@ export interface NewDelivery {
   reason: string | null;
 }
 
+/** One message of several queued at once, with its deliveries. */
+export interface NewMessage {
+  kind: string;
+  activityId: string | null;
+  content: string;
+  templateSlug: string;
+  deliveries: readonly NewDelivery[];
+}
+
 /** A delivery superseded by a newer event, for the metrics. */
 export interface Superseded {
   appId: string;

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, test } from 'bun:test';
+import { afterEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { AppContext } from '../../../context';
 import { apnsToken } from '../../../test-support/apns-standin';
 import { forEachDatabase } from '../../../test-support/databases';
@@ -6,6 +6,10 @@ import { createHarness, type Harness } from '../../../test-support/harness';
 import { testRows } from '../../../test-support/test-sql';
 import { retentionJob } from '../../scheduler/jobs/retention.job';
 import { scheduledSendsConsumer } from './scheduled-sends.consumer';
+
+// Each test makes dozens of requests on a fresh database: on PostgreSQL on a busy 2-core machine
+// that passed 5 s (a bound on the machine, not on Islet: speed is measured in scripts/bench).
+setDefaultTimeout(20_000);
 
 forEachDatabase('scheduled sends', (database) => {
   let h: Harness<AppContext>;
