@@ -13,7 +13,7 @@ forEachDatabase('queueing several messages at once (a start to many end users)',
   test("each message gets its own deliveries, ids in the order given, more than one statement's batch of messages", async () => {
     h = await createHarness({ database });
     await h.createApp({ id: 'demo' });
-    const devices = [];
+    const devices: { id: string }[] = [];
     for (let i = 0; i < 3; i++) devices.push(await addDeviceOn(h.ctx, 'demo', { platform: 'android', endUserId: `user-${i}` }));
     const tokens = await Promise.all(devices.map(async (d) => (await tokensRepository(h.ctx.db.sql).ofDevice(d.id))[0]!.id));
     // 1,203 messages: PostgreSQL writes them 1,000 a statement; each goes to one of the three devices.
