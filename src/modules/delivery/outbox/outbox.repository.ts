@@ -109,7 +109,7 @@ export const outboxRepository = repository((sql: Sql) => {
     writeDeliveries(message.appId, [{ messageId: message.id, activityId: message.activityId, rows }], now);
   return {
     /** Writes a message; returns its id. */
-    insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now, null]))!.id,
+    insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string | null, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now, null]))!.id,
 
     insertDeliveries,
 

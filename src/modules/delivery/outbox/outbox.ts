@@ -66,7 +66,7 @@ export class Outbox {
       messageId = queued.messageId;
       deliveries = list.length;
     } else {
-      messageId = await outboxRepository(tx).insertMessage(input.appId, kind, activityId, content, input.content.templateSlug, input.now);
+      messageId = await outboxRepository(tx).insertMessage(input.appId, kind, activityId, content, 'templateSlug' in input.content ? input.content.templateSlug : null, input.now);
       deliveries = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
     }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
