@@ -7,11 +7,13 @@ import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.types';
 import type { LiveActivityContent, MessageContent } from '../delivery/message-content';
 import type { DeliveryTarget } from '../delivery/outbox/outbox';
-import { MAX_PAYLOAD_BYTES, renderPayloads, type RenderedPayloads } from '../delivery/payloads';
 import type { AudienceFilter, TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
 import type { NewInstance } from './instances.types';
 import { activityContent, type EventOptions } from './live-activities.content';
+import { checkStart, requireDeliverable } from './start-checks';
+import { cancelScheduled, scheduledStarts } from './scheduled-starts';
+import type { StartTime } from './start-time';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
 import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
 import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.types';
@@ -50,17 +52,12 @@ export interface EndInput {
 /** `activityId` names the activities instead of generated ids (the demo's fixed id). */
 export interface StartOptions {
   activityId?: (endUserId: string) => string;
+  /** A scheduled start (`startAt`, `startAtLocal`): Scheduled activities now, their start when due (scheduled-starts.ts). */
+  at?: StartTime;
 }
 
 const notFound = () => new HttpError(404, 'live activity not found');
 const notActive = () => new HttpError(409, 'live activity is not active');
-
-/** Refuses content that neither APNs nor FCM would accept; answers its payloads as rendered for the check. */
-function requireDeliverable(content: LiveActivityContent): RenderedPayloads {
-  const rendered = renderPayloads(content);
-  if (rendered.bytes > MAX_PAYLOAD_BYTES) throw new HttpError(400, `payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
-  return rendered;
-}
 
 /**
  * Use cases of live activities: start, update, end, list, and the iOS per-activity token report.
@@ -106,23 +103,8 @@ export function liveActivitiesService(ctx: AppContext) {
    * itself, to run inside a write transaction `tx` (alone, or with more work: activity streams).
    */
   const prepareStart = async (app: AppRow, input: StartInput, options: StartOptions = {}) => {
-    const plan = config.plans[app.plan];
-    if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
-    const template = await resolveTemplate(store.sql, app.id, input.templateSlug);
-    requireValidData(template, input.attributes, input.contentState);
+    const { template, base, now, attributes } = await checkStart(ctx, app, input);
     const slug = input.templateSlug;
-    const now = clock.now();
-    const attributes = input.attributes ?? {};
-    // Every start carries the same data and alert; only the activity id (of fixed length) differs.
-    const base = activityContent(
-      'start',
-      { id: newId('la', now), templateSlug: slug, attributes, contentState: input.contentState },
-      { now, ...contentContext(template), apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
-    );
-    requireDeliverable(base);
-    if (minutesExhausted(plan, await usedMinutes(store.sql, app.id, now))) {
-      throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
-    }
     const attributesJson = JSON.stringify(attributes);
     const contentStateJson = JSON.stringify(input.contentState);
     const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
@@ -131,9 +113,14 @@ export function liveActivitiesService(ctx: AppContext) {
       if (template.custom && !(await liveActivityTemplatesRepository(tx).findShared(app.id, slug))) throw invalidTemplateSlug(slug);
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
+      const groups = byEndUser(await devicesRepository(tx).targets(app.id, { endUserIds, audience: input.audience }));
+      if (options.at) {
+        const base = { appId: app.id, templateSlug: slug, attributes: attributesJson, contentState: contentStateJson };
+        return scheduledStarts(ctx).schedule(tx, app, groups, base, (u) => options.activityId?.(u) ?? newId('la', now), options.at, contentOptions(input), now);
+      }
       const messages: { content: MessageContent; targets: DeliveryTarget[] }[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
-      for (const userDevices of byEndUser(await devicesRepository(tx).targets(app.id, { endUserIds, audience: input.audience }))) {
+      for (const userDevices of groups) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
@@ -180,6 +167,8 @@ export function liveActivitiesService(ctx: AppContext) {
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
   const endNow = async (tx: Tx, appId: string, id: string, input: EndInput = {}): Promise<void> => {
     const row = await requireActivityForWrite(tx, appId, id);
+    // Before its time a DELETE cancels the start: nothing is sent.
+    if (row.state === 'Scheduled') return cancelScheduled(tx, row, clock.now());
     if (row.state !== 'Active') throw notActive();
     if (input.contentState) requireValidState(await resolveTemplate(tx, appId, row.templateSlug), input.contentState, parsed(row).attributes);
     const now = clock.now();
