@@ -14,6 +14,7 @@ import { activityContent, type EventOptions } from './live-activities.content';
 import { checkStart, requireDeliverable } from './start-checks';
 import { cancelScheduled, scheduledStarts } from './scheduled-starts';
 import type { StartTime } from './start-time';
+import { paceOf, pacePushToStarts } from './push-to-start-pacing';
 import { contentOptions, type ContentOptionsInput } from './live-activities.options';
 import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
 import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.types';
@@ -124,9 +125,8 @@ export function liveActivitiesService(ctx: AppContext) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
-        const targets = template.custom
-          ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType))
-          : startTargets(userDevices);
+        const unpaced = template.custom ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType)) : startTargets(userDevices);
+        const targets = await pacePushToStarts(tx, userDevices, unpaced, now, paceOf(config));
         messages.push({ content: { ...base, activityId: row.id }, targets });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));

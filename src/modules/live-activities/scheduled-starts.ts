@@ -18,6 +18,7 @@ import { contentContext, resolveTemplate } from './resolved-template';
 import { scheduledStartsRepository, type ScheduledStartRow } from './scheduled-starts.repository';
 import { dueAtFor, type StartTime } from './start-time';
 import { firstTimestamp } from './live-activities.types';
+import { paceOf, pacePushToStarts } from './push-to-start-pacing';
 
 /**
  * Scheduled starts (issue 47 item 4): `schedule` writes Scheduled activities and their waiting starts
@@ -57,7 +58,8 @@ export function scheduledStarts(ctx: AppContext) {
       { id: row.id, templateSlug: row.templateSlug, attributes: JSON.parse(row.attributes) as Record<string, unknown>, contentState: JSON.parse(row.contentState) as Record<string, unknown> },
       { now, ...contentContext(template), apnsTimestamp: firstTimestamp(now), options },
     );
-    const targets = template.custom ? startTargets(devices, await typedPushToStart(tx, devices, template.custom.attributesType)) : startTargets(devices);
+    const unpaced = template.custom ? startTargets(devices, await typedPushToStart(tx, devices, template.custom.attributesType)) : startTargets(devices);
+    const targets = await pacePushToStarts(tx, devices, unpaced, now, paceOf(ctx.config));
     await outbox.enqueue(tx, { appId: row.appId, content, targets, now });
     await instancesRepository(tx).insert(startInstances(row.id, devices, targets, now));
     await scheduledStartsRepository(tx).markStarted(row.id, now);
