@@ -213,7 +213,12 @@ export const devicesRepository = repository((sql: Sql) => {
         if (input.platform === 'ios')
           for (const [type, value] of Object.entries(input.pushToStartTokens ?? {})) await tokens.report(appId, 'apns_push_to_start', value, device.id, device.environment, now, type);
         if (input.widgetPushToken && input.platform === 'ios') await tokens.report(appId, 'apns_widget', input.widgetPushToken, device.id, device.environment, now);
-        if (input.controlPushToken && input.platform === 'ios') await tokens.report(appId, 'apns_control', input.controlPushToken, device.id, device.environment, now);
+        // Controls: one token per control with a push handler; the set reported replaces the one before.
+        const controls = input.controlPushTokens ?? (input.controlPushToken ? [input.controlPushToken] : undefined);
+        if (controls && input.platform === 'ios') {
+          for (const value of controls) await tokens.report(appId, 'apns_control', value, device.id, device.environment, now);
+          await tokens.retireControlsBut(device.id, controls, now);
+        }
         return { device: (await tx.one(oneWithTokens, [appId, device.id]))!, created: !existing };
       }),
 

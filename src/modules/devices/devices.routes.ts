@@ -54,7 +54,14 @@ export const DeviceBody = t.Object(
         minLength: 1,
         maxLength: 4096,
         description:
-          'iOS 18+: the control push token WidgetKit hands the `ControlPushHandler` (`pushTokensDidChange(controls:)`, `ControlInfo.pushInfo?.token` as hex): `POST …/controls/reload` reaches it. iOS only: 400 on other platforms. Absent: unchanged.',
+          'iOS 18+: the control push token WidgetKit hands the `ControlPushHandler` (`pushTokensDidChange(controls:)`, `ControlInfo.pushInfo?.token` as hex): `POST …/controls/reload` reaches it. With several controls send `controlPushTokens`. iOS only: 400 on other platforms. Absent: unchanged.',
+      }),
+    ),
+    controlPushTokens: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 4096 }), {
+        maxItems: 32,
+        description:
+          'iOS 18+: every control push token of the device, one per control with a push handler (`controls.compactMap { $0.pushInfo?.token }`, hex): the set replaces the tokens kept before, and a control reload reaches each. iOS only.',
       }),
     ),
     environment: t.Optional(

@@ -15,6 +15,8 @@ export interface DeviceInput {
   widgetPushToken?: string;
   /** iOS 18+: WidgetKit's control push token (`ControlPushHandler`), hex; a control reload goes to it. */
   controlPushToken?: string;
+  /** iOS 18+: every control push token of the device (one per control with a push handler), hex: the set replaces the one kept before. */
+  controlPushTokens?: string[];
   environment?: 'production' | 'sandbox';
   /** The OS version the device reports (`18.2`); absent: unchanged. */
   osVersion?: string;

@@ -7,15 +7,15 @@ import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.types';
 import type { LiveActivityContent, MessageContent } from '../delivery/message-content';
 import type { DeliveryTarget } from '../delivery/outbox/outbox';
-import type { AudienceFilter, TargetDevice } from '../devices/devices.types';
+import type { TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
 import type { NewInstance } from './instances.types';
 import { activityContent, type EventOptions } from './live-activities.content';
-import { checkStart, requireDeliverable } from './start-checks';
+import { checkStart, requireDeliverable, type StartInput } from './start-checks';
 import { cancelScheduled, scheduledStarts } from './scheduled-starts';
 import type { StartTime } from './start-time';
 import { paceOf, pacePushToStarts } from './push-to-start-pacing';
-import { contentOptions, type ContentOptionsInput } from './live-activities.options';
+import { contentOptions } from './live-activities.options';
 import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
 import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.types';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
@@ -32,16 +32,7 @@ import { devicesRepository } from '../devices/devices.repository';
 import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
 import { activityDetail } from './live-activities.detail';
 
-/** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
-export interface StartInput extends ContentOptionsInput {
-  templateSlug: string;
-  /** Strings for a built-in template; typed values for an app-defined one. */
-  attributes?: Record<string, unknown>;
-  contentState: Record<string, unknown>;
-  targetUsers?: string[];
-  /** Instead of `targetUsers`: the end users whose tags match, on their devices of the platform (issue 38). */
-  audience?: AudienceFilter;
-}
+export type { StartInput } from './start-checks';
 
 /** An end's options: a final contentState, when the system removes it, and the push priority. */
 export interface EndInput {

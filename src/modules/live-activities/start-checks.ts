@@ -9,7 +9,19 @@ import { contentOptions } from './live-activities.options';
 import { firstTimestamp } from './live-activities.types';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { contentContext, requireValidData, resolveTemplate } from './resolved-template';
-import type { StartInput } from './live-activities.service';
+import type { AudienceFilter } from '../devices/devices.types';
+import type { ContentOptionsInput } from './live-activities.options';
+
+/** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
+export interface StartInput extends ContentOptionsInput {
+  templateSlug: string;
+  /** Strings for a built-in template; typed values for an app-defined one. */
+  attributes?: Record<string, unknown>;
+  contentState: Record<string, unknown>;
+  targetUsers?: string[];
+  /** Instead of `targetUsers`: the end users whose tags match, on their devices of the platform (issue 38). */
+  audience?: AudienceFilter;
+}
 
 /** Refuses content that neither APNs nor FCM would accept; answers its payloads as rendered for the check. */
 export function requireDeliverable(content: LiveActivityContent): RenderedPayloads {

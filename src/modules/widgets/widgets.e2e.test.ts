@@ -70,10 +70,10 @@ describe('WidgetKit reloads through a served process and the APNs stand-in', () 
 
   test('widget and control reloads reach their tokens with the headers and body Apple documents', async () => {
     const widgets = await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] });
-    expect([widgets.status, widgets.body]).toEqual([202, { deviceCount: 1, coalesced: 0 }]);
+    expect([widgets.status, widgets.body]).toEqual([202, { tokenCount: 1, coalesced: 0 }]);
     const controls = await call('POST', `/api/apps/${APP}/controls/reload`, { audience: {} });
     // Bob's phone has no control token: only Ann's is reached.
-    expect([controls.status, controls.body]).toEqual([202, { deviceCount: 1, coalesced: 0 }]);
+    expect([controls.status, controls.body]).toEqual([202, { tokenCount: 1, coalesced: 0 }]);
     await waitUntil('both reloads reached the stand-in', () => to(phone.widget, 'widgets').length === 1 && to(phone.control, 'controls').length === 1);
     const widget = to(phone.widget, 'widgets')[0]!;
     expect(widget.headers).toMatchObject({ 'apns-push-type': 'widgets', 'apns-topic': `${BUNDLE}.push-type.widgets` });
@@ -88,11 +88,11 @@ describe('WidgetKit reloads through a served process and the APNs stand-in', () 
   test('several reloads before a send are one push per token', async () => {
     // A provider-auth refusal pauses the app's APNs channel: the reload waits, held, until the credentials are set again.
     apns.respond((req) => (req.token === phone.widget ? { status: 403, reason: 'InvalidProviderToken' } : undefined));
-    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] })).body).toEqual({ deviceCount: 1, coalesced: 0 });
+    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] })).body).toEqual({ tokenCount: 1, coalesced: 0 });
     await waitUntil('the reload is held by the paused channel', async () => (await reloads('widgets_reload')).some((d) => d.status === 'held'));
     apns.respond(undefined);
-    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann', 'bob'] })).body).toEqual({ deviceCount: 2, coalesced: 1 });
-    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] })).body).toEqual({ deviceCount: 1, coalesced: 1 });
+    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann', 'bob'] })).body).toEqual({ tokenCount: 2, coalesced: 1 });
+    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] })).body).toEqual({ tokenCount: 1, coalesced: 1 });
     const before = to(phone.widget, 'widgets').length;
     const resumed = await admin('PUT', `/api/admin/apps/${APP}/apns`, { bundleId: BUNDLE, teamId: key.teamId, keyId: key.keyId, key: key.key, endpoint: apns.url, ca: apns.ca });
     expect(resumed.status).toBe(200);
@@ -107,7 +107,20 @@ describe('WidgetKit reloads through a served process and the APNs stand-in', () 
     expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] })).status).toBe(202);
     await waitUntil('the refusal was recorded', async () => (await reloads('widgets_reload')).some((d) => d.status === 'failed' || d.status === 'dropped'));
     expect(await shownDevice()).toMatchObject({ valid: true, hasWidgetPushToken: false, hasControlPushToken: true });
-    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] })).body).toEqual({ deviceCount: 0, coalesced: 0 });
-    expect((await call('POST', `/api/apps/${APP}/controls/reload`, { targetUsers: ['ann'] })).body).toEqual({ deviceCount: 1, coalesced: 0 });
+    expect((await call('POST', `/api/apps/${APP}/widgets/reload`, { targetUsers: ['ann'] })).body).toEqual({ tokenCount: 0, coalesced: 0 });
+    expect((await call('POST', `/api/apps/${APP}/controls/reload`, { targetUsers: ['ann'] })).body).toEqual({ tokenCount: 1, coalesced: 0 });
+  }, 30_000);
+
+  test('a device with several controls registers their tokens as a set: a control reload reaches each, a set without one retires it', async () => {
+    const phone2 = { token: apnsToken(), controls: [apnsToken(), apnsToken()] };
+    const register = (controlPushTokens: string[]) => call('POST', `/api/apps/${APP}/devices`, { endUserId: 'cal', platform: 'ios', token: phone2.token, controlPushTokens });
+    expect((await register(['nope'])).body.detail).toStartWith('controlPushTokens[0] must be an APNs token');
+    expect((await register(phone2.controls)).status).toBe(200);
+    expect((await call('POST', `/api/apps/${APP}/controls/reload`, { targetUsers: ['cal'] })).body).toEqual({ tokenCount: 2, coalesced: 0 });
+    await waitUntil('both controls reloaded', () => phone2.controls.every((c) => to(c, 'controls').length === 1));
+    expect((await register([phone2.controls[1]!])).status).toBe(200);
+    expect((await call('POST', `/api/apps/${APP}/controls/reload`, { targetUsers: ['cal'] })).body).toEqual({ tokenCount: 1, coalesced: 0 });
+    await waitUntil('the kept control reloaded again', () => to(phone2.controls[1]!, 'controls').length === 2);
+    expect(to(phone2.controls[0]!, 'controls')).toHaveLength(1);
   }, 30_000);
 });

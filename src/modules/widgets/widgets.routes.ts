@@ -18,7 +18,7 @@ const ReloadBody = t.Object(
 );
 
 const Reloaded = t.Object({
-  deviceCount: Type.Integer({ description: 'Devices reached: the targets’ iOS devices with an active token of the kind (one push each).' }),
+  tokenCount: Type.Integer({ description: 'Tokens reached, one push each: the active widget push token of each of the targets’ iOS devices, or each of their control push tokens (one per control).' }),
   coalesced: Type.Integer({ description: 'Of them, those that already had a reload waiting to be sent: that one push stands for this reload too.' }),
 });
 

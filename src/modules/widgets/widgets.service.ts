@@ -14,8 +14,8 @@ export interface ReloadInput {
 }
 
 export interface ReloadResult {
-  /** iPhones (and iPads) reached: those of the targets with an active token of the kind. */
-  deviceCount: number;
+  /** Tokens reached: the active widget token, or control tokens (one per control), of the targets' iOS devices. */
+  tokenCount: number;
   /** Of them, those that already had a reload waiting: it stands for this one too (one push). */
   coalesced: number;
 }
@@ -26,7 +26,7 @@ export interface ReloadResult {
  * yet gets no second one (WidgetKit reloads from the app's current data, so one push says it all).
  * A provider's refusal of a token (BadDeviceToken, Unregistered) retires that token only: the
  * outcome handling of every delivery.
- * @example await widgetsService(ctx).reload('demo', 'widgets', { endUserIds: ['user-1'] }) // { deviceCount: 1, coalesced: 0 }
+ * @example await widgetsService(ctx).reload('demo', 'widgets', { endUserIds: ['user-1'] }) // { tokenCount: 1, coalesced: 0 }
  */
 export function widgetsService(ctx: AppContext) {
   return {
@@ -39,7 +39,7 @@ export function widgetsService(ctx: AppContext) {
         const waiting = await widgetReloadsRepository(tx).waiting(tokens.map((t) => t.id), `${target}_reload`);
         const fresh = tokens.filter((t) => !waiting.has(t.id));
         if (fresh.length > 0) await ctx.outbox.enqueue(tx, { appId, content: { type: 'reload', target }, targets: fresh.map((t) => ({ deviceId: t.deviceId, tokenId: t.id })), now });
-        return { deviceCount: tokens.length, coalesced: tokens.length - fresh.length };
+        return { tokenCount: tokens.length, coalesced: tokens.length - fresh.length };
       });
     },
   };
