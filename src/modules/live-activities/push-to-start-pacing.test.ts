@@ -51,7 +51,7 @@ forEachDatabase('push-to-start pacing', (database) => {
       h.clock.advance(1000);
     }
     await engine.drain();
-    expect(starts.map((r) => r.body.aps['content-state'].value)).toEqual(['1', '2']);
+    expect(starts.map((r) => r.body.aps['content-state'].value).sort()).toEqual(['1', '2']);
     const third = (await h.admin('GET', `/api/admin/apps/pace/deliveries?activityId=${ids[2]}`)).body.deliveries[0];
     // Queued, due once the first start leaves the 10-minute window.
     expect(third).toMatchObject({ status: 'queued', nextAttemptAt: new Date(first + 600_000).toISOString() });
@@ -60,7 +60,8 @@ forEachDatabase('push-to-start pacing', (database) => {
     expect(starts).toHaveLength(2);
     h.clock.advance(1);
     await engine.drain();
-    expect(starts.map((r) => r.body.aps['content-state'].value)).toEqual(['1', '2', '3']);
+    expect(starts.map((r) => r.body.aps['content-state'].value).at(-1)).toBe('3');
+    expect(starts).toHaveLength(3);
     expect(starts.every((r) => r.token === pushToStart)).toBe(true);
   }, 30_000);
 });
