@@ -1,7 +1,8 @@
 import type { Sql } from '../../db/sql/sql';
 import { statement } from '../../db/sql/statement';
 import { repository } from '../../db/sql/repository';
-import { firstTimestamp, type NewActivity } from './live-activities.types';
+import { firstTimestamp, type ActivityRow, type NewActivity } from './live-activities.types';
+import { ACTIVITY_COLUMNS, ACTIVITY_SHAPE } from './activity-columns';
 
 /** A waiting start as the due job claims it. */
 export interface ScheduledStartRow {
@@ -31,6 +32,12 @@ const anyDue = statement<{ one: number }>(`SELECT 1 AS one FROM scheduled_starts
 const finish = statement(`UPDATE scheduled_starts SET status = $2 WHERE activity_id = $1 AND status = 'waiting'`);
 const markStarted = statement(`UPDATE activities SET state = 'Active', started_at = $1, last_timestamp = $2 WHERE id = $3 AND state = 'Scheduled'`);
 const markEnded = statement(`UPDATE activities SET state = 'Ended', ended_at = $1, end_reason = $2 WHERE id = $3 AND state = 'Scheduled'`);
+// The activity of a claimed start, unless a request holds it (a DELETE cancelling it): that one
+// locked the activity first and waits for the start's row, so waiting here would deadlock.
+const activityUnlessBusy = statement<ActivityRow>(
+  (d) => `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2${d.skipLocked}`,
+  ACTIVITY_SHAPE,
+);
 const zones = statement<{ id: string; zone: string | null }>((d) => `SELECT id, time_zone AS zone FROM devices WHERE ${d.inList('id', '$1')}`);
 
 /** Scheduled starts (`scheduled_starts`) and the Scheduled activities they start. */
@@ -56,6 +63,8 @@ export const scheduledStartsRepository = repository((sql: Sql) => ({
   markStarted: async (activityId: string, now: number): Promise<boolean> => (await sql.run(markStarted, [now, firstTimestamp(now), activityId])) > 0,
   /** A Scheduled activity becomes Ended without having started (cancelled, not_started). */
   markEnded: async (activityId: string, now: number, reason: 'cancelled' | 'not_started'): Promise<boolean> => (await sql.run(markEnded, [now, reason, activityId])) > 0,
+  /** The claimed start's activity, locked; undefined while another transaction holds it (see activityUnlessBusy). */
+  activityUnlessBusy: (appId: string, activityId: string): Promise<ActivityRow | undefined> => sql.one(activityUnlessBusy, [appId, activityId]),
   /** The IANA zone each of these devices reported (null: none). */
   zones: async (deviceIds: readonly string[]): Promise<Map<string, string | null>> => new Map((await sql.all(zones, [deviceIds])).map((r) => [r.id, r.zone])),
 }));

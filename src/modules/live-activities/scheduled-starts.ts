@@ -10,7 +10,6 @@ import { emitterFor } from '../webhooks/webhooks.causes';
 import { instancesRepository } from './instances.repository';
 import { activityContent, type EventOptions } from './live-activities.content';
 import { startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
-import { liveActivitiesRepository } from './live-activities.repository';
 import type { ActivityRow, NewActivity } from './live-activities.types';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
@@ -29,14 +28,19 @@ import { paceOf, pacePushToStarts } from './push-to-start-pacing';
 export function scheduledStarts(ctx: AppContext) {
   const { outbox } = ctx;
 
-  /** Starts one claimed activity in `tx` (the claim's transaction), or records why it cannot start. */
-  const goOut = async (tx: Tx, start: ScheduledStartRow, now: number): Promise<void> => {
-    const row = await liveActivitiesRepository(tx).findForWrite(start.appId, start.activityId);
-    if (!row || row.state !== 'Scheduled') return void (await scheduledStartsRepository(tx).finish(start.activityId, 'cancelled'));
+  /**
+   * Starts one claimed activity in `tx` (the claim's transaction), or records why it cannot start.
+   * False when a request holds the activity (a DELETE cancelling it): left for the next round.
+   */
+  const goOut = async (tx: Tx, start: ScheduledStartRow, now: number): Promise<boolean> => {
+    const row = await scheduledStartsRepository(tx).activityUnlessBusy(start.appId, start.activityId);
+    if (!row) return false;
+    if (row.state !== 'Scheduled') return (await scheduledStartsRepository(tx).finish(start.activityId, 'cancelled'), true);
     const notStarted = async (why: string) => {
       ctx.logger.warn('scheduled live activity could not start', { appId: row.appId, activityId: row.id, dueAt: isoTime(start.dueAt), why });
       await scheduledStartsRepository(tx).markEnded(row.id, now, 'not_started');
       await scheduledStartsRepository(tx).finish(row.id, 'not_started');
+      return true;
     };
     const app = await appsRepository(tx).find(row.appId);
     const plan = app && ctx.config.plans[app.plan];
@@ -66,6 +70,7 @@ export function scheduledStarts(ctx: AppContext) {
     await scheduledStartsRepository(tx).finish(row.id, 'started');
     const emit = await emitterFor(tx, row.appId, 'live_activity.started', now);
     await emit({ activityId: row.id, endUserId: row.endUserId, templateSlug: row.templateSlug, platform: row.platform, devices: devices.length, startedAt: isoTime(now) });
+    return true;
   };
 
   return {
@@ -102,8 +107,7 @@ export function scheduledStarts(ctx: AppContext) {
       while (!stopped()) {
         const went = await ctx.db.write(async (tx) => {
           const start = await scheduledStartsRepository(tx).claimDue(now);
-          if (start) await goOut(tx, start, now);
-          return start !== undefined;
+          return start !== undefined && (await goOut(tx, start, now));
         });
         if (!went) break;
         started++;
