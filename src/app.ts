@@ -10,6 +10,7 @@ import { appsAdminRoutes } from './modules/apps/apps.admin.routes';
 import { auditAdminRoutes } from './modules/audit/audit.admin.routes';
 import { broadcastsAdminRoutes } from './modules/broadcasts/broadcasts.admin.routes';
 import { broadcastsRoutes } from './modules/broadcasts/broadcasts.routes';
+import { widgetsRoutes } from './modules/widgets/widgets.routes';
 import { consoleRoutes } from './modules/console/console.routes';
 import { demoAdminRoutes } from './modules/apps/demo.admin.routes';
 import { endpointsAdminRoutes } from './modules/delivery/admin/endpoints.admin.routes';
@@ -113,6 +114,7 @@ export function createApp(ctx: AppContext) {
     .use(liveActivitiesRoutes(services))
     .use(activityStreamsRoutes(services))
     .use(broadcastsRoutes(services))
+    .use(widgetsRoutes(services))
     .use(appsAdminRoutes(services))
     .use(webPushAdminRoutes(services))
     .use(webPushPublicRoutes(services))

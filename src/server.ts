@@ -9,6 +9,7 @@ import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 import { scheduledSendsConsumer } from './modules/notifications/schedule/scheduled-sends.consumer';
+import { scheduledStartsConsumer } from './modules/live-activities/scheduled-starts.consumer';
 import { webhookDispatcher } from './modules/webhooks/webhooks.dispatcher';
 import { idempotencyRepository } from './modules/idempotency/idempotency.repository';
 
@@ -41,9 +42,10 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   if (ctx.config.database.outbox_thread && !outboxThread) ctx.logger.info('PostgreSQL: deliveries are claimed and recorded on the main thread (the outbox thread is SQLite-only)');
   const delivery = createDeliveryEngine(ctx, { outboxThread });
   const scheduler = createScheduler(ctx);
-  // Queues every instance consumes, whether or not it sends pushes: webhook posts and scheduled sends.
+  // Queues every instance consumes, whether or not it sends pushes: webhook posts, scheduled sends and scheduled starts.
   const webhooks = webhookDispatcher(ctx);
   const scheduledSends = scheduledSendsConsumer(ctx);
+  const scheduledStarts = scheduledStartsConsumer(ctx);
   try {
     // No request is in flight yet, so a `running` Idempotency-Key is one a stopped process left.
     // Not in createApp: `islet demo` beside a running server builds the services too.
@@ -101,6 +103,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
   scheduler.start();
   webhooks.start();
   scheduledSends.start();
+  scheduledStarts.start();
   let stopping: Promise<void> | undefined;
   return {
     url: server.url.toString().replace(/\/$/, ''),
@@ -121,6 +124,7 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
         // Another instance takes the scheduler over at its next try, not once this lock's session ends.
         await ctx.coordination.leadership.release();
         await scheduledSends.stop();
+        await scheduledStarts.stop();
         await webhooks.stop();
         await broadcasts.stop();
         await delivery.stop();

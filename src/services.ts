@@ -19,6 +19,7 @@ import { webhooksService } from './modules/webhooks/webhooks.service';
 import { devicesRepository } from './modules/devices/devices.repository';
 import { generateVapidKeys, importVapidKey } from './modules/delivery/providers/webpush/webpush.vapid';
 import { webPushService } from './modules/web-push/web-push.service';
+import { widgetsService } from './modules/widgets/widgets.service';
 
 /** The use cases and repositories the routes call, built once per application from its context. */
 export function buildServices(ctx: AppContext) {
@@ -51,6 +52,7 @@ export function buildServices(ctx: AppContext) {
     users: usersService(ctx),
     webhooks: webhooksService(ctx, apps),
     webPush: webPushService(ctx, { generate: generateVapidKeys, importPem: importVapidKey }),
+    widgets: widgetsService(ctx),
   };
 }
 

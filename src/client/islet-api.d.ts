@@ -74,7 +74,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdLive-activities"];
     /**
      * Start Live Activities
-     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdLive-activities"];
   };
@@ -86,7 +86,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdLive-activitiesById"];
     /**
      * End a Live Activity
-     * @description The activity becomes `Ended` and is removed from every device it runs on. No body is needed; an optional JSON body gives a final `contentState` and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description The activity becomes `Ended` and is removed from every device it runs on (a `Scheduled` one before its time: its start is cancelled, nothing is sent, end reason `cancelled`). No body is needed; an optional JSON body gives a final `contentState` and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     delete: operations["deleteApiAppsByAppIdLive-activitiesById"];
     /**
@@ -154,6 +154,20 @@ export interface paths {
      * @description Starts the broadcast on the target users’ devices: a push-to-start carrying `input-push-channel` to each iPhone (iOS 18+ only; Apple: an older iPhone does not start it), and a data message with `topic` to each Android device, whose app subscribes to the topic. Apps may also subscribe themselves (docs/device-contract.md). Errors: 400 `audience and targetUsers cannot be given together`; 404 `broadcast not found`; 409 `broadcast is not active`, `broadcast channel is not open yet (creating)`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdBroadcastsByIdSubscribers"];
+  };
+  "/api/apps/{appId}/widgets/reload": {
+    /**
+     * Reload widgets
+     * @description Queues `{"aps":{"content-changed":true}}` to the `widgetPushToken` (iOS 26+, `WidgetPushHandler`) of each iOS device of the targets, with `apns-push-type: widgets`, `apns-topic: <bundleId>.push-type.widgets`; WidgetKit then reloads them from the app's data. Coalesced per token: a device whose reload has not gone yet gets no second push. A token APNs refuses (BadDeviceToken, Unregistered) is retired, the device stays. Errors: 400 `targetUsers or audience is required: …` for a body naming neither (`audience: {}` reaches every connected end user); 400 `audience and targetUsers cannot be given together`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdWidgetsReload"];
+  };
+  "/api/apps/{appId}/controls/reload": {
+    /**
+     * Reload controls
+     * @description Queues `{"aps":{"content-changed":true}}` to the `controlPushToken` (iOS 18+, `ControlPushHandler`) of each iOS device of the targets, with `apns-push-type: controls`, `apns-topic: <bundleId>.push-type.controls`, `apns-priority: 10`, `apns-expiration: 0`; WidgetKit then reloads them from the app's data. Coalesced per token: a device whose reload has not gone yet gets no second push. A token APNs refuses (BadDeviceToken, Unregistered) is retired, the device stays. Errors: 400 `targetUsers or audience is required: …` for a body naming neither (`audience: {}` reaches every connected end user); 400 `audience and targetUsers cannot be given together`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdControlsReload"];
   };
   "/api/admin/plans": {
     /** List plans (from the configuration) */
@@ -601,6 +615,12 @@ export interface operations {
           pushToStartToken?: string;
           /** @description iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`. */
           pushToStartTokens?: Record<string, never>;
+          /** @description iOS 26+: the widget push token WidgetKit hands the `WidgetPushHandler` (`pushTokenDidChange(_:widgets:)`, `WidgetPushInfo.token` as hex, 64 to 200 hex digits): `POST …/widgets/reload` reaches it. iOS only: 400 on other platforms. Absent: unchanged. */
+          widgetPushToken?: string;
+          /** @description iOS 18+: the control push token WidgetKit hands the `ControlPushHandler` (`pushTokensDidChange(controls:)`, `ControlInfo.pushInfo?.token` as hex): `POST …/controls/reload` reaches it. With several controls send `controlPushTokens`. iOS only: 400 on other platforms. Absent: unchanged. */
+          controlPushToken?: string;
+          /** @description iOS 18+: every control push token of the device, one per control with a push handler (`controls.compactMap { $0.pushInfo?.token }`, hex): the set replaces the tokens kept before, and a control reload reaches each. iOS only. */
+          controlPushTokens?: string[];
           /** @description iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`. */
           environment?: "production" | "sandbox";
           /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
@@ -640,6 +660,10 @@ export interface operations {
               hasPushToStartToken: boolean;
               /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
               pushToStartTypes: string[];
+              /** @description iOS: whether an active widget push token is known (`POST …/widgets/reload` reaches the device). */
+              hasWidgetPushToken: boolean;
+              /** @description iOS: whether an active control push token is known (`POST …/controls/reload` reaches the device). */
+              hasControlPushToken: boolean;
               /** @description false once a provider refused the device token; register it again to revive it. */
               valid: boolean;
               /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -961,6 +985,10 @@ export interface operations {
                 hasPushToStartToken: boolean;
                 /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
                 pushToStartTypes: string[];
+                /** @description iOS: whether an active widget push token is known (`POST …/widgets/reload` reaches the device). */
+                hasWidgetPushToken: boolean;
+                /** @description iOS: whether an active control push token is known (`POST …/controls/reload` reaches the device). */
+                hasControlPushToken: boolean;
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -1083,6 +1111,10 @@ export interface operations {
                 hasPushToStartToken: boolean;
                 /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
                 pushToStartTypes: string[];
+                /** @description iOS: whether an active widget push token is known (`POST …/widgets/reload` reaches the device). */
+                hasWidgetPushToken: boolean;
+                /** @description iOS: whether an active control push token is known (`POST …/controls/reload` reaches the device). */
+                hasControlPushToken: boolean;
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -1429,6 +1461,10 @@ export interface operations {
                 hasPushToStartToken: boolean;
                 /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
                 pushToStartTypes: string[];
+                /** @description iOS: whether an active widget push token is known (`POST …/widgets/reload` reaches the device). */
+                hasWidgetPushToken: boolean;
+                /** @description iOS: whether an active control push token is known (`POST …/controls/reload` reaches the device). */
+                hasControlPushToken: boolean;
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -1718,7 +1754,7 @@ export interface operations {
       query?: {
         limit?: number;
         offset?: number;
-        state?: "Active" | "Ended";
+        state?: "Scheduled" | "Active" | "Ended";
         endUserId?: string;
         templateSlug?: string;
       };
@@ -1743,14 +1779,19 @@ export interface operations {
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
-                state: "Active" | "Ended";
+                state: "Scheduled" | "Active" | "Ended";
                 /** @enum {string} */
                 platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
-                 * @description ISO 8601 UTC timestamp of the start.
+                 * @description ISO 8601 UTC timestamp of the start (while `Scheduled`: when it is due).
                  */
                 startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description Only while `Scheduled`: when its start goes (the push-to-start on iOS, the start on Android).
+                 */
+                scheduledFor?: string;
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the end; only when state is `Ended`.
@@ -1811,7 +1852,7 @@ export interface operations {
   };
   /**
    * Start Live Activities
-   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "postApiAppsByAppIdLive-activities": {
     parameters: {
@@ -1868,6 +1909,10 @@ export interface operations {
             /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
             locales?: string[];
           };
+          /** @description Schedules the start: an ISO 8601 time with an offset or `Z`. The activities are created now in state `Scheduled`; the push-to-start (iOS) and the start (Android) go then, and their minutes count from then. At most a minute in the past, at most 30 days ahead. Not with `startAtLocal`. */
+          startAt?: string;
+          /** @description Schedules the start for a wall time in each end user's zone: the `timeZone` of the device the activity's platform comes from (their most recently registered), else the app's `defaultTimeZone`. A local date-time without offset (`2026-12-24T20:00`); end users where it has passed get no activity. Not with `startAt`. */
+          startAtLocal?: string;
         };
       };
     };
@@ -1878,7 +1923,7 @@ export interface operations {
           "application/json": {
             /** @description Number of activities created (one per targeted connected end user). */
             activityCount: number;
-            /** @description One per activity created, each with state `Active`. */
+            /** @description One per activity created, each with state `Active` (`Scheduled` for a scheduled start). */
             activities: ({
                 /** @description Identifier of the activity (`la_…`). Needed for update and end. */
                 id: string;
@@ -1889,20 +1934,30 @@ export interface operations {
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
-                state: "Active" | "Ended";
+                state: "Scheduled" | "Active" | "Ended";
                 /** @enum {string} */
                 platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
-                 * @description ISO 8601 UTC timestamp of the start.
+                 * @description ISO 8601 UTC timestamp of the start (while `Scheduled`: when it is due).
                  */
                 startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description Only while `Scheduled`: when its start goes (the push-to-start on iOS, the start on Android).
+                 */
+                scheduledFor?: string;
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the end; only when state is `Ended`.
                  */
                 endedAt?: string;
               })[];
+            /**
+             * Format: date-time
+             * @description A scheduled start: when its earliest activity starts.
+             */
+            scheduledFor?: string;
           };
         };
       };
@@ -2062,14 +2117,19 @@ export interface operations {
             /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
             templateSlug: string;
             /** @enum {string} */
-            state: "Active" | "Ended";
+            state: "Scheduled" | "Active" | "Ended";
             /** @enum {string} */
             platform: "ios" | "android" | "web";
             /**
              * Format: date-time
-             * @description ISO 8601 UTC timestamp of the start.
+             * @description ISO 8601 UTC timestamp of the start (while `Scheduled`: when it is due).
              */
             startedAt: string;
+            /**
+             * Format: date-time
+             * @description Only while `Scheduled`: when its start goes (the push-to-start on iOS, the start on Android).
+             */
+            scheduledFor?: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp of the end; only when state is `Ended`.
@@ -2127,7 +2187,7 @@ export interface operations {
   };
   /**
    * End a Live Activity
-   * @description The activity becomes `Ended` and is removed from every device it runs on. No body is needed; an optional JSON body gives a final `contentState` and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description The activity becomes `Ended` and is removed from every device it runs on (a `Scheduled` one before its time: its start is cancelled, nothing is sent, end reason `cancelled`). No body is needed; an optional JSON body gives a final `contentState` and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "deleteApiAppsByAppIdLive-activitiesById": {
     parameters: {
@@ -2680,14 +2740,19 @@ export interface operations {
                 /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
                 templateSlug: string;
                 /** @enum {string} */
-                state: "Active" | "Ended";
+                state: "Scheduled" | "Active" | "Ended";
                 /** @enum {string} */
                 platform: "ios" | "android" | "web";
                 /**
                  * Format: date-time
-                 * @description ISO 8601 UTC timestamp of the start.
+                 * @description ISO 8601 UTC timestamp of the start (while `Scheduled`: when it is due).
                  */
                 startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description Only while `Scheduled`: when its start goes (the push-to-start on iOS, the start on Android).
+                 */
+                scheduledFor?: string;
                 /**
                  * Format: date-time
                  * @description ISO 8601 UTC timestamp of the end; only when state is `Ended`.
@@ -3964,6 +4029,322 @@ export interface operations {
         };
       };
       /** @description Conflict */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Reload widgets
+   * @description Queues `{"aps":{"content-changed":true}}` to the `widgetPushToken` (iOS 26+, `WidgetPushHandler`) of each iOS device of the targets, with `apns-push-type: widgets`, `apns-topic: <bundleId>.push-type.widgets`; WidgetKit then reloads them from the app's data. Coalesced per token: a device whose reload has not gone yet gets no second push. A token APNs refuses (BadDeviceToken, Unregistered) is retired, the device stays. Errors: 400 `targetUsers or audience is required: …` for a body naming neither (`audience: {}` reaches every connected end user); 400 `audience and targetUsers cannot be given together`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  postApiAppsByAppIdWidgetsReload: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description End user identifiers whose devices reload. Duplicates are merged; unknown identifiers are skipped. */
+          targetUsers?: string[];
+          /** @description Who to reach instead of `targetUsers`: every given condition must hold. Streams its devices as a send to everyone does. */
+          audience?: {
+            /** @description End users whose tags have these values (set by `PUT …/users/{endUserId}`); a list matches any of its values. Every key must match. */
+            tags?: {
+              [key: string]: string | string[];
+            };
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
+            /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
+            locales?: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 202 */
+      202: {
+        content: {
+          "application/json": {
+            /** @description Tokens reached, one push each: the active widget push token of each of the targets’ iOS devices, or each of their control push tokens (one per control). */
+            tokenCount: number;
+            /** @description Of them, those that already had a reload waiting to be sent: that one push stands for this reload too. */
+            coalesced: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Reload controls
+   * @description Queues `{"aps":{"content-changed":true}}` to the `controlPushToken` (iOS 18+, `ControlPushHandler`) of each iOS device of the targets, with `apns-push-type: controls`, `apns-topic: <bundleId>.push-type.controls`, `apns-priority: 10`, `apns-expiration: 0`; WidgetKit then reloads them from the app's data. Coalesced per token: a device whose reload has not gone yet gets no second push. A token APNs refuses (BadDeviceToken, Unregistered) is retired, the device stays. Errors: 400 `targetUsers or audience is required: …` for a body naming neither (`audience: {}` reaches every connected end user); 400 `audience and targetUsers cannot be given together`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  postApiAppsByAppIdControlsReload: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description End user identifiers whose devices reload. Duplicates are merged; unknown identifiers are skipped. */
+          targetUsers?: string[];
+          /** @description Who to reach instead of `targetUsers`: every given condition must hold. Streams its devices as a send to everyone does. */
+          audience?: {
+            /** @description End users whose tags have these values (set by `PUT …/users/{endUserId}`); a list matches any of its values. Every key must match. */
+            tags?: {
+              [key: string]: string | string[];
+            };
+            /** @description Only devices of this platform (`web`: browsers with a Web Push subscription). */
+            platform?: "ios" | "android" | "web";
+            /** @description Only devices whose `locale` is one of these: a language (`de`) matches its regional tags too (`de-AT`), a full tag (`pt-BR`) only itself. Devices that reported no locale don't match. */
+            locales?: string[];
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 202 */
+      202: {
+        content: {
+          "application/json": {
+            /** @description Tokens reached, one push each: the active widget push token of each of the targets’ iOS devices, or each of their control push tokens (one per control). */
+            tokenCount: number;
+            /** @description Of them, those that already had a reload waiting to be sent: that one push stands for this reload too. */
+            coalesced: number;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
       409: {
         content: {
           "application/problem+json": {
@@ -6150,6 +6531,10 @@ export interface operations {
                 hasPushToStartToken: boolean;
                 /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
                 pushToStartTypes: string[];
+                /** @description iOS: whether an active widget push token is known (`POST …/widgets/reload` reaches the device). */
+                hasWidgetPushToken: boolean;
+                /** @description iOS: whether an active control push token is known (`POST …/controls/reload` reaches the device). */
+                hasControlPushToken: boolean;
                 /** @description false once a provider refused the device token; register it again to revive it. */
                 valid: boolean;
                 /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -6239,6 +6624,12 @@ export interface operations {
           pushToStartToken?: string;
           /** @description iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`. */
           pushToStartTokens?: Record<string, never>;
+          /** @description iOS 26+: the widget push token WidgetKit hands the `WidgetPushHandler` (`pushTokenDidChange(_:widgets:)`, `WidgetPushInfo.token` as hex, 64 to 200 hex digits): `POST …/widgets/reload` reaches it. iOS only: 400 on other platforms. Absent: unchanged. */
+          widgetPushToken?: string;
+          /** @description iOS 18+: the control push token WidgetKit hands the `ControlPushHandler` (`pushTokensDidChange(controls:)`, `ControlInfo.pushInfo?.token` as hex): `POST …/controls/reload` reaches it. With several controls send `controlPushTokens`. iOS only: 400 on other platforms. Absent: unchanged. */
+          controlPushToken?: string;
+          /** @description iOS 18+: every control push token of the device, one per control with a push handler (`controls.compactMap { $0.pushInfo?.token }`, hex): the set replaces the tokens kept before, and a control reload reaches each. iOS only. */
+          controlPushTokens?: string[];
           /** @description iOS: the APNs host the device's tokens belong to: `production` (App Store, TestFlight) or `sandbox` (a development build run from Xcode). Absent: the app's APNs `environment`. */
           environment?: "production" | "sandbox";
           /** @description The OS version (`18.2`, Android `15`). iOS: a broadcast starts only on iOS 18 or later; an iPhone known to be older is skipped with a reason. Absent: unchanged (unknown: tried). */
@@ -6278,6 +6669,10 @@ export interface operations {
               hasPushToStartToken: boolean;
               /** @description iOS: the ActivityAttributes types the device holds an active push-to-start token for, sorted: `IsletActivityAttributes` for the built-in templates, the app's own types (`RideAttributes`) for its templates. Empty: none. */
               pushToStartTypes: string[];
+              /** @description iOS: whether an active widget push token is known (`POST …/widgets/reload` reaches the device). */
+              hasWidgetPushToken: boolean;
+              /** @description iOS: whether an active control push token is known (`POST …/controls/reload` reaches the device). */
+              hasControlPushToken: boolean;
               /** @description false once a provider refused the device token; register it again to revive it. */
               valid: boolean;
               /** @description Why the provider refused the device token (e.g. a sandbox/production mix-up). */
@@ -6495,7 +6890,7 @@ export interface operations {
       query?: {
         status?: "queued" | "held" | "sending" | "sent" | "failed" | "dropped" | "superseded" | "pending" | "delivered";
         messageId?: string;
-        kind?: "notification" | "la_start" | "la_update" | "la_end";
+        kind?: "notification" | "la_start" | "la_update" | "la_end" | "widgets_reload" | "controls_reload";
         endUserId?: string;
         deviceId?: string;
         activityId?: string;
@@ -6519,7 +6914,7 @@ export interface operations {
             deliveries: ({
                 id: number;
                 /** @enum {string} */
-                kind: "notification" | "la_start" | "la_update" | "la_end";
+                kind: "notification" | "la_start" | "la_update" | "la_end" | "widgets_reload" | "controls_reload";
                 activityId: string | null;
                 /** @description The device; null once its end user was erased. */
                 deviceId: string | null;
@@ -6627,7 +7022,7 @@ export interface operations {
           "application/json": {
             id: number;
             /** @enum {string} */
-            kind: "notification" | "la_start" | "la_update" | "la_end";
+            kind: "notification" | "la_start" | "la_update" | "la_end" | "widgets_reload" | "controls_reload";
             activityId: string | null;
             /** @description The device; null once its end user was erased. */
             deviceId: string | null;
@@ -6766,7 +7161,7 @@ export interface operations {
             deliveries: ({
                 id: number;
                 /** @enum {string} */
-                kind: "notification" | "la_start" | "la_update" | "la_end";
+                kind: "notification" | "la_start" | "la_update" | "la_end" | "widgets_reload" | "controls_reload";
                 activityId: string | null;
                 /** @description The device; null once its end user was erased. */
                 deviceId: string | null;
@@ -9037,21 +9432,26 @@ export interface operations {
             /** @description One of the eight template slugs: status-tracker, metric-live, countdown, progress-bar, two-column, key-value-list, image-banner, mini-table. */
             templateSlug: string;
             /** @enum {string} */
-            state: "Active" | "Ended";
+            state: "Scheduled" | "Active" | "Ended";
             /** @enum {string} */
             platform: "ios" | "android" | "web";
             /**
              * Format: date-time
-             * @description ISO 8601 UTC timestamp of the start.
+             * @description ISO 8601 UTC timestamp of the start (while `Scheduled`: when it is due).
              */
             startedAt: string;
+            /**
+             * Format: date-time
+             * @description Only while `Scheduled`: when its start goes (the push-to-start on iOS, the start on Android).
+             */
+            scheduledFor?: string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp of the end; only when state is `Ended`.
              */
             endedAt?: string;
-            /** @description Why it ended: api (DELETE), quota (minutes used up), expired (iOS 8-hour limit); null while Active. */
-            endReason: "api" | "quota" | "expired" | null;
+            /** @description Why it ended: api (DELETE), quota (minutes used up), expired (iOS 8-hour limit), cancelled (DELETE of a Scheduled start before its time: nothing was sent), not_started (due, but it could not start: no device left, minutes used up, template gone); null while Scheduled or Active. */
+            endReason: "api" | "quota" | "expired" | "cancelled" | "not_started" | null;
             attributes: {
               [key: string]: unknown;
             };

@@ -114,6 +114,16 @@ export const SECTIONS = {
       doc: 'An activity stream starts over (ends its activities, starts new ones) at the first PUT once an iOS instance has run this long: before the 8-hour limit.',
     },
   },
+  push_to_start: {
+    per_device: {
+      kind: 'integer',
+      default: 5,
+      min: 1,
+      max: 100,
+      doc: 'Push-to-starts (iOS Live Activity starts) one device gets in any window of window_minutes; more wait, queued, until the window allows. iOS keeps a fixed on-device push-to-start budget and silently drops starts past it (about 10 in a short time, Apple DTS, forum thread 799505).',
+    },
+    window_minutes: { kind: 'integer', default: 30, min: 1, max: 1440, doc: 'The window of per_device, minutes.' },
+  },
   metrics: {
     token: { kind: 'string', secret: true, doc: 'When set, GET /metrics needs Authorization: Bearer <token>; absent: /metrics is open.' },
   },

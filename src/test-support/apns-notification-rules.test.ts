@@ -75,3 +75,15 @@ test('a payload over 4096 bytes is refused with 413 PayloadTooLarge, data keys i
   expect(await send(alert, { aps: { alert: 'hi' }, url: 'x'.repeat(4100) })).toBe('PayloadTooLarge');
   expect(await send(alert, { aps: { alert: 'hi' }, url: 'x'.repeat(4000) })).toBeUndefined();
 });
+
+test('widgets and controls pushes go to their .push-type topic with aps.content-changed true and nothing else', async () => {
+  const send = await sender();
+  const reload = { aps: { 'content-changed': true } };
+  expect(await send({ 'apns-push-type': 'widgets', 'apns-topic': 'com.x.push-type.widgets' }, reload)).toBeUndefined();
+  expect(await send({ 'apns-push-type': 'controls', 'apns-topic': 'com.x.push-type.controls', 'apns-priority': '10', 'apns-expiration': '0' }, reload)).toBeUndefined();
+  expect(await send({ 'apns-push-type': 'widgets' }, reload)).toBe('BadTopic');
+  expect(await send({ 'apns-push-type': 'controls', 'apns-topic': 'com.x.push-type.widgets' }, reload)).toBe('BadTopic');
+  expect(await send({ 'apns-push-type': 'widgets', 'apns-topic': 'com.x.push-type.widgets' }, { aps: {} })).toBe('StandinReloadWithoutContentChanged');
+  expect(await send({ 'apns-push-type': 'widgets', 'apns-topic': 'com.x.push-type.widgets' }, { aps: { 'content-changed': 1 } })).toBe('StandinReloadWithoutContentChanged');
+  expect(await send({ 'apns-push-type': 'controls', 'apns-topic': 'com.x.push-type.controls' }, { aps: { 'content-changed': true, alert: 'hi' } })).toBe('StandinReloadNotOnlyContentChanged');
+});

@@ -34,3 +34,17 @@ export function checkNotificationPush(pushType: string, headers: Record<string, 
   if (score !== undefined && !(typeof score === 'number' && score >= 0 && score <= 1)) return { status: 400, reason: 'StandinBadRelevanceScore' };
   return undefined;
 }
+
+/**
+ * Apple's rules for WidgetKit pushes ("Updating widgets with WidgetKit push notifications",
+ * "Updating controls locally and remotely"): the topic suffix is checked with the others
+ * (`.push-type.widgets`, `.push-type.controls`); the body's `aps` sets `content-changed` to `true`,
+ * and nothing else (a reload shows nothing). Apple names no reason code for a body without it
+ * (WidgetKit simply does not reload), so the stand-in answers 400 with one of its own.
+ */
+export function checkReloadPush(pushType: string, body: { aps: Record<string, unknown> }): StandinAnswer | undefined {
+  if (pushType !== 'widgets' && pushType !== 'controls') return undefined;
+  if (body.aps['content-changed'] !== true) return { status: 400, reason: 'StandinReloadWithoutContentChanged' };
+  if (Object.keys(body.aps).length !== 1) return { status: 400, reason: 'StandinReloadNotOnlyContentChanged' };
+  return undefined;
+}

@@ -7,7 +7,7 @@ import { BroadcastChannels, isBroadcastPath } from './apns-broadcast-standin';
 import type { PhoneFleet } from './apns-device-model';
 import { FaultInjector, seededRandom, type Fault, type FaultSettings } from './fault-injection';
 import { testCertificate } from './tls';
-import { checkNotificationPush } from './apns-notification-rules';
+import { checkNotificationPush, checkReloadPush } from './apns-notification-rules';
 
 // The answer's shape and the token's live apart so that the phones and channels need not import this file.
 export { apnsToken, type StandinAnswer } from './apns-answer';
@@ -81,12 +81,14 @@ export interface ApnsStandin {
 }
 
 const TOKEN = /^[0-9a-f]{64,200}$/i;
-const PUSH_TYPES = new Set(['alert', 'background', 'liveactivity', 'voip', 'complication', 'fileprovider', 'mdm', 'location', 'pushtotalk', 'widgets']);
+const PUSH_TYPES = new Set(['alert', 'background', 'liveactivity', 'voip', 'complication', 'fileprovider', 'mdm', 'location', 'pushtotalk', 'widgets', 'controls']);
+/** Push types whose topic is the bundle id with a suffix (Apple's "Sending notification requests to APNs" and the WidgetKit articles). */
+const TOPIC_SUFFIX: Record<string, string> = { liveactivity: '.push-type.liveactivity', widgets: '.push-type.widgets', controls: '.push-type.controls' };
 
 /**
  * An HTTP/2 TLS server that speaks enough APNs for tests and benchmarks: it verifies the ES256
  * provider token against the registered public keys, checks the path, topic, push type, priority
- * and payload size (and for alert and background pushes Apple's rules of apns-notification-rules.ts),
+ * and payload size (and for alert, background, widgets and controls pushes Apple's rules of apns-notification-rules.ts),
  * answers with Apple's reason codes, and can send GOAWAY or lower its stream limit.
  * @example const apns = await startApnsStandin({ keys: [{ keyId, teamId, publicKey }] });
  */
@@ -150,7 +152,7 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     if (!pushType || !PUSH_TYPES.has(pushType)) return { status: 400, reason: 'InvalidPushType' };
     const topic = headers['apns-topic'];
     if (!topic) return { status: 400, reason: 'MissingTopic' };
-    const suffix = pushType === 'liveactivity' ? '.push-type.liveactivity' : '';
+    const suffix = TOPIC_SUFFIX[pushType] ?? '';
     if (suffix && !topic.endsWith(suffix)) return { status: 400, reason: 'BadTopic' };
     const bundle = suffix ? topic.slice(0, -suffix.length) : topic;
     if (options.bundleIds && !options.bundleIds.includes(bundle)) return { status: 400, reason: 'TopicDisallowed' };
@@ -164,7 +166,7 @@ export async function startApnsStandin(options: ApnsStandinOptions): Promise<Apn
     } catch {
       return { status: 400, reason: 'PayloadEmpty' };
     }
-    const refused = checkNotificationPush(pushType, headers, body as { aps: Record<string, unknown> });
+    const refused = checkNotificationPush(pushType, headers, body as { aps: Record<string, unknown> }) ?? checkReloadPush(pushType, body as { aps: Record<string, unknown> });
     if (refused) return refused;
     if (unregistered.has(token)) return { status: 410, reason: 'Unregistered' };
     return undefined;

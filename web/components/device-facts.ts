@@ -7,6 +7,14 @@ export function PushToStart(props: { types: string[] }) {
   return html`<span class="push-to-start" title="Attributes types it holds a push-to-start token for">push-to-start: <span class="mono">${props.types.join(', ')}</span></span>`;
 }
 
+/** Which WidgetKit reloads reach an iOS device: its widget and control push tokens (issue 47). */
+export function WidgetKitTokens(props: { device: { hasWidgetPushToken?: boolean; hasControlPushToken?: boolean } }) {
+  const { hasWidgetPushToken, hasControlPushToken } = props.device;
+  if (!hasWidgetPushToken && !hasControlPushToken) return null;
+  const kinds = [hasWidgetPushToken ? 'widgets' : '', hasControlPushToken ? 'controls' : ''].filter(Boolean).join(', ');
+  return html`<div class="small" title="WidgetKit push tokens: POST …/widgets/reload and …/controls/reload reach it">reloads: <span class="mono">${kinds}</span></div>`;
+}
+
 /** A web device's push service: its subscription endpoint's origin (the endpoint itself is a capability, never shown). */
 export function PushService(props: { device: { platform: string; endpointOrigin?: string } }) {
   if (props.device.platform !== 'web') return null;

@@ -65,6 +65,9 @@ export interface Device {
   hasPushToStartToken: boolean;
   /** The ActivityAttributes types it holds an active push-to-start token for. */
   pushToStartTypes: string[];
+  /** iOS: whether WidgetKit's widget and control push tokens are registered. */
+  hasWidgetPushToken: boolean;
+  hasControlPushToken: boolean;
   locale?: string;
   timeZone?: string;
   osVersion?: string;
@@ -80,15 +83,17 @@ export interface Activity {
   /** null once the end user was erased. */
   endUserId: string | null;
   templateSlug: string;
-  state: 'Active' | 'Ended';
+  state: 'Scheduled' | 'Active' | 'Ended';
   platform: Platform;
   startedAt: string;
   endedAt?: string;
+  /** Only while Scheduled: when its start goes. */
+  scheduledFor?: string;
 }
 
 export interface Delivery {
   id: number;
-  kind: 'notification' | 'la_start' | 'la_update' | 'la_end';
+  kind: 'notification' | 'la_start' | 'la_update' | 'la_end' | 'widgets_reload' | 'controls_reload';
   /** null once its end user was erased. */
   deviceId: string | null;
   /** null once the device was deleted. */

@@ -3,7 +3,7 @@ import type { TargetedEvent } from 'preact';
 import { useState } from 'preact/hooks';
 import { Dialog, toast } from '../components/feedback';
 import { usePlanAllowsActivities } from '../components/start-action';
-import { LocaleZone, PushService, PushToStart } from '../components/device-facts';
+import { LocaleZone, PushService, PushToStart, WidgetKitTokens } from '../components/device-facts';
 import { Alert, Badge, Button, Card, Checkbox, Empty, PageHeader, Pager, SelectField, Spinner, TextField } from '../components/ui';
 import { admin } from '../lib/api';
 import { randomHex, randomId, relativeTime } from '../lib/format';
@@ -129,7 +129,7 @@ function DevicesCard(props: { appId: string; version: number; endUserId: string;
                 <td data-label="End user" class="mono break">${d.endUserId ?? 'erased'}</td>
                 <td data-label="Platform"><span class="platform-tag">${platformName(d.platform)}</span>${d.environment === 'sandbox' ? html` <${Badge} tone="amber">sandbox<//>` : ''}</td>
                 <td data-label="Token">${d.valid ? html`<${Badge} tone="green">valid<//>` : html`<${Badge} tone="red">invalid<//>${d.invalidReason ? html`<div class="muted small">${d.invalidReason}</div>` : ''}`}
-                  ${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} />` : ''}<${PushService} device=${d} /></td>
+                  ${d.platform === 'ios' ? html` <${PushToStart} types=${d.pushToStartTypes} /><${WidgetKitTokens} device=${d} />` : ''}<${PushService} device=${d} /></td>
                 <td data-label="Locale · zone" class="small"><${LocaleZone} device=${d} /></td>
                 <td data-label="Registered" class="nowrap" title=${d.createdAt}>${relativeTime(d.createdAt)}</td>
                 <td data-label="Device id" class="mono small break">${d.id}</td>

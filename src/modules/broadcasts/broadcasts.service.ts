@@ -11,6 +11,7 @@ import type { LiveActivityContent } from '../delivery/message-content';
 import { payloadBytes } from '../delivery/payloads';
 import { activityContent, type EventOptions } from '../live-activities/live-activities.content';
 import { startTargets, typedPushToStart } from '../live-activities/live-activities.delivery';
+import { paceOf, pacePushToStarts } from '../live-activities/push-to-start-pacing';
 import { firstTimestamp, timestampAfter } from '../live-activities/live-activities.types';
 import { minutesExhausted, usedMinutes } from '../live-activities/live-activities.usage';
 import { contentContext, requireValidData, requireValidState, resolveTemplate } from '../live-activities/resolved-template';
@@ -213,7 +214,9 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
           topic: row.topic,
         };
         // An app-defined template starts at each iPhone's push-to-start token of its attributes type.
-        const targets = template.custom ? startTargets(reachable, await typedPushToStart(tx, reachable, template.custom.attributesType)) : startTargets(reachable);
+        const unpaced = template.custom ? startTargets(reachable, await typedPushToStart(tx, reachable, template.custom.attributesType)) : startTargets(reachable);
+        // Push-to-starts share the device's budget with those of single activities (push-to-start-pacing.ts).
+        const targets = await pacePushToStarts(tx, reachable, unpaced, now, paceOf(ctx.config));
         const failed = targets.filter((t) => t.status === 'failed').map((t) => ({ deviceId: t.deviceId, reason: t.reason! }));
         await ctx.outbox.enqueue(tx, { appId, content, targets, now });
         const started = targets.length - failed.length;

@@ -3,8 +3,8 @@ import { bigint, defineTable, id, index, integer, primaryKey, text, time } from 
 import { apps } from '../apps/apps.tables';
 
 /**
- * What is to be delivered, once per event: a notification's rendered text, or a live activity
- * event (start, update, end) with its data. Deliveries (one per device) point at it, so a send to
+ * What is to be delivered, once per event: a notification's rendered text, a live activity
+ * event (start, update, end) with its data, or a WidgetKit reload of widgets or controls. Deliveries (one per device) point at it, so a send to
  * 100,000 devices stores its content once.
  */
 export const { sqlite: messages, pg: messagesPg } = defineTable(
@@ -12,7 +12,7 @@ export const { sqlite: messages, pg: messagesPg } = defineTable(
   {
     id: id(),
     appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
-    kind: text(['notification', 'la_start', 'la_update', 'la_end']).notNull(),
+    kind: text(['notification', 'la_start', 'la_update', 'la_end', 'widgets_reload', 'controls_reload']).notNull(),
     /** Not indexed: nothing looks messages up by activity, and the index cost a random page write per update. */
     activityId: text(),
     /** JSON of the provider-neutral content (delivery/message-content.ts). */

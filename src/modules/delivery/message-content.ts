@@ -115,9 +115,21 @@ export interface LiveActivityContent {
   topic?: string;
 }
 
-export type MessageContent = NotificationContent | LiveActivityContent;
+/**
+ * A WidgetKit reload (issue 47): `{"aps":{"content-changed":true}}` to a device's widget push token
+ * (iOS 26+) or control push token (iOS 18+); WidgetKit reloads the app's widgets or controls.
+ */
+export interface ReloadContent {
+  type: 'reload';
+  target: 'widgets' | 'controls';
+}
+
+export type MessageContent = NotificationContent | LiveActivityContent | ReloadContent;
+
+export type MessageKind = 'notification' | 'la_start' | 'la_update' | 'la_end' | 'widgets_reload' | 'controls_reload';
 
 /** The `messages.kind` column for a content. */
-export function messageKind(content: MessageContent): 'notification' | 'la_start' | 'la_update' | 'la_end' {
+export function messageKind(content: MessageContent): MessageKind {
+  if (content.type === 'reload') return `${content.target}_reload`;
   return content.type === 'notification' ? 'notification' : `la_${content.event}`;
 }

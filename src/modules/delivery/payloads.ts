@@ -22,7 +22,21 @@ const UPDATE_TTL_S = HOUR_S;
  */
 export function apnsRequest(content: MessageContent, bundleId: string): ApnsRequest {
   if (content.type === 'notification') return notificationRequest(content, bundleId);
+  if (content.type === 'reload') return reloadRequest(content, bundleId);
   return { headers: liveActivityHeaders(content, bundleId), body: { aps: liveActivityAps(content) } };
+}
+
+/**
+ * A WidgetKit reload as Apple documents it ("Updating widgets with WidgetKit push notifications",
+ * "Updating controls locally and remotely"): push type `widgets` or `controls`, topic
+ * `<bundleId>.push-type.widgets` or `.push-type.controls`, body `{"aps":{"content-changed":true}}`.
+ * Controls also carry the `apns-expiration: 0` and `apns-priority: 10` of Apple's sample request;
+ * the widgets sample names no priority (APNs' default, 10) and no expiration.
+ */
+function reloadRequest(content: Extract<MessageContent, { type: 'reload' }>, bundleId: string): ApnsRequest {
+  const headers: Record<string, string> = { 'apns-push-type': content.target, 'apns-topic': `${bundleId}.push-type.${content.target}` };
+  if (content.target === 'controls') Object.assign(headers, { 'apns-expiration': '0', 'apns-priority': '10' });
+  return { headers, body: { aps: { 'content-changed': true } } };
 }
 
 /** A Live Activity push's APNs headers; its body does not depend on the bundle id (see RenderedPayloads). */
@@ -61,6 +75,8 @@ function liveActivityAps(c: LiveActivityContent): Record<string, unknown> {
  */
 export function fcmMessage(content: MessageContent): Record<string, unknown> {
   if (content.type === 'notification') return notificationMessage(content);
+  // Reloads go only to WidgetKit tokens, which are iOS tokens (issue 47): nothing reaches FCM.
+  if (content.type === 'reload') throw new Error('a WidgetKit reload has no FCM message');
   const data: Record<string, string> = {
     type: 'live_activity',
     event: content.event,

@@ -24,7 +24,7 @@ export async function registrationInput(ctx: AppContext, appId: string, body: Re
     return input;
   }
   if (token !== undefined) throw new HttpError(400, 'token is not for platform web: send subscription, as PushSubscription.toJSON() gives it');
-  for (const field of ['pushToStartToken', 'pushToStartTokens', 'environment'] as const)
+  for (const field of ['pushToStartToken', 'pushToStartTokens', 'widgetPushToken', 'controlPushToken', 'controlPushTokens', 'environment'] as const)
     if (body[field] !== undefined) throw new HttpError(400, `${field} is only for platform ios`);
   if (subscription === undefined) throw new HttpError(400, 'subscription is required for platform web');
   const checked = await checkSubscription(subscription, { allowPrivate: ctx.config.security.allow_private_endpoints });

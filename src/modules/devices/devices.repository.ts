@@ -21,11 +21,12 @@ const TARGET = { numbers: ['createdAt', 'tokenId', 'pushToStartTokenId'] };
 const pushToStartTypes = (d: Dialect) =>
   `(SELECT ${d.name === 'postgres' ? 'string_agg' : 'group_concat'}(COALESCE(p.attributes_type, '${BUILT_IN_ATTRIBUTES_TYPE}'), ',') FROM tokens p
      WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active')`;
+const activeKind = (kind: string) => `EXISTS (SELECT 1 FROM tokens w WHERE w.device_id = d.id AND w.kind = '${kind}' AND w.state = 'active')`;
 const WITH_TOKENS = (d: Dialect) => `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
      d.locale, d.time_zone AS "timeZone", d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
-     ${pushToStartTypes(d)} AS "pushToStartTypes"
+     ${pushToStartTypes(d)} AS "pushToStartTypes", ${activeKind('apns_widget')} AS "hasWidgetToken", ${activeKind('apns_control')} AS "hasControlToken"
      FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
-const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'] };
+const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'], booleans: ['hasWidgetToken', 'hasControlToken'] };
 const COUNT = { numbers: ['n'] };
 
 const audience = statement<Audience>(
@@ -211,6 +212,13 @@ export const devicesRepository = repository((sql: Sql) => {
         if (input.pushToStartToken && input.platform === 'ios') await tokens.report(appId, 'apns_push_to_start', input.pushToStartToken, device.id, device.environment, now);
         if (input.platform === 'ios')
           for (const [type, value] of Object.entries(input.pushToStartTokens ?? {})) await tokens.report(appId, 'apns_push_to_start', value, device.id, device.environment, now, type);
+        if (input.widgetPushToken && input.platform === 'ios') await tokens.report(appId, 'apns_widget', input.widgetPushToken, device.id, device.environment, now);
+        // Controls: one token per control with a push handler; the set reported replaces the one before.
+        const controls = input.controlPushTokens ?? (input.controlPushToken ? [input.controlPushToken] : undefined);
+        if (controls && input.platform === 'ios') {
+          for (const value of controls) await tokens.report(appId, 'apns_control', value, device.id, device.environment, now);
+          await tokens.retireControlsBut(device.id, controls, now);
+        }
         return { device: (await tx.one(oneWithTokens, [appId, device.id]))!, created: !existing };
       }),
 

@@ -41,6 +41,29 @@ export const DeviceBody = t.Object(
           'iOS 17.2+: push-to-start tokens per ActivityAttributes type, `{ "RideAttributes": "<hex>" }`: iOS issues one per type (`Activity<RideAttributes>.pushToStartTokenUpdates`), and a start of an app-defined template goes to the token of its `attributesType`. `IsletActivityAttributes` here is the same as `pushToStartToken`.',
       }),
     ),
+    widgetPushToken: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          'iOS 26+: the widget push token WidgetKit hands the `WidgetPushHandler` (`pushTokenDidChange(_:widgets:)`, `WidgetPushInfo.token` as hex, 64 to 200 hex digits): `POST …/widgets/reload` reaches it. iOS only: 400 on other platforms. Absent: unchanged.',
+      }),
+    ),
+    controlPushToken: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          'iOS 18+: the control push token WidgetKit hands the `ControlPushHandler` (`pushTokensDidChange(controls:)`, `ControlInfo.pushInfo?.token` as hex): `POST …/controls/reload` reaches it. With several controls send `controlPushTokens`. iOS only: 400 on other platforms. Absent: unchanged.',
+      }),
+    ),
+    controlPushTokens: t.Optional(
+      t.Array(t.String({ minLength: 1, maxLength: 4096 }), {
+        maxItems: 32,
+        description:
+          'iOS 18+: every control push token of the device, one per control with a push handler (`controls.compactMap { $0.pushInfo?.token }`, hex): the set replaces the tokens kept before, and a control reload reaches each. iOS only.',
+      }),
+    ),
     environment: t.Optional(
       t.Union([t.Literal('production'), t.Literal('sandbox')], {
         description:

@@ -11,6 +11,12 @@ export interface DeviceInput {
   pushToStartToken?: string;
   /** Push-to-start tokens of app-defined ActivityAttributes types (issue 39), by type; the IsletActivityAttributes one is `pushToStartToken`. */
   pushToStartTokens?: Record<string, string>;
+  /** iOS 26+: WidgetKit's widget push token (`WidgetPushHandler`), hex; a widget reload goes to it (issue 47). */
+  widgetPushToken?: string;
+  /** iOS 18+: WidgetKit's control push token (`ControlPushHandler`), hex; a control reload goes to it. */
+  controlPushToken?: string;
+  /** iOS 18+: every control push token of the device (one per control with a push handler), hex: the set replaces the one kept before. */
+  controlPushTokens?: string[];
   environment?: 'production' | 'sandbox';
   /** The OS version the device reports (`18.2`); absent: unchanged. */
   osVersion?: string;
@@ -83,4 +89,7 @@ export interface DeviceWithTokens extends DeviceRow {
   invalidReason: string | null;
   /** The attributes types of the device's active push-to-start tokens, comma-joined (IsletActivityAttributes for the built-in one); null: none. */
   pushToStartTypes: string | null;
+  /** Whether the device holds an active widget push token and an active control push token. */
+  hasWidgetToken: boolean;
+  hasControlToken: boolean;
 }

@@ -24,9 +24,23 @@ export function tokenProblem(platform: 'ios' | 'android', token: string, field: 
 }
 
 /** Refuses a device registration whose token or push-to-start token is not of its platform's shape (400). */
-export function checkDeviceTokens(device: { platform: 'ios' | 'android'; token: string; pushToStartToken?: string; pushToStartTokens?: Record<string, string> }): void {
+export function checkDeviceTokens(device: {
+  platform: 'ios' | 'android';
+  token: string;
+  pushToStartToken?: string;
+  pushToStartTokens?: Record<string, string>;
+  widgetPushToken?: string;
+  controlPushToken?: string;
+  controlPushTokens?: string[];
+}): void {
+  // WidgetKit's tokens exist only on Apple's platforms.
+  for (const field of ['widgetPushToken', 'controlPushToken', 'controlPushTokens'] as const)
+    if (device[field] !== undefined && device.platform !== 'ios') throw new HttpError(400, `${field} is only for platform ios`);
   const problem =
     tokenProblem(device.platform, device.token, 'token') ??
+    (device.widgetPushToken === undefined ? undefined : tokenProblem('ios', device.widgetPushToken, 'widgetPushToken')) ??
+    (device.controlPushToken === undefined ? undefined : tokenProblem('ios', device.controlPushToken, 'controlPushToken')) ??
+    (device.controlPushTokens ?? []).map((token, i) => tokenProblem('ios', token, `controlPushTokens[${i}]`)).find((p) => p !== undefined) ??
     (device.pushToStartToken === undefined ? undefined : tokenProblem(device.platform, device.pushToStartToken, 'pushToStartToken')) ??
     Object.entries(device.pushToStartTokens ?? {})
       .map(([type, token]) => tokenProblem(device.platform, token, `pushToStartTokens.${type}`))

@@ -20,6 +20,7 @@ const TAGS = [
   { name: 'Live Activity streams', description: 'Put the state of a key; Islet starts, updates, does nothing or starts over before the 8-hour limit.' },
   { name: 'Broadcasts', description: 'One Live Activity for a whole audience: an APNs broadcast channel (iOS 18+) and an FCM topic, updated once for every subscriber.' },
   { name: 'Notifications', description: 'Send push notifications from a template of the live (or a Testing) release, now or scheduled; follow, list and cancel them.' },
+  { name: 'Widgets', description: 'Reload the app’s widgets (iOS 26+) and controls (iOS 18+) through WidgetKit pushes to the tokens devices registered.' },
   { name: 'Devices', description: 'Register the devices of end users; a registered device makes its end user "connected".' },
   { name: 'End users', description: 'Tags an audience matches, and erasure of an end user with their devices and activities.' },
   { name: 'Admin: apps', description: 'Apps, plans, secrets and push credentials (admin token).' },

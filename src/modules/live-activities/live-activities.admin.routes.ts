@@ -40,8 +40,9 @@ export function liveActivitiesAdminRoutes(services: Services) {
         200: t.Composite([
           LiveActivityRecord,
           t.Object({
-            endReason: t.Union([t.Literal('api'), t.Literal('quota'), t.Literal('expired'), t.Null()], {
-              description: 'Why it ended: api (DELETE), quota (minutes used up), expired (iOS 8-hour limit); null while Active.',
+            endReason: t.Union([t.Literal('api'), t.Literal('quota'), t.Literal('expired'), t.Literal('cancelled'), t.Literal('not_started'), t.Null()], {
+              description:
+                'Why it ended: api (DELETE), quota (minutes used up), expired (iOS 8-hour limit), cancelled (DELETE of a Scheduled start before its time: nothing was sent), not_started (due, but it could not start: no device left, minutes used up, template gone); null while Scheduled or Active.',
             }),
             attributes: Values,
             contentState: Values,

@@ -218,7 +218,7 @@ forEachDatabase('live-activities', (database) => {
         ['offset=-1', 'offset must be an integer from 0 to 1000000'],
         ['limit=ten', 'limit must be an integer from 1 to 100'],
         ['offset=1.5', 'offset must be an integer from 0 to 1000000'],
-        ['state=Paused', 'state must be one of Active, Ended'],
+        ['state=Paused', 'state must be one of Scheduled, Active, Ended'],
       ];
       for (const [query, detail] of cases) {
         const res = await h.service('a1', 'GET', `${PATH}?${query}`);

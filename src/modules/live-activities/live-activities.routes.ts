@@ -10,6 +10,7 @@ import { ContentOptions, contentOptions, EndOptions } from './live-activities.op
 import { tokenProblem } from '../devices/token-format';
 import { AudienceBody, audienceFilter, requireOneTarget } from '../devices/audience';
 import { LiveActivityRecord } from './live-activities.view';
+import { startTimeOf } from './start-time';
 import { LIVE_ACTIVITY_TEMPLATES, TEMPLATE_SLUGS } from './templates';
 
 const SCALAR = [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }];
@@ -57,8 +58,33 @@ export const StartBody = t.Object(
   },
 );
 
-/** A start's body: a stream's, and an `audience` instead of `targetUsers` (issue 38). */
-const StartNowBody = t.Object({ ...StartBody.properties, audience: t.Optional(AudienceBody) }, { additionalProperties: false, examples: StartBody.examples as unknown[] });
+/** A start's body: a stream's, an `audience` instead of `targetUsers` (issue 38), and a start time (issue 47). */
+const StartNowBody = t.Object(
+  {
+    ...StartBody.properties,
+    audience: t.Optional(AudienceBody),
+    startAt: t.Optional(
+      t.String({
+        maxLength: 64,
+        description:
+          'Schedules the start: an ISO 8601 time with an offset or `Z`. The activities are created now in state `Scheduled`; the push-to-start (iOS) and the start (Android) go then, and their minutes count from then. At most a minute in the past, at most 30 days ahead. Not with `startAtLocal`.',
+        examples: ['2026-12-24T20:00:00+01:00'],
+      }),
+    ),
+    startAtLocal: t.Optional(
+      t.String({
+        maxLength: 64,
+        description:
+          "Schedules the start for a wall time in each end user's zone: the `timeZone` of the device the activity's platform comes from (their most recently registered), else the app's `defaultTimeZone`. A local date-time without offset (`2026-12-24T20:00`); end users where it has passed get no activity. Not with `startAt`.",
+        examples: ['2026-12-24T20:00'],
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [...(StartBody.examples as unknown[]), { templateSlug: 'countdown', attributes: { label: 'Kick-off' }, contentState: { targetDate: '2026-12-24T20:00:00+01:00' }, targetUsers: [DEMO.endUserId], startAt: '2026-12-24T19:45:00+01:00' }],
+  },
+);
 
 const UpdateBody = t.Object(
   { contentState: ActivityValues('The new dynamic data; replaces the previous contentState entirely.'), ...ContentOptions },
@@ -92,7 +118,7 @@ const ActivityParams = t.Object({ appId: t.String({ description: 'The app identi
 const ListQuery = t.Object(
   {
     ...PageQuery,
-    state: t.Optional(t.Union([t.Literal('Active'), t.Literal('Ended')], { description: 'Only activities in this state.' })),
+    state: t.Optional(t.Union([t.Literal('Scheduled'), t.Literal('Active'), t.Literal('Ended')], { description: 'Only activities in this state.' })),
     endUserId: t.Optional(t.String({ description: 'Only activities of this end user.' })),
     templateSlug: t.Optional(t.String({ description: 'Only activities of this template.' })),
   },
@@ -107,13 +133,15 @@ const signedBy =
 
 /** The public Live Activities API (spec endpoints 1-4), one record, and the iOS token report. */
 export function liveActivitiesRoutes(services: Services) {
-  const { auth, liveActivities } = services;
+  const { auth, liveActivities, clock } = services;
   return new Elysia({ detail: { tags } })
     .post(
       '/api/apps/:appId/live-activities',
       ({ request, body }) => {
         requireOneTarget(body);
-        return liveActivities.start(auth.appOf(request), { ...body, audience: body.audience && audienceFilter(body.audience) });
+        const { startAt, startAtLocal, ...start } = body;
+        const at = startTimeOf({ startAt, startAtLocal }, clock.now());
+        return liveActivities.start(auth.appOf(request), { ...start, audience: body.audience && audienceFilter(body.audience) }, { at });
       },
       {
       // Authenticates before the body is validated: a caller without the header always gets 401.
@@ -123,7 +151,8 @@ export function liveActivitiesRoutes(services: Services) {
       response: {
         200: t.Object({
           activityCount: Type.Integer({ description: 'Number of activities created (one per targeted connected end user).' }),
-          activities: t.Array(LiveActivityRecord, { description: 'One per activity created, each with state `Active`.' }),
+          activities: t.Array(LiveActivityRecord, { description: 'One per activity created, each with state `Active` (`Scheduled` for a scheduled start).' }),
+          scheduledFor: t.Optional(t.String({ format: 'date-time', description: 'A scheduled start: when its earliest activity starts.' })),
         }),
         ...errors(400, 401, 403, 413, 429),
       },
@@ -135,6 +164,8 @@ export function liveActivitiesRoutes(services: Services) {
           '`staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. ' +
           'Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; ' +
           '400 `audience and targetUsers cannot be given together`; ' +
+          'With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. ' +
+          '400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; ' +
           '403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`.',
         tags,
         security,
@@ -210,7 +241,7 @@ export function liveActivitiesRoutes(services: Services) {
         detail: {
           summary: 'End a Live Activity',
           description:
-            'The activity becomes `Ended` and is removed from every device it runs on. No body is needed; an optional JSON body gives a final `contentState` ' +
+            'The activity becomes `Ended` and is removed from every device it runs on (a `Scheduled` one before its time: its start is cancelled, nothing is sent, end reason `cancelled`). No body is needed; an optional JSON body gives a final `contentState` ' +
             'and a `dismissalDate` that keeps that final state visible until then (absent or past: removed at once). ' +
             'Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field.',
           tags,

@@ -7,12 +7,15 @@ import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.types';
 import type { LiveActivityContent, MessageContent } from '../delivery/message-content';
 import type { DeliveryTarget } from '../delivery/outbox/outbox';
-import { MAX_PAYLOAD_BYTES, renderPayloads, type RenderedPayloads } from '../delivery/payloads';
-import type { AudienceFilter, TargetDevice } from '../devices/devices.types';
+import type { TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
 import type { NewInstance } from './instances.types';
 import { activityContent, type EventOptions } from './live-activities.content';
-import { contentOptions, type ContentOptionsInput } from './live-activities.options';
+import { checkStart, requireDeliverable, type StartInput } from './start-checks';
+import { cancelScheduled, scheduledStarts } from './scheduled-starts';
+import type { StartTime } from './start-time';
+import { paceOf, pacePushToStarts } from './push-to-start-pacing';
+import { contentOptions } from './live-activities.options';
 import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
 import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.types';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
@@ -29,16 +32,7 @@ import { devicesRepository } from '../devices/devices.repository';
 import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
 import { activityDetail } from './live-activities.detail';
 
-/** A start as the route validated it: the template's data, the targets, and the options (dates as given). */
-export interface StartInput extends ContentOptionsInput {
-  templateSlug: string;
-  /** Strings for a built-in template; typed values for an app-defined one. */
-  attributes?: Record<string, unknown>;
-  contentState: Record<string, unknown>;
-  targetUsers?: string[];
-  /** Instead of `targetUsers`: the end users whose tags match, on their devices of the platform (issue 38). */
-  audience?: AudienceFilter;
-}
+export type { StartInput } from './start-checks';
 
 /** An end's options: a final contentState, when the system removes it, and the push priority. */
 export interface EndInput {
@@ -50,17 +44,12 @@ export interface EndInput {
 /** `activityId` names the activities instead of generated ids (the demo's fixed id). */
 export interface StartOptions {
   activityId?: (endUserId: string) => string;
+  /** A scheduled start (`startAt`, `startAtLocal`): Scheduled activities now, their start when due (scheduled-starts.ts). */
+  at?: StartTime;
 }
 
 const notFound = () => new HttpError(404, 'live activity not found');
 const notActive = () => new HttpError(409, 'live activity is not active');
-
-/** Refuses content that neither APNs nor FCM would accept; answers its payloads as rendered for the check. */
-function requireDeliverable(content: LiveActivityContent): RenderedPayloads {
-  const rendered = renderPayloads(content);
-  if (rendered.bytes > MAX_PAYLOAD_BYTES) throw new HttpError(400, `payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
-  return rendered;
-}
 
 /**
  * Use cases of live activities: start, update, end, list, and the iOS per-activity token report.
@@ -106,23 +95,8 @@ export function liveActivitiesService(ctx: AppContext) {
    * itself, to run inside a write transaction `tx` (alone, or with more work: activity streams).
    */
   const prepareStart = async (app: AppRow, input: StartInput, options: StartOptions = {}) => {
-    const plan = config.plans[app.plan];
-    if (!plan?.live_activities) throw new HttpError(403, 'live activities are not available on your current plan');
-    const template = await resolveTemplate(store.sql, app.id, input.templateSlug);
-    requireValidData(template, input.attributes, input.contentState);
+    const { template, base, now, attributes } = await checkStart(ctx, app, input);
     const slug = input.templateSlug;
-    const now = clock.now();
-    const attributes = input.attributes ?? {};
-    // Every start carries the same data and alert; only the activity id (of fixed length) differs.
-    const base = activityContent(
-      'start',
-      { id: newId('la', now), templateSlug: slug, attributes, contentState: input.contentState },
-      { now, ...contentContext(template), apnsTimestamp: firstTimestamp(now), options: contentOptions(input) },
-    );
-    requireDeliverable(base);
-    if (minutesExhausted(plan, await usedMinutes(store.sql, app.id, now))) {
-      throw new HttpError(429, 'live activity minutes limit exceeded for this billing period');
-    }
     const attributesJson = JSON.stringify(attributes);
     const contentStateJson = JSON.stringify(input.contentState);
     const endUserIds = input.targetUsers && [...new Set(input.targetUsers)];
@@ -131,15 +105,19 @@ export function liveActivitiesService(ctx: AppContext) {
       if (template.custom && !(await liveActivityTemplatesRepository(tx).findShared(app.id, slug))) throw invalidTemplateSlug(slug);
       const rows: NewActivity[] = [];
       const started: NewInstance[] = [];
+      const groups = byEndUser(await devicesRepository(tx).targets(app.id, { endUserIds, audience: input.audience }));
+      if (options.at) {
+        const base = { appId: app.id, templateSlug: slug, attributes: attributesJson, contentState: contentStateJson };
+        return scheduledStarts(ctx).schedule(tx, app, groups, base, (u) => options.activityId?.(u) ?? newId('la', now), options.at, contentOptions(input), now);
+      }
       const messages: { content: MessageContent; targets: DeliveryTarget[] }[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
-      for (const userDevices of byEndUser(await devicesRepository(tx).targets(app.id, { endUserIds, audience: input.audience }))) {
+      for (const userDevices of groups) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
-        const targets = template.custom
-          ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType))
-          : startTargets(userDevices);
+        const unpaced = template.custom ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType)) : startTargets(userDevices);
+        const targets = await pacePushToStarts(tx, userDevices, unpaced, now, paceOf(config));
         messages.push({ content: { ...base, activityId: row.id }, targets });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));
@@ -180,6 +158,8 @@ export function liveActivitiesService(ctx: AppContext) {
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
   const endNow = async (tx: Tx, appId: string, id: string, input: EndInput = {}): Promise<void> => {
     const row = await requireActivityForWrite(tx, appId, id);
+    // Before its time a DELETE cancels the start: nothing is sent.
+    if (row.state === 'Scheduled') return cancelScheduled(tx, row, clock.now());
     if (row.state !== 'Active') throw notActive();
     if (input.contentState) requireValidState(await resolveTemplate(tx, appId, row.templateSlug), input.contentState, parsed(row).attributes);
     const now = clock.now();

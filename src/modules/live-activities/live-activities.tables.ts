@@ -11,7 +11,8 @@ export const { sqlite: activities, pg: activitiesPg } = defineTable(
     endUserId: text().notNull(),
     templateSlug: text().notNull(),
     platform: text(['ios', 'android', 'web']).notNull(),
-    state: text(['Active', 'Ended']).notNull(),
+    /** Scheduled: a start waiting for its time (`startAt`, `startAtLocal`; scheduled-starts.tables.ts), nothing sent yet. */
+    state: text(['Scheduled', 'Active', 'Ended']).notNull(),
     attributes: text().notNull(),
     contentState: text().notNull(),
     /**
@@ -19,9 +20,11 @@ export const { sqlite: activities, pg: activitiesPg } = defineTable(
      * max(now in seconds, this + 1), so events of one activity never tie even within one second.
      */
     lastTimestamp: bigint().notNull().default(0),
+    /** When it started; while Scheduled, when it is due (set to the real start when it goes). */
     startedAt: time().notNull(),
     endedAt: time(),
-    endReason: text(['api', 'quota', 'expired']),
+    /** cancelled: a Scheduled start ended (DELETE) before its time; not_started: due, but it could not start (no device left, minutes used up, template gone). */
+    endReason: text(['api', 'quota', 'expired', 'cancelled', 'not_started']),
   },
   (t) => [
     index('activities_app_started').on(t.appId, t.startedAt, t.id),

@@ -37,6 +37,18 @@ const retireOtherPushToStart = statement(
   (d) => `UPDATE tokens SET state = 'invalid', invalid_reason = $3, invalidated_at = $4
            WHERE device_id = $1 AND kind = 'apns_push_to_start' AND ${d.same('attributes_type', d.typed('$5', 'text'))} AND value <> $2 AND state = 'active'`,
 );
+// One widget push token per device: WidgetKit hands the device a new one when it changes.
+const retireOtherOfKind = statement(
+  `UPDATE tokens SET state = 'invalid', invalid_reason = $3, invalidated_at = $4 WHERE device_id = $1 AND kind = $5 AND value <> $2 AND state = 'active'`,
+);
+// A device's control push tokens are the set it last reported (one per control with a push handler): the others are retired.
+const retireControlsBut = statement(
+  (d) => `UPDATE tokens SET state = 'invalid', invalid_reason = $3, invalidated_at = $4 WHERE device_id = $1 AND kind = 'apns_control' AND state = 'active' AND ${d.notInList('value', '$2')}`,
+);
+const activeOfKind = statement<{ deviceId: string; id: number }>(
+  (d) => `SELECT device_id AS "deviceId", id FROM tokens WHERE ${d.inList('device_id', '$1')} AND kind = $2 AND state = 'active'`,
+  ID,
+);
 const pushToStartFor = statement<{ deviceId: string; id: number }>(
   (d) => `SELECT device_id AS "deviceId", id FROM tokens
            WHERE ${d.inList('device_id', '$1')} AND kind = 'apns_push_to_start' AND attributes_type = $2 AND state = 'active'`,
@@ -70,12 +82,17 @@ export const tokensRepository = repository((sql: Sql) => {
       const { id } = (await sql.one(upsertValue, [appId, kind, value, deviceId, environment, now, type]))!;
       // One push-to-start token per device and type: an older one the device no longer reports is retired.
       if (kind === 'apns_push_to_start') await sql.run(retireOtherPushToStart, [deviceId, value, 'replaced by a newer push-to-start token', now, type]);
+      if (kind === 'apns_widget') await sql.run(retireOtherOfKind, [deviceId, value, 'replaced by a newer token', now, kind]);
       return id;
     },
     /** Stores a token's sealed secret part (a web subscription's keys). */
     setSecret: async (id: number, sealed: string): Promise<void> => void (await sql.run(setSecret, [sealed, id])),
     /** The active push-to-start tokens of an app-defined attributes type among these devices. */
     pushToStartFor: (deviceIds: readonly string[], attributesType: string): Promise<{ deviceId: string; id: number }[]> => sql.all(pushToStartFor, [deviceIds, attributesType]),
+    /** Retires the device's active control push tokens that are not among `values` (the set it reports now). */
+    retireControlsBut: async (deviceId: string, values: readonly string[], now: number): Promise<void> => void (await sql.run(retireControlsBut, [deviceId, values, 'no longer reported by the device', now])),
+    /** The active tokens of one kind (a widget or control push token) among these devices. */
+    activeOfKind: (deviceIds: readonly string[], kind: 'apns_widget' | 'apns_control'): Promise<{ deviceId: string; id: number }[]> => sql.all(activeOfKind, [deviceIds, kind]),
     /** Records the update token of an activity on one device; returns its id. */
     reportActivity: async (appId: string, activityId: string, deviceId: string, value: string, environment: Environment | null, now: number): Promise<number> =>
       (await sql.one(upsertActivity, [appId, value, deviceId, activityId, environment, now]))!.id,

@@ -8,7 +8,8 @@ import { activities } from '../live-activities/live-activities.tables';
  * The token ledger: every token Islet knows, with the device that owns it and whether a provider
  * still takes it. Kinds: `apns_device`, `fcm_registration` and `webpush_subscription` (the device's alert token, one per
  * device row: its registration token), `apns_push_to_start` (one active per device; a value belongs
- * to one device), `apns_activity` (an activity's update token on one device). Deliveries name the
+ * to one device), `apns_activity` (an activity's update token on one device), `apns_widget` and
+ * `apns_control` (WidgetKit's widget and control push tokens, issue 47: one active each per device). Deliveries name the
  * token they use (`deliveries.token_id`), so a provider's refusal invalidates exactly that token.
  */
 export const { sqlite: tokens, pg: tokensPg } = defineTable(
@@ -16,7 +17,7 @@ export const { sqlite: tokens, pg: tokensPg } = defineTable(
   {
     id: id(),
     appId: text().notNull().references(() => apps.id, { onDelete: 'cascade' }),
-    kind: text(['apns_device', 'apns_push_to_start', 'apns_activity', 'fcm_registration', 'webpush_subscription']).notNull(),
+    kind: text(['apns_device', 'apns_push_to_start', 'apns_activity', 'fcm_registration', 'webpush_subscription', 'apns_widget', 'apns_control']).notNull(),
     value: text().notNull(),
     deviceId: text().notNull().references(() => devices.id, { onDelete: 'cascade' }),
     /** apns_activity only. */

@@ -27,7 +27,7 @@ const Status = t.Union([...STATES], {
 const StatusFilter = t.Union([...STATES, t.Literal('pending'), t.Literal('delivered')], {
   description: 'Only deliveries in this state (the names of the delivery record and the message status); `pending` and `delivered`, the names taken before, are still accepted for `queued` and `sent`.',
 });
-const Kind = t.Union([t.Literal('notification'), t.Literal('la_start'), t.Literal('la_update'), t.Literal('la_end')]);
+const Kind = t.Union([t.Literal('notification'), t.Literal('la_start'), t.Literal('la_update'), t.Literal('la_end'), t.Literal('widgets_reload'), t.Literal('controls_reload')]);
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(type: T) => t.Union([type, t.Null()]);
 const Time = t.String({ format: 'date-time' });
 

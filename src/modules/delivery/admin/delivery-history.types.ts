@@ -1,6 +1,6 @@
 export const DELIVERY_STATUSES = ['pending', 'held', 'sending', 'delivered', 'failed', 'dropped', 'superseded'] as const;
 
-export const MESSAGE_KINDS = ['notification', 'la_start', 'la_update', 'la_end'] as const;
+export const MESSAGE_KINDS = ['notification', 'la_start', 'la_update', 'la_end', 'widgets_reload', 'controls_reload'] as const;
 
 /** What the console asks of an app's deliveries; every field narrows, none is required. */
 export interface DeliveryFilter {

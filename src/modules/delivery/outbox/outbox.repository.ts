@@ -80,7 +80,7 @@ const releaseHeld = statement(
 export const outboxRepository = repository((sql: Sql) => {
   const dialect = sql.dialect.name;
   /**
-   * Writes one delivery per row of each group, due now, of the group's message. Rows may be streamed
+   * Writes one delivery per row of each group, due now (or at its `dueAt`), of the group's message. Rows may be streamed
    * from a query (a large send): written as they come, INSERT_BATCH at a time. Returns how many were written.
    */
   const writeDeliveries = async (appId: string, groups: Iterable<DeliveryGroup>, now: number): Promise<number> => {
@@ -90,7 +90,7 @@ export const outboxRepository = repository((sql: Sql) => {
     let written = 0;
     for (const group of groups) {
       for (const d of group.rows) {
-        params.push(appId, group.messageId, d.deviceId, group.activityId, d.tokenId, d.status, d.holdKind, now, d.reason, now, now);
+        params.push(appId, group.messageId, d.deviceId, group.activityId, d.tokenId, d.status, d.holdKind, d.dueAt ?? now, d.reason, now, now);
         if (++count < size) continue;
         await sql.run(insertMany[dialect], params);
         written += count;
@@ -109,7 +109,7 @@ export const outboxRepository = repository((sql: Sql) => {
     writeDeliveries(message.appId, [{ messageId: message.id, activityId: message.activityId, rows }], now);
   return {
     /** Writes a message; returns its id. */
-    insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now, null]))!.id,
+    insertMessage: async (appId: string, kind: string, activityId: string | null, content: string, templateSlug: string | null, now: number): Promise<number> => (await sql.one(insertMessage, [appId, kind, activityId, content, templateSlug, now, null]))!.id,
 
     insertDeliveries,
 

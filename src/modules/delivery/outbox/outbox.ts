@@ -19,6 +19,8 @@ export interface DeliveryTarget {
    */
   status?: 'pending' | 'held' | 'failed';
   reason?: string;
+  /** pending: not before this time, ms (a paced push-to-start); absent: now. */
+  dueAt?: number;
 }
 
 /**
@@ -66,7 +68,7 @@ export class Outbox {
       messageId = queued.messageId;
       deliveries = list.length;
     } else {
-      messageId = await outboxRepository(tx).insertMessage(input.appId, kind, activityId, content, input.content.templateSlug, input.now);
+      messageId = await outboxRepository(tx).insertMessage(input.appId, kind, activityId, content, 'templateSlug' in input.content ? input.content.templateSlug : null, input.now);
       deliveries = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
     }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
@@ -85,7 +87,7 @@ export class Outbox {
       if (content.type === 'live_activity' && content.event !== 'start') throw new Error('enqueueEach: an update or end supersedes, queue it with enqueue');
       failed[i] = 0;
       const deliveries = [...deliveryRows(targets, () => failed[i]!++)];
-      return { kind: messageKind(content), activityId: content.type === 'live_activity' ? content.activityId : null, content: JSON.stringify(content), templateSlug: content.templateSlug, deliveries };
+      return { kind: messageKind(content), activityId: content.type === 'live_activity' ? content.activityId : null, content: JSON.stringify(content), templateSlug: 'templateSlug' in content ? content.templateSlug : null, deliveries };
     });
     const ids = await outboxRepository(tx).insertMessagesWithDeliveries(input.appId, list, input.now);
     for (const [i, count] of failed.entries()) if (count > 0) await this.failedAtEnqueue(tx, input.appId, ids[i]!, list[i]!.kind, count, input.now);
@@ -160,7 +162,7 @@ function* deliveryRows(targets: Iterable<DeliveryTarget>, onFailed: () => void):
   for (const t of targets) {
     if (t.status === 'failed') onFailed();
     // Held at queueing means waiting for the activity's own token (see DeliveryTarget.status).
-    yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', holdKind: t.status === 'held' ? 'token' : null, reason: t.reason ?? null };
+    yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', holdKind: t.status === 'held' ? 'token' : null, reason: t.reason ?? null, dueAt: t.dueAt };
   }
 }
 

@@ -9,6 +9,8 @@ export interface NewDelivery {
   /** Set when held (hold-kind.ts). */
   holdKind: HoldKind | null;
   reason: string | null;
+  /** When it is due (`next_attempt_at`); absent: now. */
+  dueAt?: number;
 }
 
 /** One message of several queued at once, with its deliveries. */
@@ -16,7 +18,7 @@ export interface NewMessage {
   kind: string;
   activityId: string | null;
   content: string;
-  templateSlug: string;
+  templateSlug: string | null;
   deliveries: readonly NewDelivery[];
 }
 

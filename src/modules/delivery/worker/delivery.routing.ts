@@ -33,6 +33,7 @@ export class DeliveryRouter {
     if (row.tokenId !== null && row.tokenDeviceId !== row.deviceId) return { action: 'drop', reason: 'token moved to another device' };
     const built = this.build(row);
     if (row.platform === 'web') return routeWebPush(row, built.content, channels.webPush, this.webPushes);
+    if (built.content.type === 'reload' && row.platform !== 'ios') return { action: 'drop', reason: 'a WidgetKit reload is for iOS devices only' };
     return row.platform === 'ios' ? this.routeApns(row, built, channels) : this.routeFcm(row, built, channels);
   }
 

@@ -15,6 +15,7 @@ export const SILENT_NOT_FOR_WEB = 'silent notifications are not sent to web devi
 export function routeWebPush(row: ClaimedDelivery, content: MessageContent, web: WebPushChannel | undefined, pushes: Map<string, WebPushContent>): Route {
   if (!web) return { action: 'fail', reason: NO_WEB_PUSH };
   if (content.type === 'notification' && content.silent) return { action: 'drop', reason: SILENT_NOT_FOR_WEB };
+  if (content.type === 'reload') return { action: 'drop', reason: 'a WidgetKit reload is for iOS devices only' };
   const endpoint = row.tokenValue;
   if (endpoint === null || row.tokenSecret === null || !URL.canParse(endpoint)) return { action: 'fail', reason: 'device token removed' };
   let keys: { p256dh: Buffer; auth: Buffer };
