@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia';
 import { AppParams, errors } from '../../http/schemas';
 import type { Services } from '../../services';
 import { AudienceBody, audienceFilter, requireOneTarget } from '../devices/audience';
+import { THROTTLE_PER_MINUTE } from './throttle/throttle';
 import { MAX_BADGE, MAX_COLLAPSE_ID_BYTES, MAX_TTL_SECONDS } from './releases/template-options';
 
 const SendBody = t.Object(
@@ -53,6 +54,16 @@ const SendBody = t.Object(
           "Schedules the send for a wall time in each device's own `timeZone` (the app's `defaultTimeZone` for a device without one): a local date-time without offset, seconds optional (`2026-12-24T09:00`). " +
           'Zones where it has passed (more than a minute ago) are skipped; a time that does not exist there (clocks going forward) is the moment of the change. Not with `sendAt`.',
         examples: ['2026-12-24T09:00'],
+      }),
+    ),
+    throttlePerMinute: t.Optional(
+      Type.Integer({
+        minimum: THROTTLE_PER_MINUTE.min,
+        maximum: THROTTLE_PER_MINUTE.max,
+        description:
+          'Spreads the deliveries evenly at this many a minute (the n-th goes 60/throttlePerMinute seconds after the one before), across every instance and through restarts. ' +
+          'The answer comes at once; what waits shows as `queued` in the message status and a cancel drops it. With `sendAt`/`sendAtLocal` the spread starts when the send goes (a later part after the earlier one\'s spread ends). ' +
+          "An APNs `apns-expiration` (a `ttlSeconds` set) still counts from the send: a spread longer than it reaches iPhones late or not at all.",
       }),
     ),
   },
