@@ -92,6 +92,7 @@ const MessageStatus = t.Object({
   deliveries: Counts,
   platforms: t.Object({ ios: Counts, android: Counts, web: Counts }, { description: 'The same counts per platform (deliveries of devices deleted since are only in `deliveries`).' }),
   opened: Type.Integer({ description: 'Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each).' }),
+  received: Type.Integer({ description: 'Devices that reported receiving it (`POST …/notifications/{messageId}/received`, once each): it reached the phone, not only APNs or FCM.' }),
   schedule: t.Optional(
     t.Object(
       {
