@@ -99,7 +99,8 @@ async function populate(): Promise<Record<string, unknown>> {
   const send = await fetch(`${server.url}/api/apps/shop/notifications/send`, {
     method: 'POST',
     headers: { 'x-service-key': SECRET, 'content-type': 'application/json', 'idempotency-key': 'order-42' },
-    body: JSON.stringify({ templateSlug: 'hi', variables: { name: 'Ada', order: '42' } }),
+    // Throttled (throttled_sends), a millisecond apart.
+    body: JSON.stringify({ templateSlug: 'hi', variables: { name: 'Ada', order: '42' }, throttlePerMinute: 60_000 }),
   });
   expect(send.status).toBe(200);
   // u0 received it (notification_receipts) and opened it (notification_opens).

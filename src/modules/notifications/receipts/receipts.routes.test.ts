@@ -58,7 +58,8 @@ forEachDatabase('notification-receipts', (database) => {
     await setup();
     const ada = await register('ada', 'ada-phone');
     const messageId = await send(['ada']);
-    for (const headers of [{ 'x-end-user-signature': sign('ss_wrong', 'ada') }, { 'x-end-user-signature': sign(signingSecret, 'bob') }, {}]) {
+    const attempts: Record<string, string>[] = [{ 'x-end-user-signature': sign('ss_wrong', 'ada') }, { 'x-end-user-signature': sign(signingSecret, 'bob') }, {}];
+    for (const headers of attempts) {
       const res = await report(messageId, 'ada', ada, headers);
       expect(res.status).toBe(401);
       expect(res.body.title).toBe('Unauthorized');

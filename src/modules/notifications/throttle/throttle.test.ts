@@ -5,6 +5,7 @@ import { forEachDatabase } from '../../../test-support/databases';
 import { createHarness, type Harness } from '../../../test-support/harness';
 import { testRows } from '../../../test-support/test-sql';
 import { scheduledSendsConsumer } from '../schedule/scheduled-sends.consumer';
+import { resumeThrottledSends } from './throttle';
 
 forEachDatabase('throttled sends', (database) => {
   let h: Harness<AppContext>;
@@ -68,6 +69,21 @@ forEachDatabase('throttled sends', (database) => {
     await scheduledSendsConsumer(h.ctx).drain();
     const nine = Date.parse('2026-01-16T09:00:00Z') - NOW;
     expect(await dueTimes()).toEqual([nine, nine + 60_000, nine + 120_000]);
+  });
+
+  test('after a stop, what fell behind goes on at the rate from the restart, in its order; once on time, a second restart changes nothing', async () => {
+    await setup(many(5));
+    await send({ throttlePerMinute: 60 });
+    await send({ throttlePerMinute: 6 });
+    // Nothing ran for 2.5 s: three deliveries of the first send are overdue, none of the second's but its first.
+    h.clock.advance(2500);
+    expect(await resumeThrottledSends(h.ctx)).toBe(10);
+    const first = [0, 1000, 2000, 3000, 4000].map((t) => t + 2500);
+    // The second's first delivery was due at 0: it and the rest move on by 2.5 s too (10 s apart, the first now).
+    const second = [0, 10_000, 20_000, 30_000, 40_000].map((t) => t + 2500);
+    expect((await dueTimes()).sort((a, b) => a - b)).toEqual([...first, ...second].sort((a, b) => a - b));
+    // On time now: a second restart changes nothing.
+    expect(await resumeThrottledSends(h.ctx)).toBe(0);
   });
 
   test('throttlePerMinute out of 1 to 1,000,000 or not an integer is a 400 naming it; nothing is queued', async () => {
