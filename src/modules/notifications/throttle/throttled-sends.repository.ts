@@ -26,7 +26,7 @@ const mark = statement('INSERT INTO throttled_sends (message_id, per_minute) VAL
 const behind = statement<{ messageId: number; perMinute: number }>(
   (d) => `SELECT t.message_id AS "messageId", t.per_minute AS "perMinute" FROM throttled_sends t
    WHERE EXISTS (SELECT 1 FROM deliveries WHERE message_id IN ${OF_SEND(d, 't.message_id')} AND status = 'pending' AND next_attempt_at < $1)`,
-  { numbers: ['messageId'] },
+  { numbers: ['messageId', 'perMinute'] },
 );
 // What is left of a send, in its order, again at the rate from now: the n-th pending delivery no
 // earlier than now + (n - 1)·60,000 / perMinute ms (one already later keeps its time).

@@ -1,4 +1,4 @@
-import { bigint, defineTable, integer } from '../../../db/table';
+import { bigint, defineTable } from '../../../db/table';
 import { messages } from '../../delivery/delivery.tables';
 
 /**
@@ -9,5 +9,5 @@ import { messages } from '../../delivery/delivery.tables';
  */
 export const { sqlite: throttledSends, pg: throttledSendsPg } = defineTable('throttled_sends', {
   messageId: bigint().primaryKey().references(() => messages.id, { onDelete: 'cascade' }),
-  perMinute: integer().notNull(),
+  perMinute: bigint().notNull(),
 });
