@@ -1,4 +1,4 @@
-import { afterEach, expect, test } from 'bun:test';
+import { afterEach, expect, setDefaultTimeout, test } from 'bun:test';
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../../context';
 import { apnsToken } from '../../../test-support/apns-standin';
@@ -6,6 +6,10 @@ import { forEachDatabase } from '../../../test-support/databases';
 import { createHarness, type Harness } from '../../../test-support/harness';
 
 const sign = (secret: string, endUserId: string) => createHmac('sha256', secret).update(endUserId).digest('hex');
+
+// A fresh database per test and a dozen requests: on PostgreSQL on a busy 2-core machine that can
+// pass 5 s (a bound on the machine, not on Islet).
+setDefaultTimeout(20_000);
 
 forEachDatabase('notification-receipts', (database) => {
   let h: Harness<AppContext>;
