@@ -30,6 +30,7 @@ import { liveActivitiesRoutes } from './modules/live-activities/live-activities.
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { opensRoutes } from './modules/notifications/opens/opens.routes';
+import { receiptsRoutes } from './modules/notifications/receipts/receipts.routes';
 import { releasesAdminRoutes } from './modules/notifications/releases/releases.admin.routes';
 import { scheduledSendsAdminRoutes } from './modules/notifications/schedule/scheduled-sends.admin.routes';
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes';
@@ -125,6 +126,7 @@ export function createApp(ctx: AppContext) {
     .use(endpointsAdminRoutes(services))
     .use(notificationsRoutes(services))
     .use(opensRoutes(services))
+    .use(receiptsRoutes(services))
     .use(releasesAdminRoutes(services))
     .use(scheduledSendsAdminRoutes(services))
     .use(liveActivitiesAdminRoutes(services))

@@ -6,6 +6,7 @@ import { securityHeaders, withHeaders } from './http/security-headers';
 import { closeEventStreams } from './modules/console/console-events';
 import { consoleServeRoutes } from './modules/console/console-page';
 import { BroadcastWorker } from './modules/broadcasts/broadcasts.worker';
+import { resumeThrottledSends } from './modules/notifications/throttle/throttle';
 import { createDeliveryEngine } from './modules/delivery/delivery.engine';
 import { createScheduler } from './modules/scheduler/scheduler.jobs';
 import { scheduledSendsConsumer } from './modules/notifications/schedule/scheduled-sends.consumer';
@@ -51,6 +52,8 @@ export async function startServer(ctx: AppContext): Promise<RunningServer> {
     // Not in createApp: `islet demo` beside a running server builds the services too.
     await ctx.coordination.instance.recover('idempotency keys', () => idempotencyRepository(ctx.db.sql).releaseAllRunning());
     await delivery.recover();
+    const resumed = await ctx.coordination.instance.recover('throttled sends', () => resumeThrottledSends(ctx));
+    if (resumed > 0) ctx.logger.info('throttled sends that fell behind while stopped go on at their rate from now', { count: resumed });
     await webhooks.recover();
   } catch (e) {
     await delivery.stop();

@@ -13,6 +13,7 @@ import { liveActivitiesService } from './modules/live-activities/live-activities
 import { liveActivityTemplatesService } from './modules/live-activities/live-activity-templates.service';
 import { notificationsService } from './modules/notifications/notifications.service';
 import { opensService } from './modules/notifications/opens/opens.service';
+import { receiptsService } from './modules/notifications/receipts/receipts.service';
 import { releasesService } from './modules/notifications/releases/releases.service';
 import { usersService } from './modules/users/users.service';
 import { webhooksService } from './modules/webhooks/webhooks.service';
@@ -46,6 +47,7 @@ export function buildServices(ctx: AppContext) {
     releases,
     notifications,
     opens: opensService(ctx, notifications.scheduleOf),
+    receipts: receiptsService(ctx),
     liveActivities,
     liveActivityTemplates: liveActivityTemplatesService(ctx),
     streams: activityStreamsService(ctx, liveActivities),

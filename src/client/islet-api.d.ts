@@ -337,9 +337,16 @@ export interface paths {
   "/api/apps/{appId}/notifications": {
     /**
      * List notifications
-     * @description The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) and its opens.
+     * @description The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) its opens and receipts.
      */
     get: operations["getApiAppsByAppIdNotifications"];
+  };
+  "/api/apps/{appId}/notifications/{messageId}/received": {
+    /**
+     * Report a notification received
+     * @description Sent by the device when a notification reaches it (iOS: the app's notification service extension; Android: `FirebaseMessagingService.onMessageReceived`): counted once per device in the message status and list (`received`). "sent" says APNs or FCM took the push; `received` says it reached the phone. Authenticated by `X-Service-Key` or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)), as an open report. 404 `message not found` for an unknown id or another app's; 404 `message was not sent to this device` when no delivery of it went to that device, the device is not that end user's, or it was deleted. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdNotificationsByMessageIdReceived"];
   };
   "/api/admin/apps/{appId}/releases": {
     /**
@@ -7524,6 +7531,8 @@ export interface operations {
             };
             /** @description Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each). */
             opened: number;
+            /** @description Devices that reported receiving it (`POST …/notifications/{messageId}/received`, once each): it reached the phone, not only APNs or FCM. */
+            received: number;
             /** @description Only for a scheduled send (`sendAt`, `sendAtLocal`). */
             schedule?: {
               /**
@@ -7803,6 +7812,8 @@ export interface operations {
           sendAt?: string;
           /** @description Schedules the send for a wall time in each device's own `timeZone` (the app's `defaultTimeZone` for a device without one): a local date-time without offset, seconds optional (`2026-12-24T09:00`). Zones where it has passed (more than a minute ago) are skipped; a time that does not exist there (clocks going forward) is the moment of the change. Not with `sendAt`. */
           sendAtLocal?: string;
+          /** @description Spreads the deliveries evenly at this many a minute (the n-th goes 60/throttlePerMinute seconds after the one before), across every instance and through restarts. The answer comes at once; what waits shows as `queued` in the message status and a cancel drops it. With `sendAt`/`sendAtLocal` the spread starts when the send goes (a later part after the earlier one's spread ends). An APNs `apns-expiration` (a `ttlSeconds` set) still counts from the send: a spread longer than it reaches iPhones late or not at all. */
+          throttlePerMinute?: number;
         };
       };
     };
@@ -8118,7 +8129,7 @@ export interface operations {
   };
   /**
    * List notifications
-   * @description The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) and its opens.
+   * @description The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) its opens and receipts.
    */
   getApiAppsByAppIdNotifications: {
     parameters: {
@@ -8173,6 +8184,8 @@ export interface operations {
                 };
                 /** @description Devices that reported opening it (once each). */
                 opened: number;
+                /** @description Devices that reported receiving it (`POST …/received`, once each). */
+                received: number;
               })[];
             /** @description All of the app's messages, scheduled ones too (retention removes old ones). */
             total: number;
@@ -8213,6 +8226,170 @@ export interface operations {
       };
       /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
       429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report a notification received
+   * @description Sent by the device when a notification reaches it (iOS: the app's notification service extension; Android: `FirebaseMessagingService.onMessageReceived`): counted once per device in the message status and list (`received`). "sent" says APNs or FCM took the push; `received` says it reached the phone. Authenticated by `X-Service-Key` or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)), as an open report. 404 `message not found` for an unknown id or another app's; 404 `message was not sent to this device` when no delivery of it went to that device, the device is not that end user's, or it was deleted. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  postApiAppsByAppIdNotificationsByMessageIdReceived: {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example msg_demo */
+        messageId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The end user the device belongs to (the one `X-End-User-Signature` signs). */
+          endUserId: string;
+          /** @description The device id its registration answered (`device.id`). */
+          deviceId: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+            /** @description False when this device had reported the message received already (counted once). */
+            counted: boolean;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
         content: {
           "application/problem+json": {
             /** @description Standard reason phrase of the status. */

@@ -86,7 +86,7 @@ export interface InstanceDirectory {
   live(): Promise<InstanceInfo[]>;
 }
 
-export type RecoveredWork = 'deliveries' | 'endpoint holds' | 'webhook deliveries' | 'idempotency keys';
+export type RecoveredWork = 'deliveries' | 'endpoint holds' | 'webhook deliveries' | 'idempotency keys' | 'throttled sends';
 
 export interface InstanceLease {
   /** Gives the right to serve back (PostgreSQL: ends the lease, so nothing waits for it to run out). */

@@ -99,11 +99,13 @@ async function populate(): Promise<Record<string, unknown>> {
   const send = await fetch(`${server.url}/api/apps/shop/notifications/send`, {
     method: 'POST',
     headers: { 'x-service-key': SECRET, 'content-type': 'application/json', 'idempotency-key': 'order-42' },
-    body: JSON.stringify({ templateSlug: 'hi', variables: { name: 'Ada', order: '42' } }),
+    // Throttled (throttled_sends), a millisecond apart.
+    body: JSON.stringify({ templateSlug: 'hi', variables: { name: 'Ada', order: '42' }, throttlePerMinute: 60_000 }),
   });
   expect(send.status).toBe(200);
-  // u0 opened it (notification_opens).
+  // u0 received it (notification_receipts) and opened it (notification_opens).
   const { messageId } = (await send.json()) as { messageId: string };
+  expect((await call('POST', `/api/apps/shop/notifications/${messageId}/received`, { endUserId: 'u0', deviceId: deviceIds[0] })).body).toMatchObject({ counted: true });
   expect((await call('POST', `/api/apps/shop/notifications/${messageId}/opened`, { endUserId: 'u0', deviceId: deviceIds[0] })).body).toMatchObject({ counted: true });
   // A send scheduled a day ahead (scheduled_sends): it waits, and moves with the rest.
   const later = await call('POST', '/api/apps/shop/notifications/send', { templateSlug: 'hi', variables: { name: 'Bo' }, sendAt: new Date(Date.now() + 86_400_000).toISOString() });

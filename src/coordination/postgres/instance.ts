@@ -142,6 +142,8 @@ export function pgInstance(cluster: PgCluster, options: PgInstanceOptions): PgIn
       // instance's). Endpoint health is shared (endpoint-health.ts): a dead instance's holds are
       // released with every other's once any instance's probe of the endpoint is answered.
       if (what === 'endpoint holds') return (await liveCount()) > 1 ? 0 : reset();
+      // A throttled send's schedule is kept by any live instance: spread again only after a stop of all.
+      if (what === 'throttled sends') return (await liveCount()) > 1 ? 0 : reset();
       resets.set(what, reset);
       return reset();
     },

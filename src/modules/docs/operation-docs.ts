@@ -29,6 +29,8 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'POST /api/apps/{appId}/notifications/send': [
     { templateSlug: DEMO.notificationSlug, variables: { order: '#1042', eta: 'tomorrow' }, targetUsers: [DEMO.endUserId] },
     { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' } },
+    // To everyone, spread evenly at 600 a minute (the rest waits `queued`; a cancel drops it).
+    { templateSlug: 'welcome', variables: { name: 'there', app: 'Islet' }, throttlePerMinute: 600 },
     // To an audience (tags, platform, locales), with this send's own data, badge, collapse id and time to live over the template's.
     {
       templateSlug: DEMO.notificationSlug,
@@ -42,6 +44,7 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   ],
   // The demo's message went to demo-user's iPhone too.
   'POST /api/apps/{appId}/notifications/{messageId}/opened': [{ endUserId: DEMO.endUserId, deviceId: DEMO.iphoneId }],
+  'POST /api/apps/{appId}/notifications/{messageId}/received': [{ endUserId: DEMO.endUserId, deviceId: DEMO.iphoneId }],
   'PUT /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'gold', country: 'DE' } }],
   'PATCH /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'platinum' } }, { tags: { country: null } }],
   'POST /api/apps/{appId}/notifications/audience-count': [{ audience: { tags: { plan: ['gold', 'platinum'] }, platform: 'ios' } }, { audience: { platform: 'android' } }],

@@ -68,6 +68,9 @@ const particular = (facts: ErrorFacts): Record<string, Record<string, ProblemExa
   'POST /api/apps/{appId}/notifications/{messageId}/opened': {
     '404': [example('An unknown message id', 404, 'message not found'), example('No delivery of it went to that device of that end user', 404, 'message was not sent to this device')],
   },
+  'POST /api/apps/{appId}/notifications/{messageId}/received': {
+    '404': [example('An unknown message id', 404, 'message not found'), example('No delivery of it went to that device of that end user', 404, 'message was not sent to this device')],
+  },
   'PUT /api/apps/{appId}/users/{endUserId}': { '400': TAG_BREACHES },
   'PATCH /api/apps/{appId}/users/{endUserId}': { '400': TAG_BREACHES },
   'POST /api/apps/{appId}/notifications/audience-count': { '400': [example('A malformed tag key', 400, 'audience tag key "plan!" must be 1 to 64 letters, digits, _, -, . or :')] },

@@ -3,6 +3,7 @@ import { Elysia, t } from 'elysia';
 import { AppParams, errors } from '../../http/schemas';
 import type { Services } from '../../services';
 import { AudienceBody, audienceFilter, requireOneTarget } from '../devices/audience';
+import { THROTTLE_PER_MINUTE } from './throttle/throttle';
 import { MAX_BADGE, MAX_COLLAPSE_ID_BYTES, MAX_TTL_SECONDS } from './releases/template-options';
 
 const SendBody = t.Object(
@@ -55,6 +56,16 @@ const SendBody = t.Object(
         examples: ['2026-12-24T09:00'],
       }),
     ),
+    throttlePerMinute: t.Optional(
+      Type.Integer({
+        minimum: THROTTLE_PER_MINUTE.min,
+        maximum: THROTTLE_PER_MINUTE.max,
+        description:
+          'Spreads the deliveries evenly at this many a minute (the n-th goes 60/throttlePerMinute seconds after the one before), across every instance and through restarts. ' +
+          'The answer comes at once; what waits shows as `queued` in the message status and a cancel drops it. With `sendAt`/`sendAtLocal` the spread starts when the send goes (a later part after the earlier one\'s spread ends). ' +
+          "An APNs `apns-expiration` (a `ttlSeconds` set) still counts from the send: a spread longer than it reaches iPhones late or not at all.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -81,6 +92,7 @@ const MessageStatus = t.Object({
   deliveries: Counts,
   platforms: t.Object({ ios: Counts, android: Counts, web: Counts }, { description: 'The same counts per platform (deliveries of devices deleted since are only in `deliveries`).' }),
   opened: Type.Integer({ description: 'Devices that reported opening it (`POST …/notifications/{messageId}/opened`, once each).' }),
+  received: Type.Integer({ description: 'Devices that reported receiving it (`POST …/notifications/{messageId}/received`, once each): it reached the phone, not only APNs or FCM.' }),
   schedule: t.Optional(
     t.Object(
       {

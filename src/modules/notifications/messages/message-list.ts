@@ -4,6 +4,7 @@ import type { NotificationContent } from '../../delivery/message-content';
 import { noCounts, STATE_NAMES, type DeliveryCounts, type ScheduleLookup } from './message-status';
 import { notificationOpensRepository } from '../opens/notification-opens.repository';
 import { notificationMessagesRepository } from './notification-messages.repository';
+import { notificationReceiptsRepository } from '../receipts/notification-receipts.repository';
 import { scheduledSendsRepository } from '../schedule/scheduled-sends.repository';
 
 /** Where a message stands: waiting for its time, going out, gone, or stopped by a cancel. */
@@ -21,6 +22,8 @@ export interface ListedMessage {
   scheduledFor: string | null;
   deliveries: DeliveryCounts;
   opened: number;
+  /** Devices that reported receiving it (receipts, once each). */
+  received: number;
 }
 
 export interface MessageList {
@@ -61,7 +64,7 @@ export async function messageList(ctx: AppContext, appId: string, limit: number,
   const messages = await Promise.all(page.map(({ entry }) => listed(ctx, appId, entry, scheduleOf)));
   const counted = messages.filter((m) => m.row !== undefined);
   const ids = counted.map((m) => m.row!);
-  const [states, opens] = ids.length ? await Promise.all([repo.deliveryCounts(ids), repo.counts(ids)]) : [[], []];
+  const [states, opens, receipts] = ids.length ? await Promise.all([repo.deliveryCounts(ids), repo.counts(ids), notificationReceiptsRepository(ctx.db.sql).counts(ids)]) : [[], [], []];
   const byId = new Map(counted.map((m) => [m.row!, m]));
   for (const s of states) {
     const m = byId.get(s.messageId);
@@ -74,6 +77,10 @@ export async function messageList(ctx: AppContext, appId: string, limit: number,
   for (const o of opens) {
     const m = byId.get(o.messageId);
     if (m) m.listed.opened = o.count;
+  }
+  for (const r of receipts) {
+    const m = byId.get(r.messageId);
+    if (m) m.listed.received = r.count;
   }
   for (const m of messages) m.listed.state = stateOf(m.listed.deliveries, m.partStates, m.cancelledDeliveries);
   return { messages: messages.map((m) => m.listed), total: allAtOnce - went + scheduledRows.length };
@@ -92,6 +99,7 @@ async function listed(ctx: AppContext, appId: string, entry: Entry, scheduleOf: 
     scheduledFor: schedule?.schedule.scheduledFor ?? null,
     deliveries: noCounts(),
     opened: 0,
+    received: 0,
   };
   return { listed, row: message?.messageId, partStates: schedule?.partStates ?? [], cancelledDeliveries: false };
 }

@@ -4,6 +4,7 @@ import { HttpError } from '../../../lib/errors';
 import type { NotificationContent } from '../../delivery/message-content';
 import { notificationOpensRepository } from '../opens/notification-opens.repository';
 import { notificationMessagesRepository } from './notification-messages.repository';
+import { notificationReceiptsRepository } from '../receipts/notification-receipts.repository';
 import { DELIVERY_STATE_NAMES } from '../../delivery/delivery-states';
 
 /** How many deliveries of a message are in each state. `queued`: waiting to go; `sent`: the provider accepted it. */
@@ -28,6 +29,8 @@ export interface MessageStatus {
   platforms: { ios: DeliveryCounts; android: DeliveryCounts; web: DeliveryCounts };
   /** Devices that reported opening it (once each: opens.service.ts). */
   opened: number;
+  /** Devices that reported receiving it (receipts, once each). */
+  received: number;
   /** A scheduled send's parts (ScheduledSends.status); absent for a send that went at once. */
   schedule?: ScheduleStatus;
 }
@@ -67,6 +70,7 @@ export async function messageStatus(ctx: AppContext, appId: string, publicId: st
     deliveries: noCounts(),
     platforms: { ios: noCounts(), android: noCounts(), web: noCounts() },
     opened: message ? await notificationOpensRepository(ctx.db.sql).count(message.messageId) : 0,
+    received: message ? await notificationReceiptsRepository(ctx.db.sql).count(message.messageId) : 0,
   };
   if (scheduled) status.schedule = scheduled.schedule;
   if (!message) return status;

@@ -1,18 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { Elysia, t } from 'elysia';
 import { AppParams, errors, PageQuery } from '../../../http/schemas';
-import { HttpError } from '../../../lib/errors';
 import type { Services } from '../../../services';
-import { END_USER_SIGNATURE_HEADER, SERVICE_KEY_HEADER } from '../../apps/service-auth';
 import { Counts } from '../notifications.routes';
-
-const OpenBody = t.Object(
-  {
-    endUserId: t.String({ minLength: 1, maxLength: 256, description: 'The end user the device belongs to (the one `X-End-User-Signature` signs).' }),
-    deviceId: t.String({ minLength: 1, maxLength: 256, description: 'The device id its registration answered (`device.id`).' }),
-  },
-  { additionalProperties: false },
-);
+import { DeviceReportBody, DeviceReportParams, deviceReportAuth } from './device-report';
 
 const ListedMessage = t.Object({
   messageId: t.String(),
@@ -29,6 +20,7 @@ const ListedMessage = t.Object({
   }),
   deliveries: Counts,
   opened: Type.Integer({ description: 'Devices that reported opening it (once each).' }),
+  received: Type.Integer({ description: 'Devices that reported receiving it (`POST …/received`, once each).' }),
 });
 
 const tags = ['Notifications'];
@@ -38,16 +30,9 @@ export function opensRoutes(services: Services) {
   const { auth, opens } = services;
   return new Elysia({ detail: { tags } })
     .post('/api/apps/:appId/notifications/:messageId/opened', ({ params, body }) => opens.report(params.appId, params.messageId, body), {
-      // Authentication runs before validation, as at device registration: an unauthenticated caller learns nothing.
-      transform: async ({ params, body, request }) => {
-        const endUserId = (body as { endUserId?: unknown } | undefined)?.endUserId;
-        // A signature signs endUserId: without it there is nothing to check the signature against.
-        if (typeof endUserId !== 'string' && request.headers.has(END_USER_SIGNATURE_HEADER) && !request.headers.has(SERVICE_KEY_HEADER))
-          throw new HttpError(400, 'endUserId is required');
-        await auth.appOrEndUser(request, params.appId ?? '', typeof endUserId === 'string' ? endUserId : undefined);
-      },
-      params: t.Object({ appId: t.String({ description: 'The app identifier.' }), messageId: t.String({ description: 'The `isletMessageId` of the payload the device received.' }) }),
-      body: OpenBody,
+      transform: deviceReportAuth(auth),
+      params: DeviceReportParams,
+      body: DeviceReportBody,
       response: {
         200: t.Object({
           success: t.Literal(true),
@@ -78,7 +63,7 @@ export function opensRoutes(services: Services) {
       detail: {
         summary: 'List notifications',
         description:
-          "The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) and its opens.",
+          "The app's messages newest first by `createdAt` (`limit` default 50): sent at once, scheduled (`sendAt`, `sendAtLocal`) and cancelled alike, each with its `state`, its deliveries by state (as the message status counts them; a scheduled send has none until a part goes) its opens and receipts.",
         security: [{ serviceKey: [] }],
       },
     });

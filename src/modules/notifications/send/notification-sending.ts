@@ -9,6 +9,7 @@ import { queueSend, sendContents } from './send-fan-out';
 import { devicesRepository } from '../../devices/devices.repository';
 import { notificationMessagesRepository } from '../messages/notification-messages.repository';
 import { releasesRepository } from '../releases/releases.repository';
+import { throttleFrom } from '../throttle/throttle';
 
 export interface SendInput extends SendAdditions {
   templateSlug: string;
@@ -21,6 +22,8 @@ export interface SendInput extends SendAdditions {
   sendAt?: string;
   /** A local date-time without offset: each device at that wall time in its own zone (scheduled-sends.ts). */
   sendAtLocal?: string;
+  /** Spreads the deliveries evenly at this many a minute (throttle/throttle.ts). */
+  throttlePerMinute?: number;
 }
 
 /** What a send answers: the deliveries queued, and the id to follow them by (null when nothing was queued). */
@@ -96,6 +99,8 @@ export function notificationSending(ctx: AppContext) {
       const { appId } = prepared;
       // A later part of a sendAtLocal: its messages rows (content rendered for its own due time) are variants of the first part's.
       const earlier = options.at === undefined ? undefined : await notificationMessagesRepository(tx).find(appId, options.messageId);
+      const perMinute = prepared.input.throttlePerMinute;
+      const throttle = perMinute === undefined ? undefined : await throttleFrom(tx, earlier?.messageId);
       const queued = await queueSend(ctx, tx, {
         appId,
         publicId: options.messageId,
@@ -104,6 +109,7 @@ export function notificationSending(ctx: AppContext) {
         now: options.now,
         mainMessageId: earlier?.messageId,
       });
+      if (throttle && queued.messageCount > 0) await throttle.spread(appId, options.messageId, options.now, perMinute!);
       return queued.messageCount;
     },
 

@@ -157,6 +157,7 @@ forEachDatabase('rich-notifications-e2e', () => {
       deliveries: counts(2, 1),
       platforms: { ios: counts(1, 0), android: counts(1, 1), web: counts(0, 0) },
       opened: 0,
+      received: 0,
     });
     const other = { 'x-service-key': OTHER_SECRET };
     expect((await call('GET', `/api/apps/other/notifications/${sent.body.messageId}`, undefined, other)).body).toEqual({ title: 'Not Found', status: 404, detail: 'message not found' });

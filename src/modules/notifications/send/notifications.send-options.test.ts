@@ -121,6 +121,7 @@ forEachDatabase('notification sends with options', (database) => {
         deliveries: counts(3),
         platforms: { ios: counts(1), android: counts(2), web: counts(0) },
         opened: 0,
+        received: 0,
       });
     });
 
