@@ -110,6 +110,9 @@ async function populate(): Promise<Record<string, unknown>> {
   // A send scheduled a day ahead (scheduled_sends): it waits, and moves with the rest.
   const later = await call('POST', '/api/apps/shop/notifications/send', { templateSlug: 'hi', variables: { name: 'Bo' }, sendAt: new Date(Date.now() + 86_400_000).toISOString() });
   expect(later.status).toBe(200);
+  // A Live Activity start scheduled a day ahead (scheduled_starts).
+  const scheduledStart = { templateSlug: 'metric-live', targetUsers: ['u4'], attributes: { label: 'Kick-off' }, contentState: { value: '0' }, startAt: new Date(Date.now() + 86_400_000).toISOString() };
+  expect((await call('POST', '/api/apps/shop/live-activities', scheduledStart)).body.activities[0].state).toBe('Scheduled');
   // Everything queued goes out (the simulator), and the webhook events arrive.
   const client = new Database(dbPath, { readonly: true });
   try {
