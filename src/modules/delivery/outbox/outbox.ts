@@ -32,6 +32,7 @@ export interface DeliveryTarget {
  */
 export class Outbox {
   private readonly settledListeners = new Set<(settled: SettledAtEnqueue) => void>();
+  private readonly queuedListeners = new Set<(queued: { appId: string; content: MessageContent; count: number }) => void>();
 
   constructor(
     private readonly store: Store,
@@ -72,6 +73,7 @@ export class Outbox {
       deliveries = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
     }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
+    if (deliveries > failed) for (const listener of this.queuedListeners) listener({ appId: input.appId, content: input.content, count: deliveries - failed });
     this.notifyQueued();
     return { messageId, deliveries };
   }
@@ -137,6 +139,12 @@ export class Outbox {
   onSettled(listener: (settled: SettledAtEnqueue) => void): () => void {
     this.settledListeners.add(listener);
     return () => void this.settledListeners.delete(listener);
+  }
+
+  /** Calls `listener` for each message queued with the deliveries that will be sent (the metrics count Live Activity pushes by priority); as onSettled. */
+  onQueued(listener: (queued: { appId: string; content: MessageContent; count: number }) => void): () => void {
+    this.queuedListeners.add(listener);
+    return () => void this.queuedListeners.delete(listener);
   }
 
   /**
