@@ -102,6 +102,13 @@ export interface paths {
      */
     put: operations["putApiAppsByAppIdLive-activitiesByIdPush-token"];
   };
+  "/api/apps/{appId}/live-activities/{id}/state": {
+    /**
+     * Report a Live Activity’s state on a device
+     * @description Sent by the app when ActivityKit reports the activity dismissed or ended on the device (no more pushes go to that instance; the activity’s record shows it), and when the person allows or forbids frequent updates (`priority: "auto"` then keeps to the frequent budget on that device). 400 `state or frequentPushesEnabled is required`; 404 `live activity not found`, `device not found: …`, `the activity has no instance on this device`. Authenticated by `X-Service-Key` (the app backend) or, from the device, `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId of the activity)). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdLive-activitiesByIdState"];
+  };
   "/api/apps/{appId}/live-activity-streams/{key}": {
     /**
      * Get a Live Activity stream
@@ -187,7 +194,7 @@ export interface paths {
     get: operations["getApiAdminAppsByAppId"];
     /** Delete an app and all its data */
     delete: operations["deleteApiAdminAppsByAppId"];
-    /** Rename an app, change its plan or its default time zone */
+    /** Rename an app, change its plan, its default time zone or its Live Activity budget */
     patch: operations["patchApiAdminAppsByAppId"];
   };
   "/api/admin/apps/{appId}/secrets": {
@@ -1889,11 +1896,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | 5 | 10;
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -2210,11 +2214,8 @@ export interface operations {
           contentState?: {
             [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | 5 | 10;
           /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           dismissalDate?: string | number;
         };
@@ -2388,11 +2389,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | 5 | 10;
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -2559,6 +2557,170 @@ export interface operations {
           token: string;
           /** @description The `id` device registration answered for this device. Required when the end user has more than one iOS device. */
           deviceId?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report a Live Activity’s state on a device
+   * @description Sent by the app when ActivityKit reports the activity dismissed or ended on the device (no more pushes go to that instance; the activity’s record shows it), and when the person allows or forbids frequent updates (`priority: "auto"` then keeps to the frequent budget on that device). 400 `state or frequentPushesEnabled is required`; 404 `live activity not found`, `device not found: …`, `the activity has no instance on this device`. Authenticated by `X-Service-Key` (the app backend) or, from the device, `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId of the activity)). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  "postApiAppsByAppIdLive-activitiesByIdState": {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example la_demo */
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The `id` device registration answered for this device. */
+          deviceId: string;
+          /** @description The activity’s state on the device (ActivityKit `activityStateUpdates`): `dismissed` or `ended` stops every further push to it. */
+          state?: "active" | "dismissed" | "ended";
+          /** @description `ActivityAuthorizationInfo().frequentPushesEnabled`: true gives the device the app’s `frequentPriority10PerHour` budget. */
+          frequentPushesEnabled?: boolean;
         };
       };
     };
@@ -2870,11 +3032,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | 5 | 10;
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -3607,11 +3766,8 @@ export interface operations {
           contentState?: {
             [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | 5 | 10;
           /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           dismissalDate?: string | number;
         };
@@ -3785,11 +3941,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | 5 | 10;
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -4482,6 +4635,13 @@ export interface operations {
                 source: "config" | "api";
                 /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
                 defaultTimeZone: string;
+                /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+                liveActivityBudget: {
+                  /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+                  priority10PerHour: number;
+                  /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+                  frequentPriority10PerHour: number;
+                };
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
@@ -4564,6 +4724,13 @@ export interface operations {
               source: "config" | "api";
               /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
               defaultTimeZone: string;
+              /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+              liveActivityBudget: {
+                /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+                priority10PerHour: number;
+                /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+                frequentPriority10PerHour: number;
+              };
               /** Format: date-time */
               createdAt: string;
               /** Format: date-time */
@@ -4704,6 +4871,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4868,7 +5042,7 @@ export interface operations {
       };
     };
   };
-  /** Rename an app, change its plan or its default time zone */
+  /** Rename an app, change its plan, its default time zone or its Live Activity budget */
   patchApiAdminAppsByAppId: {
     parameters: {
       path: {
@@ -4883,6 +5057,13 @@ export interface operations {
           plan?: string;
           /** @description IANA time zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
           defaultTimeZone?: string;
+          /** @description The budget `priority: "auto"` keeps to (docs/live-activity-budget.md); a field left out stays as it is. */
+          liveActivityBudget?: {
+            /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends; past it updates go at 5 (default 10). */
+            priority10PerHour?: string | number;
+            /** @description Priority-10 updates per activity per device in a sliding hour on a device whose app reported `frequentPushesEnabled: true` (default 60). */
+            frequentPriority10PerHour?: string | number;
+          };
         };
       };
     };
@@ -4897,6 +5078,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5231,6 +5419,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5368,6 +5563,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5507,6 +5709,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5644,6 +5853,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -9468,6 +9684,8 @@ export interface operations {
                 platform: "ios" | "android" | "web";
                 /** @enum {string} */
                 state: "live" | "ended";
+                /** @enum {string} */
+                reportedState?: "active" | "dismissed" | "ended";
                 /** Format: date-time */
                 startedAt: string;
                 /** Format: date-time */
