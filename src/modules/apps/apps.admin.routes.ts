@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { AppParams, errors, Success } from '../../http/schemas';
 import type { Services } from '../../services';
@@ -9,7 +10,7 @@ import { checkApnsIds, checkApnsKey, checkEndpoint, checkServiceAccount } from '
 const Name = t.String({ minLength: 1, maxLength: 200 });
 const SecretsBody = t.Object({ appSecret: t.String(), signingSecret: t.String() });
 const PerHour = (what: string) =>
-  t.Integer({ minimum: 0, maximum: MAX_PRIORITY10_PER_HOUR, description: `Priority-10 updates per activity per device in a sliding hour ${what}.` });
+  Type.Integer({ minimum: 0, maximum: MAX_PRIORITY10_PER_HOUR, description: `Priority-10 updates per activity per device in a sliding hour ${what}.` });
 const LiveActivityBudgetBody = t.Object(
   {
     priority10PerHour: t.Optional(PerHour(`that \`priority: "auto"\` sends; past it updates go at 5 (default ${DEFAULT_LIVE_ACTIVITY_BUDGET.priority10PerHour})`)),
