@@ -73,7 +73,7 @@ export class Outbox {
       deliveries = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
     }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
-    if (deliveries > failed) for (const listener of this.queuedListeners) listener({ appId: input.appId, content: input.content, count: deliveries - failed });
+    this.queued(input.appId, input.content, deliveries - failed);
     this.notifyQueued();
     return { messageId, deliveries };
   }
@@ -93,6 +93,7 @@ export class Outbox {
     });
     const ids = await outboxRepository(tx).insertMessagesWithDeliveries(input.appId, list, input.now);
     for (const [i, count] of failed.entries()) if (count > 0) await this.failedAtEnqueue(tx, input.appId, ids[i]!, list[i]!.kind, count, input.now);
+    for (const [i, { content }] of input.messages.entries()) this.queued(input.appId, content, list[i]!.deliveries.length - failed[i]!);
     this.notifyQueued();
     return ids;
   }
@@ -156,6 +157,10 @@ export class Outbox {
     const rows = await outboxRepository(tx).failedOf(messageId);
     await webhookEventsRepository(tx).emitAll(rows.map((r) => deliveryFailed({ ...r, attempts: 0 })), now);
     this.settled({ appId, provider: 'none', kind, outcome: 'failed', count });
+  }
+
+  private queued(appId: string, content: MessageContent, count: number): void {
+    if (count > 0) for (const listener of this.queuedListeners) listener({ appId, content, count });
   }
 
   private settled(settled: SettledAtEnqueue): void {
