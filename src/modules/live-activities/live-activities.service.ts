@@ -34,7 +34,7 @@ import { liveActivityTemplatesRepository } from './live-activity-templates.repos
 import { activityDetail } from './live-activities.detail';
 import { prioritize } from './priority-budget/auto-priority';
 import { budgetOf } from '../apps/live-activity-budget';
-import { withPriority } from './priority-budget/with-priority';
+import { enqueueGroups } from './priority-budget/with-priority';
 
 export type { StartInput } from './start-checks';
 
@@ -162,11 +162,7 @@ export function liveActivitiesService(ctx: AppContext) {
     const targets = await followUpTargets(instances, () => appsRepository(tx).hasApnsCredentials(appId));
     const push = { activityId: id, event: 'update' as const, alert: options.alert !== undefined, requested: options.priority ?? 'auto', now, budget: async () => budgetOf(budgetRow) };
     const groups = await prioritize(tx, push, instances, targets);
-    // One message per priority: the body is the same, the header differs (latest wins per device all the same).
-    const enqueue = async () => {
-      for (const group of groups) await outbox.enqueue(tx, { appId, content: withPriority(content, group.priority), targets: group.targets, now, rendered });
-    };
-    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), enqueue()]);
+    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), enqueueGroups(outbox, tx, { appId, content, now, rendered }, groups)]);
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
