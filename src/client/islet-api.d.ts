@@ -74,7 +74,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdLive-activities"];
     /**
      * Start Live Activities
-     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (`auto`, the default: a start goes at 10; 10: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdLive-activities"];
   };
@@ -91,7 +91,7 @@ export interface paths {
     delete: operations["deleteApiAppsByAppIdLive-activitiesById"];
     /**
      * Update a Live Activity
-     * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` 5 saves the device’s Live Activity budget (10, the default, spends it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` (`auto`, the default: 10 while the activity’s budget on each iPhone allows, then 5; with an alert 10; 10 spends the budget, 5 saves it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     patch: operations["patchApiAppsByAppIdLive-activitiesById"];
   };
@@ -1859,7 +1859,7 @@ export interface operations {
   };
   /**
    * Start Live Activities
-   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (`auto`, the default: a start goes at 10; 10: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "postApiAppsByAppIdLive-activities": {
     parameters: {
@@ -1897,7 +1897,7 @@ export interface operations {
             sound?: string;
           };
           /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
-          priority?: "auto" | 5 | 10;
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -2215,7 +2215,7 @@ export interface operations {
             [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
-          priority?: "auto" | 5 | 10;
+          priority?: "auto" | (5 | 10);
           /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           dismissalDate?: string | number;
         };
@@ -2358,7 +2358,7 @@ export interface operations {
   };
   /**
    * Update a Live Activity
-   * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` 5 saves the device’s Live Activity budget (10, the default, spends it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` (`auto`, the default: 10 while the activity’s budget on each iPhone allows, then 5; with an alert 10; 10 spends the budget, 5 saves it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "patchApiAppsByAppIdLive-activitiesById": {
     parameters: {
@@ -2390,7 +2390,7 @@ export interface operations {
             sound?: string;
           };
           /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
-          priority?: "auto" | 5 | 10;
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -3033,7 +3033,7 @@ export interface operations {
             sound?: string;
           };
           /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
-          priority?: "auto" | 5 | 10;
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -3767,7 +3767,7 @@ export interface operations {
             [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
           /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
-          priority?: "auto" | 5 | 10;
+          priority?: "auto" | (5 | 10);
           /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           dismissalDate?: string | number;
         };
@@ -3942,7 +3942,7 @@ export interface operations {
             sound?: string;
           };
           /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
-          priority?: "auto" | 5 | 10;
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -5060,9 +5060,9 @@ export interface operations {
           /** @description The budget `priority: "auto"` keeps to (docs/live-activity-budget.md); a field left out stays as it is. */
           liveActivityBudget?: {
             /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends; past it updates go at 5 (default 10). */
-            priority10PerHour?: string | number;
+            priority10PerHour?: number;
             /** @description Priority-10 updates per activity per device in a sliding hour on a device whose app reported `frequentPushesEnabled: true` (default 60). */
-            frequentPriority10PerHour?: string | number;
+            frequentPriority10PerHour?: number;
           };
         };
       };
