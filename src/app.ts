@@ -27,6 +27,7 @@ import { instancesAdminRoutes } from './modules/instances/instances.admin.routes
 import { liveActivitiesAdminRoutes } from './modules/live-activities/live-activities.admin.routes';
 import { liveActivityTemplatesAdminRoutes } from './modules/live-activities/live-activity-templates.admin.routes';
 import { liveActivitiesRoutes } from './modules/live-activities/live-activities.routes';
+import { instanceStateRoutes } from './modules/live-activities/instance-state.routes';
 import { metricsRoutes } from './modules/metrics/metrics.routes';
 import { notificationsRoutes } from './modules/notifications/notifications.routes';
 import { opensRoutes } from './modules/notifications/opens/opens.routes';
@@ -113,6 +114,7 @@ export function createApp(ctx: AppContext) {
     .use(devicesRoutes(services))
     .use(usersRoutes(services))
     .use(liveActivitiesRoutes(services))
+    .use(instanceStateRoutes(services))
     .use(activityStreamsRoutes(services))
     .use(broadcastsRoutes(services))
     .use(widgetsRoutes(services))

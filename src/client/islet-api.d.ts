@@ -74,7 +74,7 @@ export interface paths {
     get: operations["getApiAppsByAppIdLive-activities"];
     /**
      * Start Live Activities
-     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (`auto`, the default: a start goes at 10; 10: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     post: operations["postApiAppsByAppIdLive-activities"];
   };
@@ -91,7 +91,7 @@ export interface paths {
     delete: operations["deleteApiAppsByAppIdLive-activitiesById"];
     /**
      * Update a Live Activity
-     * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` 5 saves the device’s Live Activity budget (10, the default, spends it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` (`auto`, the default: 10 while the activity’s budget on each iPhone allows, then 5; with an alert 10; 10 spends the budget, 5 saves it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     patch: operations["patchApiAppsByAppIdLive-activitiesById"];
   };
@@ -101,6 +101,13 @@ export interface paths {
      * @description An iOS device reports the update token of its instance of the activity (issued after a push-to-start; iOS may rotate it: report each one). Updates and the end held for that device are sent. 400 `deviceId is required: the end user has more than one iOS device`. Authenticated by `X-Service-Key` (the app backend) or, from the device, `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId of the activity)). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     put: operations["putApiAppsByAppIdLive-activitiesByIdPush-token"];
+  };
+  "/api/apps/{appId}/live-activities/{id}/state": {
+    /**
+     * Report a Live Activity’s state on a device
+     * @description Sent by the app when ActivityKit reports the activity dismissed or ended on the device (no more pushes go to that instance; the activity’s record shows it), and when the person allows or forbids frequent updates (`priority: "auto"` then keeps to the frequent budget on that device). 400 `state or frequentPushesEnabled is required`; 404 `live activity not found`, `device not found: …`, `the activity has no instance on this device`. Authenticated by `X-Service-Key` (the app backend) or, from the device, `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId of the activity)). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     */
+    post: operations["postApiAppsByAppIdLive-activitiesByIdState"];
   };
   "/api/apps/{appId}/live-activity-streams/{key}": {
     /**
@@ -187,7 +194,7 @@ export interface paths {
     get: operations["getApiAdminAppsByAppId"];
     /** Delete an app and all its data */
     delete: operations["deleteApiAdminAppsByAppId"];
-    /** Rename an app, change its plan or its default time zone */
+    /** Rename an app, change its plan, its default time zone or its Live Activity budget */
     patch: operations["patchApiAdminAppsByAppId"];
   };
   "/api/admin/apps/{appId}/secrets": {
@@ -1859,7 +1866,7 @@ export interface operations {
   };
   /**
    * Start Live Activities
-   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. Options: `alert` (default: the template’s alert), `priority` (`auto`, the default: a start goes at 10; 10: immediate, spends the device’s Live Activity budget; 5: saves it), `staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; 400 `audience and targetUsers cannot be given together`; With `startAt` or `startAtLocal` the start is checked now (plan, template, data, minutes), its activities answered in state `Scheduled` with `scheduledFor`, and it goes when due, once; a `DELETE` before then cancels it and nothing is sent. 400 names `startAt` for a malformed time, one more than a minute in the past or more than 30 days ahead, or both fields given; 403 `live activities are not available on your current plan`; 429 `live activity minutes limit exceeded for this billing period`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "postApiAppsByAppIdLive-activities": {
     parameters: {
@@ -1896,11 +1903,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -2217,11 +2221,8 @@ export interface operations {
           contentState?: {
             [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | (5 | 10);
           /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           dismissalDate?: string | number;
         };
@@ -2364,7 +2365,7 @@ export interface operations {
   };
   /**
    * Update a Live Activity
-   * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` 5 saves the device’s Live Activity budget (10, the default, spends it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * @description Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. Options: `alert` lights the screen, `priority` (`auto`, the default: 10 while the activity’s budget on each iPhone allows, then 5; with an alert 10; 10 spends the budget, 5 saves it), `staleDate`, `relevanceScore`. Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   "patchApiAppsByAppIdLive-activitiesById": {
     parameters: {
@@ -2395,11 +2396,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -2566,6 +2564,170 @@ export interface operations {
           token: string;
           /** @description The `id` device registration answered for this device. Required when the end user has more than one iOS device. */
           deviceId?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Response for status 200 */
+      200: {
+        content: {
+          "application/json": {
+            /** @constant */
+            success: true;
+          };
+        };
+      };
+      /** @description Bad Request: the detail names the invalid field, parameter or header */
+      400: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unauthorized: credentials missing or wrong */
+      401: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+            /** @description The app id of the path, as sent (`invalid service key` only). */
+            appId?: string;
+            /** @description When the key is the App Secret of another app: that app (a typo in the path). */
+            keyAppId?: string;
+            /** @description What to check: the app id or the key (the same for an unknown app and a wrong key). */
+            hint?: string;
+          };
+        };
+      };
+      /** @description Not Found */
+      404: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Conflict: a request with this Idempotency-Key is still being processed */
+      409: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Content Too Large: the request body exceeds `[server] max_body_bytes` (64 KiB by default) */
+      413: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unsupported Media Type: a request body must be `application/json` */
+      415: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Unprocessable Entity: the Idempotency-Key was used with a different request */
+      422: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Too Many Requests: too many failed authentications from this address, or the app’s request rate limit; see `Retry-After` */
+      429: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+      /** @description Insufficient Storage: the disk is full or failing; nothing was stored */
+      507: {
+        content: {
+          "application/problem+json": {
+            /** @description Standard reason phrase of the status. */
+            title: string;
+            /** @description HTTP status code. */
+            status: number;
+            /** @description What was wrong, naming the field where there is one. */
+            detail: string;
+          };
+        };
+      };
+    };
+  };
+  /**
+   * Report a Live Activity’s state on a device
+   * @description Sent by the app when ActivityKit reports the activity dismissed or ended on the device (no more pushes go to that instance; the activity’s record shows it), and when the person allows or forbids frequent updates (`priority: "auto"` then keeps to the frequent budget on that device). 400 `state or frequentPushesEnabled is required`; 404 `live activity not found`, `device not found: …`, `the activity has no instance on this device`. Authenticated by `X-Service-Key` (the app backend) or, from the device, `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId of the activity)). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   */
+  "postApiAppsByAppIdLive-activitiesByIdState": {
+    parameters: {
+      header?: {
+        /** @description Makes a retry safe: a repeat with the same key within 24 hours does nothing again and answers the first answer, with `Idempotent-Replayed: true`. Answers 429 and 5xx are not kept (the retry runs). Keys are per app, 1 to 255 printable ASCII characters. */
+        "Idempotency-Key"?: string;
+      };
+      path: {
+        /** @example demo */
+        appId: string;
+        /** @example la_demo */
+        id: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description The `id` device registration answered for this device. */
+          deviceId: string;
+          /** @description The activity’s state on the device (ActivityKit `activityStateUpdates`): `dismissed` or `ended` stops every further push to it. */
+          state?: "active" | "dismissed" | "ended";
+          /** @description `ActivityAuthorizationInfo().frequentPushesEnabled`: true gives the device the app’s `frequentPriority10PerHour` budget. */
+          frequentPushesEnabled?: boolean;
         };
       };
     };
@@ -2877,11 +3039,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -3614,11 +3773,8 @@ export interface operations {
           contentState?: {
             [key: string]: string | number | boolean | ((string | number | boolean)[]);
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | (5 | 10);
           /** @description Keeps the final state on the device until then; a past date removes it at once. Absent: removed at once (the end’s own time). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           dismissalDate?: string | number;
         };
@@ -3792,11 +3948,8 @@ export interface operations {
             /** @description A sound file in the app bundle, or `default`. */
             sound?: string;
           };
-          /**
-           * @description 10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). 5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.
-           * @enum {integer}
-           */
-          priority?: 5 | 10;
+          /** @description `auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. 10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). 5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high). */
+          priority?: "auto" | (5 | 10);
           /** @description When the content becomes out of date (iOS shows it as stale; Android gets `staleDate`, and an update is not delivered after it). ISO 8601 (`2026-11-23T12:00:00Z`) or Unix seconds. Sent to APNs in seconds and to Android in milliseconds. */
           staleDate?: string | number;
           /** @description Which of the app’s activities iOS shows first (higher is more relevant). */
@@ -4489,6 +4642,13 @@ export interface operations {
                 source: "config" | "api";
                 /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
                 defaultTimeZone: string;
+                /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+                liveActivityBudget: {
+                  /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+                  priority10PerHour: number;
+                  /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+                  frequentPriority10PerHour: number;
+                };
                 /** Format: date-time */
                 createdAt: string;
                 /** Format: date-time */
@@ -4571,6 +4731,13 @@ export interface operations {
               source: "config" | "api";
               /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
               defaultTimeZone: string;
+              /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+              liveActivityBudget: {
+                /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+                priority10PerHour: number;
+                /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+                frequentPriority10PerHour: number;
+              };
               /** Format: date-time */
               createdAt: string;
               /** Format: date-time */
@@ -4711,6 +4878,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -4875,7 +5049,7 @@ export interface operations {
       };
     };
   };
-  /** Rename an app, change its plan or its default time zone */
+  /** Rename an app, change its plan, its default time zone or its Live Activity budget */
   patchApiAdminAppsByAppId: {
     parameters: {
       path: {
@@ -4890,6 +5064,13 @@ export interface operations {
           plan?: string;
           /** @description IANA time zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
           defaultTimeZone?: string;
+          /** @description The budget `priority: "auto"` keeps to (docs/live-activity-budget.md); a field left out stays as it is. */
+          liveActivityBudget?: {
+            /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends; past it updates go at 5 (default 10). */
+            priority10PerHour?: number;
+            /** @description Priority-10 updates per activity per device in a sliding hour on a device whose app reported `frequentPushesEnabled: true` (default 60). */
+            frequentPriority10PerHour?: number;
+          };
         };
       };
     };
@@ -4904,6 +5085,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5238,6 +5426,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5375,6 +5570,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5514,6 +5716,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -5651,6 +5860,13 @@ export interface operations {
             source: "config" | "api";
             /** @description The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
             defaultTimeZone: string;
+            /** @description The budget `priority: "auto"` keeps to (the defaults unless set). */
+            liveActivityBudget: {
+              /** @description Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends. */
+              priority10PerHour: number;
+              /** @description The same on a device whose app reported `frequentPushesEnabled: true`. */
+              frequentPriority10PerHour: number;
+            };
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -9645,6 +9861,8 @@ export interface operations {
                 platform: "ios" | "android" | "web";
                 /** @enum {string} */
                 state: "live" | "ended";
+                /** @enum {string} */
+                reportedState?: "active" | "dismissed" | "ended";
                 /** Format: date-time */
                 startedAt: string;
                 /** Format: date-time */

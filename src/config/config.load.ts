@@ -9,6 +9,7 @@ import {
   DEFAULT_PLANS,
   FCM_FIELDS,
   WEB_PUSH_FIELDS,
+  LIVE_ACTIVITY_BUDGET_FIELDS,
   LIVE_ACTIVITY_TEMPLATE_FIELDS,
   PLAN_FIELDS,
   SECTIONS,
@@ -164,7 +165,7 @@ export function parseConfig(text: string, source: string, env: Record<string, st
     if (!Array.isArray(raw.apps)) report(['apps'], 'must be an array of tables ([[apps]])');
     else
       raw.apps.forEach((entry, i) => {
-        const app = readSection(entry, APP_FIELDS, ['apps', i], ['apns', 'fcm', 'web_push', 'live_activity_templates']) as AppConfig;
+        const app = readSection(entry, APP_FIELDS, ['apps', i], ['apns', 'fcm', 'web_push', 'live_activity_budget', 'live_activity_templates']) as AppConfig;
         if (app.id === undefined) report(['apps', i], 'needs an id');
         else if (!APP_ID.test(app.id)) report(['apps', i, 'id'], 'must be 1-64 letters, digits, - or _');
         else if (apps.some((a) => a.id === app.id)) report(['apps', i, 'id'], `repeats the app id "${app.id}"`);
@@ -182,6 +183,8 @@ export function parseConfig(text: string, source: string, env: Record<string, st
           app.web_push = readSection(entry.web_push, WEB_PUSH_FIELDS, ['apps', i, 'web_push']) as AppConfig['web_push'];
           for (const k of ['subject', 'default_url'] as const) if (app.web_push?.[k] === undefined) report(['apps', i, 'web_push'], `needs ${k}`);
         }
+        if (isTable(entry) && entry.live_activity_budget !== undefined)
+          app.live_activity_budget = readSection(entry.live_activity_budget, LIVE_ACTIVITY_BUDGET_FIELDS, ['apps', i, 'live_activity_budget']) as AppConfig['live_activity_budget'];
         if (isTable(entry) && entry.live_activity_templates !== undefined) app.liveActivityTemplates = readTemplates(entry.live_activity_templates, ['apps', i, 'live_activity_templates']);
         apps.push(app);
       });

@@ -200,6 +200,23 @@ export const WEB_PUSH_FIELDS = {
 } as const satisfies SectionSpec;
 
 /**
+ * `[apps.live_activity_budget]`: the budget `priority: "auto"` keeps to (issue 47), as `PATCH
+ * /api/admin/apps/{appId}` sets it (`liveActivityBudget`); why the defaults: docs/live-activity-budget.md.
+ */
+export const LIVE_ACTIVITY_BUDGET_FIELDS = {
+  priority10_per_hour: {
+    kind: 'integer',
+    min: 0,
+    doc: 'Priority-10 updates per activity per device in a sliding hour that priority "auto" sends; past it updates go at 5. Absent: 10 (or as the admin API set it).',
+  },
+  frequent_priority10_per_hour: {
+    kind: 'integer',
+    min: 0,
+    doc: 'The same on a device whose app reported frequentPushesEnabled (ActivityKit). Absent: 60 (or as the admin API set it).',
+  },
+} as const satisfies SectionSpec;
+
+/**
  * `[[apps.live_activity_templates]]`: app-defined Live Activity templates (issue 39), created or
  * made to match at every start; with `[apps.live_activity_templates.attributes]` and
  * `[apps.live_activity_templates.content_state]`, each field `{ type = "integer", required = true, list = false }`.
@@ -240,7 +257,8 @@ export type PlanConfig = Resolved<typeof PLAN_FIELDS>;
 export type ApnsConfig = Resolved<typeof APNS_FIELDS>;
 export type FcmConfig = Resolved<typeof FCM_FIELDS>;
 export type WebPushConfig = Resolved<typeof WEB_PUSH_FIELDS>;
-export type AppConfig = Resolved<typeof APP_FIELDS> & { id: string; apns?: ApnsConfig; fcm?: FcmConfig; web_push?: WebPushConfig; liveActivityTemplates?: LiveActivityTemplateConfig[] };
+export type LiveActivityBudgetConfig = Resolved<typeof LIVE_ACTIVITY_BUDGET_FIELDS>;
+export type AppConfig = Resolved<typeof APP_FIELDS> & { id: string; apns?: ApnsConfig; fcm?: FcmConfig; web_push?: WebPushConfig; live_activity_budget?: LiveActivityBudgetConfig; liveActivityTemplates?: LiveActivityTemplateConfig[] };
 
 export type Config = { [S in keyof typeof SECTIONS]: Resolved<(typeof SECTIONS)[S]> } & {
   plans: Record<string, PlanConfig>;

@@ -73,7 +73,7 @@ describe('the copy plan', () => {
   });
 
   test('converts exactly the boolean columns, moves the sequence of every integer id, and leaves PostgreSQL-only columns to their default', () => {
-    expect(plan.flatMap((t) => [...t.booleans].map((c) => `${t.name}.${c}`)).sort()).toEqual(['broadcast_ops.apns_done', 'broadcast_ops.fcm_done', 'end_users.tester', 'webhook_endpoints.enabled']);
+    expect(plan.flatMap((t) => [...t.booleans].map((c) => `${t.name}.${c}`)).sort()).toEqual(['broadcast_ops.apns_done', 'broadcast_ops.fcm_done', 'devices.frequent_pushes_enabled', 'end_users.tester', 'webhook_endpoints.enabled']);
     expect(plan.filter((t) => t.identity).map((t) => `${t.name}.${t.identity}`).sort()).toEqual(
       ['audit_log.id', 'broadcast_ops.id', 'deliveries.id', 'messages.id', 'scheduled_sends.id', 'tokens.id', 'webhook_attempts.id', 'webhook_deliveries.id'].sort(),
     );

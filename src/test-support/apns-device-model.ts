@@ -1,6 +1,7 @@
 import type { Clock } from '../lib/clock';
 import { systemClock } from '../lib/clock';
 import { apnsToken, type StandinAnswer } from './apns-answer';
+import { LiveActivityBudgetModel } from './apns-live-activity-budget';
 
 /**
  * A small model of iPhones behind the APNs stand-in, with the platform rules of FACTS.md that
@@ -22,6 +23,8 @@ import { apnsToken, type StandinAnswer } from './apns-answer';
  *   `input-push-channel`, takes the channel's broadcasts with the same timestamp and end rules. An
  *   iOS 17 phone does not start an activity from such a push-to-start (Apple: "the Live Activity
  *   will not start"), and has no `.channel` push type.
+ * - Apple's budget of priority-10 updates per activity (apns-live-activity-budget.ts): past it, an
+ *   update is dropped while APNs answers 200; priority 5 is not budgeted. Off unless a test sets it.
  * - An app's own ActivityAttributes type (`declareAttributesType`, issue 39) has its own
  *   push-to-start token; ActivityKit decodes `attributes` and `content-state` into the app's
  *   Codable struct with JSONDecoder's defaults (a `Date` from a number of seconds since
@@ -124,6 +127,8 @@ export class ModelPhone {
   readonly refusedStarts: { activityId: string; reason: string }[] = [];
   /** The app's own ActivityAttributes types: the push-to-start token iOS issued for each, and its struct. */
   readonly attributesTypes = new Map<string, { token: string; struct: SwiftAttributes }>();
+  /** The Live Activity update budget iOS keeps (`budget.budget = { priority10PerHour: 2 }` turns it on). */
+  readonly budget = new LiveActivityBudgetModel();
   private readonly retired = new Map<string, number>();
 
   constructor(
@@ -217,6 +222,8 @@ export class ModelPhone {
     if (!activity) return undefined;
     if (activity.ended && activity.dismissalDate !== undefined && activity.dismissalDate <= this.clock.now() / 1000)
       return { status: 410, reason: 'Unregistered', timestamp: activity.dismissalDate * 1000 };
+    // Over the budget the system drops the update; APNs still answers 200.
+    if (aps.event === 'update' && !this.budget.admits(activity.activityId, headers['apns-priority'], this.clock.now(), aps)) return undefined;
     this.apply(activity, aps);
     return undefined;
   }

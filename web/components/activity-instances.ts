@@ -8,6 +8,8 @@ export interface ActivityInstance {
   deviceId: string;
   platform: Platform;
   state: 'live' | 'ended';
+  /** What the device's app reported (dismissed or ended: no more pushes). */
+  reportedState?: 'active' | 'dismissed' | 'ended';
   startedAt: string;
   endedAt?: string;
   tokenState: 'active' | 'invalid' | 'waiting';
@@ -32,7 +34,7 @@ export function ActivityInstances(props: { instances: ActivityInstance[]; noInst
       ${props.instances.map(
         (i) => html`<tr>
           <td data-label="Device"><span class="platform-tag">${platformName(i.platform)}</span> <span class="mono small break">${i.deviceId}</span></td>
-          <td data-label="State"><${Badge} tone=${i.state === 'live' ? 'green' : 'grey'}>${i.state}<//>${i.endedAt ? html`<div class="muted small">${formatDateTime(i.endedAt)}</div>` : ''}</td>
+          <td data-label="State"><${Badge} tone=${i.state === 'live' ? 'green' : 'grey'}>${i.state}<//>${i.reportedState ? html`<div class="small reported-state">${i.reportedState} on the device</div>` : ''}${i.endedAt ? html`<div class="muted small">${formatDateTime(i.endedAt)}</div>` : ''}</td>
           <td data-label="Update token">
             <${Badge} tone=${TOKEN_TONES[i.tokenState]}>${i.platform === 'ios' ? TOKEN_LABELS[i.tokenState] : i.tokenState === 'invalid' ? 'invalid' : 'valid'}<//>
             ${i.tokenInvalidReason ? html`<div class="muted small">${i.tokenInvalidReason}</div>` : ''}

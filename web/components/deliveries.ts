@@ -1,6 +1,6 @@
 import { html } from 'htm/preact';
 import { formatDateTime, formatTime } from '../lib/format';
-import { chronological, kindLabel, recordedRequest } from '../lib/payloads';
+import { chronological, kindLabel, pushPriority, recordedRequest } from '../lib/payloads';
 import type { Delivery } from '../lib/types';
 import { Badge } from './ui';
 import { platformName } from '../lib/platforms';
@@ -43,6 +43,7 @@ export function DeliveryTimeline(props: { deliveries: Delivery[] }) {
           <div class="timeline-head">
             <strong>${kindLabel(d.kind)}</strong>
             <${DeliveryStatus} status=${d.status} />
+            ${pushPriority(d.kind, d.sentPayload) ? html`<span class="small push-priority" title="APNs priority: 10 spends the device's Live Activity budget, 5 does not">priority ${pushPriority(d.kind, d.sentPayload)}</span>` : ''}
             <span class="muted small">to <span class="mono">${d.deviceId}</span> · ${d.platform ? platformName(d.platform) : 'deleted device'}${d.provider ? ` via ${d.provider}` : ''}</span>
             <time class="muted small" datetime=${d.createdAt} title=${formatDateTime(d.createdAt)}>${formatTime(d.createdAt)}</time>
           </div>

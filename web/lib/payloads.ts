@@ -31,3 +31,16 @@ export function chronological(deliveries: Delivery[]): Delivery[] {
 const KINDS: Record<string, string> = { la_start: 'Start', la_update: 'Update', la_end: 'End', notification: 'Notification' };
 
 export const kindLabel = (kind: string) => KINDS[kind] ?? kind;
+
+/**
+ * The priority a Live Activity push went at, as its recorded request says: APNs `apns-priority`,
+ * FCM `android.priority` (high is 10, normal 5); undefined before it was sent or for a notification.
+ */
+export function pushPriority(kind: string, payload: unknown): '10' | '5' | undefined {
+  if (!kind.startsWith('la_')) return undefined;
+  const request = recordedRequest(payload);
+  const apns = request?.headers?.['apns-priority'];
+  if (apns === '10' || apns === '5') return apns;
+  const android = (request?.body as { message?: { android?: { priority?: string } } } | undefined)?.message?.android?.priority;
+  return android === 'high' ? '10' : android === 'normal' ? '5' : undefined;
+}

@@ -33,6 +33,8 @@ export interface AppView {
   source: 'config' | 'api';
   /** The IANA zone a `sendAtLocal` uses for devices without one. */
   defaultTimeZone: string;
+  /** The budget `priority: "auto"` keeps to: priority-10 Live Activity updates per activity per device in a sliding hour. */
+  liveActivityBudget: { priority10PerHour: number; frequentPriority10PerHour: number };
   createdAt: string;
   updatedAt: string;
   channels: { apns: Channel; fcm: Channel };

@@ -55,14 +55,22 @@ function SettingsCard(props: { app: AppView; onChange: (app: AppView) => void })
   const [name, setName] = useState(props.app.name);
   const [plan, setPlan] = useState(props.app.plan);
   const [zone, setZone] = useState(props.app.defaultTimeZone);
+  const budget = props.app.liveActivityBudget;
+  const [perHour, setPerHour] = useState(String(budget.priority10PerHour));
+  const [frequent, setFrequent] = useState(String(budget.frequentPriority10PerHour));
   useEffect(() => {
     setName(props.app.name);
     setPlan(props.app.plan);
     setZone(props.app.defaultTimeZone);
-  }, [props.app.name, props.app.plan, props.app.defaultTimeZone]);
-  const dirty = name.trim() !== props.app.name || plan !== props.app.plan || zone.trim() !== props.app.defaultTimeZone;
+    setPerHour(String(budget.priority10PerHour));
+    setFrequent(String(budget.frequentPriority10PerHour));
+  }, [props.app.name, props.app.plan, props.app.defaultTimeZone, budget.priority10PerHour, budget.frequentPriority10PerHour]);
+  const budgetDirty = perHour.trim() !== String(budget.priority10PerHour) || frequent.trim() !== String(budget.frequentPriority10PerHour);
+  const dirty = name.trim() !== props.app.name || plan !== props.app.plan || zone.trim() !== props.app.defaultTimeZone || budgetDirty;
   const save = useAction(async () => {
-    const app = await admin<AppView>('PATCH', `/apps/${encodeURIComponent(props.app.id)}`, { name: name.trim(), plan, defaultTimeZone: zone.trim() });
+    // Sent as typed: the server answers 400 naming the field for a value that is not a whole number from 0 to 600.
+    const liveActivityBudget = budgetDirty ? { priority10PerHour: Number(perHour.trim()), frequentPriority10PerHour: Number(frequent.trim()) } : undefined;
+    const app = await admin<AppView>('PATCH', `/apps/${encodeURIComponent(props.app.id)}`, { name: name.trim(), plan, defaultTimeZone: zone.trim(), liveActivityBudget });
     props.onChange(app);
     appsChanged();
     toast('Settings saved');
@@ -79,6 +87,8 @@ function SettingsCard(props: { app: AppView; onChange: (app: AppView) => void })
         <${TextField} label="Name" required value=${name} onInput=${setName} />
         <${SelectField} label="Plan" value=${plan} onChange=${setPlan} options=${(plans.data ?? []).map((p) => ({ value: p.name, label: planLabel(p) }))} />
         <${TextField} label="Default time zone" mono value=${zone} onInput=${setZone} hint="IANA name (Europe/Vienna): a send at a local time reaches devices that reported no zone at that time here." />
+        <${TextField} label="Priority-10 updates per hour" type="number" value=${perHour} onInput=${setPerHour} hint='Per Live Activity per iPhone, for priority "auto": past it, updates go at priority 5 so iOS does not drop them.' />
+        <${TextField} label="…with frequent updates allowed" type="number" value=${frequent} onInput=${setFrequent} hint="The same on an iPhone whose app reported frequentPushesEnabled." />
       </div>
       <div class="form-actions"><${Button} type="submit" variant="primary" disabled=${!dirty} busy=${save.busy}>Save changes<//></div>
     </form>

@@ -21,7 +21,7 @@ async function definedTables(): Promise<{ sqlite: SQLiteTable[]; pg: PgTable[] }
 const defined = await definedTables();
 
 /** Bounded counters stay `integer` on PostgreSQL; every other SQLite INTEGER (times, ids) is `bigint`. */
-const SMALL_INTEGERS = new Set(['attempts', 'attempt', 'version', 'status', 'response_status', 'duration_ms', 'storage_policy', 'expiry_days']);
+const SMALL_INTEGERS = new Set(['attempts', 'attempt', 'version', 'status', 'response_status', 'duration_ms', 'storage_policy', 'expiry_days', 'la_priority10_per_hour', 'la_frequent_priority10_per_hour']);
 
 /** The SQLite schema as PostgreSQL should name it: each column's SQLite type mapped to the pg type chosen for it. */
 function asPostgres(model: SchemaModel): SchemaModel {

@@ -35,7 +35,7 @@ const app = (id: string, at = 1_764_000_000_123): AppRow => ({
   apnsPausedReason: null,
   fcmPausedReason: null,
   source: 'api',
-  defaultTimeZone: 'UTC',
+  defaultTimeZone: 'UTC', laPriority10PerHour: null, laFrequentPriority10PerHour: null,
   createdAt: at,
   updatedAt: at,
 });

@@ -1,12 +1,25 @@
+import { Type } from '@sinclair/typebox';
 import { t } from 'elysia';
 import { AppParams, errors, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
 import { APP_ID_PATTERN, type SecretKind } from './apps.service';
+import { DEFAULT_LIVE_ACTIVITY_BUDGET, MAX_PRIORITY10_PER_HOUR } from './live-activity-budget';
 import { checkApnsIds, checkApnsKey, checkEndpoint, checkServiceAccount } from './credentials';
 
 const Name = t.String({ minLength: 1, maxLength: 200 });
 const SecretsBody = t.Object({ appSecret: t.String(), signingSecret: t.String() });
+const PerHour = (what: string) =>
+  Type.Integer({ minimum: 0, maximum: MAX_PRIORITY10_PER_HOUR, description: `Priority-10 updates per activity per device in a sliding hour ${what}.` });
+const LiveActivityBudgetBody = t.Object(
+  {
+    priority10PerHour: t.Optional(PerHour(`that \`priority: "auto"\` sends; past it updates go at 5 (default ${DEFAULT_LIVE_ACTIVITY_BUDGET.priority10PerHour})`)),
+    frequentPriority10PerHour: t.Optional(
+      PerHour(`on a device whose app reported \`frequentPushesEnabled: true\` (default ${DEFAULT_LIVE_ACTIVITY_BUDGET.frequentPriority10PerHour})`),
+    ),
+  },
+  { additionalProperties: false, description: 'The budget `priority: "auto"` keeps to (docs/live-activity-budget.md); a field left out stays as it is.' },
+);
 const SECRET_KINDS: Record<string, SecretKind> = { 'app-secret': 'appSecret', 'signing-secret': 'signingSecret' };
 
 /** Admin API of apps: lifecycle, secrets, and APNs / FCM credentials. */
@@ -58,11 +71,12 @@ export function appsAdminRoutes(services: Services) {
           name: t.Optional(Name),
           plan: t.Optional(t.String()),
           defaultTimeZone: t.Optional(t.String({ description: "IANA time zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC)." })),
+          liveActivityBudget: t.Optional(LiveActivityBudgetBody),
         },
         { additionalProperties: false },
       ),
       response: { ...errors(400, 401, 404) },
-      detail: { summary: 'Rename an app, change its plan or its default time zone' },
+      detail: { summary: 'Rename an app, change its plan, its default time zone or its Live Activity budget' },
     })
     .delete(
       '/apps/:appId',

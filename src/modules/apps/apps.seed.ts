@@ -37,6 +37,9 @@ export async function seedAppsFromConfig(ctx: AppContext, credentialsChanged: Cr
       const row = await service.get(app.id);
       if (apns && JSON.stringify(service.apns(row)) !== JSON.stringify(apns)) await service.setApns(app.id, apns);
       if (fcm && JSON.stringify(service.fcm(row)) !== JSON.stringify(fcm)) await service.setFcm(app.id, fcm);
+      const budget = app.live_activity_budget;
+      if (budget && (budget.priority10_per_hour !== undefined || budget.frequent_priority10_per_hour !== undefined))
+        await service.update(app.id, { liveActivityBudget: { priority10PerHour: budget.priority10_per_hour, frequentPriority10PerHour: budget.frequent_priority10_per_hour } });
       if (app.liveActivityTemplates?.length) await seedTemplates(app.id, app.liveActivityTemplates);
     } catch (e) {
       problems.push(`${ctx.config.source}: apps[${i}] (${app.id}): ${problemText(e)}`);

@@ -9,6 +9,7 @@ import { appChanged } from './app-row-cache';
 import type { AppRow } from './apps.types';
 import type { ApnsCredentials, FcmCredentials } from './credentials';
 import { appsRepository } from './apps.repository';
+import { budgetColumns, budgetOf, type LiveActivityBudget } from './live-activity-budget';
 
 export type SecretKind = 'appSecret' | 'signingSecret';
 
@@ -89,6 +90,8 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         fcmPausedReason: null,
         source: input.source,
         defaultTimeZone: null,
+        laPriority10PerHour: null,
+        laFrequentPriority10PerHour: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -97,14 +100,18 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
       return { row, appSecret, signingSecret };
     },
 
-    /** Renames, changes the plan or the default time zone (`sendAtLocal` for devices without one: 400 for a name that is not an IANA zone). */
-    async update(id: string, patch: { name?: string; plan?: string; defaultTimeZone?: string }) {
+    /**
+     * Renames, changes the plan, the default time zone (`sendAtLocal` for devices without one: 400
+     * for a name that is not an IANA zone) or the Live Activity budget of `priority: "auto"`.
+     */
+    async update(id: string, input: { name?: string; plan?: string; defaultTimeZone?: string; liveActivityBudget?: Partial<LiveActivityBudget> }) {
+      const { liveActivityBudget, ...patch } = input;
       await get(id);
       if (patch.plan !== undefined) requirePlan(patch.plan);
       const defaultTimeZone = patch.defaultTimeZone === undefined ? undefined : canonicalTimeZone(patch.defaultTimeZone);
       if (patch.defaultTimeZone !== undefined && !defaultTimeZone)
         throw new HttpError(400, `defaultTimeZone must be an IANA time zone such as Europe/Vienna: got ${JSON.stringify(patch.defaultTimeZone.slice(0, 64))}`);
-      await repo.update(id, { ...patch, ...(defaultTimeZone && { defaultTimeZone }), updatedAt: clock.now() });
+      await repo.update(id, { ...patch, ...(defaultTimeZone && { defaultTimeZone }), ...budgetColumns(liveActivityBudget), updatedAt: clock.now() });
       appChanged(ctx, id);
       return get(id);
     },
@@ -162,6 +169,7 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         plan: row.plan,
         source: row.source,
         defaultTimeZone: row.defaultTimeZone ?? 'UTC',
+        liveActivityBudget: budgetOf(row),
         createdAt: isoTime(row.createdAt),
         updatedAt: isoTime(row.updatedAt),
         channels: {

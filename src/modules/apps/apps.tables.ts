@@ -1,4 +1,4 @@
-import { defineTable, text, time } from '../../db/table';
+import { defineTable, integer, text, time } from '../../db/table';
 
 /**
  * The apps Islet serves. Secrets are stored sealed (AES-256-GCM, see lib/secrets.ts); the App
@@ -22,6 +22,13 @@ export const { sqlite: apps, pg: appsPg } = defineTable('apps', {
   source: text(['config', 'api']).notNull(),
   /** The IANA zone a `sendAtLocal` uses for the app's devices that reported none; null: UTC. */
   defaultTimeZone: text(),
+  /**
+   * The Live Activity budget `priority: "auto"` keeps to (issue 47): priority-10 updates per activity
+   * per device in a sliding hour, and for a device that reported frequent pushes allowed; null: the
+   * defaults (live-activities/priority-budget/budget-settings.ts).
+   */
+  laPriority10PerHour: integer(),
+  laFrequentPriority10PerHour: integer(),
   createdAt: time().notNull(),
   updatedAt: time().notNull(),
 });

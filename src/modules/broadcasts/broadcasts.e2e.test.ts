@@ -137,6 +137,18 @@ forEachDatabase('broadcasts-e2e', (database) => {
       const androidValues = fcm.inbox(pixel).filter((m) => m.via === 'topic').map((m) => JSON.parse(m.message.data.contentState).value);
       expect(androidValues).toEqual(Array.from({ length: 20 }, (_, i) => `${i + 1} - 0`));
 
+      // priority "auto" (the default) counts per channel: under a budget of 1 the first update goes at 10,
+      // the next at 5 (the explicit 5s above spent nothing), an update with an alert at 10 (issue 47).
+      expect((await admin('PATCH', `/api/admin/apps/${APP}`, { liveActivityBudget: { priority10PerHour: 1 } })).status).toBe(200);
+      const autos = [{ contentState: { value: '21 - 0', trend: 'up' } }, { contentState: { value: '22 - 0', trend: 'up' } }, { contentState: { value: '23 - 0', trend: 'up' }, alert: { title: 'Goal', body: '23 - 0' } }];
+      for (const [i, body] of autos.entries()) {
+        expect((await call('PATCH', bc(`/${broadcast.id}`), body)).status).toBe(200);
+        await eventually(() => expect(broadcastsSent(channelId)).toHaveLength(21 + i));
+      }
+      expect(broadcastsSent(channelId).slice(20).map((r) => r.headers['apns-priority'])).toEqual(['10', '5', '10']);
+      await eventually(() => expect(iphone.shows(broadcast.id)?.contentState.value).toBe('23 - 0'));
+      expect((await admin('PATCH', `/api/admin/apps/${APP}`, { liveActivityBudget: { priority10PerHour: 10 } })).status).toBe(200);
+
       expect((await call('DELETE', bc(`/${broadcast.id}`))).status).toBe(200);
       await eventually(() => expect(iphone.shows(broadcast.id)).toBeUndefined());
       await eventually(() => expect(fcm.inbox(pixel).at(-1)?.message.data.event).toBe('end'));
@@ -146,7 +158,7 @@ forEachDatabase('broadcasts-e2e', (database) => {
         expect(read.channel.state).toBe('deleted');
         return read;
       });
-      expect(ended).toMatchObject({ state: 'Ended', endReason: 'api', updatesSent: 21, subscribersStarted: 2 });
+      expect(ended).toMatchObject({ state: 'Ended', endReason: 'api', updatesSent: 24, subscribersStarted: 2 });
       expect((await call('PATCH', bc(`/${broadcast.id}`), { contentState: { value: 'late' } })).body.detail).toBe('broadcast is not active');
     }, 60_000);
 

@@ -32,6 +32,9 @@ const running = statement<{ appId: string; plan: string; id: string }>(
 );
 const active = statement<{ n: number }>(`SELECT count(*) AS n FROM broadcasts WHERE app_id = $1 AND state = 'Active'`, N);
 const recordEvent = statement('UPDATE broadcasts SET content_state = $2, last_timestamp = $3 WHERE id = $1');
+// Locked: concurrent updates through other instances count one after the other.
+const priority10Sent = statement<{ sent: string | null }>((d) => `SELECT priority10_sent AS sent FROM broadcasts WHERE id = $1${d.forUpdate}`);
+const spendPriority10 = statement('UPDATE broadcasts SET priority10_sent = $2 WHERE id = $1');
 const end = statement(`UPDATE broadcasts SET state = 'Ended', end_reason = $2, ended_at = $3 WHERE id = $1 AND state = 'Active'`);
 const setChannel = statement('UPDATE broadcasts SET channel_state = $2, channel_id = coalesce($3, channel_id), channel_reason = $4 WHERE id = $1');
 const setHeld = statement('UPDATE broadcasts SET held_reason = $2 WHERE id = $1');
@@ -102,6 +105,9 @@ export const broadcastsRepository = repository((sql: Sql) => {
     async recordEvent(id: string, contentState: string, lastTimestamp: number): Promise<void> {
       await sql.run(recordEvent, [id, contentState, lastTimestamp]);
     },
+    /** The broadcast's sliding hour of priority-10 updates (live-activities/priority-budget), locked for the unit of work. */
+    priority10Sent: async (id: string): Promise<string | null> => (await sql.one(priority10Sent, [id]))?.sent ?? null,
+    spendPriority10: (id: string, window: string): Promise<number> => sql.run(spendPriority10, [id, window]),
     /** Ends an Active broadcast; false when it was not Active. */
     end: async (id: string, reason: string, endedAt: number): Promise<boolean> => (await sql.run(end, [id, reason, endedAt])) > 0,
     async setChannel(id: string, state: ChannelState, channelId: string | null, reason: string | null): Promise<void> {

@@ -1,3 +1,6 @@
+import { decidePriority, spent, windowOf, type RequestedPriority } from '../live-activities/priority-budget/priority-decision';
+import { budgetOf } from '../apps/live-activity-budget';
+import { appsRepository } from '../apps/apps.repository';
 import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
 import { HttpError } from '../../lib/errors';
@@ -154,6 +157,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
         const { custom } = contentContext(template);
         const content = { ...activityContent('update', { ...data, contentState }, { now, apnsTimestamp, options, custom }), topic: row.topic };
         requireDeliverable(content);
+        content.priority = await broadcastPriority(tx, appId, id, { alert: options.alert !== undefined, requested: options.priority ?? 'auto', now });
         await broadcastsRepository(tx).recordEvent(id, JSON.stringify(contentState), apnsTimestamp);
         await queueEvent(tx, row, content, now);
       });
@@ -164,7 +168,7 @@ export function broadcastsService(ctx: AppContext, apps: Pick<AppsService, 'apns
      * which the worker deletes the channel at Apple once the dismissal date has passed. `reason`:
      * api, or quota when the scheduler ends it.
      */
-    end(appId: string, id: string, input: { contentState?: Record<string, unknown>; dismissalAt?: number; priority?: 5 | 10 } = {}, reason: 'api' | 'quota' = 'api'): Promise<void> {
+    end(appId: string, id: string, input: { contentState?: Record<string, unknown>; dismissalAt?: number; priority?: RequestedPriority } = {}, reason: 'api' | 'quota' = 'api'): Promise<void> {
       return store.write(async (tx) => {
         const row = await requireBroadcast(tx, appId, id);
         if (row.state !== 'Active') throw notActive();
@@ -235,3 +239,16 @@ export function iosStartProblem(osVersion: string | null | undefined): string | 
 }
 
 export type BroadcastsService = ReturnType<typeof broadcastsService>;
+
+/**
+ * The priority of a broadcast's update (`auto`: priority-budget/priority-decision.ts), counted per
+ * broadcast: every device on the channel gets the same updates, so the channel's count is each
+ * device's. The frequent budget does not apply: a channel reaches devices that did not allow it.
+ */
+async function broadcastPriority(tx: Tx, appId: string, id: string, push: { alert: boolean; requested: RequestedPriority; now: number }): Promise<5 | 10> {
+  const window = windowOf(await broadcastsRepository(tx).priority10Sent(id), push.now);
+  const budget = budgetOf(await appsRepository(tx).liveActivityBudget(appId));
+  const priority = decidePriority({ event: 'update', ...push, sentInHour: window.length, limit: budget.priority10PerHour });
+  if (priority === 10) await broadcastsRepository(tx).spendPriority10(id, spent(window, push.now, budget.priority10PerHour));
+  return priority;
+}

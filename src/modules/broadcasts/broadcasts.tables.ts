@@ -32,6 +32,8 @@ export const { sqlite: broadcasts, pg: broadcastsPg } = defineTable(
     subscribersStarted: bigint().notNull().default(0),
     /** Why its sends wait (FeatureNotEnabled), null when they do not. */
     heldReason: text(),
+    /** The sliding hour of `priority: "auto"` (issue 47): times (ms, JSON array) of the priority-10 updates queued within it. */
+    priority10Sent: text(),
     endReason: text(),
     startedAt: time().notNull(),
     endedAt: time(),

@@ -100,6 +100,8 @@ export interface LiveActivityContent {
   alert?: ActivityAlert;
   /** APNs priority: 10 (default) is immediate and spends the device's budget, 5 does not. Android: high / normal. */
   priority?: 5 | 10;
+  /** The priority was chosen by `priority: "auto"` (issue 47), not asked for. */
+  autoPriority?: true;
   /** Start and update: when the content becomes stale, ms. */
   staleDate?: number;
   /** Start and update: orders several activities of the app. */

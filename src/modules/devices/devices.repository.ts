@@ -23,10 +23,10 @@ const pushToStartTypes = (d: Dialect) =>
      WHERE p.device_id = d.id AND p.kind = 'apns_push_to_start' AND p.state = 'active')`;
 const activeKind = (kind: string) => `EXISTS (SELECT 1 FROM tokens w WHERE w.device_id = d.id AND w.kind = '${kind}' AND w.state = 'active')`;
 const WITH_TOKENS = (d: Dialect) => `SELECT d.id, d.app_id AS "appId", d.end_user_id AS "endUserId", d.platform, d.token, d.environment, d.os_version AS "osVersion",
-     d.locale, d.time_zone AS "timeZone", d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
+     d.locale, d.time_zone AS "timeZone", d.frequent_pushes_enabled AS "frequentPushesEnabled", d.created_at AS "createdAt", d.updated_at AS "updatedAt", t.state AS "tokenState", t.invalid_reason AS "invalidReason",
      ${pushToStartTypes(d)} AS "pushToStartTypes", ${activeKind('apns_widget')} AS "hasWidgetToken", ${activeKind('apns_control')} AS "hasControlToken"
      FROM devices d LEFT JOIN tokens t ON t.device_id = d.id AND t.kind IN ${DEVICE_KINDS_SQL}`;
-const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'], booleans: ['hasWidgetToken', 'hasControlToken'] };
+const WITH_TOKENS_SHAPE = { numbers: ['createdAt', 'updatedAt'], booleans: ['hasWidgetToken', 'hasControlToken', 'frequentPushesEnabled'] };
 const COUNT = { numbers: ['n'] };
 
 const audience = statement<Audience>(
@@ -97,9 +97,9 @@ const touchEndUser = statement(
 // transaction already holds the write lock (BEGIN IMMEDIATE) and has no FOR UPDATE.
 const existingDevice = statement<DeviceRow>(
   (d) => `SELECT id, app_id AS "appId", end_user_id AS "endUserId", platform, token, environment, os_version AS "osVersion",
-                 locale, time_zone AS "timeZone", created_at AS "createdAt", updated_at AS "updatedAt"
+                 locale, time_zone AS "timeZone", frequent_pushes_enabled AS "frequentPushesEnabled", created_at AS "createdAt", updated_at AS "updatedAt"
             FROM devices WHERE app_id = $1 AND platform = $2 AND token = $3${d.forUpdate}`,
-  { numbers: ['createdAt', 'updatedAt'] },
+  { numbers: ['createdAt', 'updatedAt'], booleans: ['frequentPushesEnabled'] },
 );
 const updateDevice = statement('UPDATE devices SET end_user_id = $1, environment = $2, os_version = $3, locale = $4, time_zone = $5, updated_at = $6 WHERE id = $7');
 const insertDevice = statement(
@@ -202,7 +202,7 @@ export const devicesRepository = repository((sql: Sql) => {
           device = { ...existing, ...fields };
           if (existing.environment !== fields.environment) await tokens.setEnvironment(device.id, fields.environment);
         } else {
-          device = { id: newDeviceId ?? newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, ...fields };
+          device = { id: newDeviceId ?? newId('dev', now), appId, platform: input.platform, token: input.token, createdAt: now, frequentPushesEnabled: null, ...fields };
           await tx.run(insertDevice, [
             device.id, appId, device.endUserId, device.platform, device.token, device.environment, device.osVersion, device.locale, device.timeZone, now, now,
           ]);

@@ -1,4 +1,4 @@
-import { defineTable, index, text, time, uniqueIndex } from '../../db/table';
+import { boolean, defineTable, index, text, time, uniqueIndex } from '../../db/table';
 import { apps } from '../apps/apps.tables';
 
 export const { sqlite: devices, pg: devicesPg } = defineTable(
@@ -22,6 +22,8 @@ export const { sqlite: devices, pg: devicesPg } = defineTable(
     locale: text(),
     /** The device's IANA time zone (`Europe/Vienna`), if it reported one: a `sendAtLocal` reaches it at that wall time there. */
     timeZone: text(),
+    /** iOS: what the app last reported of `ActivityAuthorizationInfo().frequentPushesEnabled` (issue 47); null: never reported. */
+    frequentPushesEnabled: boolean(),
     createdAt: time().notNull(),
     updatedAt: time().notNull(),
   },

@@ -109,13 +109,18 @@ describe('API documentation', () => {
     expect(missing).toEqual([]);
   });
 
-  test('options are documented: the end body is optional, priority is an integer 5 or 10, and the examples of update and end are accepted', async () => {
+  test('options are documented: the end body is optional, priority is "auto" or an integer 5 or 10, and the examples of update and end are accepted', async () => {
     h = await createHarness();
     const doc = (await h.request('GET', '/swagger/json')).body;
     const item = doc.paths['/api/apps/{appId}/live-activities/{id}'];
     expect(item.delete.requestBody.required).toBe(false);
     expect(item.delete.requestBody.content['application/json'].schema['x-islet-optional-body']).toBeUndefined();
-    expect(item.patch.requestBody.content['application/json'].schema.properties.priority).toMatchObject({ type: 'integer', enum: [5, 10] });
+    expect(item.patch.requestBody.content['application/json'].schema.properties.priority).toMatchObject({
+      anyOf: [
+        { type: 'string', enum: ['auto'] },
+        { type: 'integer', enum: [5, 10] },
+      ],
+    });
     await h.createApp({ id: 'docs' });
     await h.service('docs', 'POST', '/api/apps/docs/devices', { endUserId: 'demo-user', platform: 'android', token: 't1' });
     const start = { templateSlug: 'progress-bar', attributes: { label: 'x' }, contentState: { progress: '1' } };

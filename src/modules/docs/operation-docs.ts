@@ -49,7 +49,12 @@ export const BODY_EXAMPLES: Record<string, unknown[]> = {
   'PATCH /api/apps/{appId}/users/{endUserId}': [{ tags: { plan: 'platinum' } }, { tags: { country: null } }],
   'POST /api/apps/{appId}/notifications/audience-count': [{ audience: { tags: { plan: ['gold', 'platinum'] }, platform: 'ios' } }, { audience: { platform: 'android' } }],
   'POST /api/admin/apps': [{ id: 'acme-delivery', name: 'Acme Delivery', plan: 'pro' }],
-  'PATCH /api/admin/apps/{appId}': [{ name: 'Demo app (renamed)' }, { plan: 'pro' }, { defaultTimeZone: 'Europe/Vienna' }],
+  'PATCH /api/admin/apps/{appId}': [
+    { name: 'Demo app (renamed)' },
+    { plan: 'pro' },
+    { defaultTimeZone: 'Europe/Vienna' },
+    { liveActivityBudget: { priority10PerHour: 10, frequentPriority10PerHour: 60 } },
+  ],
   'PUT /api/admin/apps/{appId}/apns': [
     { bundleId: 'com.example.demo', teamId: 'ABCDE12345', keyId: 'KEY1234567', key: EXAMPLE_APNS_KEY, environment: 'sandbox' },
   ],
@@ -180,6 +185,13 @@ const AppRecord = t.Object({
   plan: t.String(),
   source: t.Union([t.Literal('config'), t.Literal('api')]),
   defaultTimeZone: t.String({ description: "The IANA zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC)." }),
+  liveActivityBudget: t.Object(
+    {
+      priority10PerHour: Int({ description: 'Priority-10 updates per activity per device in a sliding hour that `priority: "auto"` sends.' }),
+      frequentPriority10PerHour: Int({ description: 'The same on a device whose app reported `frequentPushesEnabled: true`.' }),
+    },
+    { description: 'The budget `priority: "auto"` keeps to (the defaults unless set).' },
+  ),
   createdAt: Time,
   updatedAt: Time,
   channels: t.Object({ apns: Channel, fcm: Channel }),

@@ -22,7 +22,8 @@ export interface DocumentedRoute {
  * - a body schema's list of examples becomes named examples (one per template for a start), which
  *   Swagger UI offers in a drop-down instead of showing only the first;
  * - a body marked OPTIONAL_BODY is not required (DELETE of a Live Activity);
- * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum;
+ * - a union of number literals (`priority: 5 | 10`), which the generator turns into a string enum, is an integer enum
+ *   (with string literals beside them, `"auto" | 5 | 10`: a string enum or an integer enum);
  * - every mutating operation of the public API takes an `Idempotency-Key` header (modules/idempotency);
  * - a string map (TypeBox's `patternProperties` of `^(.*)$`) is `additionalProperties`, which
  *   client generators understand (openapi-typescript turns the other into a map of `never`);
@@ -127,6 +128,11 @@ function numberEnums(schema: unknown): void {
   if (consts.length > 0 && consts.every((v: unknown) => Number.isInteger(v))) {
     delete s.anyOf;
     Object.assign(s, { type: 'integer', enum: consts });
+  } else if (consts.some((v: unknown) => Number.isInteger(v)) && consts.every((v: unknown) => Number.isInteger(v) || typeof v === 'string')) {
+    // `priority: "auto" | 5 | 10`: a string enum or an integer enum.
+    const strings = consts.filter((v: unknown) => typeof v === 'string');
+    const integers = consts.filter((v: unknown) => Number.isInteger(v));
+    s.anyOf = [{ type: 'string', enum: strings }, { type: 'integer', enum: integers }];
   }
   for (const value of Object.values(s)) numberEnums(value);
 }

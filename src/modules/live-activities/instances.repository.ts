@@ -13,12 +13,14 @@ const insertBatch = statement(insertSql(INSERT_BATCH));
 const live = statement<InstanceTarget>(
   `SELECT i.device_id AS "deviceId", i.platform,
           (SELECT t.id FROM tokens t WHERE t.device_id = i.device_id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active') AS "deviceTokenId",
-          a.id AS "activityTokenId", a.state AS "activityTokenState"
+          a.id AS "activityTokenId", a.state AS "activityTokenState",
+          i.priority10_sent AS "priority10Sent", d.frequent_pushes_enabled AS "frequentPushesEnabled"
      FROM activity_instances i
+     JOIN devices d ON d.id = i.device_id
      LEFT JOIN tokens a ON a.activity_id = i.activity_id AND a.device_id = i.device_id AND a.kind = 'apns_activity'
     WHERE i.activity_id = $1 AND i.ended_at IS NULL
     ORDER BY i.started_at, i.device_id`,
-  { numbers: ['deviceTokenId', 'activityTokenId'] },
+  { numbers: ['deviceTokenId', 'activityTokenId'], booleans: ['frequentPushesEnabled'] },
 );
 const oldestLiveIos = statement<{ at: number | null }>(
   `SELECT MIN(started_at) AS at FROM activity_instances WHERE activity_id = $1 AND ended_at IS NULL AND platform = 'ios'`,
@@ -38,7 +40,7 @@ const dueIos = statement<{ activityId: string; deviceId: string }>(
 );
 const detail = statement<InstanceDetail>(
   `SELECT i.device_id AS "deviceId", i.platform, i.started_at AS "startedAt", i.ended_at AS "endedAt",
-          t.state AS "tokenState", t.invalid_reason AS "tokenInvalidReason",
+          i.reported_state AS "reportedState", t.state AS "tokenState", t.invalid_reason AS "tokenInvalidReason",
           d.status AS "lastDeliveryStatus", d.reason AS "lastDeliveryReason", d.updated_at AS "lastDeliveryAt"
      FROM activity_instances i
      LEFT JOIN tokens t ON t.device_id = i.device_id AND (

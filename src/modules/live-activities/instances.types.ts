@@ -16,6 +16,10 @@ export interface InstanceTarget {
   /** iOS: the instance's update token, if the device reported it. */
   activityTokenId: number | null;
   activityTokenState: 'active' | 'invalid' | null;
+  /** The instance's sliding hour of priority-10 updates (priority-budget/priority-decision.ts). */
+  priority10Sent: string | null;
+  /** What the device's app last reported of frequent pushes (null: never). */
+  frequentPushesEnabled: boolean | null;
 }
 
 /** An instance as the admin activity detail shows it. */
@@ -24,6 +28,8 @@ export interface InstanceDetail {
   platform: Platform;
   startedAt: number;
   endedAt: number | null;
+  /** What the app last reported of the instance (null: nothing). */
+  reportedState: 'active' | 'dismissed' | 'ended' | null;
   /** iOS: the update token's state (null: not reported yet). Android: the registration token's; web: the subscription's. */
   tokenState: 'active' | 'invalid' | null;
   tokenInvalidReason: string | null;

@@ -12,6 +12,11 @@ const Instance = t.Object(
     deviceId: t.String({ description: 'The device (`dev_…`) the activity was started on.' }),
     platform: t.Union([t.Literal('ios'), t.Literal('android'), t.Literal('web')]),
     state: t.Union([t.Literal('live'), t.Literal('ended')], { description: 'ended: the activity ended, or (iOS) this instance reached the 8-hour limit.' }),
+    reportedState: t.Optional(
+      t.Union([t.Literal('active'), t.Literal('dismissed'), t.Literal('ended')], {
+        description: 'What the device’s app last reported (`POST …/live-activities/{id}/state`); dismissed or ended: it gets no more pushes. Absent: nothing reported.',
+      }),
+    ),
     startedAt: t.String({ format: 'date-time' }),
     endedAt: t.Optional(t.String({ format: 'date-time' })),
     tokenState: t.Union([t.Literal('active'), t.Literal('invalid'), t.Literal('waiting')], {

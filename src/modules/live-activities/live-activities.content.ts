@@ -2,6 +2,7 @@ import type { ActivityAlert, CustomContent, LiveActivityContent, LiveActivityEve
 import { dateFields, type CustomTemplateDefinition } from './custom-templates';
 import type { TemplateDefinition } from './templates';
 import { webActivityText } from './web-activity-text';
+import type { RequestedPriority } from './priority-budget/priority-decision';
 
 /** Alerts are a glance, not a copy of the activity: longer text is cut. */
 const ALERT_TITLE_MAX = 64;
@@ -19,7 +20,8 @@ export interface ActivityData {
 /** The caller's options of one event (routes validate them; dates in ms). */
 export interface EventOptions {
   alert?: ActivityAlert;
-  priority?: 5 | 10;
+  /** Absent: `auto`. */
+  priority?: RequestedPriority;
   staleDate?: number;
   relevanceScore?: number;
   /** End only. */
@@ -51,7 +53,9 @@ export function activityContent(
   };
   if (context.custom) content.custom = context.custom;
   if (context.apnsTimestamp !== undefined) content.apnsTimestamp = context.apnsTimestamp;
-  if (options.priority !== undefined) content.priority = options.priority;
+  // `auto` (also when absent) is decided per device where the push is queued (priority-budget/auto-priority.ts).
+  if (options.priority === 5 || options.priority === 10) content.priority = options.priority;
+  else content.autoPriority = true;
   if (event !== 'end') {
     const alert = options.alert ?? (event === 'start' ? startAlert(activity, context) : undefined);
     if (alert) content.alert = alert;

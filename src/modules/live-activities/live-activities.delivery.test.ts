@@ -70,6 +70,8 @@ forEachDatabase('live-activity delivery', (database) => {
         apnsTimestamp: Math.floor(h.clock.now() / 1000),
         alert: { title: 'Uploading', body: '1 of 10' },
         web: { title: 'Uploading', body: '10% · 1 of 10' },
+        // No priority asked: `auto`, which sends a start at 10 (the APNs default).
+        autoPriority: true,
       });
       expect(message!.deliveries).toEqual([
         { deviceId: android, status: 'pending', reason: null },

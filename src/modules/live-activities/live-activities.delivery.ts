@@ -1,3 +1,4 @@
+import type { RequestedPriority } from './priority-budget/priority-decision';
 import { activitiesEnded } from '../webhooks/webhooks.causes';
 import type { Tx } from '../../db/store';
 import type { DeliveryTarget, Outbox } from '../delivery/outbox/outbox';
@@ -87,7 +88,7 @@ export interface EndOptions {
   now: number;
   /** API end: a final contentState (already validated) and the end's priority. */
   contentState?: Record<string, unknown>;
-  priority?: 5 | 10;
+  priority?: RequestedPriority;
   /** API end: refuses an end's content (its size) by throwing; the content checked is the one queued. */
   check?: (content: LiveActivityContent) => void;
 }

@@ -39,6 +39,7 @@ function instanceView(i: InstanceDetail) {
     deviceId: i.deviceId,
     platform: i.platform,
     state: i.endedAt === null ? ('live' as const) : ('ended' as const),
+    ...(i.reportedState ? { reportedState: i.reportedState } : {}),
     startedAt: isoTime(i.startedAt),
     ...(i.endedAt === null ? {} : { endedAt: isoTime(i.endedAt) }),
     tokenState: i.tokenState ?? ('waiting' as const),

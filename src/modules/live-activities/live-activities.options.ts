@@ -2,6 +2,7 @@ import { t } from 'elysia';
 import { HttpError } from '../../lib/errors';
 import { parseDate } from '../../http/dates';
 import type { EventOptions } from './live-activities.content';
+import type { RequestedPriority } from './priority-budget/priority-decision';
 
 /**
  * The options of start, update and end: top-level body fields next to `contentState`, all
@@ -28,10 +29,12 @@ export const AlertField = t.Object(
   },
 );
 
-export const PriorityField = t.Union([t.Literal(5), t.Literal(10)], {
+export const PriorityField = t.Union([t.Literal('auto'), t.Literal(5), t.Literal(10)], {
   description:
-    '10 (default): delivered at once, but spends the device’s Live Activity budget (iOS throttles when it runs out). ' +
-    '5: delivered when convenient, without spending it — use it for frequent updates. Android: 10 = high, 5 = normal.',
+    '`auto` (default): a start, an end and an update with an `alert` go at 10; any other update goes at 10 while the activity’s budget on that device ' +
+    'allows (the app’s `liveActivityBudget`, priority-10 updates per sliding hour) and at 5 after it. ' +
+    '10: delivered at once, but spends the device’s Live Activity budget (iOS delays or drops updates past it while APNs answers 200). ' +
+    '5: delivered when convenient, without spending it. Android: 10 = high, 5 = normal (`auto`: high).',
 });
 
 /** Start and update. */
@@ -53,7 +56,7 @@ export const EndOptions = {
 /** The option fields of a start or update body, as validated by ContentOptions. */
 export interface ContentOptionsInput {
   alert?: EventOptions['alert'];
-  priority?: 5 | 10;
+  priority?: RequestedPriority;
   staleDate?: string | number;
   relevanceScore?: number;
 }

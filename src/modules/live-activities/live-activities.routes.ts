@@ -160,7 +160,7 @@ export function liveActivitiesRoutes(services: Services) {
         summary: 'Start Live Activities',
         description:
           'Starts one activity per targeted end user from a template, and queues its delivery to each of their devices. ' +
-          'Options: `alert` (default: the template’s alert), `priority` (10, the default: immediate, spends the device’s Live Activity budget; 5: saves it), ' +
+          'Options: `alert` (default: the template’s alert), `priority` (`auto`, the default: a start goes at 10; 10: immediate, spends the device’s Live Activity budget; 5: saves it), ' +
           '`staleDate` and `relevanceScore`; dates are ISO 8601 or Unix seconds. ' +
           'Errors: 400 `invalid template slug`, or a detail naming the invalid field; 400 `payload exceeds 4096 bytes`; ' +
           '400 `audience and targetUsers cannot be given together`; ' +
@@ -216,7 +216,7 @@ export function liveActivitiesRoutes(services: Services) {
           summary: 'Update a Live Activity',
           description:
             'Replaces the contentState entirely (send the full state every time); it is validated against the template. Attributes cannot be changed. ' +
-            'Options: `alert` lights the screen, `priority` 5 saves the device’s Live Activity budget (10, the default, spends it), `staleDate`, `relevanceScore`. ' +
+            'Options: `alert` lights the screen, `priority` (`auto`, the default: 10 while the activity’s budget on each iPhone allows, then 5; with an alert 10; 10 spends the budget, 5 saves it), `staleDate`, `relevanceScore`. ' +
             'Errors: 404 `live activity not found`; 409 `live activity is not active`; 400 naming the invalid field.',
           tags,
           security,

@@ -1,3 +1,4 @@
+import type { RequestedPriority } from './priority-budget/priority-decision';
 import { shownId } from '../../lib/anonymous';
 import type { AppContext } from '../../context';
 import type { Sql } from '../../db/sql/sql';
@@ -31,6 +32,9 @@ import { appsRepository } from '../apps/apps.repository';
 import { devicesRepository } from '../devices/devices.repository';
 import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
 import { activityDetail } from './live-activities.detail';
+import { prioritize } from './priority-budget/auto-priority';
+import { budgetOf } from '../apps/live-activity-budget';
+import { enqueueGroups } from './priority-budget/with-priority';
 
 export type { StartInput } from './start-checks';
 
@@ -38,7 +42,7 @@ export type { StartInput } from './start-checks';
 export interface EndInput {
   contentState?: Record<string, unknown>;
   dismissalAt?: number;
-  priority?: 5 | 10;
+  priority?: RequestedPriority;
 }
 
 /** `activityId` names the activities instead of generated ids (the demo's fixed id). */
@@ -139,7 +143,11 @@ export function liveActivitiesService(ctx: AppContext) {
     // Statements side by side go to PostgreSQL in one round trip and run in the order given, on the
     // unit of work's connection: the live instances are read once the activity's row is locked.
     // (SQLite runs each at once, in the same order.)
-    const [row, instances] = await Promise.all([requireActivityForWrite(tx, appId, id), instancesRepository(tx).live(id)]);
+    const [row, instances, budgetRow] = await Promise.all([
+      requireActivityForWrite(tx, appId, id),
+      instancesRepository(tx).live(id),
+      appsRepository(tx).liveActivityBudget(appId),
+    ]);
     if (row.state !== 'Active') throw notActive();
     const activity = parsed(row);
     const template = await resolveTemplate(tx, appId, row.templateSlug);
@@ -152,7 +160,9 @@ export function liveActivitiesService(ctx: AppContext) {
     // Rendered once: the size check's APNs body is the one the worker sends (messages.sent_body).
     const rendered = requireDeliverable(content);
     const targets = await followUpTargets(instances, () => appsRepository(tx).hasApnsCredentials(appId));
-    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), outbox.enqueue(tx, { appId, content, targets, now, rendered })]);
+    const push = { activityId: id, event: 'update' as const, alert: options.alert !== undefined, requested: options.priority ?? 'auto', now, budget: async () => budgetOf(budgetRow) };
+    const groups = await prioritize(tx, push, instances, targets);
+    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), enqueueGroups(outbox, tx, { appId, content, now, rendered }, groups)]);
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */

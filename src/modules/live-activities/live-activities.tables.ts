@@ -50,6 +50,14 @@ export const { sqlite: activityInstances, pg: activityInstancesPg } = defineTabl
     startedAt: time().notNull(),
     /** Null while the instance is live. */
     endedAt: time(),
+    /** What the app last reported of it (ActivityKit `activityStateUpdates`): dismissed or ended ends the instance. Null: nothing reported. */
+    reportedState: text(['active', 'dismissed', 'ended']),
+    /**
+     * The sliding hour of `priority: "auto"` (issue 47): the times (ms, JSON array, oldest first) of the
+     * priority-10 updates queued to this instance within the last hour, at most the budget's size.
+     * Read and written in the update's unit of work, under the activity's row lock.
+     */
+    priority10Sent: text(),
   },
   (t) => [
     primaryKey(t.activityId, t.deviceId),

@@ -79,6 +79,8 @@ forEachDatabase('metrics-e2e', (database) => {
       expect(text).toContain('# TYPE islet_delivery_queue_depth gauge');
       expect(samples(text, 'islet_provider_request_seconds_count')).toContainEqual({ provider: 'simulator' });
       expect(samples(text, 'islet_channel_state')).toContainEqual({ app: 'shop', provider: 'fcm', state: 'simulator' });
+      // Live Activity pushes by the priority they went at (priority "auto": Android at 10, issue 47).
+      expect(samples(text, 'islet_live_activity_pushes_total')).toContainEqual({ app: 'shop', event: 'update', priority: '10', chosen: 'auto' });
       // Every series names this instance: the id GET /api/admin/instances lists, leading the scheduler.
       const listed = await fetch(`${server.url}/api/admin/instances`, { headers: { authorization: 'Bearer adm' } });
       expect(listed.status).toBe(200);
@@ -99,7 +101,7 @@ forEachDatabase('metrics-e2e', (database) => {
 
       // No label names a device, an end user or an activity: not as a label, not as a value.
       const labelNames = new Set([...text.matchAll(/[{,](\w+)="/g)].map((m) => m[1]!));
-      for (const name of labelNames) expect(['method', 'route', 'status', 'app', 'provider', 'kind', 'outcome', 'state', 'platform', 'job', 'le', 'version', 'major', 'minor', 'patch', 'space', 'type', 'quantile', 'islet_instance']).toContain(name);
+      for (const name of labelNames) expect(['method', 'route', 'status', 'app', 'provider', 'kind', 'outcome', 'state', 'platform', 'job', 'le', 'version', 'major', 'minor', 'patch', 'space', 'type', 'quantile', 'islet_instance', 'event', 'priority', 'chosen']).toContain(name);
       for (const secretish of ['alice', 'bob', 'tok-alice', ...ids]) expect(text).not.toContain(secretish);
     }, 30_000);
   });

@@ -32,6 +32,7 @@ export interface DeliveryTarget {
  */
 export class Outbox {
   private readonly settledListeners = new Set<(settled: SettledAtEnqueue) => void>();
+  private readonly queuedListeners = new Set<(queued: { appId: string; content: MessageContent; count: number }) => void>();
 
   constructor(
     private readonly store: Store,
@@ -72,6 +73,7 @@ export class Outbox {
       deliveries = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
     }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
+    this.queued(input.appId, input.content, deliveries - failed);
     this.notifyQueued();
     return { messageId, deliveries };
   }
@@ -91,6 +93,7 @@ export class Outbox {
     });
     const ids = await outboxRepository(tx).insertMessagesWithDeliveries(input.appId, list, input.now);
     for (const [i, count] of failed.entries()) if (count > 0) await this.failedAtEnqueue(tx, input.appId, ids[i]!, list[i]!.kind, count, input.now);
+    for (const [i, { content }] of input.messages.entries()) this.queued(input.appId, content, list[i]!.deliveries.length - failed[i]!);
     this.notifyQueued();
     return ids;
   }
@@ -139,6 +142,12 @@ export class Outbox {
     return () => void this.settledListeners.delete(listener);
   }
 
+  /** Calls `listener` for each message queued with the deliveries that will be sent (the metrics count Live Activity pushes by priority); as onSettled. */
+  onQueued(listener: (queued: { appId: string; content: MessageContent; count: number }) => void): () => void {
+    this.queuedListeners.add(listener);
+    return () => void this.queuedListeners.delete(listener);
+  }
+
   /**
    * Deliveries that could not be sent at all (an iPhone without a push-to-start token at a start):
    * told like the worker's failures, the delivery.failed webhook in the same transaction and
@@ -148,6 +157,10 @@ export class Outbox {
     const rows = await outboxRepository(tx).failedOf(messageId);
     await webhookEventsRepository(tx).emitAll(rows.map((r) => deliveryFailed({ ...r, attempts: 0 })), now);
     this.settled({ appId, provider: 'none', kind, outcome: 'failed', count });
+  }
+
+  private queued(appId: string, content: MessageContent, count: number): void {
+    if (count > 0) for (const listener of this.queuedListeners) listener({ appId, content, count });
   }
 
   private settled(settled: SettledAtEnqueue): void {
