@@ -105,7 +105,7 @@ export const outboxRepository = repository((sql: Sql) => {
     return written + count;
   };
   /** Writes one delivery of the message per row, due now (see writeDeliveries). */
-  const insertDeliveries = (message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number> =>
+  const insertDeliveries = async (message: { appId: string; id: number; activityId: string | null }, rows: Iterable<NewDelivery>, now: number): Promise<number> =>
     writeDeliveries(message.appId, [{ messageId: message.id, activityId: message.activityId, rows }], now);
   return {
     /** Writes a message; returns its id. */
