@@ -1,7 +1,8 @@
 /**
  * A send to 100,000 iOS devices across 24 time zones, every one of them inside its quiet hours,
  * through a real server process and the APNs stand-in in its own process (issue 48 point 5):
- *  - the answer time of the send (it decides each device's hold as it writes the deliveries);
+ *  - the answer time of the send (it decides each device's hold as it writes the deliveries), beside
+ *    that of the same send without quiet hours made just before (and drained);
  *  - the server's CPU while the deliveries are held (ms of CPU per second, over 10 s), against the
  *    same server idle before the send: holding costs one indexed read a second;
  *  - the drain of each zone when its window ends: a served process runs on the real clock and the
@@ -59,6 +60,14 @@ try {
     const client = serverClient(() => server.url, SECRET, 'bench');
     const admin = { authorization: 'Bearer bench' };
     await client.postOk('/api/admin/apps/fanout/releases', { version: 1, status: 'Live', templates: [{ slug: 'promo', title: 'Sale', body: 'Everything half price' }] }, admin);
+    // The same send without quiet hours first, drained: what the limits add to the answer.
+    const plainAt = performance.now();
+    const plain = await client.postOk('/api/apps/fanout/notifications/send', { templateSlug: 'promo' });
+    const plainAnswerMs = Math.round(performance.now() - plainAt);
+    const plainDrainedAt = await standin.waitFor(Number(plain.messageCount), TIMEOUT_MS);
+    // The stand-in's clock is the epoch's (as the zones' drains below): the plain send's pushes per second.
+    const plainPerS = Math.round(Number(plain.messageCount) / ((plainDrainedAt - (Date.now() - (performance.now() - plainAt))) / 1000));
+    await standin.reset();
     // Quiet all day but one minute, a minute no zone's clock shows in the next 7 (their offsets are
     // whole quarter hours, so every zone's minute is the UTC minute's, modulo 15): every device is held.
     const utcMinute = Math.floor((Date.now() % 86_400_000) / 60_000);
@@ -76,18 +85,25 @@ try {
     const heldCpu = await cpuOver(server.proc.pid, 10_000);
     if (standin.accepted() !== 0) throw new Error(`${standin.accepted()} pushes went while every device was in its quiet hours`);
 
-    // Each zone's release (when its window ends there), earliest first, pulled forward.
-    const releases = db
-      .query<{ zone: string; at: number; n: number }, []>(
-        `SELECT dev.time_zone AS zone, min(d.next_attempt_at) AS at, count(*) AS n FROM deliveries d JOIN devices dev ON dev.id = d.device_id
-          WHERE d.status = 'held' AND d.hold_kind = 'quiet' GROUP BY dev.time_zone ORDER BY at`,
+    // Each zone's release (when its window ends there), earliest first, pulled forward: the
+    // deliveries read first, then rewritten by id in one transaction, done before the first release.
+    const held = db
+      .query<{ id: number; zone: string; at: number }, []>(
+        `SELECT d.id, dev.time_zone AS zone, d.next_attempt_at AS at FROM deliveries d JOIN devices dev ON dev.id = d.device_id
+          WHERE d.status = 'held' AND d.hold_kind = 'quiet'`,
       )
       .all();
-    const start = Date.now() + 3000;
-    const pull = db.prepare(
-      `UPDATE deliveries SET next_attempt_at = ?1 WHERE status = 'held' AND hold_kind = 'quiet' AND device_id IN (SELECT id FROM devices WHERE time_zone = ?2)`,
-    );
-    db.transaction(() => releases.forEach((r, i) => pull.run(start + i * 2000, r.zone)))();
+    const zones = new Map<string, { zone: string; at: number; ids: number[] }>();
+    for (const row of held) {
+      const zone = zones.get(row.zone) ?? { zone: row.zone, at: row.at, ids: [] };
+      zone.ids.push(row.id);
+      zones.set(row.zone, zone);
+    }
+    const releases = [...zones.values()].map((z) => ({ ...z, n: z.ids.length })).sort((a, b) => a.at - b.at);
+    const start = Date.now() + 10_000;
+    const pull = db.prepare('UPDATE deliveries SET next_attempt_at = ?1 WHERE id = ?2');
+    db.transaction(() => releases.forEach((r, i) => r.ids.forEach((id) => pull.run(start + i * 2000, id))))();
+    if (Date.now() >= start) throw new Error(`pulling the releases forward took until ${Date.now() - start} ms after the first was due`);
     const drains: number[] = [];
     const rates: number[] = [];
     let expected = 0;
@@ -101,6 +117,8 @@ try {
     db.close();
     console.log(
       JSON.stringify({
+        quiet_plain_send_answer_ms: plainAnswerMs,
+        quiet_plain_drain_per_s: plainPerS,
         quiet_send_answer_ms: answerMs,
         quiet_zones: releases.length,
         quiet_idle_cpu_ms_per_s: idleCpu,
