@@ -26,6 +26,7 @@ forEachDatabase('quiet hours and frequency caps', (database) => {
     { slug: 'code', title: 'Your code', body: '123456', interruptionLevel: 'time-sensitive' },
     { slug: 'short', title: 'Flash sale', body: 'One hour only', ttlSeconds: 3600 },
     { slug: 'sync', title: '', body: '', silent: true },
+    { slug: 'hello', title: 'Hello', body: 'A sale', localizations: { de: { title: 'Hallo', body: 'Ein Angebot' } } },
   ];
 
   async function setup(settings: Record<string, unknown>) {
@@ -36,8 +37,8 @@ forEachDatabase('quiet hours and frequency caps', (database) => {
     expect(patched.status).toBe(200);
     engine = createDeliveryEngine(h.ctx, { random: () => 0.5 });
   }
-  async function register(endUserId: string, label: string, timeZone?: string): Promise<string> {
-    const res = await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId, platform: 'ios', token: apnsToken(label), ...(timeZone && { timeZone }) });
+  async function register(endUserId: string, label: string, timeZone?: string, locale?: string): Promise<string> {
+    const res = await h.service('a1', 'POST', '/api/apps/a1/devices', { endUserId, platform: 'ios', token: apnsToken(label), ...(timeZone && { timeZone }), ...(locale && { locale }) });
     expect(res.status).toBe(200);
     return res.body.device.id;
   }
@@ -50,8 +51,12 @@ forEachDatabase('quiet hours and frequency caps', (database) => {
   const rows = (messageId: string) =>
     testRows<{ device_id: string; status: string; reason: string | null; next_attempt_at: number | string }>(
       h.ctx,
-      'SELECT d.device_id, d.status, d.reason, d.next_attempt_at FROM deliveries d JOIN notification_messages n ON n.message_id = d.message_id WHERE n.public_id = ? ORDER BY d.id',
-      [messageId],
+      // The message and its variants (one per language of a localized send).
+      `SELECT d.device_id, d.status, d.reason, d.next_attempt_at FROM deliveries d
+        WHERE d.message_id IN (SELECT message_id FROM notification_messages WHERE public_id = ?
+                               UNION SELECT v.message_id FROM notification_message_variants v JOIN notification_messages n ON n.message_id = v.main_message_id WHERE n.public_id = ?)
+        ORDER BY d.id`,
+      [messageId, messageId],
     );
   const byDevice = async (messageId: string) => Object.fromEntries((await rows(messageId)).map((r) => [r.device_id, r.status]));
   const runAt = async (at: number) => {
@@ -192,6 +197,20 @@ forEachDatabase('quiet hours and frequency caps', (database) => {
       await runAt(NOW);
       expect(await byDevice(first)).toEqual({ [phone]: 'delivered', [other]: 'delivered' });
       expect(await byDevice(second)).toEqual({ [phone]: 'dropped', [other]: 'delivered' });
+    });
+
+    test('a localized send: a person whose phones read two languages is counted once, and each phone is held in its own zone', async () => {
+      await setup({ frequencyCap: { count: 1, perHours: 24 }, quietHours: { start: '22:00', end: '07:00' } });
+      const german = await register('ada', 'german', 'Australia/Sydney', 'de-AT');
+      const english = await register('ada', 'english', 'Europe/Vienna', 'en-GB');
+      const first = await send('hello');
+      const second = await send('hello');
+      await runAt(NOW);
+      expect(await byDevice(first)).toEqual({ [german]: 'held', [english]: 'delivered' });
+      expect((await status(first)).deliveries).toMatchObject({ total: 2, held: 1, sent: 1 });
+      expect(await byDevice(second)).toEqual({ [german]: 'dropped', [english]: 'dropped' });
+      await runAt(Date.parse('2026-01-15T20:00:00Z'));
+      expect(await byDevice(first)).toEqual({ [german]: 'delivered', [english]: 'delivered' });
     });
 
     test('out of bounds is a 400 naming the field', async () => {
