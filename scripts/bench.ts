@@ -144,6 +144,7 @@ async function allBenchmarks(binary: string, runs: (n: number) => string[]): Pro
     ['scale', () => ['--sizes', quick ? '10000,100000' : '10000,100000,1000000', '--binary', binary]],
     ['scheduled', () => ['--devices', quick ? '10000' : '100000', '--binary', binary]],
     ['throttle', () => ['--devices', quick ? '20000' : '100000', '--binary', binary]],
+    ['quiet-hours', () => ['--devices', quick ? '10000' : '100000', '--binary', binary]],
     // In-process: the Web Push sender against its stand-in, no server and no database.
     ['webpush', () => ['--pushes', quick ? '10000' : '100000']],
   ];

@@ -44,8 +44,8 @@ export interface paths {
      */
     get: operations["getApiAppsByAppIdUsersByEndUserId"];
     /**
-     * Replace an end user's tags
-     * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * Replace an end user's tags, set their quiet hours and frequency cap
+     * @description Replaces the whole set of tags when `tags` is given (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. `quietHours` and `frequencyCap`: the end user's own (a malformed one: 400 naming the field). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     put: operations["putApiAppsByAppIdUsersByEndUserId"];
     /**
@@ -54,8 +54,8 @@ export interface paths {
      */
     delete: operations["deleteApiAppsByAppIdUsersByEndUserId"];
     /**
-     * Merge into an end user's tags
-     * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+     * Merge into an end user's tags, quiet hours and frequency cap
+     * @description Sets the given tag keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. `quietHours` and `frequencyCap`: the end user's own (a malformed one: 400 naming the field). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
      */
     patch: operations["patchApiAppsByAppIdUsersByEndUserId"];
   };
@@ -194,7 +194,10 @@ export interface paths {
     get: operations["getApiAdminAppsByAppId"];
     /** Delete an app and all its data */
     delete: operations["deleteApiAdminAppsByAppId"];
-    /** Rename an app, change its plan, its default time zone or its Live Activity budget */
+    /**
+     * Change an app: name, plan, default time zone, Live Activity budget, quiet hours, frequency cap
+     * @description Absent fields stay as they are. End users may have their own quiet hours and cap (`PUT/PATCH /api/apps/{appId}/users/{endUserId}`).
+     */
     patch: operations["patchApiAdminAppsByAppId"];
   };
   "/api/admin/apps/{appId}/secrets": {
@@ -977,6 +980,20 @@ export interface operations {
             tags: {
               [key: string]: string;
             };
+            /** @description Quiet hours `{start, end}` (`HH:MM`, 24-hour clock, in each device’s `timeZone`, else the app’s `defaultTimeZone`; `end` before `start` crosses midnight): a plain notification (interruption level passive or active) that would reach a device inside them is held (`held` in the message status) and goes when they end there; its ttl still counts. time-sensitive and critical notifications, silent pushes and Live Activities go at once. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+            quietHours: {
+              /** @description When the quiet starts, `HH:MM` local time. */
+              start: string;
+              /** @description When it ends, `HH:MM` local time. */
+              end: string;
+            } | null;
+            /** @description Frequency cap `{count, perHours}` (1–1,000 and 1–168): an end user gets at most `count` plain notifications in any `perHours` hours, one per send however many devices they have; the deliveries of one more are dropped with reason `frequency cap`. time-sensitive and critical notifications and silent pushes neither count nor are capped. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+            frequencyCap: {
+              /** @description Notifications allowed in the window, 1 to 1,000. */
+              count: number;
+              /** @description The window, in hours, 1 to 168. */
+              perHours: number;
+            } | null;
             /** @description Their devices, as the device API shows them, newest first. */
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
@@ -1063,8 +1080,8 @@ export interface operations {
     };
   };
   /**
-   * Replace an end user's tags
-   * @description Replaces the whole set of tags (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * Replace an end user's tags, set their quiet hours and frequency cap
+   * @description Replaces the whole set of tags when `tags` is given (the end user is created when absent). Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through `audience`. `quietHours` and `frequencyCap`: the end user's own (a malformed one: 400 naming the field). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   putApiAppsByAppIdUsersByEndUserId: {
     parameters: {
@@ -1084,10 +1101,24 @@ export interface operations {
         "application/json": {
           /** @description Read-only: accepted when it is the path’s (the body GET answered can be sent back). */
           endUserId?: string;
-          /** @description The end user's tags. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
-          tags: {
+          /** @description The end user's tags, replaced whole; absent: kept. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. */
+          tags?: {
             [key: string]: string;
           };
+          /** @description Quiet hours `{start, end}` (`HH:MM`, 24-hour clock, in each device’s `timeZone`, else the app’s `defaultTimeZone`; `end` before `start` crosses midnight): a plain notification (interruption level passive or active) that would reach a device inside them is held (`held` in the message status) and goes when they end there; its ttl still counts. time-sensitive and critical notifications, silent pushes and Live Activities go at once. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+          quietHours?: {
+            /** @description When the quiet starts, `HH:MM` local time. */
+            start: string;
+            /** @description When it ends, `HH:MM` local time. */
+            end: string;
+          } | null;
+          /** @description Frequency cap `{count, perHours}` (1–1,000 and 1–168): an end user gets at most `count` plain notifications in any `perHours` hours, one per send however many devices they have; the deliveries of one more are dropped with reason `frequency cap`. time-sensitive and critical notifications and silent pushes neither count nor are capped. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+          frequencyCap?: {
+            /** @description Notifications allowed in the window, 1 to 1,000. */
+            count: number;
+            /** @description The window, in hours, 1 to 168. */
+            perHours: number;
+          } | null;
           /** @description Read-only: accepted when it lists the end user’s devices (by `id`) as GET does. */
           devices?: unknown[];
         };
@@ -1103,6 +1134,20 @@ export interface operations {
             tags: {
               [key: string]: string;
             };
+            /** @description Quiet hours `{start, end}` (`HH:MM`, 24-hour clock, in each device’s `timeZone`, else the app’s `defaultTimeZone`; `end` before `start` crosses midnight): a plain notification (interruption level passive or active) that would reach a device inside them is held (`held` in the message status) and goes when they end there; its ttl still counts. time-sensitive and critical notifications, silent pushes and Live Activities go at once. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+            quietHours: {
+              /** @description When the quiet starts, `HH:MM` local time. */
+              start: string;
+              /** @description When it ends, `HH:MM` local time. */
+              end: string;
+            } | null;
+            /** @description Frequency cap `{count, perHours}` (1–1,000 and 1–168): an end user gets at most `count` plain notifications in any `perHours` hours, one per send however many devices they have; the deliveries of one more are dropped with reason `frequency cap`. time-sensitive and critical notifications and silent pushes neither count nor are capped. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+            frequencyCap: {
+              /** @description Notifications allowed in the window, 1 to 1,000. */
+              count: number;
+              /** @description The window, in hours, 1 to 168. */
+              perHours: number;
+            } | null;
             /** @description Their devices, as the device API shows them, newest first. */
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
@@ -1417,8 +1462,8 @@ export interface operations {
     };
   };
   /**
-   * Merge into an end user's tags
-   * @description Sets the given keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
+   * Merge into an end user's tags, quiet hours and frequency cap
+   * @description Sets the given tag keys, removes those set to `null`, keeps the others. Keys: 1 to 64 letters, digits, `_`, `-`, `.` or `:`, not `__proto__`; values: at most 256 characters; at most 64 tags per end user. `quietHours` and `frequencyCap`: the end user's own (a malformed one: 400 naming the field). With `Idempotency-Key`: 409 `a request with this Idempotency-Key is still being processed`; 422 when the key was used with a different request.
    */
   patchApiAppsByAppIdUsersByEndUserId: {
     parameters: {
@@ -1437,9 +1482,23 @@ export interface operations {
       content: {
         "application/json": {
           /** @description Keys to set; a value `null` removes the key. */
-          tags: {
+          tags?: {
             [key: string]: string | null;
           };
+          /** @description Quiet hours `{start, end}` (`HH:MM`, 24-hour clock, in each device’s `timeZone`, else the app’s `defaultTimeZone`; `end` before `start` crosses midnight): a plain notification (interruption level passive or active) that would reach a device inside them is held (`held` in the message status) and goes when they end there; its ttl still counts. time-sensitive and critical notifications, silent pushes and Live Activities go at once. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+          quietHours?: {
+            /** @description When the quiet starts, `HH:MM` local time. */
+            start: string;
+            /** @description When it ends, `HH:MM` local time. */
+            end: string;
+          } | null;
+          /** @description Frequency cap `{count, perHours}` (1–1,000 and 1–168): an end user gets at most `count` plain notifications in any `perHours` hours, one per send however many devices they have; the deliveries of one more are dropped with reason `frequency cap`. time-sensitive and critical notifications and silent pushes neither count nor are capped. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+          frequencyCap?: {
+            /** @description Notifications allowed in the window, 1 to 1,000. */
+            count: number;
+            /** @description The window, in hours, 1 to 168. */
+            perHours: number;
+          } | null;
         };
       };
     };
@@ -1453,6 +1512,20 @@ export interface operations {
             tags: {
               [key: string]: string;
             };
+            /** @description Quiet hours `{start, end}` (`HH:MM`, 24-hour clock, in each device’s `timeZone`, else the app’s `defaultTimeZone`; `end` before `start` crosses midnight): a plain notification (interruption level passive or active) that would reach a device inside them is held (`held` in the message status) and goes when they end there; its ttl still counts. time-sensitive and critical notifications, silent pushes and Live Activities go at once. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+            quietHours: {
+              /** @description When the quiet starts, `HH:MM` local time. */
+              start: string;
+              /** @description When it ends, `HH:MM` local time. */
+              end: string;
+            } | null;
+            /** @description Frequency cap `{count, perHours}` (1–1,000 and 1–168): an end user gets at most `count` plain notifications in any `perHours` hours, one per send however many devices they have; the deliveries of one more are dropped with reason `frequency cap`. time-sensitive and critical notifications and silent pushes neither count nor are capped. The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it. */
+            frequencyCap: {
+              /** @description Notifications allowed in the window, 1 to 1,000. */
+              count: number;
+              /** @description The window, in hours, 1 to 168. */
+              perHours: number;
+            } | null;
             /** @description Their devices, as the device API shows them, newest first. */
             devices: ({
                 /** @description Device identifier (`dev_…`), used to remove it. */
@@ -5049,7 +5122,10 @@ export interface operations {
       };
     };
   };
-  /** Rename an app, change its plan, its default time zone or its Live Activity budget */
+  /**
+   * Change an app: name, plan, default time zone, Live Activity budget, quiet hours, frequency cap
+   * @description Absent fields stay as they are. End users may have their own quiet hours and cap (`PUT/PATCH /api/apps/{appId}/users/{endUserId}`).
+   */
   patchApiAdminAppsByAppId: {
     parameters: {
       path: {
@@ -5062,7 +5138,7 @@ export interface operations {
         "application/json": {
           name?: string;
           plan?: string;
-          /** @description IANA time zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC). */
+          /** @description IANA time zone a `sendAtLocal` and quiet hours use for the app's devices that reported none (initially UTC). */
           defaultTimeZone?: string;
           /** @description The budget `priority: "auto"` keeps to (docs/live-activity-budget.md); a field left out stays as it is. */
           liveActivityBudget?: {
@@ -5071,6 +5147,20 @@ export interface operations {
             /** @description Priority-10 updates per activity per device in a sliding hour on a device whose app reported `frequentPushesEnabled: true` (default 60). */
             frequentPriority10PerHour?: number;
           };
+          /** @description Quiet hours `{start, end}` (`HH:MM`, 24-hour clock, in each device’s `timeZone`, else the app’s `defaultTimeZone`; `end` before `start` crosses midnight): a plain notification (interruption level passive or active) that would reach a device inside them is held (`held` in the message status) and goes when they end there; its ttl still counts. time-sensitive and critical notifications, silent pushes and Live Activities go at once. `null`: none (the initial setting). */
+          quietHours?: {
+            /** @description When the quiet starts, `HH:MM` local time. */
+            start: string;
+            /** @description When it ends, `HH:MM` local time. */
+            end: string;
+          } | null;
+          /** @description Frequency cap `{count, perHours}` (1–1,000 and 1–168): an end user gets at most `count` plain notifications in any `perHours` hours, one per send however many devices they have; the deliveries of one more are dropped with reason `frequency cap`. time-sensitive and critical notifications and silent pushes neither count nor are capped. `null`: no cap (the initial setting). */
+          frequencyCap?: {
+            /** @description Notifications allowed in the window, 1 to 1,000. */
+            count: number;
+            /** @description The window, in hours, 1 to 168. */
+            perHours: number;
+          } | null;
         };
       };
     };

@@ -164,6 +164,18 @@ export const APP_FIELDS = {
   plan: { kind: 'string', default: 'pro', doc: 'Name of a plan.' },
   app_secret: { kind: 'string', secret: true, doc: 'App Secret (X-Service-Key); absent: generated once and kept.' },
   signing_secret: { kind: 'string', secret: true, doc: 'Signing Secret (device HMAC); absent: generated once and kept.' },
+  quiet_hours_start: {
+    kind: 'string',
+    doc: 'Quiet hours from this local time (HH:MM, with quiet_hours_end; each device’s time zone, else the app’s default): plain notifications wait until they end. Absent: as the admin API or console left it.',
+  },
+  quiet_hours_end: { kind: 'string', doc: 'Quiet hours until this local time (HH:MM); before quiet_hours_start: the window crosses midnight.' },
+  frequency_cap_count: {
+    kind: 'integer',
+    min: 1,
+    max: 1000,
+    doc: 'Frequency cap: at most this many plain notifications per end user (with frequency_cap_per_hours). Absent: as the admin API or console left it.',
+  },
+  frequency_cap_per_hours: { kind: 'integer', min: 1, max: 168, doc: 'Frequency cap: in any window of this many hours.' },
 } as const satisfies SectionSpec;
 
 export const APNS_FIELDS = {

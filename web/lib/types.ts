@@ -35,6 +35,10 @@ export interface AppView {
   defaultTimeZone: string;
   /** The budget `priority: "auto"` keeps to: priority-10 Live Activity updates per activity per device in a sliding hour. */
   liveActivityBudget: { priority10PerHour: number; frequentPriority10PerHour: number };
+  /** Quiet hours in each device's local time; null: none. */
+  quietHours: { start: string; end: string } | null;
+  /** The most plain notifications per end user in `perHours` hours; null: no cap. */
+  frequencyCap: { count: number; perHours: number } | null;
   createdAt: string;
   updatedAt: string;
   channels: { apns: Channel; fcm: Channel };

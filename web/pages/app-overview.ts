@@ -15,6 +15,7 @@ import { Link, navigate } from '../lib/router';
 import type { AppView, Usage } from '../lib/types';
 import { ChannelsCard } from './app-channels';
 import { WebPushCard } from '../components/web-push-card';
+import { DeliveryLimitsCard } from '../components/delivery-limits-card';
 import { CredentialsCard } from './app-credentials';
 import { planLabel, usePlans } from './apps';
 
@@ -157,6 +158,7 @@ export function AppOverviewPage(props: { appId: string }) {
     <div class="columns">
       <div class="stack-lg">
         <${SettingsCard} app=${current} onChange=${setCurrent} />
+        <${DeliveryLimitsCard} app=${current} onChange=${setCurrent} />
         <${CredentialsCard} appId=${current.id} />
       </div>
       <div class="stack-lg">

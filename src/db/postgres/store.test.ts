@@ -35,7 +35,7 @@ const app = (id: string, at = 1_764_000_000_123): AppRow => ({
   apnsPausedReason: null,
   fcmPausedReason: null,
   source: 'api',
-  defaultTimeZone: 'UTC', laPriority10PerHour: null, laFrequentPriority10PerHour: null,
+  defaultTimeZone: 'UTC', laPriority10PerHour: null, laFrequentPriority10PerHour: null, quietHours: null, frequencyCap: null,
   createdAt: at,
   updatedAt: at,
 });

@@ -50,7 +50,7 @@ describe('SQLite store', () => {
   });
 
   test('several statements made atomic outside a unit of work are a unit of work of their own: one that fails meanwhile does not undo them', async () => {
-    await appsRepository(store.sql).insert({ id: 'a1', name: 'a1', plan: 'free', appSecretHash: 'h', appSecretSealed: 's', signingSecretSealed: 's', apnsSealed: null, fcmSealed: null, apnsPausedReason: null, fcmPausedReason: null, source: 'api', defaultTimeZone: 'UTC', laPriority10PerHour: null, laFrequentPriority10PerHour: null, createdAt: 1, updatedAt: 1 });
+    await appsRepository(store.sql).insert({ id: 'a1', name: 'a1', plan: 'free', appSecretHash: 'h', appSecretSealed: 's', signingSecretSealed: 's', apnsSealed: null, fcmSealed: null, apnsPausedReason: null, fcmPausedReason: null, source: 'api', defaultTimeZone: 'UTC', laPriority10PerHour: null, laFrequentPriority10PerHour: null, quietHours: null, frequencyCap: null, createdAt: 1, updatedAt: 1 });
     // A unit of work that waits (against the rules, to let the other write run while its transaction is open), then fails.
     let release!: () => void;
     const opened = new Promise<void>((resolve) => (release = resolve));

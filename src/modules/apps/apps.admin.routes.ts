@@ -3,6 +3,7 @@ import { t } from 'elysia';
 import { AppParams, errors, Success } from '../../http/schemas';
 import type { Services } from '../../services';
 import { adminGroup } from '../admin/admin.guard';
+import { FREQUENCY_CAP_DOC, FrequencyCapBody, QUIET_HOURS_DOC, QuietHoursBody } from '../../http/delivery-limits.schemas';
 import { APP_ID_PATTERN, type SecretKind } from './apps.service';
 import { DEFAULT_LIVE_ACTIVITY_BUDGET, MAX_PRIORITY10_PER_HOUR } from './live-activity-budget';
 import { checkApnsIds, checkApnsKey, checkEndpoint, checkServiceAccount } from './credentials';
@@ -70,13 +71,18 @@ export function appsAdminRoutes(services: Services) {
         {
           name: t.Optional(Name),
           plan: t.Optional(t.String()),
-          defaultTimeZone: t.Optional(t.String({ description: "IANA time zone a `sendAtLocal` uses for the app's devices that reported none (initially UTC)." })),
+          defaultTimeZone: t.Optional(t.String({ description: "IANA time zone a `sendAtLocal` and quiet hours use for the app's devices that reported none (initially UTC)." })),
           liveActivityBudget: t.Optional(LiveActivityBudgetBody),
+          quietHours: t.Optional(t.Union([QuietHoursBody, t.Null()], { description: `${QUIET_HOURS_DOC} \`null\`: none (the initial setting).` })),
+          frequencyCap: t.Optional(t.Union([FrequencyCapBody, t.Null()], { description: `${FREQUENCY_CAP_DOC} \`null\`: no cap (the initial setting).` })),
         },
         { additionalProperties: false },
       ),
       response: { ...errors(400, 401, 404) },
-      detail: { summary: 'Rename an app, change its plan, its default time zone or its Live Activity budget' },
+      detail: {
+        summary: 'Change an app: name, plan, default time zone, Live Activity budget, quiet hours, frequency cap',
+        description: 'Absent fields stay as they are. End users may have their own quiet hours and cap (`PUT/PATCH /api/apps/{appId}/users/{endUserId}`).',
+      },
     })
     .delete(
       '/apps/:appId',

@@ -8,7 +8,7 @@ import { repository } from '../../db/sql/repository';
 const COLUMNS = `id, name, plan, app_secret_hash AS "appSecretHash", app_secret_sealed AS "appSecretSealed", signing_secret_sealed AS "signingSecretSealed",
   apns_sealed AS "apnsSealed", fcm_sealed AS "fcmSealed", apns_paused_reason AS "apnsPausedReason", fcm_paused_reason AS "fcmPausedReason",
   source, default_time_zone AS "defaultTimeZone", la_priority10_per_hour AS "laPriority10PerHour",
-  la_frequent_priority10_per_hour AS "laFrequentPriority10PerHour", created_at AS "createdAt", updated_at AS "updatedAt"`;
+  la_frequent_priority10_per_hour AS "laFrequentPriority10PerHour", quiet_hours AS "quietHours", frequency_cap AS "frequencyCap", created_at AS "createdAt", updated_at AS "updatedAt"`;
 const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
 
 // Authentication reads it once per app and APP_ROW_TTL_MS (modules/apps/app-row-cache.ts), the workers once per claimed batch: one prepared statement.

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig } from '../../config/config.load';
 import { apnsKey } from '../../test-support/delivery-fixtures';
-import { readConfiguredCredentials } from './apps.seed';
+import { createHarness } from '../../test-support/harness';
+import { readConfiguredCredentials, seedAppsFromConfig } from './apps.seed';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -51,5 +52,32 @@ describe('[apps.apns] broadcast hosts', () => {
     expect(() => readConfiguredCredentials(config('broadcast_endpoint = "http://broadcast.example.com"\n'))).toThrow('apns.broadcast_endpoint must be an https URL');
     const [allowed] = readConfiguredCredentials(config('channels_endpoint = "https://127.0.0.1:2196"\n', true));
     expect(allowed?.apns?.channelsEndpoint).toBe('https://127.0.0.1:2196');
+  });
+});
+
+describe('[[apps]] quiet hours and frequency cap', () => {
+  const seeded = async (keys: string) => {
+    const h = await createHarness();
+    try {
+      const text = `[[apps]]\nid = "calm"\n${keys}`;
+      await seedAppsFromConfig({ ...h.ctx, config: { ...h.ctx.config, apps: parseConfig(text, 'islet.toml').apps } }, async () => {});
+      return (await h.admin('GET', '/api/admin/apps/calm')).body;
+    } finally {
+      h.close();
+    }
+  };
+
+  test('the file sets them; absent keys leave them unset', async () => {
+    expect(await seeded('quiet_hours_start = "22:00"\nquiet_hours_end = "07:00"\nfrequency_cap_count = 3\nfrequency_cap_per_hours = 24\n')).toMatchObject({
+      quietHours: { start: '22:00', end: '07:00' },
+      frequencyCap: { count: 3, perHours: 24 },
+    });
+    expect(await seeded('')).toMatchObject({ quietHours: null, frequencyCap: null });
+  });
+
+  test('one key of a pair, or a malformed time, is refused naming the key', async () => {
+    await expect(seeded('quiet_hours_start = "22:00"\n')).rejects.toThrow('quiet_hours_end is needed with quiet_hours_start');
+    await expect(seeded('frequency_cap_per_hours = 24\n')).rejects.toThrow('frequency_cap_count is needed with frequency_cap_per_hours');
+    await expect(seeded('quiet_hours_start = "22:00"\nquiet_hours_end = "7"\n')).rejects.toThrow('quiet_hours_end must be a time of day HH:MM');
   });
 });

@@ -34,6 +34,7 @@ export async function seedAppsFromConfig(ctx: AppContext, credentialsChanged: Cr
         if (app.signing_secret && app.signing_secret !== current.signingSecret)
           await service.setSecret(app.id, 'signingSecret', app.signing_secret);
       }
+      await seedLimits(service, app);
       const row = await service.get(app.id);
       if (apns && JSON.stringify(service.apns(row)) !== JSON.stringify(apns)) await service.setApns(app.id, apns);
       if (fcm && JSON.stringify(service.fcm(row)) !== JSON.stringify(fcm)) await service.setFcm(app.id, fcm);
@@ -46,6 +47,30 @@ export async function seedAppsFromConfig(ctx: AppContext, credentialsChanged: Cr
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
+}
+
+/**
+ * The quiet hours and frequency cap the file gives an app (both keys of a pair, or neither: one
+ * alone is a problem naming the other); absent pairs leave what the admin API or console set.
+ */
+async function seedLimits(service: ReturnType<typeof appsService>, app: AppConfig): Promise<void> {
+  const pair = <A, B>(a: A | undefined, b: B | undefined, names: [string, string]) => {
+    if ((a === undefined) !== (b === undefined)) throw new ConfigError([`${a === undefined ? names[0] : names[1]} is needed with ${a === undefined ? names[1] : names[0]}`]);
+    return a !== undefined;
+  };
+  const quiet = pair(app.quiet_hours_start, app.quiet_hours_end, ['quiet_hours_start', 'quiet_hours_end']);
+  const cap = pair(app.frequency_cap_count, app.frequency_cap_per_hours, ['frequency_cap_count', 'frequency_cap_per_hours']);
+  if (!quiet && !cap) return;
+  try {
+    await service.update(app.id, {
+      ...(quiet && { quietHours: { start: app.quiet_hours_start!, end: app.quiet_hours_end! } }),
+      ...(cap && { frequencyCap: { count: app.frequency_cap_count!, perHours: app.frequency_cap_per_hours! } }),
+    });
+  } catch (e) {
+    // The API's field names, as the file names them.
+    if (e instanceof HttpError) throw new ConfigError([e.detail.replace('quietHours.start and quietHours.end', 'quiet_hours_start and quiet_hours_end').replace('quietHours.', 'quiet_hours_')]);
+    throw e;
+  }
 }
 
 /**

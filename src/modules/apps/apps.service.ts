@@ -2,6 +2,7 @@ import { isoTime } from '../../lib/clock';
 import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import { canonicalTimeZone } from '../../lib/locale';
+import { frequencyCap, quietHours, storedFrequencyCap, storedQuietHours, type FrequencyCap, type QuietHours } from '../../lib/delivery-limits';
 import { generateSecret, sha256Hex } from '../../lib/secrets';
 import type { AppContext } from '../../context';
 import type { Tx } from '../../db/store';
@@ -92,6 +93,8 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         defaultTimeZone: null,
         laPriority10PerHour: null,
         laFrequentPriority10PerHour: null,
+        quietHours: null,
+        frequencyCap: null,
         createdAt: now,
         updatedAt: now,
       };
@@ -101,17 +104,26 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
     },
 
     /**
-     * Renames, changes the plan, the default time zone (`sendAtLocal` for devices without one: 400
-     * for a name that is not an IANA zone) or the Live Activity budget of `priority: "auto"`.
+     * Renames, changes the plan, the default time zone (`sendAtLocal` and quiet hours for devices
+     * without one: 400 for a name that is not an IANA zone), the Live Activity budget of
+     * `priority: "auto"`, the quiet hours or the frequency cap (null: none; 400 naming the field for
+     * a malformed one). Absent fields stay as they are.
      */
-    async update(id: string, input: { name?: string; plan?: string; defaultTimeZone?: string; liveActivityBudget?: Partial<LiveActivityBudget> }) {
-      const { liveActivityBudget, ...patch } = input;
+    async update(
+      id: string,
+      input: { name?: string; plan?: string; defaultTimeZone?: string; liveActivityBudget?: Partial<LiveActivityBudget>; quietHours?: QuietHours | null; frequencyCap?: FrequencyCap | null },
+    ) {
+      const { liveActivityBudget, quietHours: quiet, frequencyCap: cap, ...patch } = input;
       await get(id);
       if (patch.plan !== undefined) requirePlan(patch.plan);
       const defaultTimeZone = patch.defaultTimeZone === undefined ? undefined : canonicalTimeZone(patch.defaultTimeZone);
       if (patch.defaultTimeZone !== undefined && !defaultTimeZone)
         throw new HttpError(400, `defaultTimeZone must be an IANA time zone such as Europe/Vienna: got ${JSON.stringify(patch.defaultTimeZone.slice(0, 64))}`);
-      await repo.update(id, { ...patch, ...(defaultTimeZone && { defaultTimeZone }), ...budgetColumns(liveActivityBudget), updatedAt: clock.now() });
+      const limits = {
+        ...(quiet !== undefined && { quietHours: quiet === null ? null : JSON.stringify(quietHours(quiet)) }),
+        ...(cap !== undefined && { frequencyCap: cap === null ? null : JSON.stringify(frequencyCap(cap)) }),
+      };
+      await repo.update(id, { ...patch, ...limits, ...(defaultTimeZone && { defaultTimeZone }), ...budgetColumns(liveActivityBudget), updatedAt: clock.now() });
       appChanged(ctx, id);
       return get(id);
     },
@@ -170,6 +182,8 @@ export function appsService(ctx: AppContext, credentialsChanged: CredentialsChan
         source: row.source,
         defaultTimeZone: row.defaultTimeZone ?? 'UTC',
         liveActivityBudget: budgetOf(row),
+        quietHours: storedQuietHours(row.quietHours),
+        frequencyCap: storedFrequencyCap(row.frequencyCap),
         createdAt: isoTime(row.createdAt),
         updatedAt: isoTime(row.updatedAt),
         channels: {

@@ -29,6 +29,10 @@ export const { sqlite: apps, pg: appsPg } = defineTable('apps', {
    */
   laPriority10PerHour: integer(),
   laFrequentPriority10PerHour: integer(),
+  /** JSON `{start, end}` (`HH:MM`): plain notifications wait while a device's local time is inside (lib/delivery-limits.ts); null: none. */
+  quietHours: text(),
+  /** JSON `{count, perHours}`: the most plain notifications an end user gets in that many hours; null: no cap. */
+  frequencyCap: text(),
   createdAt: time().notNull(),
   updatedAt: time().notNull(),
 });

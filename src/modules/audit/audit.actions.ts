@@ -44,7 +44,7 @@ export const AUDITED_ROUTES: Record<string, AuditAction> = {
     summarize: (body, answer) => ({ ...pick('name', 'plan')(body, answer), id: (answer as { app?: { id?: string } })?.app?.id }),
   },
   'POST /api/admin/demo': { action: 'demo.create' },
-  'PATCH /api/admin/apps/:appId': { action: 'app.update', summarize: pick('name', 'plan', 'liveActivityBudget') },
+  'PATCH /api/admin/apps/:appId': { action: 'app.update', summarize: pick('name', 'plan', 'defaultTimeZone', 'liveActivityBudget', 'quietHours', 'frequencyCap') },
   'DELETE /api/admin/apps/:appId': { action: 'app.delete' },
   'POST /api/admin/apps/:appId/secrets/:kind': { action: 'secret.rotate' },
   'PUT /api/admin/apps/:appId/apns': { action: 'apns.set', summarize: pick('bundleId', 'teamId', 'keyId', 'environment', 'endpoint') },

@@ -9,6 +9,7 @@ import { WebPushSender } from './providers/webpush/webpush.sender';
 import { WebPushTransport } from './providers/webpush/webpush.transport';
 import type { Transports } from './providers/transport';
 import { deliveriesRepository } from './worker/delivery.repository';
+import { quietHoldsConsumer } from './holds/quiet-holds';
 
 export interface DeliveryEngineOptions extends WorkerOptions {
   /** Replace a transport (tests, benchmarks); the others are the real ones. */
@@ -54,15 +55,18 @@ export function createDeliveryEngine(ctx: AppContext, options: DeliveryEngineOpt
     simulator: overrides?.simulator ?? new SimulatorTransport(),
   };
   const worker = new DeliveryWorker(ctx, transports, ctx.metrics, workerOptions);
+  // Quiet hours' holds, released when their window ends (holds/quiet-holds.ts).
+  const quiet = quietHoldsConsumer(ctx);
   let stopping: Promise<void> | undefined;
   return {
     worker,
     transports,
     recover: () => worker.recover(),
-    start: () => worker.start(),
-    drain: () => worker.drain(),
+    start: () => (worker.start(), quiet.start()),
+    drain: async () => (await quiet.drain(), worker.drain()),
     stop() {
       stopping ??= (async () => {
+        await quiet.stop();
         worker.halt();
         await worker.quiesce(stopTimeoutMs);
         await Promise.all(Object.values(transports).map((t) => t.close()));

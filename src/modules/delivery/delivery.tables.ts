@@ -56,10 +56,11 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
     /**
      * What a `held` delivery waits for (null otherwise): token: its iOS activity's own push token;
      * apns_paused / fcm_paused: its app's channel, paused until the credentials change; apns_down /
-     * fcm_down: an endpoint that stopped answering (`hold_endpoint` names it). The reason stays
+     * fcm_down: an endpoint that stopped answering (`hold_endpoint` names it); quiet: the device's
+     * quiet hours, until `next_attempt_at` (holds/quiet-holds.ts). The reason stays
      * a text for people; code tells holds apart by this.
      */
-    holdKind: text(['token', 'apns_paused', 'fcm_paused', 'webpush_paused', 'apns_down', 'fcm_down', 'webpush_down']),
+    holdKind: text(['token', 'apns_paused', 'fcm_paused', 'webpush_paused', 'apns_down', 'fcm_down', 'webpush_down', 'quiet']),
     /**
      * The endpoint a delivery held apns_down / fcm_down waits for (the origin of its provider URL,
      * `https://api.push.apple.com`); null otherwise. Releases and counts per endpoint read this, never the reason.
@@ -96,6 +97,9 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
     // messages (deliveries_message above).
     index('deliveries_notification_token').on(t.tokenId).where(sql`activity_id IS NULL`),
     index('deliveries_tokenless_device').on(t.deviceId).where(sql`token_id IS NULL`),
+    // Quiet hours: the release reads only the held rows whose window ended (holds/quiet-holds.ts),
+    // not every held row (a down endpoint's may be many) each second.
+    index('deliveries_quiet_due').on(t.nextAttemptAt).where(sql`status = 'held' AND hold_kind = 'quiet'`),
   ],
 );
 

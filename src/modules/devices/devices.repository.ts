@@ -57,7 +57,7 @@ const audienceCount = (audience: AudienceFilter) => {
 const testers = statement<{ id: string }>('SELECT id FROM end_users WHERE app_id = $1 AND tester');
 
 // A send needs only the device and its token: no push-to-start lookup, and rows streamed, not loaded.
-const SEND_COLUMNS = `SELECT d.id AS "deviceId", t.id AS "tokenId", d.locale ${VALID}`;
+const SEND_COLUMNS = `SELECT d.id AS "deviceId", t.id AS "tokenId", d.locale, d.end_user_id AS "endUserId", d.time_zone AS "timeZone" ${VALID}`;
 const testerOnly = (d: Dialect) =>
   `(NOT ${d.typed('$2', 'boolean')} OR EXISTS (SELECT 1 FROM end_users u WHERE u.app_id = d.app_id AND u.id = d.end_user_id AND u.tester))`;
 const allSendTargets = statement<SendTarget>((d) => `${SEND_COLUMNS} WHERE d.app_id = $1 AND ${testerOnly(d)} ORDER BY d.end_user_id, d.created_at`, {

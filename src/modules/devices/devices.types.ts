@@ -81,6 +81,10 @@ export interface SendTarget {
   tokenId: number;
   /** The device's canonical BCP 47 tag: which localization of the template it gets. */
   locale: string | null;
+  /** Its end user (a frequency cap counts per end user; they may have quiet hours of their own). */
+  endUserId: string;
+  /** The IANA zone it reported (quiet hours); null: the app's default. */
+  timeZone: string | null;
 }
 
 /** A device with what the ledger says about its tokens, as the admin API shows it. */

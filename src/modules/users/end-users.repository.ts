@@ -79,6 +79,13 @@ const END_WAITS = `EXISTS (SELECT 1 FROM activity_instances i JOIN deliveries w 
 const deleteDevices = statement(`DELETE FROM devices WHERE app_id = $1 AND end_user_id = $2 AND NOT ${END_WAITS}`);
 const anonymiseDevices = statement(`UPDATE devices SET end_user_id = '', os_version = NULL, locale = NULL, time_zone = NULL WHERE app_id = $1 AND end_user_id = $2`);
 const deleteEndUser = statement('DELETE FROM end_users WHERE app_id = $1 AND id = $2');
+// Their frequency cap's window (notifications/limits/frequency-caps.tables.ts): when they were sent notifications.
+const deleteCapWindow = statement('DELETE FROM frequency_cap_windows WHERE app_id = $1 AND end_user_id = $2');
+const limits = statement<{ quietHours: string | null; frequencyCap: string | null }>(
+  'SELECT quiet_hours AS "quietHours", frequency_cap AS "frequencyCap" FROM end_users WHERE app_id = $1 AND id = $2',
+);
+const setQuietHours = statement('UPDATE end_users SET quiet_hours = $3 WHERE app_id = $1 AND id = $2');
+const setFrequencyCap = statement('UPDATE end_users SET frequency_cap = $3 WHERE app_id = $1 AND id = $2');
 
 // Leftovers of erasures whose end pushes went (or finally failed).
 const PRUNABLE_ACTIVITIES = `SELECT id FROM activities WHERE app_id IN (SELECT id FROM apps) AND end_user_id = '' AND NOT EXISTS (SELECT 1 FROM deliveries w WHERE w.activity_id = activities.id AND w.${WAITING})`;
@@ -126,6 +133,15 @@ export const endUsersRepository = repository((sql: Sql) => {
       for (const key of remove) await sql.run(removeTag, [appId, endUserId, key]);
     },
 
+    /** The end user's own quiet hours and frequency cap (JSON; null: the app's apply). */
+    limits: async (appId: string, endUserId: string) => (await sql.one(limits, [appId, endUserId])) ?? { quietHours: null, frequencyCap: null },
+
+    /** Sets the given ones of the end user's own limits (JSON, or null: the app's apply); the end user exists. */
+    async setLimits(appId: string, endUserId: string, values: { quietHours?: string | null; frequencyCap?: string | null }): Promise<void> {
+      if (values.quietHours !== undefined) await sql.run(setQuietHours, [appId, endUserId, values.quietHours]);
+      if (values.frequencyCap !== undefined) await sql.run(setFrequencyCap, [appId, endUserId, values.frequencyCap]);
+    },
+
     /** The end user's Active activities (read to end them before an erasure). */
     activeActivities: (appId: string, endUserId: string): Promise<ActivityRow[]> => sql.all(active, [appId, endUserId]),
 
@@ -161,6 +177,7 @@ export const endUsersRepository = repository((sql: Sql) => {
         await tx.run(anonymiseDevices, params);
         await tx.run(clearTags, params);
         await tx.run(deleteEndUser, params);
+        await tx.run(deleteCapWindow, params);
         return removed;
       }),
 

@@ -45,7 +45,7 @@ forEachDatabase('end users', (database) => {
   test('PUT replaces the tags (creating the end user), PATCH merges and removes, GET shows tags and devices', async () => {
     await setUp();
     const put = await call('PUT', '/users/ada', { tags: { plan: 'gold', 'geo:country': 'DE', 'a.b_c-d': 'x' } });
-    expect(put.body).toEqual({ endUserId: 'ada', tags: { 'a.b_c-d': 'x', 'geo:country': 'DE', plan: 'gold' }, devices: [] });
+    expect(put.body).toEqual({ endUserId: 'ada', tags: { 'a.b_c-d': 'x', 'geo:country': 'DE', plan: 'gold' }, quietHours: null, frequencyCap: null, devices: [] });
     expect((await call('PUT', '/users/ada', { tags: { plan: 'silver' } })).body.tags).toEqual({ plan: 'silver' });
     const patched = await call('PATCH', '/users/ada', { tags: { country: 'FR', plan: null } });
     expect(patched.body.tags).toEqual({ country: 'FR' });

@@ -4,6 +4,7 @@ import type { Services } from '../../services';
 import { AudienceBody, audienceFilter } from '../devices/audience';
 import { DeviceRecord } from '../devices/devices.view';
 import { MAX_TAG_VALUE, MAX_TAGS, refuseProtoKey } from '../devices/tags';
+import { FREQUENCY_CAP_DOC, FrequencyCapBody, QUIET_HOURS_DOC, QuietHoursBody } from '../../http/delivery-limits.schemas';
 
 const Params = t.Object({
   appId: t.String({ description: 'The app identifier.' }),
@@ -11,9 +12,14 @@ const Params = t.Object({
 });
 const TAG_RULES = `Keys: 1 to 64 letters, digits, \`_\`, \`-\`, \`.\` or \`:\`, not \`__proto__\`; values: at most ${MAX_TAG_VALUE} characters; at most ${MAX_TAGS} tags per end user.`;
 const Tags = t.Record(t.String(), t.String(), { description: `The end user's tags. ${TAG_RULES}` });
+const OWN = 'The end user’s own, instead of the app’s (`PATCH /api/admin/apps/{appId}`); `null`: the app’s apply to them. In a PUT or PATCH: a value sets it, `null` removes it, absent leaves it.';
+const OwnQuietHours = t.Union([QuietHoursBody, t.Null()], { description: `${QUIET_HOURS_DOC} ${OWN}` });
+const OwnFrequencyCap = t.Union([FrequencyCapBody, t.Null()], { description: `${FREQUENCY_CAP_DOC} ${OWN}` });
 const EndUser = t.Object({
   endUserId: t.String(),
   tags: Tags,
+  quietHours: OwnQuietHours,
+  frequencyCap: OwnFrequencyCap,
   devices: t.Array(DeviceRecord, { description: 'Their devices, as the device API shows them, newest first.' }),
 });
 const Erased = t.Object({
@@ -42,30 +48,43 @@ export function usersRoutes(services: Services) {
       response: { 200: EndUser, ...errors(401, 404, 429) },
       detail: { summary: 'Get an end user', description: 'Their tags and devices. 404 `end user not found` for an end user the app does not know.', security },
     })
-    .put('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.replace(appId(request), params.endUserId, body.tags, body), {
+    .put('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.replace(appId(request), params.endUserId, body.tags, body, body), {
       transform: async (c) => (await auth.requireKey(c), refuseProtoKey(c.body)),
       params: Params,
       body: t.Object(
         {
           endUserId: t.Optional(t.String({ description: 'Read-only: accepted when it is the path’s (the body GET answered can be sent back).' })),
-          tags: Tags,
+          tags: t.Optional(t.Record(t.String(), t.String(), { description: `The end user's tags, replaced whole; absent: kept. ${TAG_RULES}` })),
+          quietHours: t.Optional(OwnQuietHours),
+          frequencyCap: t.Optional(OwnFrequencyCap),
           devices: t.Optional(t.Array(t.Unknown(), { description: 'Read-only: accepted when it lists the end user’s devices (by `id`) as GET does.' })),
         },
         { additionalProperties: false },
       ),
       response: { 200: EndUser, ...errors(400, 401, 413, 429) },
       detail: {
-        summary: "Replace an end user's tags",
-        description: `Replaces the whole set of tags (the end user is created when absent). ${TAG_RULES} A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through \`audience\`.`,
+        summary: "Replace an end user's tags, set their quiet hours and frequency cap",
+        description: `Replaces the whole set of tags when \`tags\` is given (the end user is created when absent). ${TAG_RULES} A breach answers 400 naming it. Sends, starts and broadcast subscribers reach tagged users through \`audience\`. \`quietHours\` and \`frequencyCap\`: the end user's own (a malformed one: 400 naming the field).`,
         security,
       },
     })
-    .patch('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.merge(appId(request), params.endUserId, body.tags), {
+    .patch('/api/apps/:appId/users/:endUserId', ({ request, params, body }) => users.merge(appId(request), params.endUserId, body.tags, body), {
       transform: async (c) => (await auth.requireKey(c), refuseProtoKey(c.body)),
       params: Params,
-      body: t.Object({ tags: t.Record(t.String(), t.Union([t.String(), t.Null()]), { description: 'Keys to set; a value `null` removes the key.' }) }, { additionalProperties: false }),
+      body: t.Object(
+        {
+          tags: t.Optional(t.Record(t.String(), t.Union([t.String(), t.Null()]), { description: 'Keys to set; a value `null` removes the key.' })),
+          quietHours: t.Optional(OwnQuietHours),
+          frequencyCap: t.Optional(OwnFrequencyCap),
+        },
+        { additionalProperties: false },
+      ),
       response: { 200: EndUser, ...errors(400, 401, 413, 429) },
-      detail: { summary: "Merge into an end user's tags", description: `Sets the given keys, removes those set to \`null\`, keeps the others. ${TAG_RULES}`, security },
+      detail: {
+        summary: "Merge into an end user's tags, quiet hours and frequency cap",
+        description: `Sets the given tag keys, removes those set to \`null\`, keeps the others. ${TAG_RULES} \`quietHours\` and \`frequencyCap\`: the end user's own (a malformed one: 400 naming the field).`,
+        security,
+      },
     })
     .delete('/api/apps/:appId/users/:endUserId', ({ request, params }) => users.erase(appId(request), params.endUserId), {
       transform: auth.requireKey,

@@ -6,6 +6,22 @@ import type { Erased } from './end-users.types';
 import { requireTagCount, requireTagKey, requireTagValue } from '../devices/tags';
 import { endUsersRepository } from './end-users.repository';
 import { devicesRepository } from '../devices/devices.repository';
+import { frequencyCap, quietHours, storedFrequencyCap, storedQuietHours, type FrequencyCap, type QuietHours } from '../../lib/delivery-limits';
+
+/**
+ * An end user's own limits as a PUT or PATCH gives them: a value replaces the app's for them,
+ * `null` removes theirs (the app's apply again), absent leaves them as they are.
+ */
+export interface LimitsPatch {
+  quietHours?: QuietHours | null;
+  frequencyCap?: FrequencyCap | null;
+}
+
+/** The patch checked (400 naming the field) and stored as JSON. */
+const storedLimits = (patch: LimitsPatch) => ({
+  ...(patch.quietHours !== undefined && { quietHours: patch.quietHours === null ? null : JSON.stringify(quietHours(patch.quietHours)) }),
+  ...(patch.frequencyCap !== undefined && { frequencyCap: patch.frequencyCap === null ? null : JSON.stringify(frequencyCap(patch.frequencyCap)) }),
+});
 
 const notFound = () => new HttpError(404, 'end user not found');
 /** The bound device registration puts on an end user id. */
@@ -25,17 +41,19 @@ export function usersService(ctx: AppContext) {
     const tags = await endUsersRepository(store.sql).tags(appId, endUserId);
     // An end user has a handful of devices; 100 is the device list's own page bound.
     const { rows } = await devicesRepository(store.sql).list(appId, { endUserId }, 100, 0);
-    return { endUserId, tags, devices: rows.map(deviceView) };
+    const own = await endUsersRepository(store.sql).limits(appId, endUserId);
+    return { endUserId, tags, quietHours: storedQuietHours(own.quietHours), frequencyCap: storedFrequencyCap(own.frequencyCap), devices: rows.map(deviceView) };
   };
 
   return {
     get: view,
 
     /**
-     * Replaces the end user's tags (creating the end user when absent). `readOnly`: what else the
-     * body holds of what GET answered, accepted when it matches (endUserId, the devices' ids).
+     * Replaces the end user's tags when given (creating the end user when absent), and sets their
+     * own limits the body names (LimitsPatch). `readOnly`: what else the body holds of what GET
+     * answered, accepted when it matches (endUserId, the devices' ids).
      */
-    async replace(appId: string, endUserId: string, tags: Record<string, string>, readOnly: { endUserId?: string; devices?: unknown[] } = {}) {
+    async replace(appId: string, endUserId: string, tags: Record<string, string> | undefined, readOnly: { endUserId?: string; devices?: unknown[] } = {}, own: LimitsPatch = {}) {
       requireEndUserId(endUserId);
       if (readOnly.endUserId !== undefined && readOnly.endUserId !== endUserId) throw new HttpError(400, `endUserId must be the path's (${endUserId}): it is read-only`);
       if (readOnly.devices !== undefined) {
@@ -44,21 +62,24 @@ export function usersService(ctx: AppContext) {
         if (JSON.stringify([...given].sort()) !== JSON.stringify(rows.map((r) => r.id).sort()))
           throw new HttpError(400, 'devices is read-only: leave it out, or send the devices GET answered');
       }
-      for (const [key, value] of Object.entries(tags)) {
+      for (const [key, value] of Object.entries(tags ?? {})) {
         requireTagKey(key);
         requireTagValue(key, value);
       }
-      requireTagCount(Object.keys(tags).length);
+      requireTagCount(Object.keys(tags ?? {}).length);
+      const limits = storedLimits(own);
       await store.write(async (tx) => {
         await endUsersRepository(tx).ensure(appId, endUserId, clock.now());
-        await endUsersRepository(tx).replaceTags(appId, endUserId, tags);
+        if (tags !== undefined) await endUsersRepository(tx).replaceTags(appId, endUserId, tags);
+        await endUsersRepository(tx).setLimits(appId, endUserId, limits);
       });
       return view(appId, endUserId);
     },
 
-    /** Merges tags into the end user's: a value sets the key, `null` removes it. */
-    async merge(appId: string, endUserId: string, tags: Record<string, string | null>) {
+    /** Merges tags into the end user's (a value sets the key, `null` removes it) and sets their own limits the body names (LimitsPatch). */
+    async merge(appId: string, endUserId: string, tags: Record<string, string | null> = {}, own: LimitsPatch = {}) {
       requireEndUserId(endUserId);
+      const limits = storedLimits(own);
       const set: Record<string, string> = {};
       const remove: string[] = [];
       for (const [key, value] of Object.entries(tags)) {
@@ -76,6 +97,7 @@ export function usersService(ctx: AppContext) {
         for (const key of remove) keys.delete(key);
         requireTagCount(keys.size);
         await endUsersRepository(tx).mergeTags(appId, endUserId, set, remove);
+        await endUsersRepository(tx).setLimits(appId, endUserId, limits);
       });
       return view(appId, endUserId);
     },

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, defineTable, index, primaryKey, text, time } from '../../db/table';
 import { apps } from '../apps/apps.tables';
 
@@ -9,8 +10,16 @@ export const { sqlite: endUsers, pg: endUsersPg } = defineTable(
     tester: boolean().notNull().default(false),
     createdAt: time().notNull(),
     lastSeenAt: time().notNull(),
+    /** The end user's own quiet hours, JSON `{start, end}`, instead of the app's; null: the app's apply. */
+    quietHours: text(),
+    /** The end user's own frequency cap, JSON `{count, perHours}`, instead of the app's; null: the app's applies. */
+    frequencyCap: text(),
   },
-  (t) => [primaryKey(t.appId, t.id)],
+  (t) => [
+    primaryKey(t.appId, t.id),
+    // A send looks up whether any end user has limits of their own, then only those: few rows.
+    index('end_users_own_limits').on(t.appId, t.id).where(sql`quiet_hours IS NOT NULL OR frequency_cap IS NOT NULL`),
+  ],
 );
 
 /**

@@ -3,9 +3,10 @@
  * stays a text for people (the API and console show it); code tells holds apart by this alone.
  * - token: an iOS Live Activity update or end before the activity's own push token is known;
  * - apns_paused / fcm_paused: the app's channel, paused until its credentials change;
- * - apns_down / fcm_down: an endpoint that stopped answering (the reason names the endpoint).
+ * - apns_down / fcm_down: an endpoint that stopped answering (the reason names the endpoint);
+ * - quiet: the device's quiet hours, until `next_attempt_at` (quiet-holds.ts).
  */
-export type HoldKind = 'token' | 'apns_paused' | 'fcm_paused' | 'webpush_paused' | 'apns_down' | 'fcm_down' | 'webpush_down';
+export type HoldKind = 'token' | 'apns_paused' | 'fcm_paused' | 'webpush_paused' | 'apns_down' | 'fcm_down' | 'webpush_down' | 'quiet';
 
 export type Provider = 'apns' | 'fcm' | 'webpush';
 

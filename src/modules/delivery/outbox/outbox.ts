@@ -6,6 +6,7 @@ import { webhookEventsRepository } from '../../webhooks/webhook-events.repositor
 import { outboxRepository } from './outbox.repository';
 import type { RenderedPayloads } from '../payloads';
 import type { NewDelivery } from './outbox.types';
+import type { HoldKind } from '../holds/hold-kind';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
 export interface DeliveryTarget {
@@ -14,12 +15,14 @@ export interface DeliveryTarget {
   tokenId?: number;
   /**
    * pending: send as soon as a worker is free. held: wait for the iOS activity's own push token
-   * (released by `releaseHeld`). failed: cannot be sent at all (the reason says why), recorded so
-   * the console shows it.
+   * (released by `releaseHeld`), or for what `holdKind` names. failed: cannot be sent at all (the
+   * reason says why), recorded so the console shows it. dropped: not to be sent (a frequency cap).
    */
-  status?: 'pending' | 'held' | 'failed';
+  status?: 'pending' | 'held' | 'failed' | 'dropped';
   reason?: string;
-  /** pending: not before this time, ms (a paced push-to-start); absent: now. */
+  /** What a held delivery waits for; absent: its activity's token. */
+  holdKind?: HoldKind;
+  /** pending: not before this time, ms (a paced push-to-start); held for quiet hours: when it is released; absent: now. */
   dueAt?: number;
 }
 
@@ -52,7 +55,8 @@ export class Outbox {
     const kind = messageKind(input.content);
     const content = JSON.stringify(input.content);
     let failed = 0;
-    const rows = () => deliveryRows(input.targets, () => failed++);
+    let dropped = 0;
+    const rows = () => deliveryRows(input.targets, () => failed++, () => dropped++);
     let messageId: number;
     let deliveries: number;
     if (input.content.type === 'live_activity' && input.content.event !== 'start') {
@@ -73,7 +77,8 @@ export class Outbox {
       deliveries = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: messageId, activityId }, rows(), input.now);
     }
     if (failed > 0) await this.failedAtEnqueue(tx, input.appId, messageId, kind, failed, input.now);
-    this.queued(input.appId, input.content, deliveries - failed);
+    if (dropped > 0) this.settled({ appId: input.appId, provider: 'none', kind, outcome: 'dropped', count: dropped });
+    this.queued(input.appId, input.content, deliveries - failed - dropped);
     this.notifyQueued();
     return { messageId, deliveries };
   }
@@ -99,15 +104,17 @@ export class Outbox {
   }
 
   /**
-   * Writes more deliveries, pending, of a message `enqueue` wrote in the same transaction `tx`: a
-   * fan-out that writes several messages at once (a localized send) adds to each in batches.
-   * Returns the number of deliveries written. No wake-up of its own: `enqueue`'s goes at the commit.
+   * Writes more deliveries of a message `enqueue` wrote in the same transaction `tx`: a fan-out
+   * that writes several messages at once (a localized send), or in chunks (one with quiet hours or
+   * a frequency cap), adds to each in batches. Returns the number of deliveries written. No wake-up
+   * of its own: `enqueue`'s goes at the commit.
    */
-  async append(tx: Tx, input: { appId: string; messageId: number; targets: Iterable<{ deviceId: string; tokenId: number }>; now: number }): Promise<number> {
-    const rows = function* () {
-      for (const t of input.targets) yield { deviceId: t.deviceId, tokenId: t.tokenId, status: 'pending' as const, holdKind: null, reason: null };
-    };
-    return outboxRepository(tx).insertDeliveries({ appId: input.appId, id: input.messageId, activityId: null }, rows(), input.now);
+  async append(tx: Tx, input: { appId: string; messageId: number; targets: Iterable<DeliveryTarget & { tokenId: number }>; now: number }): Promise<number> {
+    let dropped = 0;
+    const rows = deliveryRows(input.targets, () => {}, () => dropped++);
+    const written = await outboxRepository(tx).insertDeliveries({ appId: input.appId, id: input.messageId, activityId: null }, rows, input.now);
+    if (dropped > 0) this.settled({ appId: input.appId, provider: 'none', kind: 'notification', outcome: 'dropped', count: dropped });
+    return written;
   }
 
   /**
@@ -170,12 +177,14 @@ export class Outbox {
 
 type DeliveryKind = ReturnType<typeof messageKind>;
 
-/** The delivery rows of `targets`, calling `onFailed` for each that failed at once. */
-function* deliveryRows(targets: Iterable<DeliveryTarget>, onFailed: () => void): Generator<NewDelivery> {
+/** The delivery rows of `targets`, calling `onFailed` for each that failed at once, `onDropped` for each dropped (a frequency cap). */
+function* deliveryRows(targets: Iterable<DeliveryTarget>, onFailed: () => void, onDropped: () => void = () => {}): Generator<NewDelivery> {
   for (const t of targets) {
-    if (t.status === 'failed') onFailed();
-    // Held at queueing means waiting for the activity's own token (see DeliveryTarget.status).
-    yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status: t.status ?? 'pending', holdKind: t.status === 'held' ? 'token' : null, reason: t.reason ?? null, dueAt: t.dueAt };
+    const status = t.status ?? 'pending';
+    if (status === 'failed') onFailed();
+    else if (status === 'dropped') onDropped();
+    // Held at queueing without a kind means waiting for the activity's own token (see DeliveryTarget.status).
+    yield { deviceId: t.deviceId, tokenId: t.tokenId ?? null, status, holdKind: status === 'held' ? (t.holdKind ?? 'token') : null, reason: t.reason ?? null, dueAt: t.dueAt };
   }
 }
 
@@ -184,6 +193,6 @@ export interface SettledAtEnqueue {
   appId: string;
   provider: string;
   kind: DeliveryKind;
-  outcome: 'failed' | 'superseded';
+  outcome: 'failed' | 'superseded' | 'dropped';
   count: number;
 }

@@ -5,11 +5,11 @@ import type { HoldKind } from '../holds/hold-kind';
 export interface NewDelivery {
   deviceId: string;
   tokenId: number | null;
-  status: 'pending' | 'held' | 'failed';
+  status: 'pending' | 'held' | 'failed' | 'dropped';
   /** Set when held (hold-kind.ts). */
   holdKind: HoldKind | null;
   reason: string | null;
-  /** When it is due (`next_attempt_at`); absent: now. */
+  /** When it is due (`next_attempt_at`; a quiet-hours hold: when it is released); absent: now. */
   dueAt?: number;
 }
 

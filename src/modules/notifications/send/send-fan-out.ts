@@ -9,6 +9,7 @@ import { notificationContent, type SendAdditions } from './notification-content'
 import type { TemplateRow } from '../releases/releases.types';
 import { parseOptions } from '../releases/template-options';
 import { notificationMessagesRepository } from '../messages/notification-messages.repository';
+import { sendLimits, type LimitedTarget } from '../limits/send-limits';
 
 /** What a fan-out queued: the deliveries, and the public id to follow them by (null when nothing was queued). */
 export interface QueuedSend {
@@ -85,6 +86,23 @@ export async function queueSend(
     } else await notificationMessagesRepository(tx).insertVariant(mainMessageId, messageId);
   };
   const targets = await devicesRepository(tx).sendTargets(appId, input.audience);
+  // Quiet hours and frequency caps (issue 48): decided a chunk of devices at a time, when any apply.
+  const limits = await sendLimits(tx, appId, contents.own, now);
+  const chunks = limits && limitedChunks(targets, limits);
+  if (contents.localized.size === 0 && chunks) {
+    let messageId: number | undefined;
+    let messageCount = 0;
+    for await (const chunk of chunks) {
+      if (messageId !== undefined) messageCount += await ctx.outbox.append(tx, { appId, messageId, targets: chunk, now });
+      else {
+        const queued = await ctx.outbox.enqueue(tx, { appId, content: contents.own, targets: chunk, now });
+        messageId = queued.messageId;
+        messageCount += queued.deliveries;
+        await register(messageId);
+      }
+    }
+    return messageId === undefined ? { messageCount: 0, messageId: null } : { messageCount, messageId: publicId };
+  }
   if (contents.localized.size === 0) {
     const first = targets.next();
     if (first.done) return { messageCount: 0, messageId: null };
@@ -96,9 +114,9 @@ export async function queueSend(
   const tags = [...contents.localized.keys()];
   // Devices share few locales: each is matched once.
   const chosen = new Map<string | null, NotificationContent>();
-  const groups = new Map<NotificationContent, { messageId?: number; rows: SendTarget[] }>();
+  const groups = new Map<NotificationContent, { messageId?: number; rows: LimitedTarget[] }>();
   let messageCount = 0;
-  const flush = async (content: NotificationContent, group: { messageId?: number; rows: SendTarget[] }) => {
+  const flush = async (content: NotificationContent, group: { messageId?: number; rows: LimitedTarget[] }) => {
     if (group.messageId !== undefined) {
       messageCount += await ctx.outbox.append(tx, { appId, messageId: group.messageId, targets: group.rows, now });
     } else {
@@ -109,7 +127,8 @@ export async function queueSend(
     }
     group.rows = [];
   };
-  for (const target of targets) {
+  /** Puts the device in its language's group; answers the group once it is full (to be written). */
+  const place = (target: LimitedTarget): [NotificationContent, { messageId?: number; rows: LimitedTarget[] }] | undefined => {
     let content = chosen.get(target.locale);
     if (content === undefined) {
       const tag = bestLocalization(tags, target.locale);
@@ -118,11 +137,33 @@ export async function queueSend(
     }
     let group = groups.get(content);
     if (group === undefined) groups.set(content, (group = { rows: [] }));
-    if (group.rows.push(target) === LOCALE_BATCH) await flush(content, group);
-  }
+    return group.rows.push(target) === LOCALE_BATCH ? [content, group] : undefined;
+  };
+  const each = async (list: Iterable<LimitedTarget>) => {
+    for (const target of list) {
+      const full = place(target);
+      if (full) await flush(...full);
+    }
+  };
+  if (chunks) for await (const chunk of chunks) await each(chunk);
+  else await each({ [Symbol.iterator]: () => targets });
   for (const [content, group] of groups) if (group.rows.length > 0) await flush(content, group);
   return messageCount === 0 ? { messageCount: 0, messageId: null } : { messageCount, messageId: publicId };
 }
+
+/** Devices a send reaches, LIMIT_CHUNK at a time, as their quiet hours and frequency caps decided (send-limits.ts). */
+async function* limitedChunks(targets: Iterator<SendTarget>, limits: { decide(chunk: readonly SendTarget[]): Promise<LimitedTarget[]> }): AsyncGenerator<LimitedTarget[]> {
+  for (;;) {
+    const chunk: SendTarget[] = [];
+    for (let next = targets.next(); !next.done; next = targets.next()) if (chunk.push(next.value) === LIMIT_CHUNK) break;
+    if (chunk.length === 0) return;
+    yield await limits.decide(chunk);
+    if (chunk.length < LIMIT_CHUNK) return;
+  }
+}
+
+/** Devices decided at once by send-limits.ts: its statements take a list of this many end users at most. */
+const LIMIT_CHUNK = 500;
 
 /** `first`, then the rest of `rest`: the iterator again after a look at its first item. */
 function* startingWith<T>(first: T, rest: Iterator<T>): Generator<T> {
