@@ -96,6 +96,8 @@ async function populate(): Promise<Record<string, unknown>> {
   const broadcast = await call('POST', '/api/apps/shop/broadcasts', { templateSlug: 'metric-live', attributes: { label: 'Final' }, contentState: { value: '0' } });
   expect(broadcast.status).toBe(201);
   expect((await call('PATCH', `/api/apps/shop/broadcasts/${broadcast.body.id}`, { contentState: { value: '1' } })).status).toBe(200);
+  // A frequency cap, so the send counts each end user's notifications (frequency_cap_windows).
+  expect((await admin('PATCH', '/api/admin/apps/shop', { frequencyCap: { count: 100, perHours: 24 } })).status).toBe(200);
   const send = await fetch(`${server.url}/api/apps/shop/notifications/send`, {
     method: 'POST',
     headers: { 'x-service-key': SECRET, 'content-type': 'application/json', 'idempotency-key': 'order-42' },
