@@ -116,12 +116,17 @@ export function liveActivitiesService(ctx: AppContext) {
       }
       const messages: { content: MessageContent; targets: DeliveryTarget[] }[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
+      const planned: { userDevices: TargetDevice[]; targets: DeliveryTarget[] }[] = [];
       for (const userDevices of groups) {
+        const targets = template.custom ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType)) : startTargets(userDevices);
+        planned.push({ userDevices, targets });
+      }
+      // Paced as one: the slots of every device of the start read once and written once.
+      await pacePushToStarts(tx, planned.flatMap((p) => p.userDevices), planned.flatMap((p) => p.targets), now, paceOf(config));
+      for (const { userDevices, targets } of planned) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
-        const unpaced = template.custom ? startTargets(userDevices, await typedPushToStart(tx, userDevices, template.custom.attributesType)) : startTargets(userDevices);
-        const targets = await pacePushToStarts(tx, userDevices, unpaced, now, paceOf(config));
         messages.push({ content: { ...base, activityId: row.id }, targets });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));

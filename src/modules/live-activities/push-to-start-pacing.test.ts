@@ -64,4 +64,34 @@ forEachDatabase('push-to-start pacing', (database) => {
     expect(starts).toHaveLength(3);
     expect(starts.every((r) => r.token === pushToStart)).toBe(true);
   }, 30_000);
+
+  test('a start to several end users paces every device at once: each iPhone its own slot, a second start waits on each', async () => {
+    h = await createHarness({ database, toml: '[push_to_start]\nper_device = 1\nwindow_minutes = 10\n' });
+    await h.createApp({ id: 'pace' });
+    const register = async (endUserId: string) => {
+      const res = await h.service('pace', 'POST', '/api/apps/pace/devices', { endUserId, platform: 'ios', token: apnsToken(), pushToStartToken: apnsToken() });
+      expect(res.status).toBe(200);
+      return res.body.device.id as string;
+    };
+    // Ann has two iPhones: a start to her goes to both, each paced on its own.
+    const devices = [await register('ann'), await register('ann'), await register('bob'), await register('cy')];
+    const start = async () => {
+      const res = await h.service('pace', 'POST', '/api/apps/pace/live-activities', { templateSlug: 'metric-live', attributes: { label: 'Score' }, contentState: { value: '1' } });
+      expect(res.body.activityCount).toBe(3);
+      return res.body.activities.map((a: { id: string }) => a.id) as string[];
+    };
+    const dueTimes = async (ids: string[]) => {
+      const times: Record<string, string> = {};
+      for (const id of ids) for (const d of (await h.admin('GET', `/api/admin/apps/pace/deliveries?activityId=${id}`)).body.deliveries) times[d.deviceId] = d.nextAttemptAt;
+      return times;
+    };
+    const now = h.clock.now();
+    const first = await dueTimes(await start());
+    expect(Object.keys(first).sort()).toEqual([...devices].sort());
+    expect(new Set(Object.values(first))).toEqual(new Set([new Date(now).toISOString()]));
+    h.clock.advance(1000);
+    const second = await dueTimes(await start());
+    expect(Object.keys(second).sort()).toEqual([...devices].sort());
+    expect(new Set(Object.values(second))).toEqual(new Set([new Date(now + 600_000).toISOString()]));
+  }, 30_000);
 });

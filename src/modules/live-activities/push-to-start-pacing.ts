@@ -13,10 +13,18 @@ export interface PushToStartPace {
 // Locked for the unit of work on PostgreSQL: two starts to one device at once (two instances) take turns.
 const read = statement<{ deviceId: string; slots: string }>((d) => `SELECT device_id AS "deviceId", slots FROM push_to_start_slots WHERE ${d.inList('device_id', '$1')}${d.forUpdate}`);
 const write = statement(`INSERT INTO push_to_start_slots (device_id, slots) VALUES ($1, $2) ON CONFLICT (device_id) DO UPDATE SET slots = excluded.slots`);
+// PostgreSQL: every device of a start to many end users in one statement (each device once).
+const writeAllPostgres = statement(
+  `INSERT INTO push_to_start_slots (device_id, slots) SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT (device_id) DO UPDATE SET slots = excluded.slots`,
+);
 
 const slotsRepository = repository((sql: Sql) => ({
   read: async (deviceIds: readonly string[]): Promise<Map<string, number[]>> => new Map((await sql.all(read, [deviceIds])).map((r) => [r.deviceId, JSON.parse(r.slots) as number[]])),
-  write: async (deviceId: string, slots: readonly number[]): Promise<void> => void (await sql.run(write, [deviceId, JSON.stringify(slots)])),
+  /** Writes each device's slots (SQLite: a prepared row at a time, in process; PostgreSQL: one statement). */
+  writeAll: async (slots: ReadonlyMap<string, readonly number[]>): Promise<void> => {
+    if (sql.dialect.name === 'sqlite') for (const [deviceId, times] of slots) await sql.run(write, [deviceId, JSON.stringify(times)]);
+    else await sql.run(writeAllPostgres, [[...slots.keys()], [...slots.values()].map((times) => JSON.stringify(times))]);
+  },
 }));
 
 /**
@@ -39,16 +47,18 @@ export async function pacePushToStarts(tx: Sql, devices: readonly TargetDevice[]
   const paced = targets.filter((t, i) => devices[i]!.platform === 'ios' && t.status !== 'failed' && t.tokenId !== undefined);
   if (paced.length === 0) return targets;
   const repo = slotsRepository(tx);
-  const known = await repo.read(paced.map((t) => t.deviceId));
+  const known = await repo.read([...new Set(paced.map((t) => t.deviceId))]);
+  const changed = new Map<string, number[]>();
   for (const target of paced) {
     const slots = known.get(target.deviceId) ?? [];
     const at = nextSlot(slots, now, pace);
     // Only the latest perDevice slots can hold the next one back.
     const kept = [...slots, at].sort((a, b) => a - b).slice(-pace.perDevice);
     known.set(target.deviceId, kept);
-    await repo.write(target.deviceId, kept);
+    changed.set(target.deviceId, kept);
     if (at > now) target.dueAt = at;
   }
+  await repo.writeAll(changed);
   return targets;
 }
 
