@@ -166,6 +166,9 @@ describe('two instances of the compiled binary on one PostgreSQL', () => {
       await Bun.sleep(300);
       return undefined;
     });
+    // More than A can hold at once (a claim of 200 and the next claimed ahead): with 201 phones, A
+    // once claimed every delivery before B did, and B had nothing in flight to stop with.
+    await registerPhones(callA, 'wave', 300);
     let reading = true;
     const answers: number[] = [];
     const reads = (async () => {
