@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context';
-import { Pump } from '../../queue/pump';
+import { clockPump } from '../../queue/clock-pump';
 import { scheduledStarts } from './scheduled-starts';
 
 /** How often the starts due are looked for (a scheduled activity starts within a second of its time). */
@@ -14,22 +14,5 @@ export const SCHEDULED_STARTS_POLL_MS = 1000;
  */
 export function scheduledStartsConsumer(ctx: AppContext) {
   const starts = scheduledStarts(ctx);
-  let stopping = false;
-  const pump = new Pump(ctx.coordination.wakeUps, ctx.logger, {
-    name: 'scheduled starts',
-    pollMs: SCHEDULED_STARTS_POLL_MS,
-    // Due by the clock, not by a write: polled.
-    wakeOn: [],
-    round: async () => void (await starts.startDue(ctx.clock.now(), () => stopping)),
-  });
-  return {
-    /** One round now: starts every activity due at the clock's time (tests move a fake clock, then drain). */
-    drain: async (): Promise<void> => void (await pump.round()),
-    start: () => pump.start(),
-    /** The start under way finishes; no other is taken. */
-    async stop(): Promise<void> {
-      stopping = true;
-      await pump.stop();
-    },
-  };
+  return clockPump(ctx.coordination.wakeUps, ctx.logger, ctx.clock, { name: 'scheduled starts', pollMs: SCHEDULED_STARTS_POLL_MS, due: (now, stopping) => starts.startDue(now, stopping) });
 }

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../context';
-import { Pump } from '../../../queue/pump';
+import { clockPump } from '../../../queue/clock-pump';
 import { notificationSending } from '../send/notification-sending';
 import { scheduledSends } from './scheduled-sends';
 
@@ -16,24 +16,7 @@ export const SCHEDULED_SENDS_POLL_MS = 1000;
  */
 export function scheduledSendsConsumer(ctx: AppContext) {
   const sends = scheduledSends(ctx, notificationSending(ctx));
-  let stopping = false;
-  const pump = new Pump(ctx.coordination.wakeUps, ctx.logger, {
-    name: 'scheduled sends',
-    pollMs: SCHEDULED_SENDS_POLL_MS,
-    // Due by the clock, not by a write: polled.
-    wakeOn: [],
-    round: async () => void (await sends.sendDue(ctx.clock.now(), () => stopping)),
-  });
-  return {
-    /** One round now: sends every part due at the clock's time (tests move a fake clock, then drain). */
-    drain: async (): Promise<void> => void (await pump.round()),
-    start: () => pump.start(),
-    /** The part under way finishes; no other is taken. */
-    async stop(): Promise<void> {
-      stopping = true;
-      await pump.stop();
-    },
-  };
+  return clockPump(ctx.coordination.wakeUps, ctx.logger, ctx.clock, { name: 'scheduled sends', pollMs: SCHEDULED_SENDS_POLL_MS, due: (now, stopping) => sends.sendDue(now, stopping) });
 }
 
 export type ScheduledSendsConsumer = ReturnType<typeof scheduledSendsConsumer>;
