@@ -2,7 +2,7 @@
 /**
  * Builds dist/islet: one executable with the migrations, the console and Swagger UI inside.
  * Migrations are embedded as files under /$bunfs/root/drizzle and /$bunfs/root/drizzle-pg (kept
- * as folders by --root and --asset-naming) so that drizzle's migrators read them from inside the binary.
+ * as folders by --root and --asset-naming) so that the migrators (src/db/migrations.ts) read them from inside the binary.
  *
  *   bun scripts/build.ts [--outfile dist/islet] [--target bun-linux-x64-baseline]
  */

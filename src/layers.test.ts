@@ -92,6 +92,15 @@ describe('layers of src', () => {
     expect(found).toEqual([]);
   });
 
+  test('drizzle-orm stays out of the serving process: only table definitions and test code import it or a tables file for its values', () => {
+    // The migrations are applied by db/migrations.ts and statements are Islet's own SQL, so the
+    // ORM (a few MB of memory, tens of ms at start) is left out of the binary's run time; tables
+    // files are for drizzle-kit and row types (`import type`). db/postgres/schema-model.ts serves the parity test.
+    const definitions = (file: string) => file.endsWith('.tables.ts') || file === 'db/table.ts' || file === 'db/postgres/schema-model.ts';
+    const valueImport = /^import (?!type\b)[^;]*?from '(?:drizzle-orm[^']*|[^']*\.tables)';/m;
+    expect(production.filter((file) => !definitions(file) && valueImport.test(text(file)))).toEqual([]);
+  });
+
   test("the compiled binary is told by Bun.main (lib/compiled-binary.ts), never by import.meta.path: --bytecode keeps the build machine's path there", () => {
     const byMeta = production.filter((file) => /import\.meta\.(?:path|dir|url)[^\n]*\$bunfs|\$bunfs[^\n]*import\.meta\.(?:path|dir|url)/.test(text(file)));
     expect(byMeta).toEqual([]);

@@ -1,6 +1,7 @@
 import type { HasDefault, NotNull, SQL } from 'drizzle-orm';
 import * as pg from 'drizzle-orm/pg-core';
 import * as lite from 'drizzle-orm/sqlite-core';
+import { snakeCase } from './sql/columns';
 
 /**
  * One definition of a table that yields its SQLite and its PostgreSQL drizzle tables, so a feature
@@ -144,8 +145,6 @@ function twinOf(column: lite.SQLiteColumn): pg.PgColumn {
   if (!twin) throw new Error(`column ${column.name} is not of a table made by defineTable`);
   return twin;
 }
-
-const snakeCase = (key: string) => key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** Gives a builder made without a name its column's name (drizzle's own way for unnamed columns). */
 function named<B>(builder: B, key: string): B {

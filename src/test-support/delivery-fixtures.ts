@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { TestContext } from './harness';
+import { drizzle } from 'drizzle-orm/bun-sqlite';
 import { activities } from '../modules/live-activities/live-activities.tables';
 import { newId } from '../lib/ids';
 import type { DeviceInput } from '../modules/devices/devices.types';
@@ -57,7 +58,7 @@ export async function addActivity(
   input: { platform: 'ios' | 'android'; activityToken?: { deviceId: string; token: string }; endUserId?: string },
 ) {
   const id = newId('la', ctx.clock.now());
-  ctx.db.sqlite
+  drizzle({ client: ctx.db.sqlite.$client })
     .insert(activities)
     .values({
       id,

@@ -1,8 +1,5 @@
 import { SQL } from 'bun';
-import { drizzle, type BunSQLDatabase } from 'drizzle-orm/bun-sql';
 import type { Config } from '../../config/config.schema';
-
-export type PgDb = BunSQLDatabase & { $client: SQL };
 
 /** How to reach PostgreSQL: `[database] url`, `pool_size`, `ca_file`. */
 export interface PostgresSettings {
@@ -32,15 +29,6 @@ export function clientOptions(settings: PostgresSettings, overrides: { max?: num
     ...(overrides.connectionTimeout !== undefined ? { connectionTimeout: overrides.connectionTimeout } : {}),
     ...(settings.caFile ? { tls: { ca: Bun.file(settings.caFile) } } : {}),
   };
-}
-
-/**
- * A pool of connections to PostgreSQL (nothing connects until the first query).
- * @example const db = openPostgres({ url, poolSize: 10 }); await db.select().from(apps);
- */
-export function openPostgres(settings: PostgresSettings): PgDb {
-  const client = new SQL(settings.url, clientOptions(settings));
-  return drizzle({ client }) as PgDb;
 }
 
 /** `host:port/database as user`, for messages: never the password. */

@@ -1,8 +1,7 @@
 import { SQL } from 'bun';
 import { join } from 'node:path';
-import { drizzle } from 'drizzle-orm/bun-sql';
-import { migrate } from 'drizzle-orm/bun-sql/migrator';
 import { inCompiledBinary } from '../../lib/compiled-binary';
+import { pendingMigrations, readMigrations } from '../migrations';
 import { clientOptions, type PostgresSettings } from './connection';
 
 /**
@@ -39,11 +38,10 @@ export async function migratePostgres(settings: PostgresSettings, migrationsFold
     try {
       for (let attempt = 1; ; attempt++) {
         try {
-          await migrate(drizzle({ client }), { migrationsFolder });
+          await applyMigrations(client, migrationsFolder);
           break;
         } catch (e) {
-          // drizzle wraps the driver's error (its `cause`).
-          const errno = ((e as { cause?: { errno?: unknown } }).cause ?? (e as { errno?: unknown }))?.errno;
+          const errno = (e as { errno?: unknown }).errno;
           if (attempt === MIGRATE_ATTEMPTS || !LOST_RACE.has(String(errno))) throw e;
           await Bun.sleep(100 * attempt);
         }
@@ -54,6 +52,23 @@ export async function migratePostgres(settings: PostgresSettings, migrationsFold
   } finally {
     await client.close();
   }
+}
+
+/**
+ * Applies the folder's migrations newer than the last one recorded, in one transaction, as
+ * drizzle-orm's PostgreSQL migrator does (../migrations.ts; its record in schema `drizzle`).
+ */
+async function applyMigrations(client: SQL, folder: string): Promise<void> {
+  await client`CREATE SCHEMA IF NOT EXISTS drizzle`;
+  await client`CREATE TABLE IF NOT EXISTS drizzle.__drizzle_migrations (id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint)`;
+  const [last] = await client`SELECT created_at FROM drizzle.__drizzle_migrations ORDER BY created_at DESC LIMIT 1`;
+  const pending = pendingMigrations(readMigrations(folder), last ? Number(last.created_at) : undefined);
+  await client.begin(async (tx) => {
+    for (const migration of pending) {
+      for (const statement of migration.statements) await tx.unsafe(statement);
+      await tx`INSERT INTO drizzle.__drizzle_migrations (hash, created_at) VALUES (${migration.hash}, ${migration.when})`;
+    }
+  });
 }
 
 /** How many migrations the database has applied (0 when it has none yet). */

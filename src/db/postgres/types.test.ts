@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { count, eq, sql } from 'drizzle-orm';
 import { POSTGRES_STARTUP_TIMEOUT_MS, POSTGRES_TEST_TIMEOUT_MS, sharedPostgres, testDatabase } from '../../test-support/postgres';
-import { openPostgres } from './connection';
+import { SQL } from 'bun';
+import { drizzle } from 'drizzle-orm/bun-sql';
+import { clientOptions } from './connection';
 import { migratePostgres } from './migrate';
 import { appsPg as apps } from '../../modules/apps/apps.tables';
 import { auditLogPg as auditLog } from '../../modules/audit/audit.tables';
@@ -13,7 +15,8 @@ describe('values read back from PostgreSQL keep their JSON types', () => {
   test('times (bigint past 2^31), identity ids, counts and booleans come back as JS numbers and booleans, not strings', async () => {
     const { url } = await testDatabase();
     await migratePostgres({ url, poolSize: 1 });
-    const db = openPostgres({ url, poolSize: 2 });
+    // drizzle's query builder over the client options Islet uses (the tables' column modes are what is checked).
+    const db = drizzle({ client: new SQL(url, clientOptions({ url, poolSize: 2 })) });
     try {
       const now = Date.UTC(2026, 10, 24, 21, 0, 0, 123);
       await db.insert(apps).values({

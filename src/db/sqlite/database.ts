@@ -1,12 +1,14 @@
 import { Database } from 'bun:sqlite';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite';
-import { migrate } from 'drizzle-orm/bun-sqlite/migrator';
 import { inCompiledBinary } from '../../lib/compiled-binary';
+import { readJournal } from '../migrations';
+import { applyMigrations } from './migrate';
 
-/** Drizzle's handle on the file: migrations and the query builder (statements name their tables themselves; no relational queries). */
-export type Db = BunSQLiteDatabase & { $client: Database };
+/** The open file. Statements name their tables themselves (db/sql); no ORM is loaded at run time (../migrations.ts). */
+export interface Db {
+  $client: Database;
+}
 
 /**
  * Where the drizzle-kit migrations are: inside the compiled binary they are embedded under
@@ -40,7 +42,7 @@ export function openDatabase(path: string, options: { maxSizeMb?: number; checkp
     const pageSize = client.query<{ page_size: number }, []>('PRAGMA page_size').get()!.page_size;
     client.exec(`PRAGMA max_page_count = ${Math.floor((options.maxSizeMb * 1024 * 1024) / pageSize)}`);
   }
-  return drizzle({ client }) as Db;
+  return { $client: client };
 }
 
 /**
@@ -54,16 +56,16 @@ function protectFolder(folder: string): void {
 
 /** Applies every migration not yet applied; running it again changes nothing. */
 export function migrateDatabase(db: Db, migrationsFolder = defaultMigrationsFolder()): void {
-  // The usual start: nothing to apply. drizzle's migrator would read and hash every SQL file to
-  // find that out; the journal alone says it (drizzle applies those newer than the last applied).
-  if (lastAppliedMillis(db) >= readJournal(migrationsFolder).lastMillis) return;
+  // The usual start: nothing to apply. Applying would read and hash every SQL file to find that
+  // out; the journal alone says it (those newer than the last applied are applied: ../migrations.ts).
+  if (lastAppliedMillis(db) >= journalSummary(migrationsFolder).lastMillis) return;
   // drizzle-kit changes a SQLite column by rebuilding the table (create, copy, drop, rename). With
   // foreign keys on, the drop would cascade into every table referencing it, and the
-  // `PRAGMA foreign_keys=OFF` in such a migration is a no-op inside drizzle's transaction: so they
+  // `PRAGMA foreign_keys=OFF` in such a migration is a no-op inside the migrations' transaction: so they
   // are off around the migration (the pragma must be set outside a transaction).
   db.$client.exec('PRAGMA foreign_keys = OFF');
   try {
-    migrate(db, { migrationsFolder });
+    applyMigrations(db.$client, migrationsFolder);
   } finally {
     db.$client.exec('PRAGMA foreign_keys = ON');
   }
@@ -88,9 +90,9 @@ function lastAppliedMillis(db: Db): number {
   }
 }
 
-/** How many migrations the folder's journal lists, and the `when` of the newest (Infinity when none: drizzle decides). */
-function readJournal(folder: string): { count: number; lastMillis: number } {
-  const { entries } = JSON.parse(readFileSync(join(folder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+/** How many migrations the folder's journal lists, and the `when` of the newest (Infinity when none: applying decides). */
+function journalSummary(folder: string): { count: number; lastMillis: number } {
+  const { entries } = readJournal(folder);
   return { count: entries.length, lastMillis: entries.length ? Math.max(...entries.map((e) => e.when)) : Infinity };
 }
 
@@ -98,7 +100,7 @@ const shippedCounts = new Map<string, number>();
 export function shippedMigrationCount(folder: string): number {
   let n = shippedCounts.get(folder);
   if (n === undefined) {
-    n = readJournal(folder).count;
+    n = journalSummary(folder).count;
     shippedCounts.set(folder, n);
   }
   return n;

@@ -1,6 +1,5 @@
 import type { AppRow } from './apps.types';
-import { apps } from './apps.tables';
-import { insertRow, updateRow } from '../../db/sql/columns';
+import { insertRow, updateRow, writableTable } from '../../db/sql/columns';
 import type { Sql } from '../../db/sql/sql';
 import { statement } from '../../db/sql/statement';
 import { repository } from '../../db/sql/repository';
@@ -10,6 +9,11 @@ const COLUMNS = `id, name, plan, app_secret_hash AS "appSecretHash", app_secret_
   source, default_time_zone AS "defaultTimeZone", la_priority10_per_hour AS "laPriority10PerHour",
   la_frequent_priority10_per_hour AS "laFrequentPriority10PerHour", quiet_hours AS "quietHours", frequency_cap AS "frequencyCap", created_at AS "createdAt", updated_at AS "updatedAt"`;
 const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
+const apps = writableTable<AppRow>('apps', {
+  id: true, name: true, plan: true, appSecretHash: true, appSecretSealed: true, signingSecretSealed: true, apnsSealed: true, fcmSealed: true,
+  apnsPausedReason: true, fcmPausedReason: true, source: true, defaultTimeZone: true, laPriority10PerHour: true, laFrequentPriority10PerHour: true,
+  quietHours: true, frequencyCap: true, createdAt: true, updatedAt: true,
+});
 
 // Authentication reads it once per app and APP_ROW_TTL_MS (modules/apps/app-row-cache.ts), the workers once per claimed batch: one prepared statement.
 const byId = statement<AppRow>(`SELECT ${COLUMNS} FROM apps WHERE id = $1`, SHAPE);

@@ -1,11 +1,11 @@
 import type { AuditFilter, AuditRow, NewAuditRow } from './audit.types';
-import { auditLog } from './audit.tables';
-import { insertRow } from '../../db/sql/columns';
+import { insertRow, writableTable } from '../../db/sql/columns';
 import type { Param, Sql } from '../../db/sql/sql';
 import { oneOff } from '../../db/sql/statement';
 import { repository } from '../../db/sql/repository';
 
 const COLUMNS = `id, at, actor, address, action, app_id AS "appId", target, summary`;
+const auditLog = writableTable<AuditRow>('audit_log', { id: true, at: true, actor: true, address: true, action: true, appId: true, target: true, summary: true });
 
 /** The audit log: append and list, newest first. */
 export const auditRepository = repository((sql: Sql) => {
