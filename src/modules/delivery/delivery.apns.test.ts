@@ -98,6 +98,26 @@ forEachDatabase('delivery to APNs', (db) => {
     ]);
   });
 
+  test("a Live Activity start keeps its APNs body on the message when queued (iPhones only), and the worker sends that body as it is", async () => {
+    await setup();
+    await connect(h, 'demo', 'u1', { platform: 'ios', pushToStartToken: apnsToken() });
+    await connect(h, 'demo', 'u2', { platform: 'android' });
+    const started = (await start(h, 'demo', { ...progress, targetUsers: ['u1', 'u2'] })).body.activities as { id: string; endUserId: string }[];
+    const kept = await testRows<{ activity_id: string; sent_body: string | null }>(h.ctx, `SELECT activity_id, sent_body FROM messages WHERE kind = 'la_start' ORDER BY id`);
+    const ios = started.find((a) => a.endUserId === 'u1')!.id;
+    expect(kept.map((m) => [m.activity_id, m.sent_body === null])).toEqual(started.map((a) => [a.id, a.endUserId === 'u2']));
+    const body = kept.find((m) => m.activity_id === ios)!.sent_body!;
+    expect(JSON.parse(body).aps).toMatchObject({ event: 'start', 'content-state': { progress: '10' }, attributes: { activityId: ios } });
+    // Marked in the database, the kept body shows that the worker sends it rather than render the start again.
+    await testRows(h.ctx, `UPDATE messages SET sent_body = ? WHERE activity_id = ?`, [body.replace('"10"', '"kept"'), ios]);
+    expect(await engine.drain()).toBe(2);
+    const sent = apns.requests.filter((r) => r.body.aps.event === 'start');
+    expect(sent.map((r) => [r.headers['apns-push-type'], r.body.aps['content-state'].progress])).toEqual([['liveactivity', 'kept']]);
+    // The delivery's record leaves the body out: the message holds it.
+    const [record] = await testRows<{ sent_payload: string }>(h.ctx, `SELECT sent_payload FROM deliveries WHERE activity_id = ?`, [ios]);
+    expect(JSON.parse(record!.sent_payload).body).toBeUndefined();
+  });
+
   test('after an outage each phone gets the latest update and the end, not the history', async () => {
     await setup();
     const [one, two] = [await addDeviceOn(h.ctx, 'demo', { platform: 'ios' }), await addDeviceOn(h.ctx, 'demo', { platform: 'ios' })];

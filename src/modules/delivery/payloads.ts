@@ -119,9 +119,12 @@ export interface RenderedPayloads {
 }
 
 export function renderPayloads(content: MessageContent): RenderedPayloads {
-  const apnsBody = JSON.stringify(apnsRequest(content, 'x').body);
+  const apnsBody = apnsBodyOf(content);
   return { apnsBody, bytes: Math.max(Buffer.byteLength(apnsBody), Buffer.byteLength(JSON.stringify(fcmMessage(content)))) };
 }
+
+/** The APNs body of a message, as the worker sends it (the same for every bundle id). */
+export const apnsBodyOf = (content: MessageContent): string => JSON.stringify(apnsRequest(content, 'x').body);
 
 /** The larger of the two providers' payload sizes in bytes (renderPayloads). */
 export function payloadBytes(content: MessageContent): number {

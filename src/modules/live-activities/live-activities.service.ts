@@ -7,6 +7,7 @@ import { HttpError } from '../../lib/errors';
 import { newId } from '../../lib/ids';
 import type { AppRow } from '../apps/apps.types';
 import type { LiveActivityContent, MessageContent } from '../delivery/message-content';
+import { apnsBodyOf } from '../delivery/payloads';
 import type { DeliveryTarget } from '../delivery/outbox/outbox';
 import type { TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
@@ -114,7 +115,7 @@ export function liveActivitiesService(ctx: AppContext) {
         const base = { appId: app.id, templateSlug: slug, attributes: attributesJson, contentState: contentStateJson };
         return scheduledStarts(ctx).schedule(tx, app, groups, base, (u) => options.activityId?.(u) ?? newId('la', now), options.at, contentOptions(input), now);
       }
-      const messages: { content: MessageContent; targets: DeliveryTarget[] }[] = [];
+      const messages: { content: MessageContent; targets: DeliveryTarget[]; sentBody: string | null }[] = [];
       const emitStarted = await emitterFor(tx, app.id, 'live_activity.started', now);
       const planned: { userDevices: TargetDevice[]; targets: DeliveryTarget[] }[] = [];
       for (const userDevices of groups) {
@@ -127,7 +128,10 @@ export function liveActivitiesService(ctx: AppContext) {
         // The platform of the end user's most recently registered device (they come oldest first).
         const { endUserId, platform } = userDevices.at(-1)!;
         const row = { id: options.activityId?.(endUserId) ?? newId('la', now), appId: app.id, endUserId, templateSlug: slug, platform, attributes: attributesJson, contentState: contentStateJson, startedAt: now };
-        messages.push({ content: { ...base, activityId: row.id }, targets });
+        const content = { ...base, activityId: row.id };
+        // Rendered here, as an update's is: the worker sends it as kept (messages.sent_body) rather
+        // than writing it back to the message at the first delivery (one statement per start less).
+        messages.push({ content, targets, sentBody: userDevices.some((d) => d.platform === 'ios') ? apnsBodyOf(content) : null });
         rows.push(row);
         started.push(...startInstances(row.id, userDevices, targets, now));
         await emitStarted({ activityId: row.id, endUserId, templateSlug: slug, platform, devices: userDevices.length, startedAt: isoTime(now) });

@@ -20,21 +20,24 @@ forEachDatabase('queueing several messages at once (a start to many end users)',
     const messages = Array.from({ length: 1203 }, (_, i) => ({
       content: activityContentOn(h.ctx, `la_${String(i).padStart(5, '0')}`, 'start'),
       targets: [{ deviceId: devices[i % 3]!.id, tokenId: tokens[i % 3]! }],
+      // Every other one keeps a body rendered at queueing (a start to an iPhone), the others none.
+      sentBody: i % 2 === 0 ? `{"aps":{"n":${i}}}` : null,
     }));
     const ids = await h.ctx.db.write((tx) => h.ctx.outbox.enqueueEach(tx, { appId: 'demo', now: h.ctx.clock.now(), messages }));
 
     expect(ids).toHaveLength(1203);
     expect(new Set(ids).size).toBe(1203);
-    const rows = await testRows<{ id: number; activity_id: string; kind: string; device_id: string; d_activity: string }>(
+    const rows = await testRows<{ id: number; activity_id: string; kind: string; sent_body: string | null; device_id: string; d_activity: string }>(
       h.ctx,
-      `SELECT m.id, m.activity_id, m.kind, d.device_id, d.activity_id AS d_activity FROM messages m JOIN deliveries d ON d.message_id = m.id ORDER BY m.activity_id`,
+      `SELECT m.id, m.activity_id, m.kind, m.sent_body, d.device_id, d.activity_id AS d_activity FROM messages m JOIN deliveries d ON d.message_id = m.id ORDER BY m.activity_id`,
     );
     expect(rows).toHaveLength(1203);
     rows.forEach((row, i) => {
-      expect({ id: Number(row.id), activity: row.activity_id, kind: row.kind, device: row.device_id, deliveryActivity: row.d_activity }).toEqual({
+      expect({ id: Number(row.id), activity: row.activity_id, kind: row.kind, body: row.sent_body, device: row.device_id, deliveryActivity: row.d_activity }).toEqual({
         id: ids[i]!,
         activity: `la_${String(i).padStart(5, '0')}`,
         kind: 'la_start',
+        body: i % 2 === 0 ? `{"aps":{"n":${i}}}` : null,
         device: devices[i % 3]!.id,
         deliveryActivity: `la_${String(i).padStart(5, '0')}`,
       });

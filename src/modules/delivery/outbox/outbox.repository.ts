@@ -31,9 +31,9 @@ const insertMessage = statement<{ id: number }>(
 // PostgreSQL: a batch of messages (one per activity of a start to many end users) in one round
 // trip. Ids come from one sequence in insertion order, which follows t.n: sorted, they are in order.
 const insertMessagesPostgres = statement<{ id: number }>(
-  `INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at)
-   SELECT $1, t.kind, t.activity_id, t.content, t.template_slug, $2
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[]) WITH ORDINALITY AS t(kind, activity_id, content, template_slug, n)
+  `INSERT INTO messages (app_id, kind, activity_id, content, template_slug, created_at, sent_body)
+   SELECT $1, t.kind, t.activity_id, t.content, t.template_slug, $2, t.sent_body
+     FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS t(kind, activity_id, content, template_slug, sent_body, n)
     ORDER BY t.n
    RETURNING id`,
   { numbers: ['id'] },
@@ -122,12 +122,12 @@ export const outboxRepository = repository((sql: Sql) => {
     async insertMessagesWithDeliveries(appId: string, list: readonly NewMessage[], now: number): Promise<number[]> {
       const ids: number[] = [];
       if (dialect === 'sqlite') {
-        for (const m of list) ids.push((await sql.one(insertMessage, [appId, m.kind, m.activityId, m.content, m.templateSlug, now, null]))!.id);
+        for (const m of list) ids.push((await sql.one(insertMessage, [appId, m.kind, m.activityId, m.content, m.templateSlug, now, m.sentBody]))!.id);
       } else {
         for (let i = 0; i < list.length; i += MESSAGE_BATCH) {
           const part = list.slice(i, i + MESSAGE_BATCH);
           const column = <K extends keyof NewMessage>(key: K) => part.map((m) => m[key]);
-          const rows = await sql.all(insertMessagesPostgres, [appId, now, column('kind'), column('activityId'), column('content'), column('templateSlug')]);
+          const rows = await sql.all(insertMessagesPostgres, [appId, now, column('kind'), column('activityId'), column('content'), column('templateSlug'), column('sentBody')]);
           ids.push(...rows.map((r) => r.id).sort((a, b) => a - b));
         }
       }

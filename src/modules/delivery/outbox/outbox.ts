@@ -88,13 +88,14 @@ export class Outbox {
    * as `enqueue` for each, in a few statements however many there are (a start to 10,000 end
    * users). Not for an update or end, which supersede (`enqueue`). Returns the messages' ids in order.
    */
-  async enqueueEach(tx: Tx, input: { appId: string; now: number; messages: readonly { content: MessageContent; targets: Iterable<DeliveryTarget> }[] }): Promise<number[]> {
+  async enqueueEach(tx: Tx, input: { appId: string; now: number; messages: readonly { content: MessageContent; targets: Iterable<DeliveryTarget>; sentBody?: string | null }[] }): Promise<number[]> {
     const failed: number[] = [];
-    const list = input.messages.map(({ content, targets }, i) => {
+    const list = input.messages.map(({ content, targets, sentBody = null }, i) => {
       if (content.type === 'live_activity' && content.event !== 'start') throw new Error('enqueueEach: an update or end supersedes, queue it with enqueue');
       failed[i] = 0;
       const deliveries = [...deliveryRows(targets, () => failed[i]!++)];
-      return { kind: messageKind(content), activityId: content.type === 'live_activity' ? content.activityId : null, content: JSON.stringify(content), templateSlug: 'templateSlug' in content ? content.templateSlug : null, deliveries };
+      const templateSlug = 'templateSlug' in content ? content.templateSlug : null;
+      return { kind: messageKind(content), activityId: content.type === 'live_activity' ? content.activityId : null, content: JSON.stringify(content), templateSlug, sentBody, deliveries };
     });
     const ids = await outboxRepository(tx).insertMessagesWithDeliveries(input.appId, list, input.now);
     for (const [i, count] of failed.entries()) if (count > 0) await this.failedAtEnqueue(tx, input.appId, ids[i]!, list[i]!.kind, count, input.now);

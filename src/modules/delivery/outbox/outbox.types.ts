@@ -19,6 +19,8 @@ export interface NewMessage {
   activityId: string | null;
   content: string;
   templateSlug: string | null;
+  /** The APNs body, when the request rendered it (`messages.sent_body`): the worker sends it as it is. */
+  sentBody: string | null;
   deliveries: readonly NewDelivery[];
 }
 
