@@ -83,8 +83,9 @@ export const { sqlite: deliveries, pg: deliveriesPg } = defineTable(
     // message id, and ids grow, so entries are appended at the index's end.
     index('deliveries_message').on(t.messageId),
     // Latest wins and token release look up an activity's held deliveries at every update: without
-    // this, that lookup walks every delivery the activity ever had.
-    index('deliveries_held_activity').on(t.activityId).where(sql`status = 'held'`),
+    // this, that lookup walks every delivery the activity ever had. Notifications held for quiet
+    // hours or a down endpoint (no activity) stay out of it: a send held whole writes no entry here.
+    index('deliveries_held_activity').on(t.activityId).where(sql`status = 'held' AND activity_id IS NOT NULL`),
     // Superseding looks up an activity's pending updates at every update; fan-outs of
     // notifications (no activity) stay out of it.
     index('deliveries_pending_activity').on(t.activityId).where(sql`status = 'pending' AND activity_id IS NOT NULL`),
