@@ -36,6 +36,7 @@ import { activityDetail } from './live-activities.detail';
 import { notActive, notFound, planUpdate, updateInOneWrite } from './optimistic-update';
 import { priorityBudgetRepository } from './priority-budget/priority-budget.repository';
 import { enqueueGroups } from './priority-budget/with-priority';
+import { localKeyedLocks } from '../../coordination/local/keyed-locks';
 
 export type { StartInput } from './start-checks';
 
@@ -62,6 +63,7 @@ export function liveActivitiesService(ctx: AppContext) {
   const { clock, config } = ctx;
   const store = ctx.db;
   const { outbox } = ctx;
+  const updateTurns = localKeyedLocks();
 
   const requireActivity = async (r: Sql, appId: string, id: string): Promise<ActivityRow> => {
     const row = await liveActivitiesRepository(r).find(appId, id);
@@ -200,9 +202,12 @@ export function liveActivitiesService(ctx: AppContext) {
      * queues the update to each live instance, in one transaction.
      */
     async update(appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> {
-      // PostgreSQL: a read and one write statement, no transaction (optimistic-update.ts); SQLite's one writer is already fast.
-      if (store.sql.dialect.name === 'postgres' && (await updateInOneWrite(ctx, appId, id, contentState, options))) return;
-      return store.write((tx) => updateNow(tx, appId, id, contentState, options));
+      if (store.sql.dialect.name === 'sqlite') return store.write((tx) => updateNow(tx, appId, id, contentState, options));
+      // PostgreSQL: a read and one write statement, no transaction (optimistic-update.ts). Updates of
+      // one activity take turns in this process, so they do not lose to each other and read again.
+      return updateTurns.run(`${appId}\n${id}`, async () => {
+        if (!(await updateInOneWrite(ctx, appId, id, contentState, options))) await store.write((tx) => updateNow(tx, appId, id, contentState, options));
+      });
     },
 
     updateNow,
