@@ -7,6 +7,8 @@ import type { AppRow } from '../apps/apps.types';
 import { ACTIVITY_COLUMNS, ACTIVITY_SHAPE } from './activity-columns';
 import { liveInstancesSql } from './instances.repository';
 import type { InstanceTarget } from './instances.types';
+import { TEMPLATE_COLUMNS } from './live-activity-templates.repository';
+import type { TemplateRow } from './live-activity-templates.types';
 import type { ActivityRow } from './live-activities.types';
 
 /** What an update reads, in one statement without a lock (PostgreSQL only: optimistic-update.ts). */
@@ -17,6 +19,8 @@ export interface UpdateRead {
   instances: InstanceTarget[];
   budget: Pick<AppRow, 'laPriority10PerHour' | 'laFrequentPriority10PerHour'>;
   apnsConfigured: boolean;
+  /** The app's stored template of the activity's slug (none for a built-in's). */
+  template: TemplateRow | undefined;
 }
 
 /** The update to write if the activity is still as read: every part is conditioned on it. */
@@ -40,14 +44,16 @@ export interface UpdateWrite {
   spends: readonly { deviceId: string; window: string }[];
 }
 
-type ReadRow = ActivityRow & { version: string; instances: string; laPriority10PerHour: number | null; laFrequentPriority10PerHour: number | null; apnsConfigured: boolean };
+type ReadRow = ActivityRow & { version: string; instances: string; laPriority10PerHour: number | null; laFrequentPriority10PerHour: number | null; apnsConfigured: boolean; template: string | null };
 
-// The activity, its live instances (oldest first) and its app's budget and APNs settings in one round trip.
+// The activity, its live instances (oldest first), its app's budget and APNs settings and its
+// app-defined template in one round trip.
 const read = statement<ReadRow>(
   `SELECT act.*,
           (SELECT coalesce(json_agg(x), '[]') FROM (${liveInstancesSql('act.id')}) x)::text AS instances,
           p.la_priority10_per_hour AS "laPriority10PerHour", p.la_frequent_priority10_per_hour AS "laFrequentPriority10PerHour",
-          p.apns_sealed IS NOT NULL AS "apnsConfigured"
+          p.apns_sealed IS NOT NULL AS "apnsConfigured",
+          (SELECT row_to_json(t)::text FROM (SELECT ${TEMPLATE_COLUMNS} FROM live_activity_templates WHERE app_id = act."appId" AND slug = act."templateSlug") t) AS template
      FROM (SELECT ${ACTIVITY_COLUMNS}, xmin::text AS version FROM activities WHERE app_id = $1 AND id = $2) act
      LEFT JOIN apps p ON p.id = act."appId"`,
   { numbers: ACTIVITY_SHAPE.numbers, booleans: ['apnsConfigured'] },
@@ -93,8 +99,15 @@ export const optimisticUpdateRepository = repository((sql: Sql) => ({
   async read(appId: string, id: string): Promise<UpdateRead | undefined> {
     const r = await sql.one(read, [appId, id]);
     if (!r) return undefined;
-    const { version, instances, laPriority10PerHour, laFrequentPriority10PerHour, apnsConfigured, ...row } = r;
-    return { row, version, instances: JSON.parse(instances) as InstanceTarget[], budget: { laPriority10PerHour, laFrequentPriority10PerHour }, apnsConfigured };
+    const { version, instances, laPriority10PerHour, laFrequentPriority10PerHour, apnsConfigured, template, ...row } = r;
+    return {
+      row,
+      version,
+      instances: JSON.parse(instances) as InstanceTarget[],
+      budget: { laPriority10PerHour, laFrequentPriority10PerHour },
+      apnsConfigured,
+      template: template === null ? undefined : (JSON.parse(template) as TemplateRow),
+    };
   },
 
   /** Writes the update; `written` false (and nothing written) when the activity changed since it was read. */

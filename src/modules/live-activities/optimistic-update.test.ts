@@ -103,6 +103,25 @@ describe('a Live Activity update on PostgreSQL', () => {
     60_000,
   );
 
+  test("an app-defined template's update is two statements too (its template read with the activity), and is checked against it", async () => {
+    const h = await createHarness({ database: 'postgres' });
+    cleanups.push(() => h.close());
+    await h.createApp({ id: 'a1' });
+    const ride = { slug: 'ride', attributesType: 'RideAttributes', contentState: { etaMinutes: { type: 'integer', required: true }, pickupAt: { type: 'date' } } };
+    expect((await h.admin('POST', '/api/admin/apps/a1/live-activity-templates', ride)).status).toBe(201);
+    await connect(h, 'a1', 'u1', { platform: 'android' });
+    const id: string = (await start(h, 'a1', { templateSlug: 'ride', contentState: { etaMinutes: 3 }, targetUsers: ['u1'] })).body.activities[0].id;
+    const seen: string[] = [];
+    const store = new PostgresStore(postgresSettings(h.ctx.config)!, counting(new SQL(postgresSettings(h.ctx.config)!.url, { max: 2 }), seen), silentLogger);
+    cleanups.push(() => store.close());
+    const service = liveActivitiesService({ ...h.ctx, db: store });
+    await service.update('a1', id, { etaMinutes: 2, pickupAt: '2001-01-01T00:01:00Z' });
+    expect(seen.map((s) => s.split(/\s/)[0])).toEqual(['SELECT', 'WITH']);
+    expect((await updates(h, id)).map((m) => m.content)).toMatchObject([{ contentState: { etaMinutes: 2 }, custom: { attributesType: 'RideAttributes', dates: { contentState: ['pickupAt'] } } }]);
+    await expect(service.update('a1', id, { etaMinutes: 'soon' })).rejects.toMatchObject({ status: 400 });
+    expect(seen).toHaveLength(3);
+  }, 60_000);
+
   test('a write from a read the activity has changed since writes nothing: another update, or a write that locked the row (a token report)', async () => {
     const { h, id } = await activity();
     const repo = optimisticUpdateRepository(h.ctx.db.sql);

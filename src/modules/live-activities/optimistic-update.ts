@@ -13,7 +13,7 @@ import { timestampAfter, type ActivityRow } from './live-activities.types';
 import { optimisticUpdateRepository } from './optimistic-update.repository';
 import { decideGroups } from './priority-budget/auto-priority';
 import { withPriority } from './priority-budget/with-priority';
-import { contentContext, requireValidState, resolveTemplate } from './resolved-template';
+import { contentContext, requireValidState, resolvedFrom, resolveTemplate, type ResolvedTemplate } from './resolved-template';
 import { requireDeliverable } from './start-checks';
 
 export const notFound = () => new HttpError(404, 'live activity not found');
@@ -26,6 +26,8 @@ export interface UpdateBasis {
   budget: Pick<AppRow, 'laPriority10PerHour' | 'laFrequentPriority10PerHour'> | undefined;
   /** Whether the app has APNs credentials (read only when an iOS instance has no update token yet). */
   apnsConfigured: () => Promise<boolean>;
+  /** The activity's template when it was read with it; absent: read in `r`. */
+  template?: ResolvedTemplate;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function planUpdate(ctx: AppContext, r: Sql, basis: UpdateBasis, co
   const { row, instances } = basis;
   if (row.state !== 'Active') throw notActive();
   const activity = parsed(row);
-  const template = await resolveTemplate(r, row.appId, row.templateSlug);
+  const template = basis.template ?? (await resolveTemplate(r, row.appId, row.templateSlug));
   requireValidState(template, contentState, activity.attributes);
   const now = ctx.clock.now();
   // From the lastTimestamp read: the write that records it goes through only while that is still the
@@ -70,7 +72,7 @@ export async function updateInOneWrite(ctx: AppContext, appId: string, id: strin
   for (let attempt = 1; attempt <= OPTIMISTIC_ATTEMPTS; attempt++) {
     const read = await repo.read(appId, id);
     if (!read) throw notFound();
-    const basis = { ...read, apnsConfigured: async () => read.apnsConfigured };
+    const basis = { ...read, apnsConfigured: async () => read.apnsConfigured, template: resolvedFrom(read.row.templateSlug, read.template) };
     const plan = await planUpdate(ctx, ctx.db.sql, basis, contentState, options);
     // Deliveries settled at queueing (failed: a webhook with the message's id) go through Outbox.enqueue: no follow-up has them today.
     if (plan.groups.some((g) => g.targets.some((t) => t.status === 'failed' || t.status === 'dropped'))) return false;
