@@ -233,11 +233,17 @@ export interface FailureThrottle {
 
 // Guarantee "latest read in a write" (read in this write transaction, so it is the latest): code
 // that reads a row inside a write and writes a value computed from it. SQLite has one writer (group
-// commit's IMMEDIATE transaction), so such a read is the latest; PostgreSQL must read those rows with
-// `SELECT … FOR UPDATE` (a row lock) in the same transaction: the live-activities repository's
-// `findForWrite`. Relied on by:
+// commit's IMMEDIATE transaction), so such a read is the latest; PostgreSQL must read those rows
+// under a row lock in the same transaction: the live-activities repository's `findForWrite` (a
+// no-op UPDATE … RETURNING, which also gives the row a new version), or write them with one
+// statement conditioned on the row being as read (optimistic: nothing is written otherwise, and
+// the caller reads again). Relied on by:
 // - live-activities.service.ts `updateNow`: the activity's `lastTimestamp`, from which the APNs
-//   timestamp of the update is computed (strictly increasing per activity) and written back;
+//   timestamp of the update is computed (strictly increasing per activity) and written back, and
+//   its instances' priority-10 budget; on PostgreSQL `update` reads without a lock and writes in
+//   one statement only while the activity's `lastTimestamp` and row version (`xmin`) are the ones
+//   read (live-activities/optimistic-update.ts): every update, end, token report and instance
+//   report changes the version, so of two updates decided from one read only one writes;
 // - live-activities.service.ts `endNow` and `reportPushToken`: the activity's state, checked and then
 //   changed in the same write (activity-streams' `put` reads its stream before the write: the key's
 //   lock, KeyedLocks, keeps that read current).

@@ -10,7 +10,8 @@ const INSERT_BATCH = 100;
 const insertSql = (rows: number) =>
   `INSERT INTO activity_instances (activity_id, device_id, platform, started_at) VALUES ${valuesList(rows, 4)} ON CONFLICT DO NOTHING`;
 const insertBatch = statement(insertSql(INSERT_BATCH));
-const live = statement<InstanceTarget>(
+/** The live instances of the activity `activityId` names (a parameter, or a column of an outer query), oldest first. */
+export const liveInstancesSql = (activityId: string) =>
   `SELECT i.device_id AS "deviceId", i.platform,
           (SELECT t.id FROM tokens t WHERE t.device_id = i.device_id AND t.kind IN ${DEVICE_KINDS_SQL} AND t.state = 'active') AS "deviceTokenId",
           a.id AS "activityTokenId", a.state AS "activityTokenState",
@@ -18,10 +19,9 @@ const live = statement<InstanceTarget>(
      FROM activity_instances i
      JOIN devices d ON d.id = i.device_id
      LEFT JOIN tokens a ON a.activity_id = i.activity_id AND a.device_id = i.device_id AND a.kind = 'apns_activity'
-    WHERE i.activity_id = $1 AND i.ended_at IS NULL
-    ORDER BY i.started_at, i.device_id`,
-  { numbers: ['deviceTokenId', 'activityTokenId'], booleans: ['frequentPushesEnabled'] },
-);
+    WHERE i.activity_id = ${activityId} AND i.ended_at IS NULL
+    ORDER BY i.started_at, i.device_id`;
+const live = statement<InstanceTarget>(liveInstancesSql('$1'), { numbers: ['deviceTokenId', 'activityTokenId'], booleans: ['frequentPushesEnabled'] });
 const oldestLiveIos = statement<{ at: number | null }>(
   `SELECT MIN(started_at) AS at FROM activity_instances WHERE activity_id = $1 AND ended_at IS NULL AND platform = 'ios'`,
   { numbers: ['at'] },

@@ -14,9 +14,14 @@ const insertBatch = statement(insertSql(INSERT_BATCH));
 // Every update and end reads one.
 const find = statement<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2`, ACTIVITY_SHAPE);
 // PostgreSQL's row lock keeps a concurrent write (another request, another instance) waiting until
-// this transaction ends; SQLite's one writer already does, and it has no FOR UPDATE.
+// this transaction ends, and the row version it writes (a new `xmin`, the values unchanged) makes an
+// update that read the row before write nothing and read again (optimistic-update.ts); SQLite's one
+// writer already serializes.
 const findForWrite = statement<ActivityRow>(
-  (d) => `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2${d.forUpdate}`,
+  (d) =>
+    d.name === 'postgres'
+      ? `UPDATE activities SET last_timestamp = last_timestamp WHERE app_id = $1 AND id = $2 RETURNING ${ACTIVITY_COLUMNS}`
+      : `SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE app_id = $1 AND id = $2`,
   ACTIVITY_SHAPE,
 );
 const byId = statement<ActivityRow>(`SELECT ${ACTIVITY_COLUMNS} FROM activities WHERE id = $1`, ACTIVITY_SHAPE);
@@ -57,8 +62,9 @@ export const liveActivitiesRepository = repository((sql: Sql) => {
     find: (appId: string, id: string): Promise<ActivityRow | undefined> => sql.one(find, [appId, id]),
     /**
      * `find` for a write that computes from the row (its state, its lastTimestamp): the row stays the
-     * latest until the transaction ends. PostgreSQL locks it (`FOR UPDATE`: concurrent writers, also
-     * on other instances, wait); SQLite's one writer makes it `find`.
+     * latest until the transaction ends. PostgreSQL locks it (a no-op UPDATE: concurrent writers,
+     * also on other instances, wait, and an optimistic update that read it before reads again);
+     * SQLite's one writer makes it `find`.
      */
     findForWrite: (appId: string, id: string): Promise<ActivityRow | undefined> => sql.one(findForWrite, [appId, id]),
     /**

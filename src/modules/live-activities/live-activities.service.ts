@@ -12,18 +12,18 @@ import type { DeliveryTarget } from '../delivery/outbox/outbox';
 import type { TargetDevice } from '../devices/devices.types';
 import { isoTime } from '../../lib/clock';
 import type { NewInstance } from './instances.types';
-import { activityContent, type EventOptions } from './live-activities.content';
+import type { EventOptions } from './live-activities.content';
 import { checkStart, requireDeliverable, type StartInput } from './start-checks';
 import { cancelScheduled, scheduledStarts } from './scheduled-starts';
 import type { StartTime } from './start-time';
 import { paceOf, pacePushToStarts } from './push-to-start-pacing';
 import { contentOptions } from './live-activities.options';
-import { endActivities, followUpTargets, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
-import { firstTimestamp, timestampAfter, type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.types';
+import { endActivities, parsed, startInstances, startTargets, typedPushToStart } from './live-activities.delivery';
+import { type ActivityFilter, type ActivityRow, type NewActivity } from './live-activities.types';
 import { minutesExhausted, usedMinutes } from './live-activities.usage';
 import { activityView } from './live-activities.view';
 import { emitterFor } from '../webhooks/webhooks.causes';
-import { contentContext, requireValidData, requireValidState, resolveTemplate } from './resolved-template';
+import { requireValidData, requireValidState, resolveTemplate } from './resolved-template';
 import { invalidTemplateSlug } from './template-errors';
 import { webhookEventsRepository } from '../webhooks/webhook-events.repository';
 import { instancesRepository } from './instances.repository';
@@ -33,9 +33,10 @@ import { appsRepository } from '../apps/apps.repository';
 import { devicesRepository } from '../devices/devices.repository';
 import { liveActivityTemplatesRepository } from './live-activity-templates.repository';
 import { activityDetail } from './live-activities.detail';
-import { prioritize } from './priority-budget/auto-priority';
-import { budgetOf } from '../apps/live-activity-budget';
+import { notActive, notFound, planUpdate, updateInOneWrite } from './optimistic-update';
+import { priorityBudgetRepository } from './priority-budget/priority-budget.repository';
 import { enqueueGroups } from './priority-budget/with-priority';
+import { localKeyedLocks } from '../../coordination/local/keyed-locks';
 
 export type { StartInput } from './start-checks';
 
@@ -53,8 +54,6 @@ export interface StartOptions {
   at?: StartTime;
 }
 
-const notFound = () => new HttpError(404, 'live activity not found');
-const notActive = () => new HttpError(409, 'live activity is not active');
 
 /**
  * Use cases of live activities: start, update, end, list, and the iOS per-activity token report.
@@ -64,6 +63,7 @@ export function liveActivitiesService(ctx: AppContext) {
   const { clock, config } = ctx;
   const store = ctx.db;
   const { outbox } = ctx;
+  const updateTurns = localKeyedLocks();
 
   const requireActivity = async (r: Sql, appId: string, id: string): Promise<ActivityRow> => {
     const row = await liveActivitiesRepository(r).find(appId, id);
@@ -151,27 +151,20 @@ export function liveActivitiesService(ctx: AppContext) {
   const updateNow = async (tx: Tx, appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> => {
     // Statements side by side go to PostgreSQL in one round trip and run in the order given, on the
     // unit of work's connection: the live instances are read once the activity's row is locked.
-    // (SQLite runs each at once, in the same order.)
-    const [row, instances, budgetRow] = await Promise.all([
+    // (SQLite runs each at once, in the same order.) Read for this write, so its lastTimestamp is the
+    // latest (the guarantee "latest read in a write" of coordination.ts).
+    const [row, instances, budget] = await Promise.all([
       requireActivityForWrite(tx, appId, id),
       instancesRepository(tx).live(id),
       appsRepository(tx).liveActivityBudget(appId),
     ]);
-    if (row.state !== 'Active') throw notActive();
-    const activity = parsed(row);
-    const template = await resolveTemplate(tx, appId, row.templateSlug);
-    requireValidState(template, contentState, activity.attributes);
-    const now = clock.now();
-    // Read for this write, so its lastTimestamp is the latest (the guarantee "latest read in a write"
-    // of coordination.ts: a row lock on PostgreSQL, which updates through other instances wait for).
-    const apnsTimestamp = timestampAfter(row.lastTimestamp, now);
-    const content = activityContent('update', { ...activity, contentState }, { now, apnsTimestamp, options, custom: contentContext(template).custom });
-    // Rendered once: the size check's APNs body is the one the worker sends (messages.sent_body).
-    const rendered = requireDeliverable(content);
-    const targets = await followUpTargets(instances, () => appsRepository(tx).hasApnsCredentials(appId));
-    const push = { activityId: id, event: 'update' as const, alert: options.alert !== undefined, requested: options.priority ?? 'auto', now, budget: async () => budgetOf(budgetRow) };
-    const groups = await prioritize(tx, push, instances, targets);
-    await Promise.all([liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), apnsTimestamp), enqueueGroups(outbox, tx, { appId, content, now, rendered }, groups)]);
+    const plan = await planUpdate(ctx, tx, { row, instances, budget, apnsConfigured: () => appsRepository(tx).hasApnsCredentials(appId) }, contentState, options);
+    const { now, content, rendered } = plan;
+    await Promise.all([
+      ...plan.spends.map((s) => priorityBudgetRepository(tx).spend(id, s.deviceId, s.window)),
+      liveActivitiesRepository(tx).recordUpdate(id, JSON.stringify(contentState), plan.apnsTimestamp),
+      enqueueGroups(outbox, tx, { appId, content, now, rendered }, plan.groups),
+    ]);
   };
 
   /** Ends an Active activity and queues its end (see `end`), in the caller's write transaction `tx`. */
@@ -208,8 +201,13 @@ export function liveActivitiesService(ctx: AppContext) {
      * Replaces the whole contentState of an Active activity (validated against its template) and
      * queues the update to each live instance, in one transaction.
      */
-    update(appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> {
-      return store.write((tx) => updateNow(tx, appId, id, contentState, options));
+    async update(appId: string, id: string, contentState: Record<string, unknown>, options: EventOptions = {}): Promise<void> {
+      if (store.sql.dialect.name === 'sqlite') return store.write((tx) => updateNow(tx, appId, id, contentState, options));
+      // PostgreSQL: a read and one write statement, no transaction (optimistic-update.ts). Updates of
+      // one activity take turns in this process, so they do not lose to each other and read again.
+      return updateTurns.run(`${appId}\n${id}`, async () => {
+        if (!(await updateInOneWrite(ctx, appId, id, contentState, options))) await store.write((tx) => updateNow(tx, appId, id, contentState, options));
+      });
     },
 
     updateNow,

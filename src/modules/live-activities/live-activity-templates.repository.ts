@@ -3,25 +3,26 @@ import type { Sql } from '../../db/sql/sql';
 import { statement } from '../../db/sql/statement';
 import { repository } from '../../db/sql/repository';
 
-const COLUMNS = `app_id AS "appId", slug, attributes_type AS "attributesType", attributes, content_state AS "contentState", source,
+/** A template row's columns (TemplateRow), also read with an activity (optimistic-update.repository.ts). */
+export const TEMPLATE_COLUMNS = `app_id AS "appId", slug, attributes_type AS "attributesType", attributes, content_state AS "contentState", source,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 const SHAPE = { numbers: ['createdAt', 'updatedAt'] };
 const COUNT = { numbers: ['n'] };
 
 // Every start, update and end of a slug that is not built in looks its template up.
-const bySlug = statement<TemplateRow>(`SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2`, SHAPE);
+const bySlug = statement<TemplateRow>(`SELECT ${TEMPLATE_COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2`, SHAPE);
 // PostgreSQL: a start holds its template (FOR SHARE: starts do not wait for each other) and a
 // delete or replace locks it (FOR UPDATE) before counting the activities that use it, so a delete
 // never misses an activity a start is committing. SQLite's one writer already serializes them.
 const shared = statement<TemplateRow>(
-  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.forShare}`,
+  (d) => `SELECT ${TEMPLATE_COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.forShare}`,
   SHAPE,
 );
 const forWrite = statement<TemplateRow>(
-  (d) => `SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.forUpdate}`,
+  (d) => `SELECT ${TEMPLATE_COLUMNS} FROM live_activity_templates WHERE app_id = $1 AND slug = $2${d.forUpdate}`,
   SHAPE,
 );
-const ofApp = statement<TemplateRow>(`SELECT ${COLUMNS} FROM live_activity_templates WHERE app_id = $1 ORDER BY slug`, SHAPE);
+const ofApp = statement<TemplateRow>(`SELECT ${TEMPLATE_COLUMNS} FROM live_activity_templates WHERE app_id = $1 ORDER BY slug`, SHAPE);
 const put = statement(
   `INSERT INTO live_activity_templates (app_id, slug, attributes_type, attributes, content_state, source, created_at, updated_at)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)

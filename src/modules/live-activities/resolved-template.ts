@@ -34,6 +34,13 @@ export async function resolveTemplate(r: Sql, appId: string, slug: string): Prom
   return { custom: definitionOf(row) };
 }
 
+/** The template with that slug, given the app's stored row of that slug if any (read beforehand); undefined when there is neither. */
+export function resolvedFrom(slug: string, stored: TemplateRow | undefined): ResolvedTemplate | undefined {
+  const builtIn = findTemplate(slug);
+  if (builtIn) return { builtIn };
+  return stored ? { custom: definitionOf(stored) } : undefined;
+}
+
 /** 400 with the first problem of a start's data: the built-ins' string rules, or an app-defined template's types. */
 export function requireValidData(template: ResolvedTemplate, attributes: unknown, contentState: unknown): void {
   const problem = template.builtIn ? activityDataError(template.builtIn, attributes, contentState) : customDataError(template.custom, attributes, contentState);

@@ -46,14 +46,19 @@ const failedOf = statement<FailedAtEnqueue>(
     WHERE d.message_id = $1 AND d.status = 'failed'`,
   { numbers: ['id'] },
 );
-// The ids come from one lookup per status, so each walks its own small partial index; one
-// statement rather than one per status: each costs more to run than its (mostly empty) lookup.
-const supersedeSql = (d: Dialect, now: string, activityId: string, deviceIds: string) =>
+/**
+ * Latest wins: supersedes the activity's updates not sent yet to those devices (see Outbox.enqueue),
+ * returning each's app and provider. `gate`: a further condition (` AND …`), e.g. that the activity
+ * row was written (optimistic-update.repository.ts). The ids come from one lookup per status, so each
+ * walks its own small partial index; one statement rather than one per status: each costs more to
+ * run than its (mostly empty) lookup.
+ */
+export const supersedeSql = (d: Dialect, now: string, activityId: string, deviceIds: string, gate = '') =>
   `UPDATE deliveries SET status = 'superseded', reason = 'superseded by a newer event', hold_kind = NULL, updated_at = ${now}
     WHERE id IN (SELECT id FROM deliveries WHERE activity_id = ${activityId} AND status = 'pending'
                  UNION ALL SELECT id FROM deliveries WHERE activity_id = ${activityId} AND status = 'held')
       AND ${d.inList('device_id', deviceIds)}
-      AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'
+      AND (SELECT kind FROM messages WHERE id = deliveries.message_id) = 'la_update'${gate}
     RETURNING app_id AS "appId", provider`;
 const supersede = statement<Superseded>((d) => supersedeSql(d, '$1', '$2', '$3'));
 // PostgreSQL: a follow-up's queueing as one statement, one round trip instead of three. Every part

@@ -5,7 +5,7 @@ import { deliveryFailed } from '../../webhooks/delivery-events';
 import { webhookEventsRepository } from '../../webhooks/webhook-events.repository';
 import { outboxRepository } from './outbox.repository';
 import type { RenderedPayloads } from '../payloads';
-import type { NewDelivery } from './outbox.types';
+import type { NewDelivery, Superseded } from './outbox.types';
 import type { HoldKind } from '../holds/hold-kind';
 
 /** One device a message goes to, and whether its delivery may go now or must wait. */
@@ -126,6 +126,18 @@ export class Outbox {
     const released = await outboxRepository(tx).releaseHeld(target, now);
     if (released > 0) this.notifyQueued();
     return released;
+  }
+
+  /**
+   * Tells what a Live Activity update queued in a statement of its own, outside a unit of work
+   * (live-activities/optimistic-update.ts on PostgreSQL), as `enqueue` tells its own: the
+   * superseded deliveries and the pushes queued (one message per priority group) to the metrics,
+   * and the wake-ups, at once (it is committed).
+   */
+  queuedFollowUp(appId: string, messages: readonly { content: MessageContent; count: number }[], superseded: readonly Superseded[]): void {
+    for (const r of superseded) this.settled({ appId: r.appId, provider: r.provider ?? 'none', kind: 'la_update', outcome: 'superseded', count: 1 });
+    for (const m of messages) this.queued(appId, m.content, m.count);
+    this.notifyQueued();
   }
 
   /**

@@ -22,6 +22,13 @@ export interface PushToPrioritize {
   budget: () => Promise<LiveActivityBudget>;
 }
 
+/** An instance's sliding hour as it is once a priority-10 update was queued to it. */
+export interface Spend {
+  deviceId: string;
+  /** JSON of the times (priority-decision.ts `spent`). */
+  window: string;
+}
+
 /**
  * The targets of one event of an activity, grouped by the priority each goes at, in the unit of
  * work `tx` that queues them (which holds the activity's row lock, so concurrent updates through
@@ -31,8 +38,20 @@ export interface PushToPrioritize {
  * @example const groups = await prioritize(tx, { activityId, event: 'update', alert: false, requested: 'auto', now, budget }, instances, targets);
  */
 export async function prioritize(tx: Tx, push: PushToPrioritize, instances: readonly InstanceTarget[], targets: readonly DeliveryTarget[]): Promise<PriorityGroup[]> {
+  const { groups, spends } = await decideGroups(push, instances, targets);
+  for (const s of spends) await priorityBudgetRepository(tx).spend(push.activityId, s.deviceId, s.window);
+  return groups;
+}
+
+/**
+ * `prioritize`'s decision without writing it: the groups, and the sliding hours to store with
+ * them. The caller writes both in one go, from the instances it read with the activity, and only
+ * if the activity is still as it read it (optimistic-update.ts on PostgreSQL): exact all the same.
+ */
+export async function decideGroups(push: PushToPrioritize, instances: readonly InstanceTarget[], targets: readonly DeliveryTarget[]): Promise<{ groups: PriorityGroup[]; spends: Spend[] }> {
   const asked = push.requested === 'auto' ? undefined : push.requested;
-  if (push.event !== 'update') return [{ ...(asked ? { priority: asked } : {}), targets: [...targets] }];
+  const spends: Spend[] = [];
+  if (push.event !== 'update') return { groups: [{ ...(asked ? { priority: asked } : {}), targets: [...targets] }], spends };
   const byDevice = new Map(instances.map((i) => [i.deviceId, i]));
   const groups = new Map<5 | 10, DeliveryTarget[]>();
   let budget: LiveActivityBudget | undefined;
@@ -45,11 +64,11 @@ export async function prioritize(tx: Tx, push: PushToPrioritize, instances: read
       priority = decidePriority({ ...push, sentInHour: window.length, limit: limitFor(budget, instance.frequentPushesEnabled) });
       if (priority === 10) {
         const keep = Math.max(budget.priority10PerHour, budget.frequentPriority10PerHour);
-        await priorityBudgetRepository(tx).spend(push.activityId, target.deviceId, spent(window, push.now, keep));
+        spends.push({ deviceId: target.deviceId, window: spent(window, push.now, keep) });
       }
     }
     groups.set(priority, [...(groups.get(priority) ?? []), target]);
   }
-  if (groups.size === 0) return [{ ...(asked ? { priority: asked } : {}), targets: [] }];
-  return [...groups].map(([priority, list]) => ({ priority, targets: list }));
+  if (groups.size === 0) return { groups: [{ ...(asked ? { priority: asked } : {}), targets: [] }], spends };
+  return { groups: [...groups].map(([priority, list]) => ({ priority, targets: list })), spends };
 }
