@@ -1,5 +1,7 @@
-import http2, { type ClientHttp2Session, type OutgoingHttpHeaders } from 'node:http2';
 import { isIP } from 'node:net';
+import { H2Connection } from '../../../../lib/http2/connection';
+import type { RequestHeaders } from '../../../../lib/http2/request-encoder';
+import { StreamError, type Http2Answer } from '../../../../lib/http2/stream';
 import type { Logger } from '../../../../lib/logger';
 import type { guardedLookup } from '../../../../lib/outbound-policy';
 
@@ -17,26 +19,7 @@ export interface SessionOptions {
   logger: Logger;
 }
 
-export interface Http2Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/**
- * A stream that failed. `unprocessed`: the server certainly did not act on it (safe to resend);
- * `serverAlive`: the server itself said so (GOAWAY, a refused stream), so a fresh connection is
- * worth trying at once, unlike after a connection that could not be made.
- */
-export class StreamError extends Error {
-  constructor(
-    message: string,
-    readonly unprocessed: boolean,
-    readonly serverAlive = false,
-  ) {
-    super(message);
-  }
-}
+export { StreamError, type Http2Answer };
 
 /**
  * One long-lived HTTP/2 connection to a push endpoint. It opens at most as many streams as the
@@ -45,14 +28,13 @@ export class StreamError extends Error {
  * or error so the pool opens a fresh one while the streams in flight finish.
  */
 export class Http2Connection {
-  private readonly session: ClientHttp2Session;
+  private readonly session: H2Connection;
   private active = 0;
   private limit = 0;
   private readonly waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
   private readonly pingTimer: ReturnType<typeof setInterval>;
   private readonly connectTimer: ReturnType<typeof setTimeout>;
-  /** The GOAWAY's last stream id: streams above it were never processed (RFC 9113 §6.8). */
-  private lastStreamId: number | undefined;
+  private pingInFlight = false;
   /** True once no new stream may start here. */
   closed = false;
 
@@ -60,31 +42,28 @@ export class Http2Connection {
     readonly origin: string,
     private readonly options: SessionOptions,
   ) {
-    const host = new URL(origin).hostname.replace(/^\[|\]$/g, '');
+    const url = new URL(origin);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
     // TLS has no server name for an IP address: use localhost, which test certificates carry.
-    const session = http2.connect(origin, {
-      ca: options.ca ? [options.ca] : undefined,
-      servername: isIP(host) ? 'localhost' : host,
-      ...(options.lookup ? { lookup: options.lookup as never } : {}),
-    });
-    this.session = session;
-    session.on('remoteSettings', (settings) => {
-      clearTimeout(this.connectTimer);
-      this.limit = Math.min(settings.maxConcurrentStreams ?? 1000, options.maxStreams ?? Infinity);
-      this.wake();
-    });
-    session.on('goaway', (_code: number, lastStreamId: number) => {
-      this.lastStreamId = Number.isInteger(lastStreamId) ? lastStreamId : 0;
-      this.shut(new StreamError('the server sent GOAWAY', true, true));
-    });
-    session.on('error', (e) => {
-      options.logger.warn('push connection error', { origin, error: e.message });
-      this.shut(new StreamError(`connection error: ${e.message}`, false));
-    });
-    session.on('close', () => this.shut(new StreamError('connection closed', false)));
+    this.session = new H2Connection(
+      { host, port: Number(url.port || 443), servername: isIP(host) ? 'localhost' : host, ca: options.ca, lookup: options.lookup as never },
+      {
+        settings: (maxConcurrentStreams) => {
+          clearTimeout(this.connectTimer);
+          this.limit = Math.min(maxConcurrentStreams ?? 1000, options.maxStreams ?? Infinity);
+          this.wake();
+        },
+        goaway: () => this.shut(new StreamError('the server sent GOAWAY', true, true)),
+        error: (e) => {
+          options.logger.warn('push connection error', { origin, error: e.message });
+          this.shut(new StreamError(`connection error: ${e.message}`, false));
+        },
+        close: () => this.shut(new StreamError('connection closed', false)),
+      },
+    );
     this.connectTimer = setTimeout(() => {
       this.shut(new StreamError('connection timed out', true));
-      session.destroy();
+      this.session.destroy();
     }, options.connectTimeoutMs);
     this.pingTimer = setInterval(() => this.ping(), options.pingIntervalMs);
     this.pingTimer.unref?.();
@@ -104,10 +83,10 @@ export class Http2Connection {
    * Sends one request on its own stream, waiting for a free stream slot first.
    * Rejects with a StreamError when the connection fails before the answer is complete.
    */
-  async request(headers: OutgoingHttpHeaders, body: string, timeoutMs: number): Promise<Http2Answer> {
+  async request(headers: RequestHeaders, body: string, timeoutMs: number): Promise<Http2Answer> {
     await this.acquire();
     try {
-      return await this.exchange(headers, body, timeoutMs);
+      return await this.session.request(headers, body, timeoutMs);
     } finally {
       this.active--;
       this.wake();
@@ -143,61 +122,22 @@ export class Http2Connection {
     }
   }
 
-  private exchange(headers: OutgoingHttpHeaders, body: string, timeoutMs: number): Promise<Http2Answer> {
-    return new Promise((resolve, reject) => {
-      let answered = false;
-      let stream: http2.ClientHttp2Stream;
-      try {
-        stream = this.session.request(headers);
-      } catch (e) {
-        reject(new StreamError(`stream not opened: ${(e as Error).message}`, true));
-        return;
-      }
-      let status = 0;
-      let responseHeaders: Http2Answer['headers'] = {};
-      const chunks: Buffer[] = [];
-      // A timer of our own: Bun's stream.setTimeout adds a listener to the whole session per stream.
-      const timer = setTimeout(() => stream.close(http2.constants.NGHTTP2_CANCEL), timeoutMs);
-      stream.on('response', (h) => {
-        answered = true;
-        status = Number(h[':status']);
-        responseHeaders = h as Http2Answer['headers'];
-      });
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        if (answered) resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') });
-      });
-      stream.on('close', () => {
-        clearTimeout(timer);
-        if (answered && stream.readableEnded) return;
-        const code = stream.rstCode;
-        const refused = code === http2.constants.NGHTTP2_REFUSED_STREAM;
-        // Without an answer, a refused stream or one above the GOAWAY's last stream id was not
-        // processed by the server; any other stream cut short has an unknown outcome.
-        const aboveGoaway = this.lastStreamId !== undefined && (stream.id === undefined || stream.id > this.lastStreamId);
-        const unprocessed = !answered && (refused || aboveGoaway);
-        const message = refused ? 'stream refused' : aboveGoaway ? 'stream not processed before GOAWAY' : `stream closed without an answer (code ${code ?? 'none'})`;
-        reject(new StreamError(message, unprocessed, unprocessed));
-      });
-      stream.on('error', () => {
-        // 'close' follows and decides.
-      });
-      stream.end(body);
-    });
-  }
-
+  /** A keep-alive PING; one still unanswered when the next is due means the connection is dead. */
   private ping(): void {
     if (this.closed || this.limit === 0) return;
-    try {
-      this.session.ping((err) => {
-        if (err) {
-          this.options.logger.warn('push connection ping failed', { origin: this.origin, error: err.message });
-          this.destroy();
-        }
-      });
-    } catch {
+    if (this.pingInFlight) {
+      this.options.logger.warn('push connection ping failed', { origin: this.origin, error: 'no answer within the ping interval' });
       this.destroy();
+      return;
     }
+    this.pingInFlight = true;
+    this.session.ping((err) => {
+      this.pingInFlight = false;
+      if (err && !this.closed) {
+        this.options.logger.warn('push connection ping failed', { origin: this.origin, error: err.message });
+        this.destroy();
+      }
+    });
   }
 
   private shut(reason: StreamError): void {
