@@ -75,12 +75,12 @@ async function isletLoop(): Promise<never> {
     const send = (connection: H2Connection) => {
       connection.request({ ':method': 'POST', ':path': `/3/device/${tokens[next++]}`, authorization: job.authorization, ...job.headers }, job.body, 30_000).then(
         (answer) => {
-          if (answer.status !== 200) failed++;
+          if (answer.status !== 200 && failed++ === 0) console.error(`first failure: ${answer.status} ${answer.body}`);
           if (++done === job.n) resolve();
           else if (next < job.n) send(connection);
         },
-        () => {
-          failed++;
+        (e: Error) => {
+          if (failed++ === 0) console.error(`first failure: ${e.message}`);
           if (++done === job.n) resolve();
           else if (next < job.n) send(connection);
         },

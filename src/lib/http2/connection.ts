@@ -57,6 +57,7 @@ export class H2Connection implements FrameTarget {
   continuing: { streamId: number; fragments: Buffer[]; endStream: boolean } | undefined;
   private readonly pings: ((error?: Error) => void)[] = [];
   private ended = false;
+  private readonly queued: Buffer[] = [];
 
   constructor(
     target: H2Target,
@@ -93,7 +94,7 @@ export class H2Connection implements FrameTarget {
       const stream = new Stream(id, this.peerInitialWindow, RECV_WINDOW, resolve, reject);
       this.streams.set(id, stream);
       stream.timer = setTimeout(() => this.cancel(stream), timeoutMs);
-      this.socket.write(this.requestFrames(stream, headers, body));
+      this.queue(this.requestFrames(stream, headers, body));
     });
   }
 
@@ -136,7 +137,7 @@ export class H2Connection implements FrameTarget {
         const buf = Buffer.allocUnsafe(FRAME_HEADER + n);
         writeFrameHeader(buf, 0, n, FRAME.DATA, last ? FLAG.END_STREAM : 0, stream.id);
         pending.copy(buf, FRAME_HEADER, stream.sendOffset, stream.sendOffset + n);
-        this.socket.write(buf);
+        this.write(buf);
         stream.sendOffset += n;
         this.connSendWindow -= n;
         stream.sendWindow -= n;
@@ -148,6 +149,17 @@ export class H2Connection implements FrameTarget {
       if (this.connSendWindow <= 0) return;
     }
   }
+
+  /** Writes of one turn of the event loop go out together: one TLS record and syscall for many requests. */
+  private queue(buf: Buffer): void {
+    this.queued.push(buf);
+    if (this.queued.length === 1) setImmediate(this.flushQueued);
+  }
+
+  private readonly flushQueued = (): void => {
+    const bufs = this.queued.splice(0);
+    if (!this.ended) this.socket.write(bufs.length === 1 ? bufs[0]! : Buffer.concat(bufs));
+  };
 
   /** Sends a PING; `done` is called with its ACK, or with an error when the connection ends first. */
   ping(done: (error?: Error) => void): void {
@@ -161,7 +173,9 @@ export class H2Connection implements FrameTarget {
   }
 
   write(buf: Buffer): void {
-    if (!this.ended) this.socket.write(buf);
+    if (this.ended) return;
+    if (this.queued.length > 0) this.flushQueued();
+    this.socket.write(buf);
   }
 
   /** The stream ended with the server's END_STREAM: its answer, or a failure when no final headers came. */
