@@ -129,9 +129,12 @@ export class HpackDecoder {
   /** Newest entry last; dynamic index 1 is the last element. */
   private readonly entries: [string, string][] = [];
   private size = 0;
-  private capacity = 4096;
+  private capacity: number;
 
-  constructor(private readonly maxCapacity = 4096) {}
+  /** `maxCapacity`: the SETTINGS_HEADER_TABLE_SIZE we allow (4,096 unless we say otherwise, and we do not). */
+  constructor(private readonly maxCapacity = 4096) {
+    this.capacity = maxCapacity;
+  }
 
   /** Calls `onField` per header field of a whole header block, in order. */
   decode(block: Uint8Array, onField: (name: string, value: string) => void): void {
