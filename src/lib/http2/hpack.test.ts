@@ -30,7 +30,7 @@ describe('HPACK (RFC 7541)', () => {
 
   test('responses with Huffman coding and a 256-byte table that evicts (C.6)', () => {
     const d = new HpackDecoder(256);
-    const location = ['location', 'https://www.example.com'];
+    const location: [string, string] = ['location', 'https://www.example.com'];
     expect(decodeAll(d, hex('4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6 2d1b ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3'))).toEqual([
       [':status', '302'], ['cache-control', 'private'], ['date', 'Mon, 21 Oct 2013 20:13:21 GMT'], location,
     ]);
