@@ -61,7 +61,7 @@ async function isletLoop(): Promise<never> {
         new Promise<{ connection: H2Connection; streams: number }>((resolve, reject) => {
           const connection: H2Connection = new H2Connection(
             { host: url.hostname, port: Number(url.port), servername: 'localhost', ca: job.ca },
-            { settings: (max) => resolve({ connection, streams: Math.min(max ?? 1000, APNS_STREAMS_PER_CONNECTION) }), goaway: () => {}, error: reject, close: () => {} },
+            { settings: (max) => resolve({ connection, streams: Math.min(max ?? 1000, APNS_STREAMS_PER_CONNECTION) }), goaway: () => {}, exhausted: () => {}, error: reject, close: () => {} },
           );
         }),
     ),

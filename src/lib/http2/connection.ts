@@ -18,6 +18,8 @@ export interface H2Events {
   /** Each SETTINGS from the server: its MAX_CONCURRENT_STREAMS so far (undefined: never sent). */
   settings(maxConcurrentStreams: number | undefined): void;
   goaway(lastStreamId: number, code: number): void;
+  /** The last stream id (2^31-1) is taken: open no more streams here (in-flight ones finish). */
+  exhausted(): void;
   /** The connection failed (socket, TLS, protocol); `close` follows. */
   error(error: Error): void;
   close(): void;
@@ -84,7 +86,7 @@ export class H2Connection implements FrameTarget {
     this.socket.on('close', () => this.end());
   }
 
-  /** Opens a stream for this request now (the caller keeps to the server's stream limit). */
+  /** Opens a stream for this request now: after the first `settings` event, within the server's stream limit (the caller keeps both). */
   request(headers: RequestHeaders, body: string, timeoutMs: number): Promise<Http2Answer> {
     return new Promise((resolve, reject) => {
       if (this.ended || this.nextId > MAX_WINDOW) return reject(new StreamError('connection closed', true));
@@ -95,6 +97,7 @@ export class H2Connection implements FrameTarget {
       this.streams.set(id, stream);
       stream.timer = setTimeout(() => this.cancel(stream), timeoutMs);
       this.queue(this.requestFrames(stream, headers, body));
+      if (this.nextId > MAX_WINDOW) this.events.exhausted();
     });
   }
 
@@ -165,7 +168,7 @@ export class H2Connection implements FrameTarget {
   ping(done: (error?: Error) => void): void {
     if (this.ended) return done(new Error('connection closed'));
     this.pings.push(done);
-    this.socket.write(frame(FRAME.PING, 0, 0, Buffer.alloc(8)));
+    this.write(frame(FRAME.PING, 0, 0, Buffer.alloc(8)));
   }
 
   pingAnswered(): void {

@@ -73,7 +73,7 @@ describe("HTTP/2 client conformance: Go's x/net/http2 server", () => {
     server = await goServer(['-window', '16384']);
     const url = new URL(server.url);
     const settled = Promise.withResolvers<void>();
-    const c = new H2Connection({ host: '127.0.0.1', port: Number(url.port), servername: 'localhost', ca: testCertificate().cert }, { settings: () => settled.resolve(), goaway: () => {}, error: () => {}, close: () => {} });
+    const c = new H2Connection({ host: '127.0.0.1', port: Number(url.port), servername: 'localhost', ca: testCertificate().cert }, { settings: () => settled.resolve(), goaway: () => {}, exhausted: () => {}, error: () => {}, close: () => {} });
     open.push(c);
     await settled.promise;
     const stalled = c.request({ ':method': 'POST', ':path': '/stall' }, 's'.repeat(1_000_000), 500).catch((e: unknown) => e);

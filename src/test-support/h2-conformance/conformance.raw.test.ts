@@ -130,4 +130,14 @@ describe('HTTP/2 client conformance: a raw frame-level server', () => {
     await until('the PING was answered', () => pong !== undefined);
     expect(pong!.toString()).toBe('pingpong');
   });
+
+  test('the last stream id, 2^31-1: that request is answered, then the connection takes no new stream', async () => {
+    const c = await start((socket, type, flags, id) => {
+      if (type === FRAME.DATA && flags & FLAG.END_STREAM) answer(socket, id, String(id));
+    });
+    (c as unknown as { session: { nextId: number } }).session.nextId = 2 ** 31 - 1;
+    expect(await post(c)).toMatchObject({ status: 200, body: String(2 ** 31 - 1) });
+    expect(c.closed).toBe(true);
+    expect(await post(c)).toMatchObject({ unprocessed: true });
+  });
 });

@@ -54,6 +54,8 @@ export class Http2Connection {
           this.wake();
         },
         goaway: () => this.shut(new StreamError('the server sent GOAWAY', true, true)),
+        // After about a billion streams: like a GOAWAY of our own, the pool opens a fresh connection.
+        exhausted: () => this.shut(new StreamError('no stream ids left on the connection', true, true)),
         error: (e) => {
           options.logger.warn('push connection error', { origin, error: e.message });
           this.shut(new StreamError(`connection error: ${e.message}`, false));
