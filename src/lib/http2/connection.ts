@@ -25,6 +25,7 @@ export interface H2Events {
   close(): void;
 }
 
+const SLAB = 64 * 1024;
 /** The receive windows we keep open for the server: the defaults, replenished at half. */
 const RECV_WINDOW = DEFAULT_WINDOW;
 
@@ -59,7 +60,12 @@ export class H2Connection implements FrameTarget {
   continuing: { streamId: number; fragments: Buffer[]; endStream: boolean } | undefined;
   private readonly pings: ((error?: Error) => void)[] = [];
   private ended = false;
-  private readonly queued: Buffer[] = [];
+  private slab = Buffer.allocUnsafe(SLAB);
+  private slabStart = 0;
+  private slabEnd = 0;
+  private flushScheduled = false;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Infinity;
 
   constructor(
     target: H2Target,
@@ -95,21 +101,23 @@ export class H2Connection implements FrameTarget {
       this.lastOpened = id;
       const stream = new Stream(id, this.peerInitialWindow, RECV_WINDOW, resolve, reject);
       this.streams.set(id, stream);
-      stream.timer = setTimeout(() => this.cancel(stream), timeoutMs);
-      this.queue(this.requestFrames(stream, headers, body));
+      stream.deadline = performance.now() + timeoutMs;
+      if (stream.deadline < this.timerAt) this.arm(stream.deadline);
+      this.requestFrames(stream, headers, body);
       if (this.nextId > MAX_WINDOW) this.events.exhausted();
     });
   }
 
-  /** HEADERS (+ CONTINUATION) and as much of the body as the windows allow, in one buffer. */
-  private requestFrames(stream: Stream, headers: RequestHeaders, body: string): Buffer {
+  /** HEADERS (+ CONTINUATION) and as much of the body as the windows allow, into the batch of this turn. */
+  private requestFrames(stream: Stream, headers: RequestHeaders, body: string): void {
     const block = this.encoder.encode(headers);
     const bodyLength = body.length === 0 ? 0 : Buffer.byteLength(body);
     const max = this.peerMaxFrame;
     const headerFrames = Math.max(1, Math.ceil(block.length / max));
     const inline = bodyLength > 0 && bodyLength <= Math.min(max, this.connSendWindow, stream.sendWindow);
-    const buf = Buffer.allocUnsafe(headerFrames * FRAME_HEADER + block.length + (inline ? FRAME_HEADER + bodyLength : 0));
-    let offset = 0;
+    const size = headerFrames * FRAME_HEADER + block.length + (inline ? FRAME_HEADER + bodyLength : 0);
+    const buf = this.reserve(size);
+    let offset = this.slabEnd;
     for (let start = 0, first = true; first || start < block.length; first = false) {
       const end = Math.min(block.length, start + max);
       const flags = (end === block.length ? FLAG.END_HEADERS : 0) | (first && bodyLength === 0 ? FLAG.END_STREAM : 0);
@@ -119,7 +127,7 @@ export class H2Connection implements FrameTarget {
     }
     if (inline) {
       offset = writeFrameHeader(buf, offset, bodyLength, FRAME.DATA, FLAG.END_STREAM, stream.id);
-      buf.write(body, offset, 'utf8');
+      offset += buf.write(body, offset, 'utf8');
       this.connSendWindow -= bodyLength;
       stream.sendWindow -= bodyLength;
     } else if (bodyLength > 0) {
@@ -127,7 +135,7 @@ export class H2Connection implements FrameTarget {
       this.blocked.add(stream);
       queueMicrotask(() => this.flush());
     }
-    return buf;
+    this.slabEnd = offset;
   }
 
   /** Sends what blocked bodies the windows now allow, in the order the streams opened. */
@@ -153,15 +161,49 @@ export class H2Connection implements FrameTarget {
     }
   }
 
-  /** Writes of one turn of the event loop go out together: one TLS record and syscall for many requests. */
-  private queue(buf: Buffer): void {
-    this.queued.push(buf);
-    if (this.queued.length === 1) setImmediate(this.flushQueued);
+  /**
+   * Room for `size` bytes at `slabEnd`. Request frames of one turn of the event loop are written
+   * into one slab and go out together (one TLS record and syscall for many requests); a slab is
+   * used on after its sent part, which the socket may still hold, and replaced when full.
+   */
+  private reserve(size: number): Buffer {
+    if (this.slabEnd + size > this.slab.length) {
+      this.flushQueued();
+      this.slab = Buffer.allocUnsafe(Math.max(SLAB, size));
+      this.slabStart = this.slabEnd = 0;
+    }
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(this.flushQueued);
+    }
+    return this.slab;
   }
 
   private readonly flushQueued = (): void => {
-    const bufs = this.queued.splice(0);
-    if (!this.ended) this.socket.write(bufs.length === 1 ? bufs[0]! : Buffer.concat(bufs));
+    this.flushScheduled = false;
+    if (this.slabEnd === this.slabStart) return;
+    if (!this.ended) this.socket.write(this.slab.subarray(this.slabStart, this.slabEnd));
+    this.slabStart = this.slabEnd;
+  };
+
+  /** One timer per connection, at the earliest deadline of its streams: those past theirs are cancelled. */
+  private arm(at: number): void {
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(this.sweep, Math.max(0, at - performance.now()) + 1);
+    this.timer.unref?.();
+  }
+
+  private readonly sweep = (): void => {
+    this.timer = undefined;
+    this.timerAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    for (const stream of this.streams.values()) {
+      if (stream.deadline <= now) this.cancel(stream);
+      else next = Math.min(next, stream.deadline);
+    }
+    if (next < Infinity && !this.ended) this.arm(next);
   };
 
   /** Sends a PING; `done` is called with its ACK, or with an error when the connection ends first. */
@@ -177,7 +219,7 @@ export class H2Connection implements FrameTarget {
 
   write(buf: Buffer): void {
     if (this.ended) return;
-    if (this.queued.length > 0) this.flushQueued();
+    this.flushQueued();
     this.socket.write(buf);
   }
 
@@ -203,7 +245,6 @@ export class H2Connection implements FrameTarget {
   }
 
   private forget(stream: Stream): void {
-    clearTimeout(stream.timer);
     this.streams.delete(stream.id);
     this.blocked.delete(stream);
   }
@@ -248,6 +289,7 @@ export class H2Connection implements FrameTarget {
   private end(): void {
     if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.timer);
     for (const stream of [...this.streams.values()]) this.failStream(stream, undefined);
     for (const done of this.pings.splice(0)) done(new Error('connection closed'));
     this.events.close();

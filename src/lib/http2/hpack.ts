@@ -19,8 +19,8 @@ export const STATIC_TABLE: readonly (readonly [string, string])[] = [
  * The Huffman code as a binary tree: node n's children at 2n (bit 0) and 2n+1 (bit 1); a child
  * value ≥ 0 is the next node, a negative one is a leaf, symbol -(value + 1).
  */
-const TREE = (() => {
-  const tree = new Int32Array(2 * 512).fill(0);
+function huffmanTree(): Int32Array {
+  const tree = new Int32Array(2 * 512);
   let nodes = 1;
   for (let sym = 0; sym <= 256; sym++) {
     let node = 0;
@@ -31,34 +31,71 @@ const TREE = (() => {
     }
   }
   return tree;
-})();
+}
 
-/** Decodes a Huffman-coded string; padding must be at most 7 one-bits, and EOS may not appear (RFC 7541 §5.2). */
-export function huffmanDecode(bytes: Uint8Array): string {
-  let out = '';
-  let node = 0;
-  let depth = 0;
-  let ones = true;
-  for (let i = 0; i < bytes.length; i++) {
-    const byte = bytes[i]!;
-    for (let bit = 7; bit >= 0; bit--) {
-      const b = (byte >>> bit) & 1;
-      const next = TREE[2 * node + b]!;
-      if (next < 0) {
-        if (next === -257) throw new ConnectionError(ERROR.COMPRESSION_ERROR, 'EOS in a Huffman string');
-        out += String.fromCharCode(-next - 1);
-        node = 0;
-        depth = 0;
-        ones = true;
-      } else {
-        node = next;
-        depth++;
-        ones &&= b === 1;
+const EMIT = 1 << 16;
+const FAIL = 1 << 17;
+const ACCEPT = 1 << 18;
+/**
+ * The tree walked four bits at a time (as nghttp2 does): entry [state × 16 + nibble] holds the next
+ * state (low 8 bits), the symbol emitted on the way (bits 8–15, with EMIT; four bits complete at most
+ * one symbol, the shortest code being five), FAIL when EOS was met, and ACCEPT when the next state
+ * may end a string: its bits since the last symbol are at most seven, all ones (RFC 7541 §5.2).
+ */
+const NIBBLES = (() => {
+  const tree = huffmanTree();
+  const table = new Int32Array(256 * 16);
+  // Depth and all-ones of each internal node, from the root.
+  const depth = new Int32Array(256);
+  const ones = new Uint8Array(256).fill(0);
+  ones[0] = 1;
+  for (let node = 0; node < 256; node++) {
+    for (const b of [0, 1]) {
+      const child = tree[2 * node + b]!;
+      if (child > 0) {
+        depth[child] = depth[node]! + 1;
+        ones[child] = ones[node]! && b === 1 ? 1 : 0;
       }
     }
   }
-  if (depth > 7 || !ones) throw new ConnectionError(ERROR.COMPRESSION_ERROR, 'bad Huffman padding');
-  return out;
+  for (let state = 0; state < 256; state++) {
+    for (let nibble = 0; nibble < 16; nibble++) {
+      let node = state;
+      let entry = 0;
+      for (let bit = 3; bit >= 0; bit--) {
+        const next = tree[2 * node + ((nibble >>> bit) & 1)]!;
+        if (next === -257) entry |= FAIL;
+        if (next < 0) {
+          entry |= EMIT | ((-next - 1) & 0xff) << 8;
+          node = 0;
+        } else node = next;
+      }
+      if (ones[node] && depth[node]! <= 7) entry |= ACCEPT;
+      table[state * 16 + nibble] = entry | node;
+    }
+  }
+  return table;
+})();
+
+let scratch = Buffer.allocUnsafe(256);
+
+/** Decodes a Huffman-coded string; padding must be at most 7 one-bits, and EOS may not appear (RFC 7541 §5.2). */
+export function huffmanDecode(bytes: Uint8Array, start = 0, end = bytes.length): string {
+  // Each byte gives at most 8/5 symbols.
+  if (scratch.length < 2 * (end - start)) scratch = Buffer.allocUnsafe(2 * (end - start));
+  let length = 0;
+  let state = 0;
+  let accept = true;
+  for (let i = 2 * start; i < 2 * end; i++) {
+    const nibble = i & 1 ? bytes[i >>> 1]! & 0xf : bytes[i >>> 1]! >>> 4;
+    const entry = NIBBLES[state * 16 + nibble]!;
+    if (entry & FAIL) throw new ConnectionError(ERROR.COMPRESSION_ERROR, 'EOS in a Huffman string');
+    if (entry & EMIT) scratch[length++] = (entry >>> 8) & 0xff;
+    state = entry & 0xff;
+    accept = (entry & ACCEPT) !== 0;
+  }
+  if (!accept) throw new ConnectionError(ERROR.COMPRESSION_ERROR, 'bad Huffman padding');
+  return scratch.toString('latin1', 0, length);
 }
 
 /** Huffman-encodes a latin1 string (for tests and peers that want it; our requests send raw literals). */
@@ -137,7 +174,7 @@ export class HpackDecoder {
   }
 
   /** Calls `onField` per header field of a whole header block, in order. */
-  decode(block: Uint8Array, onField: (name: string, value: string) => void): void {
+  decode(block: Buffer, onField: (name: string, value: string) => void): void {
     const cursor = { block, offset: 0 };
     let fieldsSeen = false;
     while (cursor.offset < block.length) {
@@ -191,7 +228,7 @@ export class HpackDecoder {
     if (drop > 0) this.entries.splice(0, drop);
   }
 
-  private integer(cursor: { block: Uint8Array; offset: number }, prefixBits: number): number {
+  private integer(cursor: { block: Buffer; offset: number }, prefixBits: number): number {
     const { block } = cursor;
     const max = (1 << prefixBits) - 1;
     let value = block[cursor.offset++]! & max;
@@ -205,15 +242,15 @@ export class HpackDecoder {
     }
   }
 
-  private string(cursor: { block: Uint8Array; offset: number }): string {
+  private string(cursor: { block: Buffer; offset: number }): string {
     const { block } = cursor;
     if (cursor.offset >= block.length) throw new ConnectionError(ERROR.COMPRESSION_ERROR, 'truncated string');
     const huffman = (block[cursor.offset]! & 0x80) !== 0;
     const length = this.integer(cursor, 7);
     const end = cursor.offset + length;
     if (end > block.length) throw new ConnectionError(ERROR.COMPRESSION_ERROR, 'string past the end of the block');
-    const bytes = block.subarray(cursor.offset, end);
+    const start = cursor.offset;
     cursor.offset = end;
-    return huffman ? huffmanDecode(bytes) : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('latin1');
+    return huffman ? huffmanDecode(block, start, end) : block.toString('latin1', start, end);
   }
 }

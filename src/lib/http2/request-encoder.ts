@@ -19,7 +19,8 @@ const CACHED_FIELDS = 512;
  */
 export class RequestEncoder {
   private readonly prefixes = new Map<string, Buffer>();
-  private readonly fields = new Map<string, Buffer>();
+  private readonly fields = new Map<string, Map<string, Buffer>>();
+  private cached = 0;
   private scratch = Buffer.allocUnsafe(4096);
 
   constructor(private readonly authority: string) {}
@@ -70,11 +71,15 @@ export class RequestEncoder {
   }
 
   private field(name: string, value: string): Buffer {
-    const key = `${name}\n${value}`;
-    let part = this.fields.get(key);
+    let values = this.fields.get(name);
+    if (!values) this.fields.set(name, (values = new Map()));
+    let part = values.get(value);
     if (!part) {
       part = literalField(name.toLowerCase(), value);
-      if (this.fields.size < CACHED_FIELDS) this.fields.set(key, part);
+      if (this.cached < CACHED_FIELDS) {
+        values.set(value, part);
+        this.cached++;
+      }
     }
     return part;
   }

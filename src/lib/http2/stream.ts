@@ -35,7 +35,8 @@ export class Stream {
   /** DATA bytes received and not yet given back with a WINDOW_UPDATE; what the server may still send. */
   unacked = 0;
   recvWindow: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** When it is cancelled without an answer (performance.now() time). */
+  deadline = Infinity;
 
   constructor(
     readonly id: number,
