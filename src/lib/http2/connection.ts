@@ -4,6 +4,7 @@ import { HpackDecoder } from './hpack';
 import { RequestEncoder, type RequestHeaders } from './request-encoder';
 import { Stream, StreamError, type Http2Answer } from './stream';
 import { onFrame, type FrameTarget } from './receive';
+import { WriteBatch } from './write-batch';
 
 export interface H2Target {
   host: string;
@@ -25,13 +26,13 @@ export interface H2Events {
   close(): void;
 }
 
-const SLAB = 64 * 1024;
 /** The receive windows we keep open for the server: the defaults, replenished at half. */
 const RECV_WINDOW = DEFAULT_WINDOW;
 
 /**
  * A client HTTP/2 connection over TLS (ALPN h2) for one origin, made for many small requests: each
- * request is one buffer (HEADERS, CONTINUATION when needed, and its DATA when the windows allow),
+ * request's frames (HEADERS, CONTINUATION when needed, its DATA when the windows allow) are written
+ * straight into the batch of this turn (write-batch.ts), one deadline timer serves all streams,
  * no per-stream emitter. It honours the server's flow-control windows and frame size, gives back
  * the server's DATA with WINDOW_UPDATE, answers PING and SETTINGS, and fails streams the way
  * RFC 9113 says they ended (refused, above a GOAWAY's last stream id: unprocessed). Stream limits
@@ -60,10 +61,9 @@ export class H2Connection implements FrameTarget {
   continuing: { streamId: number; fragments: Buffer[]; endStream: boolean } | undefined;
   private readonly pings: ((error?: Error) => void)[] = [];
   private ended = false;
-  private slab = Buffer.allocUnsafe(SLAB);
-  private slabStart = 0;
-  private slabEnd = 0;
-  private flushScheduled = false;
+  private readonly batch = new WriteBatch((bytes) => {
+    if (!this.ended) this.socket.write(bytes);
+  });
   private timer: ReturnType<typeof setTimeout> | undefined;
   private timerAt = Infinity;
 
@@ -110,20 +110,27 @@ export class H2Connection implements FrameTarget {
 
   /** HEADERS (+ CONTINUATION) and as much of the body as the windows allow, into the batch of this turn. */
   private requestFrames(stream: Stream, headers: RequestHeaders, body: string): void {
-    const block = this.encoder.encode(headers);
+    const blockLength = this.encoder.measure(headers);
     const bodyLength = body.length === 0 ? 0 : Buffer.byteLength(body);
     const max = this.peerMaxFrame;
-    const headerFrames = Math.max(1, Math.ceil(block.length / max));
+    const headerFrames = Math.max(1, Math.ceil(blockLength / max));
     const inline = bodyLength > 0 && bodyLength <= Math.min(max, this.connSendWindow, stream.sendWindow);
-    const size = headerFrames * FRAME_HEADER + block.length + (inline ? FRAME_HEADER + bodyLength : 0);
-    const buf = this.reserve(size);
-    let offset = this.slabEnd;
-    for (let start = 0, first = true; first || start < block.length; first = false) {
-      const end = Math.min(block.length, start + max);
-      const flags = (end === block.length ? FLAG.END_HEADERS : 0) | (first && bodyLength === 0 ? FLAG.END_STREAM : 0);
-      offset = writeFrameHeader(buf, offset, end - start, first ? FRAME.HEADERS : FRAME.CONTINUATION, flags, stream.id);
-      offset += block.copy(buf, offset, start, end);
-      start = end;
+    const buf = this.batch.reserve(headerFrames * FRAME_HEADER + blockLength + (inline ? FRAME_HEADER + bodyLength : 0));
+    let offset = this.batch.end;
+    const endStream = bodyLength === 0 ? FLAG.END_STREAM : 0;
+    if (headerFrames === 1) {
+      offset = writeFrameHeader(buf, offset, blockLength, FRAME.HEADERS, FLAG.END_HEADERS | endStream, stream.id);
+      offset = this.encoder.write(buf, offset);
+    } else {
+      // A block over the server's frame size: HEADERS, then CONTINUATION frames (RFC 9113 §6.10).
+      const block = Buffer.allocUnsafe(blockLength);
+      this.encoder.write(block, 0);
+      for (let start = 0; start < blockLength; start += max) {
+        const end = Math.min(blockLength, start + max);
+        const flags = start === 0 ? endStream : 0;
+        offset = writeFrameHeader(buf, offset, end - start, start === 0 ? FRAME.HEADERS : FRAME.CONTINUATION, flags | (end === blockLength ? FLAG.END_HEADERS : 0), stream.id);
+        offset += block.copy(buf, offset, start, end);
+      }
     }
     if (inline) {
       offset = writeFrameHeader(buf, offset, bodyLength, FRAME.DATA, FLAG.END_STREAM, stream.id);
@@ -135,7 +142,7 @@ export class H2Connection implements FrameTarget {
       this.blocked.add(stream);
       queueMicrotask(() => this.flush());
     }
-    this.slabEnd = offset;
+    this.batch.end = offset;
   }
 
   /** Sends what blocked bodies the windows now allow, in the order the streams opened. */
@@ -160,31 +167,6 @@ export class H2Connection implements FrameTarget {
       if (this.connSendWindow <= 0) return;
     }
   }
-
-  /**
-   * Room for `size` bytes at `slabEnd`. Request frames of one turn of the event loop are written
-   * into one slab and go out together (one TLS record and syscall for many requests); a slab is
-   * used on after its sent part, which the socket may still hold, and replaced when full.
-   */
-  private reserve(size: number): Buffer {
-    if (this.slabEnd + size > this.slab.length) {
-      this.flushQueued();
-      this.slab = Buffer.allocUnsafe(Math.max(SLAB, size));
-      this.slabStart = this.slabEnd = 0;
-    }
-    if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(this.flushQueued);
-    }
-    return this.slab;
-  }
-
-  private readonly flushQueued = (): void => {
-    this.flushScheduled = false;
-    if (this.slabEnd === this.slabStart) return;
-    if (!this.ended) this.socket.write(this.slab.subarray(this.slabStart, this.slabEnd));
-    this.slabStart = this.slabEnd;
-  };
 
   /** One timer per connection, at the earliest deadline of its streams: those past theirs are cancelled. */
   private arm(at: number): void {
@@ -219,7 +201,7 @@ export class H2Connection implements FrameTarget {
 
   write(buf: Buffer): void {
     if (this.ended) return;
-    this.flushQueued();
+    this.batch.flush();
     this.socket.write(buf);
   }
 
@@ -246,7 +228,7 @@ export class H2Connection implements FrameTarget {
 
   private forget(stream: Stream): void {
     this.streams.delete(stream.id);
-    this.blocked.delete(stream);
+    if (stream.pending) this.blocked.delete(stream);
   }
 
   private cancel(stream: Stream): void {

@@ -28,7 +28,10 @@ export function writeFrameHeader(buf: Buffer, offset: number, length: number, ty
   buf[offset + 2] = length & 0xff;
   buf[offset + 3] = type;
   buf[offset + 4] = flags;
-  buf.writeUInt32BE(streamId, offset + 5);
+  buf[offset + 5] = streamId >>> 24;
+  buf[offset + 6] = (streamId >>> 16) & 0xff;
+  buf[offset + 7] = (streamId >>> 8) & 0xff;
+  buf[offset + 8] = streamId & 0xff;
   return offset + FRAME_HEADER;
 }
 

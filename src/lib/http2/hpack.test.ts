@@ -53,11 +53,15 @@ describe('HPACK (RFC 7541)', () => {
   });
 
   test('our request blocks decode to the request: static method/scheme, authority, path, authorization and the rest as literals', () => {
-    const block = new RequestEncoder('api.push.apple.com').encode({ ':method': 'POST', ':path': '/3/device/abc', authorization: 'bearer x.y.z', 'apns-topic': 'com.example', 'apns-priority': 10 });
+    const encoder = new RequestEncoder('api.push.apple.com');
+    const block = encoder.encode({ ':method': 'POST', ':path': '/3/device/abc', authorization: 'bearer x.y.z', 'apns-topic': 'com.example', 'apns-priority': 10 });
     expect(decodeAll(new HpackDecoder(), Buffer.from(block))).toEqual([
       [':method', 'POST'], [':scheme', 'https'], [':authority', 'api.push.apple.com'], [':path', '/3/device/abc'],
       ['authorization', 'bearer x.y.z'], ['apns-topic', 'com.example'], ['apns-priority', '10'],
     ]);
+    // measure() is exact: the block fills the buffer it made to the byte.
+    expect(encoder.measure({ ':method': 'POST', ':path': '/3/device/abc', authorization: 'bearer x.y.z', 'apns-topic': 'com.example', 'apns-priority': 10 })).toBe(block.length);
+    expect(encoder.write(Buffer.alloc(block.length + 1), 1)).toBe(block.length + 1);
     expect(literalField('a', 'b')).toEqual(Buffer.from([0, 1, 0x61, 1, 0x62]));
   });
 });

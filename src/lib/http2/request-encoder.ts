@@ -21,42 +21,59 @@ export class RequestEncoder {
   private readonly prefixes = new Map<string, Buffer>();
   private readonly fields = new Map<string, Map<string, Buffer>>();
   private cached = 0;
-  private scratch = Buffer.allocUnsafe(4096);
+  private readonly parts: Buffer[] = [];
+  private method = '';
+  private path = '';
+  private authorization: string | undefined;
 
   constructor(private readonly authority: string) {}
 
-  /** The header block of a request, valid until the next call (a view into a reused buffer). */
-  encode(headers: RequestHeaders): Buffer {
-    const method = String(headers[':method'] ?? 'GET');
-    const path = String(headers[':path'] ?? '/');
-    let length = this.prefix(method).length + 1 + integerLength(path.length, 7) + path.length;
-    const parts: Buffer[] = [];
-    let authorization: string | undefined;
+  /** Takes a request's header fields and returns the length of its block; `write` then writes it. */
+  measure(headers: RequestHeaders): number {
+    this.method = String(headers[':method'] ?? 'GET');
+    this.path = String(headers[':path'] ?? '/');
+    this.authorization = undefined;
+    this.parts.length = 0;
+    let length = this.prefix(this.method).length + integerLength(PATH_INDEX, 4) + integerLength(this.path.length, 7) + this.path.length;
     for (const name in headers) {
       const value = headers[name];
       if (value === undefined || name.charCodeAt(0) === 58 /* ':' */) continue;
       if (name === 'authorization') {
-        authorization = String(value);
-        length += 1 + integerLength(authorization.length, 7) + authorization.length;
+        this.authorization = String(value);
+        length += integerLength(AUTHORIZATION_INDEX, 4) + integerLength(this.authorization.length, 7) + this.authorization.length;
         continue;
       }
       const part = this.field(name, String(value));
-      parts.push(part);
+      this.parts.push(part);
       length += part.length;
     }
-    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(2 * length);
-    const buf = this.scratch;
-    let offset = this.prefix(method).copy(buf, 0);
+    return length;
+  }
+
+  /** Writes the block of the request last measured at `offset`; returns the offset after it. */
+  write(buf: Buffer, offset: number): number {
+    buf.set(this.prefix(this.method), offset);
+    offset += this.prefix(this.method).length;
     offset = writeInteger(buf, offset, PATH_INDEX, 4, 0);
-    offset = writeInteger(buf, offset, path.length, 7, 0);
-    offset += buf.write(path, offset, 'latin1');
-    if (authorization !== undefined) {
+    offset = writeInteger(buf, offset, this.path.length, 7, 0);
+    offset += buf.write(this.path, offset, 'latin1');
+    if (this.authorization !== undefined) {
       offset = writeInteger(buf, offset, AUTHORIZATION_INDEX, 4, 0);
-      offset = writeInteger(buf, offset, authorization.length, 7, 0);
-      offset += buf.write(authorization, offset, 'latin1');
+      offset = writeInteger(buf, offset, this.authorization.length, 7, 0);
+      offset += buf.write(this.authorization, offset, 'latin1');
     }
-    for (const part of parts) offset += part.copy(buf, offset);
-    return buf.subarray(0, offset);
+    for (const part of this.parts) {
+      buf.set(part, offset);
+      offset += part.length;
+    }
+    return offset;
+  }
+
+  /** The header block of a request in a new buffer. */
+  encode(headers: RequestHeaders): Buffer {
+    const buf = Buffer.allocUnsafe(this.measure(headers));
+    this.write(buf, 0);
+    return buf;
   }
 
   private prefix(method: string): Buffer {
