@@ -14,9 +14,10 @@ export const APNS_SANDBOX = 'https://api.sandbox.push.apple.com';
 
 /**
  * Streams one connection carries at most, and connections per endpoint and key at most. Bun's
- * HTTP/2 client spends almost twice the CPU per request with 1,000 streams open on one session as
- * with 100, so a fan-out is spread over a few connections (as Apple suggests for volume) while as
- * many requests stay in flight as one connection at Apple's limit would hold.
+ * node:http2 client spent almost twice the CPU per request with 1,000 streams open on one session
+ * as with 100 (the layout was chosen then; src/lib/http2 keeps it), so a fan-out is spread over a
+ * few connections (as Apple suggests for volume) while as many requests stay in flight as one
+ * connection at Apple's limit would hold.
  */
 export const APNS_STREAMS_PER_CONNECTION = 250;
 export const APNS_MAX_CONNECTIONS = 4;
