@@ -58,7 +58,7 @@ export class H2Connection implements FrameTarget {
   readonly blocked = new Set<Stream>();
   goawayLastId: number | undefined;
   /** A header block being continued: its stream, fragments so far, END_STREAM. */
-  continuing: { streamId: number; fragments: Buffer[]; endStream: boolean } | undefined;
+  continuing: { streamId: number; fragments: Buffer[]; length: number; endStream: boolean } | undefined;
   private readonly pings: ((error?: Error) => void)[] = [];
   private ended = false;
   private readonly batch = new WriteBatch((bytes) => {

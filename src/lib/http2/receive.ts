@@ -3,12 +3,14 @@ import { ConnectionError, DEFAULT_WINDOW, ERROR, FLAG, FRAME, MAX_WINDOW, SETTIN
 import type { HpackDecoder } from './hpack';
 import type { Stream } from './stream';
 
+const MAX_HEADER_BLOCK = 256 * 1024;
+
 /** What frame handling reads and changes of its connection (connection.ts). */
 export interface FrameTarget {
   readonly streams: Map<number, Stream>;
   readonly decoder: HpackDecoder;
   readonly events: { settings(maxConcurrentStreams: number | undefined): void };
-  continuing: { streamId: number; fragments: Buffer[]; endStream: boolean } | undefined;
+  continuing: { streamId: number; fragments: Buffer[]; length: number; endStream: boolean } | undefined;
   lastOpened: number;
   peerInitialWindow: number;
   peerMaxFrame: number;
@@ -36,13 +38,16 @@ export function onFrame(c: FrameTarget, type: number, flags: number, id: number,
       if (flags & FLAG.PRIORITY) fragment = fragment.subarray(5);
       const endStream = (flags & FLAG.END_STREAM) !== 0;
       if (flags & FLAG.END_HEADERS) return headerBlock(c, id, fragment, endStream);
-      c.continuing = { streamId: id, fragments: [Buffer.from(fragment)], endStream };
+      c.continuing = { streamId: id, fragments: [Buffer.from(fragment)], length: fragment.length, endStream };
       return;
     }
     case FRAME.CONTINUATION: {
       const continuing = c.continuing;
       if (!continuing || continuing.streamId !== id) throw new ConnectionError(ERROR.PROTOCOL_ERROR, 'CONTINUATION without its HEADERS');
       continuing.fragments.push(Buffer.from(payload));
+      continuing.length += payload.length;
+      // Our header lists are small: a server that keeps a block going is cut off, not buffered.
+      if (continuing.length > MAX_HEADER_BLOCK) throw new ConnectionError(ERROR.PROTOCOL_ERROR, `header block over ${MAX_HEADER_BLOCK} bytes`);
       if (!(flags & FLAG.END_HEADERS)) return;
       c.continuing = undefined;
       return headerBlock(c, id, Buffer.concat(continuing.fragments), continuing.endStream);

@@ -140,4 +140,14 @@ describe('HTTP/2 client conformance: a raw frame-level server', () => {
     expect(c.closed).toBe(true);
     expect(await post(c)).toMatchObject({ unprocessed: true });
   });
+
+  test('a header block that never ends (CONTINUATION over 256 KB) ends the connection instead of filling memory', async () => {
+    const c = await start((socket, type, flags, id) => {
+      if (type !== FRAME.DATA || !(flags & FLAG.END_STREAM)) return;
+      socket.write(frame(FRAME.HEADERS, 0, id, Buffer.from([0x88])));
+      for (let i = 0; i < 17; i++) socket.write(frame(FRAME.CONTINUATION, 0, id, Buffer.alloc(16_000, 0x88)));
+    });
+    expect(await post(c)).toMatchObject({ message: 'stream closed without an answer (code none)', unprocessed: false });
+    expect(c.closed).toBe(true);
+  });
 });
