@@ -76,8 +76,12 @@ func main() {
 	mux.HandleFunc("/abort", func(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
 	})
+	shutDown := make(chan struct{})
 	mux.HandleFunc("/shutdown", func(w http.ResponseWriter, r *http.Request) {
-		go srv.Shutdown(context.Background())
+		go func() {
+			srv.Shutdown(context.Background())
+			close(shutDown)
+		}()
 		w.Write([]byte("shutting down"))
 	})
 	http2.ConfigureServer(srv, &http2.Server{MaxConcurrentStreams: uint32(*maxStreams), MaxUploadBufferPerStream: int32(*window)})
@@ -92,6 +96,8 @@ func main() {
 	}
 	fmt.Println("listening " + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 	os.Stdout.Sync()
-	srv.ServeTLS(ln, "", "")
-	time.Sleep(200 * time.Millisecond)
+	if err := srv.ServeTLS(ln, "", ""); err == http.ErrServerClosed {
+		// Shutdown returns once the streams in flight have finished.
+		<-shutDown
+	}
 }
