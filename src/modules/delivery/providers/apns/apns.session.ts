@@ -8,7 +8,7 @@ import type { guardedLookup } from '../../../../lib/outbound-policy';
 export interface SessionOptions {
   /** Extra trusted CA (PEM) for a non-Apple endpoint. */
   ca?: string;
-  /** Real time between keep-alive PINGs; a PING that fails closes the session. */
+  /** Real time between keep-alive PINGs; a PING still unanswered when the next is due closes the session. */
   pingIntervalMs: number;
   /** Real time to wait for the server's SETTINGS before giving up on the connection. */
   connectTimeoutMs: number;
