@@ -41,9 +41,9 @@ describe('HTTP/2 client conformance: a raw frame-level server', () => {
   afterEach(() => {
     for (const close of closing.splice(0)) close();
   });
-  const start = async (onFrame: Parameters<typeof rawServer>[0], settings: [number, number][] = [], maxStreams?: number): Promise<Http2Connection> => {
+  const start = async (onFrame: Parameters<typeof rawServer>[0], settings: [number, number][] = [], pingIntervalMs?: number): Promise<Http2Connection> => {
     const { url, server } = await rawServer(onFrame, settings);
-    const c = connect(url, { maxStreams });
+    const c = connect(url, { pingIntervalMs });
     closing.push(() => {
       c.destroy();
       server.close();
@@ -149,5 +149,13 @@ describe('HTTP/2 client conformance: a raw frame-level server', () => {
     });
     expect(await post(c)).toMatchObject({ message: 'stream closed without an answer (code none)', unprocessed: false });
     expect(c.closed).toBe(true);
+  });
+
+  test('a server that stops answering PINGs: the connection is closed when the next PING is due, and takes no new stream', async () => {
+    let pings = 0;
+    const c = await start((_socket, type) => void (type === FRAME.PING && pings++), [], 20);
+    await until('the connection gave up', () => c.closed);
+    expect(pings).toBeGreaterThanOrEqual(1);
+    expect(await post(c)).toMatchObject({ unprocessed: true });
   });
 });
