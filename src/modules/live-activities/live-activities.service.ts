@@ -54,7 +54,6 @@ export interface StartOptions {
   at?: StartTime;
 }
 
-
 /**
  * Use cases of live activities: start, update, end, list, and the iOS per-activity token report.
  * Writes are units of work of the store (`ctx.db.write`): each resolves once its transaction is committed.
