@@ -69,7 +69,8 @@ const TARGETS: [string, '<' | '<=' | '>=', number][] = [
 
 /** Issue 29's targets with `--database postgres`: one PostgreSQL instance against SQLite in the same run. */
 const PG_TARGETS: [string, '>=' | '<=', number][] = [
-  ['pg_api_update_vs_sqlite', '>=', 0.5],
+  // Issue 49's figure: PostgreSQL's own CPU per update caps this near 0.3 on 2 cores (docs/performance.md).
+  ['pg_api_update_vs_sqlite', '>=', 0.35],
   ['pg_fanout_vs_sqlite', '>=', 0.6],
   ['pg_la_start_vs_sqlite', '>=', 0.5],
   ['pg_statements_per_update', '<=', 3],
