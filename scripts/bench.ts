@@ -67,7 +67,7 @@ const TARGETS: [string, '<' | '<=' | '>=', number][] = [
   ['throttle_rate_error_pct', '<=', 5],
 ];
 
-/** Issue 29's targets with `--database postgres`: one PostgreSQL instance against SQLite in the same run. */
+/** Targets with `--database postgres` (issues 29 and 49): one PostgreSQL instance against SQLite in the same run. */
 const PG_TARGETS: [string, '>=' | '<=', number][] = [
   // Issue 49's figure: PostgreSQL's own CPU per update caps this near 0.3 on 2 cores (docs/performance.md).
   ['pg_api_update_vs_sqlite', '>=', 0.35],
