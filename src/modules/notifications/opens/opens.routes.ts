@@ -3,7 +3,7 @@ import { Elysia, t } from 'elysia';
 import { AppParams, errors, PageQuery } from '../../../http/schemas';
 import type { Services } from '../../../services';
 import { Counts } from '../notifications.routes';
-import { DeviceReportBody, DeviceReportParams, deviceReportAuth } from './device-report';
+import { deviceReportRoute } from './device-report';
 
 const ListedMessage = t.Object({
   messageId: t.String(),
@@ -29,26 +29,13 @@ const tags = ['Notifications'];
 export function opensRoutes(services: Services) {
   const { auth, opens } = services;
   return new Elysia({ detail: { tags } })
-    .post('/api/apps/:appId/notifications/:messageId/opened', ({ params, body }) => opens.report(params.appId, params.messageId, body), {
-      transform: deviceReportAuth(auth),
-      params: DeviceReportParams,
-      body: DeviceReportBody,
-      response: {
-        200: t.Object({
-          success: t.Literal(true),
-          counted: t.Boolean({ description: 'False when this device had reported the message opened already (counted once).' }),
-        }),
-        ...errors(400, 401, 404, 429),
-      },
-      detail: {
+    .use(
+      deviceReportRoute(auth, 'opened', (appId, messageId, body) => opens.report(appId, messageId, body), {
         summary: 'Report a notification opened',
         description:
-          'Sent by the device when its user opens a notification: counted once per device in the message status (`opened`), and a `notification.opened` webhook event. ' +
-          'Authenticated by `X-Service-Key` or `X-End-User-Signature` = hex(HMAC-SHA256(Signing Secret, endUserId)). ' +
-          "404 `message not found` for an unknown id or another app's; 404 `message was not sent to this device` when no delivery of it went to that device, the device is not that end user's, or it was deleted.",
-        security: [{ serviceKey: [] }, { endUserSignature: [] }],
-      },
-    })
+          'Sent by the device when its user opens a notification: counted once per device in the message status (`opened`), and a `notification.opened` webhook event.',
+      }),
+    )
     .get('/api/apps/:appId/notifications', ({ request, query }) => opens.list(auth.appOf(request).id, query.limit ?? 50, query.offset ?? 0), {
       transform: auth.requireKey,
       params: AppParams,
